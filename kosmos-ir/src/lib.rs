@@ -1,1 +1,20 @@
-//! kosmos-ir
+//! The KOSMOS intermediate representation.
+//!
+//! Typed SSA with structured control flow: a [`Module`] holds [`Kernel`]s, a kernel a body
+//! [`Region`] of [`Inst`]s, each an [`Op`] defining [`Value`]s. Build kernels with
+//! [`KernelBuilder`], check them with [`verify`], and read or write them in the `.kir` text
+//! format with [`parse_module`] and [`print_module`] (see `docs/ir.md`).
+
+mod builder;
+mod kernel;
+mod ops;
+mod text;
+mod types;
+mod verifier;
+
+pub use builder::{KernelBuilder, natural_align};
+pub use kernel::{Inst, InstPos, Kernel, Loc, Module, Region, Value, ValueData};
+pub use ops::{BinOp, CmpPred, Constant, Dim, IdKind, Op, Ordering, RmwOp, Scope, UnOp};
+pub use text::{ParseError, parse_module, print_kernel, print_module};
+pub use types::{AddrSpace, MAX_VECTOR_BYTES, MAX_VECTOR_LANES, ScalarType, Type};
+pub use verifier::{VerifyError, VerifyErrors, verify, verify_module};

@@ -1,0 +1,153 @@
+//! Kernels, regions, instructions and SSA values.
+
+use crate::{Op, Type};
+use std::fmt;
+
+/// An SSA value: an index into its kernel's value table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(pub u32);
+
+impl Value {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What the kernel knows of one value: its type and, when it has one, its name in the text
+/// format (`%name`; unnamed values print as `%N`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValueData {
+    pub ty: Type,
+    pub name: Option<String>,
+}
+
+/// A position in `.kir` source text (1-based).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Loc {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl fmt::Display for Loc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// One operation and the values it defines. `loc` is set when the kernel was parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    pub op: Op,
+    pub results: Vec<Value>,
+    pub loc: Option<Loc>,
+}
+
+/// A sequence of instructions with arguments (a loop's induction variable and carried values).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Region {
+    pub args: Vec<Value>,
+    pub insts: Vec<Inst>,
+}
+
+/// A kernel: typed parameters, a body, and the table of its values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    pub name: String,
+    pub params: Vec<Value>,
+    /// The largest workgroup a launch may use (lowered to the targets' launch bounds).
+    pub max_workgroup_size: u32,
+    pub body: Region,
+    pub values: Vec<ValueData>,
+}
+
+/// A compilation unit: kernels compiled and loaded together.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Module {
+    pub kernels: Vec<Kernel>,
+}
+
+impl Module {
+    pub fn kernel(&self, name: &str) -> Option<&Kernel> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+}
+
+/// Where an instruction sits in its kernel, for messages: its source location when parsed,
+/// else its position in a depth-first walk (`#N`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum InstPos {
+    Source(Loc),
+    Index(usize),
+}
+
+impl fmt::Display for InstPos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InstPos::Source(loc) => write!(f, "{loc}"),
+            InstPos::Index(i) => write!(f, "inst #{i}"),
+        }
+    }
+}
+
+impl Kernel {
+    pub fn new(name: impl Into<String>, max_workgroup_size: u32) -> Kernel {
+        Kernel {
+            name: name.into(),
+            params: Vec::new(),
+            max_workgroup_size,
+            body: Region::default(),
+            values: Vec::new(),
+        }
+    }
+
+    /// Adds a value to the table.
+    pub fn new_value(&mut self, ty: Type, name: Option<String>) -> Value {
+        self.values.push(ValueData { ty, name });
+        Value(self.values.len() as u32 - 1)
+    }
+
+    /// The type of `v`. Panics on a value of another kernel (out of this table's range).
+    pub fn ty(&self, v: Value) -> Type {
+        self.values[v.index()].ty
+    }
+
+    pub fn value_name(&self, v: Value) -> Option<&str> {
+        self.values.get(v.index())?.name.as_deref()
+    }
+
+    /// How `v` is printed in the text format: `%name` or `%N`.
+    pub fn display_value(&self, v: Value) -> String {
+        match self.value_name(v) {
+            Some(name) => format!("%{name}"),
+            None => format!("%{}", v.0),
+        }
+    }
+
+    pub fn param_types(&self) -> Vec<Type> {
+        self.params.iter().map(|p| self.ty(*p)).collect()
+    }
+
+    /// Calls `f` on every instruction, depth first, in program order, with its walk index.
+    pub fn walk(&self, mut f: impl FnMut(usize, &Inst)) {
+        fn go(region: &Region, next: &mut usize, f: &mut dyn FnMut(usize, &Inst)) {
+            for inst in &region.insts {
+                let i = *next;
+                *next += 1;
+                f(i, inst);
+                for r in inst.op.regions() {
+                    go(r, next, f);
+                }
+            }
+        }
+        let mut next = 0;
+        go(&self.body, &mut next, &mut f);
+    }
+
+    /// Position of the instruction with walk index `index` (see [`Kernel::walk`]).
+    pub fn inst_pos(inst: &Inst, index: usize) -> InstPos {
+        match inst.loc {
+            Some(loc) => InstPos::Source(loc),
+            None => InstPos::Index(index),
+        }
+    }
+}

@@ -1,0 +1,602 @@
+//! Operations of the IR.
+//!
+//! An [`Inst`](crate::Inst) holds one [`Op`] and the values it defines. Control flow is
+//! structured: `if`, `for` and `loop` own [`Region`]s, and each region ends in a terminator
+//! (`yield`, `break` or `return`).
+
+use crate::{Region, ScalarType, Type, Value};
+use std::fmt;
+
+/// Memory ordering of an atomic or a fence (the C++ / LLVM model).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Ordering {
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    SeqCst,
+}
+
+/// The set of threads an atomic or fence synchronises with.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// Threads of the same workgroup.
+    Workgroup,
+    /// Threads of the same device (AMD "agent", NVIDIA "gpu").
+    Agent,
+    /// Every device and the host.
+    System,
+}
+
+/// Grid dimension of an id or size query.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    X,
+    Y,
+    Z,
+}
+
+/// Which id or size an [`Op::Id`] reads. All are `u32`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum IdKind {
+    /// Index of the work-item (lane) within its workgroup.
+    WorkitemId,
+    /// Index of the workgroup within the grid.
+    WorkgroupId,
+    /// Number of work-items per workgroup (the launch's block size).
+    WorkgroupSize,
+    /// Number of workgroups in the grid.
+    NumWorkgroups,
+}
+
+/// Two-operand arithmetic and bit operations; both operands and the result share one type
+/// (scalar or vector). Signedness comes from the type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// Integer division truncates toward zero; division by zero is an error on the CPU device.
+    Div,
+    Rem,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    /// Shift amount taken modulo the bit width.
+    Shl,
+    /// Arithmetic for signed types, logical for unsigned types.
+    Shr,
+}
+
+/// One-operand operations.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    /// Bitwise not (logical not on `i1`).
+    Not,
+    Abs,
+    Sqrt,
+    Exp2,
+    Log2,
+}
+
+/// Comparison predicates; signedness from the operand type, floats compare ordered
+/// (any comparison with NaN is false, except `ne`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CmpPred {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// Read-modify-write atomic operations. All return the old value.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RmwOp {
+    /// Integers and `f32`.
+    Add,
+    Min,
+    Max,
+    Xchg,
+    And,
+    Or,
+}
+
+/// A constant: its scalar type and its bit pattern in that type (floats as their IEEE bits,
+/// integers zero-extended to 64 bits).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Constant {
+    pub ty: ScalarType,
+    pub bits: u64,
+}
+
+impl Constant {
+    /// An integer constant; `value` is truncated to the type's width.
+    pub fn int(ty: ScalarType, value: i64) -> Constant {
+        let bits = ty.bits();
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        Constant {
+            ty,
+            bits: (value as u64) & mask,
+        }
+    }
+
+    /// A float constant rounded (to nearest even) into the type.
+    pub fn float(ty: ScalarType, value: f64) -> Constant {
+        let bits = match ty {
+            ScalarType::F64 => value.to_bits(),
+            ScalarType::F32 => (value as f32).to_bits() as u64,
+            ScalarType::F16 => half::f16::from_f64(value).to_bits() as u64,
+            ScalarType::BF16 => half::bf16::from_f64(value).to_bits() as u64,
+            _ => panic!("Constant::float of non-float type {ty}"),
+        };
+        Constant { ty, bits }
+    }
+
+    pub fn bool(value: bool) -> Constant {
+        Constant {
+            ty: ScalarType::I1,
+            bits: value as u64,
+        }
+    }
+
+    /// The value as a signed integer (sign-extended for signed types).
+    pub fn as_i64(self) -> i64 {
+        let bits = self.ty.bits();
+        if self.ty.is_signed_int() && bits < 64 {
+            let shift = 64 - bits;
+            ((self.bits << shift) as i64) >> shift
+        } else {
+            self.bits as i64
+        }
+    }
+
+    /// The value of a float constant, exactly, as f64.
+    pub fn as_f64(self) -> f64 {
+        match self.ty {
+            ScalarType::F64 => f64::from_bits(self.bits),
+            ScalarType::F32 => f32::from_bits(self.bits as u32) as f64,
+            ScalarType::F16 => half::f16::from_bits(self.bits as u16).to_f64(),
+            ScalarType::BF16 => half::bf16::from_bits(self.bits as u16).to_f64(),
+            _ => self.as_i64() as f64,
+        }
+    }
+}
+
+/// An operation. Operands are SSA [`Value`]s defined earlier in an enclosing region.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    Const(Constant),
+    Binary {
+        op: BinOp,
+        lhs: Value,
+        rhs: Value,
+    },
+    Unary {
+        op: UnOp,
+        arg: Value,
+    },
+    /// `a * b + c`, rounded once (floats only).
+    Fma {
+        a: Value,
+        b: Value,
+        c: Value,
+    },
+    /// Result `i1`.
+    Cmp {
+        pred: CmpPred,
+        lhs: Value,
+        rhs: Value,
+    },
+    Select {
+        cond: Value,
+        if_true: Value,
+        if_false: Value,
+    },
+    /// Numeric conversion between scalar types: integer widening follows the source's
+    /// signedness, narrowing truncates, float->int truncates toward zero (saturating),
+    /// float->float and int->float round to nearest even.
+    Cast {
+        arg: Value,
+        to: Type,
+    },
+    /// Reinterpretation of bits between types of the same size (pointers excluded).
+    Bitcast {
+        arg: Value,
+        to: Type,
+    },
+    /// `base + index * size_of(elem)`, in the address space of `base`. `index` is any integer
+    /// type (sign-extended when signed).
+    PtrOffset {
+        base: Value,
+        index: Value,
+        elem: Type,
+    },
+    /// A plain load of `ty` (its width is the access width); `align` in bytes.
+    Load {
+        ptr: Value,
+        ty: Type,
+        align: u32,
+    },
+    Store {
+        ptr: Value,
+        value: Value,
+        align: u32,
+    },
+    AtomicLoad {
+        ptr: Value,
+        ty: ScalarType,
+        ordering: Ordering,
+        scope: Scope,
+    },
+    AtomicStore {
+        ptr: Value,
+        value: Value,
+        ordering: Ordering,
+        scope: Scope,
+    },
+    /// Returns the old value.
+    AtomicRmw {
+        op: RmwOp,
+        ptr: Value,
+        value: Value,
+        ordering: Ordering,
+        scope: Scope,
+    },
+    /// Compare-and-swap; returns the old value (the swap happened iff it equals `expected`).
+    AtomicCas {
+        ptr: Value,
+        expected: Value,
+        desired: Value,
+        ordering: Ordering,
+        scope: Scope,
+    },
+    Fence {
+        ordering: Ordering,
+        scope: Scope,
+    },
+    /// Workgroup barrier: every work-item of the workgroup waits here, and memory operations
+    /// before it (global and shared) are visible to the workgroup after it.
+    Barrier,
+    /// Result `u32`.
+    Id {
+        kind: IdKind,
+        dim: Dim,
+    },
+    /// `count` elements of `elem` in the workgroup's shared memory; result `ptr<shared>`.
+    /// Only at the top level of a kernel's body.
+    SharedAlloc {
+        elem: Type,
+        count: u32,
+    },
+    /// A vector with every lane set to `value`.
+    Splat {
+        value: Value,
+        lanes: u32,
+    },
+    Extract {
+        vector: Value,
+        lane: u32,
+    },
+    Insert {
+        vector: Value,
+        lane: u32,
+        value: Value,
+    },
+    /// Results typed by `result_types`, given by the `yield` ending each region.
+    If {
+        cond: Value,
+        then_region: Region,
+        else_region: Region,
+        result_types: Vec<Type>,
+    },
+    /// `for iv in (lb..ub).step_by(step)` with loop-carried values. `body.args` are the
+    /// induction variable (the type of `lb`, `ub`, `step`) followed by one argument per
+    /// `inits` entry; the body's `yield` gives the next iteration's values, and the results
+    /// are the carried values after the last iteration. `step` must be positive.
+    For {
+        lb: Value,
+        ub: Value,
+        step: Value,
+        inits: Vec<Value>,
+        body: Region,
+    },
+    /// An unbounded loop: `body.args` take `inits`, then each `yield`; it ends with a `break`
+    /// whose values (typed by `result_types`) are the results.
+    Loop {
+        inits: Vec<Value>,
+        body: Region,
+        result_types: Vec<Type>,
+    },
+    /// Ends the region of an `if`, or the iteration of a `for`/`loop`.
+    Yield {
+        values: Vec<Value>,
+    },
+    /// Leaves the innermost enclosing `loop` with its results.
+    Break {
+        values: Vec<Value>,
+    },
+    /// Ends the work-item.
+    Return,
+}
+
+impl Op {
+    /// The op's mnemonic in the text format (the family name for grouped ops).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Const(_) => "const",
+            Op::Binary { op, .. } => op.name(),
+            Op::Unary { op, .. } => op.name(),
+            Op::Fma { .. } => "fma",
+            Op::Cmp { .. } => "cmp",
+            Op::Select { .. } => "select",
+            Op::Cast { .. } => "cast",
+            Op::Bitcast { .. } => "bitcast",
+            Op::PtrOffset { .. } => "ptr.offset",
+            Op::Load { .. } => "load",
+            Op::Store { .. } => "store",
+            Op::AtomicLoad { .. } => "atomic.load",
+            Op::AtomicStore { .. } => "atomic.store",
+            Op::AtomicRmw { .. } => "atomic.rmw",
+            Op::AtomicCas { .. } => "atomic.cas",
+            Op::Fence { .. } => "fence",
+            Op::Barrier => "barrier",
+            Op::Id { kind, .. } => kind.name(),
+            Op::SharedAlloc { .. } => "shared.alloc",
+            Op::Splat { .. } => "vec.splat",
+            Op::Extract { .. } => "vec.extract",
+            Op::Insert { .. } => "vec.insert",
+            Op::If { .. } => "if",
+            Op::For { .. } => "for",
+            Op::Loop { .. } => "loop",
+            Op::Yield { .. } => "yield",
+            Op::Break { .. } => "break",
+            Op::Return => "return",
+        }
+    }
+
+    /// The values this op reads, in order (not those used inside its regions).
+    pub fn operands(&self) -> Vec<Value> {
+        match self {
+            Op::Const(_)
+            | Op::Fence { .. }
+            | Op::Barrier
+            | Op::Id { .. }
+            | Op::SharedAlloc { .. }
+            | Op::Return => vec![],
+            Op::Binary { lhs, rhs, .. } | Op::Cmp { lhs, rhs, .. } => vec![*lhs, *rhs],
+            Op::Unary { arg, .. } | Op::Cast { arg, .. } | Op::Bitcast { arg, .. } => vec![*arg],
+            Op::Fma { a, b, c } => vec![*a, *b, *c],
+            Op::Select {
+                cond,
+                if_true,
+                if_false,
+            } => vec![*cond, *if_true, *if_false],
+            Op::PtrOffset { base, index, .. } => vec![*base, *index],
+            Op::Load { ptr, .. } | Op::AtomicLoad { ptr, .. } => vec![*ptr],
+            Op::Store { ptr, value, .. }
+            | Op::AtomicStore { ptr, value, .. }
+            | Op::AtomicRmw { ptr, value, .. } => vec![*ptr, *value],
+            Op::AtomicCas {
+                ptr,
+                expected,
+                desired,
+                ..
+            } => vec![*ptr, *expected, *desired],
+            Op::Splat { value, .. } => vec![*value],
+            Op::Extract { vector, .. } => vec![*vector],
+            Op::Insert { vector, value, .. } => vec![*vector, *value],
+            Op::If { cond, .. } => vec![*cond],
+            Op::For {
+                lb,
+                ub,
+                step,
+                inits,
+                ..
+            } => {
+                let mut v = vec![*lb, *ub, *step];
+                v.extend_from_slice(inits);
+                v
+            }
+            Op::Loop { inits, .. } => inits.clone(),
+            Op::Yield { values } | Op::Break { values } => values.clone(),
+        }
+    }
+
+    /// The regions this op owns.
+    pub fn regions(&self) -> Vec<&Region> {
+        match self {
+            Op::If {
+                then_region,
+                else_region,
+                ..
+            } => vec![then_region, else_region],
+            Op::For { body, .. } | Op::Loop { body, .. } => vec![body],
+            _ => vec![],
+        }
+    }
+
+    pub fn regions_mut(&mut self) -> Vec<&mut Region> {
+        match self {
+            Op::If {
+                then_region,
+                else_region,
+                ..
+            } => vec![then_region, else_region],
+            Op::For { body, .. } | Op::Loop { body, .. } => vec![body],
+            _ => vec![],
+        }
+    }
+
+    /// Whether this op ends its region.
+    pub fn is_terminator(&self) -> bool {
+        matches!(self, Op::Yield { .. } | Op::Break { .. } | Op::Return)
+    }
+
+    /// Whether this op touches memory with an ordering and scope.
+    pub fn atomic_ordering(&self) -> Option<(Ordering, Scope)> {
+        match self {
+            Op::AtomicLoad {
+                ordering, scope, ..
+            }
+            | Op::AtomicStore {
+                ordering, scope, ..
+            }
+            | Op::AtomicRmw {
+                ordering, scope, ..
+            }
+            | Op::AtomicCas {
+                ordering, scope, ..
+            }
+            | Op::Fence { ordering, scope } => Some((*ordering, *scope)),
+            _ => None,
+        }
+    }
+
+    /// The types of the values this op defines, given the types of its operands.
+    ///
+    /// Total: for ill-typed operands it returns a best guess (the verifier reports the error).
+    pub fn result_types(&self, type_of: impl Fn(Value) -> Type) -> Vec<Type> {
+        match self {
+            Op::Const(c) => vec![Type::Scalar(c.ty)],
+            Op::Binary { lhs, .. } => vec![type_of(*lhs)],
+            Op::Unary { arg, .. } => vec![type_of(*arg)],
+            Op::Fma { a, .. } => vec![type_of(*a)],
+            Op::Cmp { .. } => vec![Type::I1],
+            Op::Select { if_true, .. } => vec![type_of(*if_true)],
+            Op::Cast { to, .. } | Op::Bitcast { to, .. } => vec![*to],
+            Op::PtrOffset { base, .. } => vec![type_of(*base)],
+            Op::Load { ty, .. } => vec![*ty],
+            Op::AtomicLoad { ty, .. } => vec![Type::Scalar(*ty)],
+            Op::AtomicRmw { value, .. } => vec![type_of(*value)],
+            Op::AtomicCas { expected, .. } => vec![type_of(*expected)],
+            Op::Id { .. } => vec![Type::U32],
+            Op::SharedAlloc { .. } => vec![Type::SHARED_PTR],
+            Op::Splat { value, lanes } => {
+                let elem = type_of(*value).elem().unwrap_or(ScalarType::I32);
+                vec![Type::Vector {
+                    elem,
+                    lanes: *lanes,
+                }]
+            }
+            Op::Extract { vector, .. } => {
+                vec![Type::Scalar(
+                    type_of(*vector).elem().unwrap_or(ScalarType::I32),
+                )]
+            }
+            Op::Insert { vector, .. } => vec![type_of(*vector)],
+            Op::If { result_types, .. } | Op::Loop { result_types, .. } => result_types.clone(),
+            Op::For { inits, .. } => inits.iter().map(|v| type_of(*v)).collect(),
+            Op::Store { .. }
+            | Op::AtomicStore { .. }
+            | Op::Fence { .. }
+            | Op::Barrier
+            | Op::Yield { .. }
+            | Op::Break { .. }
+            | Op::Return => vec![],
+        }
+    }
+}
+
+macro_rules! named_enum {
+    ($ty:ident { $($variant:ident => $name:literal),* $(,)? }) => {
+        impl $ty {
+            pub const ALL: &'static [$ty] = &[$($ty::$variant),*];
+
+            pub fn name(self) -> &'static str {
+                match self { $($ty::$variant => $name),* }
+            }
+
+            pub fn from_name(name: &str) -> Option<$ty> {
+                match name { $($name => Some($ty::$variant),)* _ => None }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+named_enum!(Ordering {
+    Relaxed => "relaxed",
+    Acquire => "acquire",
+    Release => "release",
+    AcqRel => "acq_rel",
+    SeqCst => "seq_cst",
+});
+named_enum!(Scope { Workgroup => "workgroup", Agent => "agent", System => "system" });
+named_enum!(Dim { X => "x", Y => "y", Z => "z" });
+named_enum!(IdKind {
+    WorkitemId => "workitem.id",
+    WorkgroupId => "workgroup.id",
+    WorkgroupSize => "workgroup.size",
+    NumWorkgroups => "grid.size",
+});
+named_enum!(BinOp {
+    Add => "add",
+    Sub => "sub",
+    Mul => "mul",
+    Div => "div",
+    Rem => "rem",
+    Min => "min",
+    Max => "max",
+    And => "and",
+    Or => "or",
+    Xor => "xor",
+    Shl => "shl",
+    Shr => "shr",
+});
+named_enum!(UnOp {
+    Neg => "neg",
+    Not => "not",
+    Abs => "abs",
+    Sqrt => "sqrt",
+    Exp2 => "exp2",
+    Log2 => "log2",
+});
+named_enum!(CmpPred { Eq => "eq", Ne => "ne", Lt => "lt", Le => "le", Gt => "gt", Ge => "ge" });
+named_enum!(RmwOp {
+    Add => "add",
+    Min => "min",
+    Max => "max",
+    Xchg => "xchg",
+    And => "and",
+    Or => "or",
+});
+
+impl Dim {
+    pub fn index(self) -> usize {
+        match self {
+            Dim::X => 0,
+            Dim::Y => 1,
+            Dim::Z => 2,
+        }
+    }
+}
+
+impl Ordering {
+    pub fn is_acquire(self) -> bool {
+        matches!(
+            self,
+            Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst
+        )
+    }
+
+    pub fn is_release(self) -> bool {
+        matches!(
+            self,
+            Ordering::Release | Ordering::AcqRel | Ordering::SeqCst
+        )
+    }
+}

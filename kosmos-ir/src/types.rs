@@ -1,0 +1,237 @@
+//! Value types of the IR.
+
+use std::fmt;
+
+/// A scalar type. Integer types carry their signedness: it decides division, remainder,
+/// right shift, comparison and widening casts, so no op needs a signedness flag of its own.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    I1,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F16,
+    BF16,
+    F32,
+    F64,
+}
+
+impl ScalarType {
+    pub const ALL: [ScalarType; 13] = [
+        ScalarType::I1,
+        ScalarType::I8,
+        ScalarType::I16,
+        ScalarType::I32,
+        ScalarType::I64,
+        ScalarType::U8,
+        ScalarType::U16,
+        ScalarType::U32,
+        ScalarType::U64,
+        ScalarType::F16,
+        ScalarType::BF16,
+        ScalarType::F32,
+        ScalarType::F64,
+    ];
+
+    /// Width in bits (`i1` counts as 1).
+    pub fn bits(self) -> u32 {
+        use ScalarType::*;
+        match self {
+            I1 => 1,
+            I8 | U8 => 8,
+            I16 | U16 | F16 | BF16 => 16,
+            I32 | U32 | F32 => 32,
+            I64 | U64 | F64 => 64,
+        }
+    }
+
+    /// Size in memory, in bytes (`i1` is stored as one byte).
+    pub fn size_bytes(self) -> u32 {
+        self.bits().div_ceil(8)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            ScalarType::F16 | ScalarType::BF16 | ScalarType::F32 | ScalarType::F64
+        )
+    }
+
+    /// Integer types, including `i1`.
+    pub fn is_int(self) -> bool {
+        !self.is_float()
+    }
+
+    pub fn is_signed_int(self) -> bool {
+        use ScalarType::*;
+        matches!(self, I8 | I16 | I32 | I64)
+    }
+
+    pub fn is_unsigned_int(self) -> bool {
+        use ScalarType::*;
+        matches!(self, U8 | U16 | U32 | U64)
+    }
+
+    pub fn is_bool(self) -> bool {
+        self == ScalarType::I1
+    }
+
+    pub fn name(self) -> &'static str {
+        use ScalarType::*;
+        match self {
+            I1 => "i1",
+            I8 => "i8",
+            I16 => "i16",
+            I32 => "i32",
+            I64 => "i64",
+            U8 => "u8",
+            U16 => "u16",
+            U32 => "u32",
+            U64 => "u64",
+            F16 => "f16",
+            BF16 => "bf16",
+            F32 => "f32",
+            F64 => "f64",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ScalarType> {
+        ScalarType::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+impl fmt::Display for ScalarType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where a pointer points.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AddrSpace {
+    /// Device memory visible to every workgroup (and, through peer views, to other ranks).
+    Global,
+    /// Per-workgroup scratchpad (LDS on AMD, shared memory on NVIDIA).
+    Shared,
+    /// Read-only device memory.
+    Constant,
+}
+
+impl AddrSpace {
+    pub fn name(self) -> &'static str {
+        match self {
+            AddrSpace::Global => "global",
+            AddrSpace::Shared => "shared",
+            AddrSpace::Constant => "constant",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<AddrSpace> {
+        [AddrSpace::Global, AddrSpace::Shared, AddrSpace::Constant]
+            .into_iter()
+            .find(|s| s.name() == name)
+    }
+}
+
+impl fmt::Display for AddrSpace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Largest number of lanes of a vector type.
+pub const MAX_VECTOR_LANES: u32 = 16;
+/// Largest size of a vector type in bytes (one 128-bit memory access).
+pub const MAX_VECTOR_BYTES: u32 = 16;
+
+/// The type of an SSA value. Pointers are untyped (like LLVM's opaque pointers): loads and
+/// stores name the type they access, offsets name the element type they step over.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Scalar(ScalarType),
+    Ptr(AddrSpace),
+    /// `lanes` elements of `elem`; 2 to [`MAX_VECTOR_LANES`] lanes, at most
+    /// [`MAX_VECTOR_BYTES`] bytes, element never `i1`.
+    Vector {
+        elem: ScalarType,
+        lanes: u32,
+    },
+}
+
+impl Type {
+    pub const I1: Type = Type::Scalar(ScalarType::I1);
+    pub const I32: Type = Type::Scalar(ScalarType::I32);
+    pub const I64: Type = Type::Scalar(ScalarType::I64);
+    pub const U32: Type = Type::Scalar(ScalarType::U32);
+    pub const U64: Type = Type::Scalar(ScalarType::U64);
+    pub const F32: Type = Type::Scalar(ScalarType::F32);
+    pub const BF16: Type = Type::Scalar(ScalarType::BF16);
+    pub const GLOBAL_PTR: Type = Type::Ptr(AddrSpace::Global);
+    pub const SHARED_PTR: Type = Type::Ptr(AddrSpace::Shared);
+
+    pub fn scalar(self) -> Option<ScalarType> {
+        match self {
+            Type::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The element type of a scalar or vector.
+    pub fn elem(self) -> Option<ScalarType> {
+        match self {
+            Type::Scalar(s) | Type::Vector { elem: s, .. } => Some(s),
+            Type::Ptr(_) => None,
+        }
+    }
+
+    pub fn is_ptr(self) -> bool {
+        matches!(self, Type::Ptr(_))
+    }
+
+    /// Size in memory in bytes; pointers are 64-bit.
+    pub fn size_bytes(self) -> u32 {
+        match self {
+            Type::Scalar(s) => s.size_bytes(),
+            Type::Ptr(_) => 8,
+            Type::Vector { elem, lanes } => elem.size_bytes() * lanes,
+        }
+    }
+
+    /// Whether this type may be loaded from or stored to memory.
+    pub fn is_memory_type(self) -> bool {
+        self.is_well_formed()
+    }
+
+    /// Vectors within their limits; everything else is always well formed.
+    pub fn is_well_formed(self) -> bool {
+        match self {
+            Type::Vector { elem, lanes } => {
+                (2..=MAX_VECTOR_LANES).contains(&lanes)
+                    && elem != ScalarType::I1
+                    && elem.size_bytes() * lanes <= MAX_VECTOR_BYTES
+            }
+            _ => true,
+        }
+    }
+}
+
+impl From<ScalarType> for Type {
+    fn from(s: ScalarType) -> Type {
+        Type::Scalar(s)
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Scalar(s) => write!(f, "{s}"),
+            Type::Ptr(space) => write!(f, "ptr<{space}>"),
+            Type::Vector { elem, lanes } => write!(f, "vec<{lanes} x {elem}>"),
+        }
+    }
+}
