@@ -1,1 +1,318 @@
-fn main() {}
+//! Project tasks. `cargo xtask setup | test | demo | ptxas`.
+//!
+//! std only: every step is an external command, run with inherited stdio, and a failing step
+//! stops the task with a message naming the command.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// ptxas from PyPI, pinned to CUDA 13.0: the H200 machines' driver is CUDA 13.0 (PTX ISA <= 9.0),
+/// so this ptxas rejects exactly the PTX versions that driver would reject.
+const NVCC_WHEEL: &str = "nvidia-cuda-nvcc==13.0.88";
+
+/// Debian packages for building against LLVM 22 (static linking wants the -dev libraries too).
+const LLVM_PACKAGES: &[&str] = &[
+    "llvm-22-dev",
+    "lld-22",
+    "libpolly-22-dev",
+    "libzstd-dev",
+    "zlib1g-dev",
+    "libz3-dev",
+    "libxml2-dev",
+    "libffi-dev",
+    "libncurses-dev",
+];
+
+/// Optional: lets `kosmos-runtime --features hip` build (HIP 5.2; build-only, not for running).
+const HIP_PACKAGE: &str = "libamdhip64-dev";
+
+type Result<T = ()> = std::result::Result<T, String>;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("setup") => setup().map(|_| ()),
+        Some("test") => test(),
+        Some("demo") => demo(&args[1..]),
+        Some("ptxas") => ptxas().map(|p| println!("{}", p.display())),
+        _ => {
+            eprintln!(
+                "usage: cargo xtask <command>\n\n\
+                 setup   install LLVM 22, lld 22, ptxas (and libamdhip64-dev when apt has it)\n\
+                 test    setup, then fmt --check, clippy -D warnings, cargo test --workspace\n\
+                 demo    setup, then run the demo (kosmos-tests --bin demo) in release mode\n\
+                 ptxas   print the path of the ptxas that tests get as KOSMOS_PTXAS"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// What setup found or installed.
+struct Env {
+    ptxas: PathBuf,
+    hip: bool,
+}
+
+fn setup() -> Result<Env> {
+    let mut missing: Vec<&str> = LLVM_PACKAGES
+        .iter()
+        .copied()
+        .filter(|p| !dpkg_installed(p))
+        .collect();
+    // LLVM installed some other way than Debian packages is fine too.
+    if Path::new("/usr/lib/llvm-22/bin/llvm-config").exists() && on_path("ld.lld-22").is_some() {
+        missing.retain(|p| !matches!(*p, "llvm-22-dev" | "lld-22" | "libpolly-22-dev"));
+    }
+    let want_hip = !dpkg_installed(HIP_PACKAGE);
+    let want_venv = ptxas().is_err() && !python_has_venv();
+    if want_venv {
+        missing.push("python3-venv");
+    }
+    if !missing.is_empty() {
+        apt(&["update", "-qq"])?;
+        let mut args = vec!["install", "-y", "-qq"];
+        args.extend(&missing);
+        apt(&args)?;
+    }
+    if want_hip {
+        // Optional: a failed update (e.g. offline) only means the hip checks are skipped.
+        if missing.is_empty() && apt(&["update", "-qq"]).is_err() {
+            eprintln!("xtask: warning: apt-get update failed; hip checks skipped");
+        } else if apt_candidate(HIP_PACKAGE) {
+            if let Err(e) = apt(&[
+                "install",
+                "-y",
+                "-qq",
+                "--no-install-recommends",
+                HIP_PACKAGE,
+            ]) {
+                eprintln!("xtask: warning: {HIP_PACKAGE} not installed ({e}); hip checks skipped");
+            }
+        } else {
+            eprintln!("xtask: note: apt has no {HIP_PACKAGE}; hip checks skipped");
+        }
+    }
+    let ptxas = match ptxas() {
+        Ok(p) => p,
+        Err(e) if env::var_os("KOSMOS_PTXAS").is_some() => return Err(e),
+        Err(_) => {
+            install_ptxas()?;
+            ptxas()?
+        }
+    };
+    let version = output(Command::new(&ptxas).arg("--version")).unwrap_or_default();
+    let version = version
+        .lines()
+        .find(|l| l.contains("release"))
+        .unwrap_or("");
+    println!("xtask: ptxas: {} ({})", ptxas.display(), version.trim());
+    Ok(Env {
+        ptxas,
+        hip: dpkg_installed(HIP_PACKAGE),
+    })
+}
+
+fn test() -> Result {
+    let env = setup()?;
+    cargo(&env, &["fmt", "--all", "--", "--check"])
+        .map_err(|e| format!("{e}\n  formatting differs: run `cargo fmt --all`"))?;
+    cargo(
+        &env,
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
+    if env.hip {
+        cargo(
+            &env,
+            &[
+                "clippy",
+                "-p",
+                "kosmos-runtime",
+                "--features",
+                "hip",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        )?;
+    } else {
+        println!(
+            "xtask: skipping `clippy -p kosmos-runtime --features hip` ({HIP_PACKAGE} absent)"
+        );
+    }
+    cargo(&env, &["test", "--workspace"])?;
+    println!("xtask: all checks passed");
+    Ok(())
+}
+
+fn demo(extra: &[String]) -> Result {
+    let env = setup()?;
+    let mut args = vec!["run", "--release", "-p", "kosmos-tests", "--bin", "demo"];
+    if !extra.is_empty() {
+        args.push("--");
+        args.extend(extra.iter().map(String::as_str));
+    }
+    cargo(&env, &args)
+}
+
+/// Runs `cargo <args>` in the workspace root with KOSMOS_PTXAS (and HIP_PATH) set.
+fn cargo(env: &Env, args: &[&str]) -> Result {
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(args)
+        .current_dir(root())
+        .env("KOSMOS_PTXAS", &env.ptxas);
+    if env.hip && env::var_os("HIP_PATH").is_none() {
+        cmd.env("HIP_PATH", "/usr");
+    }
+    println!("xtask: cargo {}", args.join(" "));
+    run(&mut cmd)
+}
+
+/// The ptxas tests use: $KOSMOS_PTXAS, else `ptxas` on PATH, else the one from the
+/// `nvidia-cuda-nvcc` wheel (our venv under target/tools, or a `pip install --user`).
+fn ptxas() -> Result<PathBuf> {
+    if let Some(p) = env::var_os("KOSMOS_PTXAS") {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("KOSMOS_PTXAS={} is not a file", p.display()))
+        };
+    }
+    if let Some(p) = on_path("ptxas") {
+        return Ok(p);
+    }
+    let mut site_dirs = Vec::new();
+    if let Ok(lib) = venv_dir().join("lib").read_dir() {
+        site_dirs.extend(lib.flatten().map(|d| d.path().join("site-packages")));
+    }
+    if let Ok(s) = output(Command::new("python3").args(["-m", "site", "--user-site"])) {
+        site_dirs.push(PathBuf::from(s.trim()));
+    }
+    // The wheel puts it at nvidia/cu13/bin/ptxas (13.x) or nvidia/cuda_nvcc/bin/ptxas (12.x).
+    for site in site_dirs {
+        for sub in ["cu13", "cuda_nvcc"] {
+            let p = site.join("nvidia").join(sub).join("bin/ptxas");
+            if p.is_file() {
+                return Ok(p);
+            }
+        }
+    }
+    Err("ptxas not found: run `cargo xtask setup`".into())
+}
+
+fn install_ptxas() -> Result {
+    let venv = venv_dir();
+    println!("xtask: installing {NVCC_WHEEL} into {}", venv.display());
+    if venv.exists() {
+        std::fs::remove_dir_all(&venv).map_err(|e| format!("removing {}: {e}", venv.display()))?;
+    }
+    run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
+    run(Command::new(venv.join("bin/python")).args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-deps",
+        NVCC_WHEEL,
+    ]))
+}
+
+/// Tools installed by setup live here, outside any cargo target dir cargo would clean per profile.
+fn venv_dir() -> PathBuf {
+    root().join("target/tools/cuda-nvcc")
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one level below the workspace root")
+        .to_path_buf()
+}
+
+fn apt(args: &[&str]) -> Result {
+    let mut cmd = if is_root() {
+        Command::new("apt-get")
+    } else {
+        let mut c = Command::new("sudo");
+        c.arg("apt-get");
+        c
+    };
+    cmd.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+    println!("xtask: apt-get {}", args.join(" "));
+    run(&mut cmd)
+}
+
+fn apt_candidate(pkg: &str) -> bool {
+    output(Command::new("apt-cache").args(["policy", pkg])).is_ok_and(|s| {
+        s.lines()
+            .any(|l| l.trim().starts_with("Candidate:") && !l.contains("(none)"))
+    })
+}
+
+fn dpkg_installed(pkg: &str) -> bool {
+    output(Command::new("dpkg-query").args(["-W", "-f=${Status}", pkg]))
+        .is_ok_and(|s| s.contains("install ok installed"))
+}
+
+fn python_has_venv() -> bool {
+    output(Command::new("python3").args(["-c", "import venv, ensurepip"])).is_ok()
+}
+
+fn is_root() -> bool {
+    output(Command::new("id").arg("-u")).is_ok_and(|s| s.trim() == "0")
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    env::split_paths(&env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Runs a command with inherited stdio; an error names the command.
+fn run(cmd: &mut Command) -> Result {
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot start `{}`: {e}", show(cmd)))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{}` failed ({status})", show(cmd)))
+    }
+}
+
+/// Runs a command quietly and returns its stdout if it succeeded.
+fn output(cmd: &mut Command) -> Result<String> {
+    let out = cmd.output().map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(format!("`{}` failed", show(cmd)))
+    }
+}
+
+fn show(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
