@@ -1,16 +1,156 @@
 //! The verifier: every kernel passes it before it is interpreted or lowered.
+//!
+//! LLVM aborts the process on malformed input and the CPU device assumes well-typed IR, so
+//! the verifier checks everything either of them relies on. It never stops at the first
+//! finding: it reports every error it finds, each naming the kernel, the instruction's
+//! position and its op. The rules are listed in docs/ir.md ("Verifier").
 
-use crate::{InstPos, Kernel, Module};
+use crate::{
+    AddrSpace, BinOp, Inst, InstPos, Kernel, Module, Op, Ordering, Region, RmwOp, ScalarType, Type,
+    UnOp, Value,
+};
+use std::collections::HashSet;
 use std::fmt;
 
+/// Largest amount of shared memory one kernel may allocate, in bytes (the smallest default
+/// limit of the targets: 64 KiB of LDS on gfx942, 48 KiB static + opt-in on sm_90a).
+pub const MAX_SHARED_BYTES: u64 = 64 * 1024;
+
+/// Largest `max_workgroup_size` a kernel may declare (the limit of every target).
+pub const MAX_WORKGROUP_SIZE: u32 = 1024;
+
+/// What a [`VerifyError`] is about: one variant per check.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum VerifyErrorKind {
+    // ---- kernel header ----
+    /// The kernel's name is empty.
+    EmptyKernelName,
+    /// Two kernels of a module share a name.
+    DuplicateKernelName,
+    /// `max_workgroup_size` is outside `1..=1024`.
+    WorkgroupSize,
+    /// A type named by a parameter or an op is not well formed (a vector out of its limits).
+    MalformedType,
+    // ---- SSA values ----
+    /// A value id beyond the kernel's value table.
+    ValueOutOfRange,
+    /// A value used before (or without) its definition.
+    UndefinedValue,
+    /// A value used outside the region that defines it.
+    OutOfScope,
+    /// A value defined twice.
+    Redefinition,
+    /// An instruction defines more or fewer values than its op has results.
+    ResultCount,
+    /// A result's type in the value table differs from the op's result type.
+    ResultType,
+    /// A constant whose bits do not fit its type.
+    ConstantBits,
+    // ---- typing ----
+    /// Operands that must share a type do not.
+    OperandMismatch,
+    /// A binary op on a type it does not accept.
+    BinaryType,
+    /// A unary op on a type it does not accept.
+    UnaryType,
+    /// `fma` on non-float operands.
+    FmaType,
+    /// `cmp` on operands that are not scalars.
+    CmpType,
+    /// `select`'s condition is not `i1`.
+    SelectCondition,
+    /// `cast` between types that are not scalar numbers (or to `i1`).
+    CastType,
+    /// `bitcast` between types of different sizes, or involving pointers.
+    BitcastType,
+    /// An operand that must be a pointer is not.
+    PointerOperand,
+    /// `ptr.offset`'s index is not an integer (or is `i1`).
+    IndexType,
+    /// A memory access alignment that is not a power of two in `1..=16`.
+    Alignment,
+    /// A plain store to `ptr<constant>`.
+    ConstantWrite,
+    /// An atomic on `ptr<constant>`.
+    AtomicSpace,
+    /// An atomic on a value type it does not support.
+    AtomicType,
+    /// An ordering the op cannot have (a release load, an acquire store, a relaxed fence).
+    InvalidOrdering,
+    /// A vector op on an operand of the wrong kind.
+    VectorOperand,
+    /// A vector lane index beyond the vector's lanes.
+    LaneOutOfRange,
+    // ---- shared memory ----
+    /// `shared.alloc` outside the kernel body's top level.
+    SharedAllocPlacement,
+    /// `shared.alloc` of zero elements.
+    SharedAllocCount,
+    /// The kernel's shared allocations exceed 64 KiB.
+    SharedMemoryLimit,
+    /// A `ptr<shared>` leaving the workgroup: stored to memory, passed to an atomic, loaded
+    /// from memory or taken as a kernel parameter.
+    SharedEscape,
+    // ---- structure ----
+    /// A region of `if`/`for`/`loop` that does not end with a terminator.
+    MissingTerminator,
+    /// An instruction after a terminator of its region.
+    AfterTerminator,
+    /// Region arguments that do not match the construct (`for`: induction variable and
+    /// carried values; `loop`: carried values; `if` and the kernel body: none).
+    RegionArgs,
+    /// `if` condition that is not `i1`.
+    IfCondition,
+    /// `for` bounds and step that are not one integer type (other than `i1`).
+    ForBounds,
+    /// `yield` values that do not match the enclosing construct.
+    YieldMismatch,
+    /// `yield` directly in the kernel body.
+    MisplacedYield,
+    /// `break` outside any `loop`.
+    BreakOutsideLoop,
+    /// `break` inside a `for` nested in the loop it would leave.
+    BreakInsideFor,
+    /// `break` values that do not match the loop's result types.
+    BreakMismatch,
+}
+
+impl VerifyErrorKind {
+    /// Whether the error is about the kernel as a whole rather than one instruction.
+    pub fn is_kernel_level(self) -> bool {
+        use VerifyErrorKind::*;
+        matches!(self, EmptyKernelName | DuplicateKernelName | WorkgroupSize)
+    }
+}
+
+/// The `op` of errors about the kernel itself (its name, launch bound, parameters, body).
+pub const KERNEL_OP: &str = "kernel";
+
 /// One verifier finding: the kernel, where, the op, and what is wrong.
+///
+/// Errors about the kernel itself (its header and parameters) have `op` [`KERNEL_OP`] and
+/// position `inst #0`; they print without the position.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{kernel}: {pos}: `{op}`: {message}")]
 pub struct VerifyError {
     pub kernel: String,
     pub pos: InstPos,
     pub op: &'static str,
+    pub kind: VerifyErrorKind,
     pub message: String,
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.op == KERNEL_OP {
+            write!(f, "{}: `{}`: {}", self.kernel, self.op, self.message)
+        } else {
+            write!(
+                f,
+                "{}: {}: `{}`: {}",
+                self.kernel, self.pos, self.op, self.message
+            )
+        }
+    }
 }
 
 /// All findings of one verification.
@@ -31,20 +171,1098 @@ impl fmt::Display for VerifyErrors {
 
 impl std::error::Error for VerifyErrors {}
 
-pub fn verify(_kernel: &Kernel) -> Result<(), VerifyErrors> {
-    Ok(())
+/// Checks one kernel; returns every error found.
+pub fn verify(kernel: &Kernel) -> Result<(), VerifyErrors> {
+    into_result(Verifier::new(kernel).run())
 }
 
+/// Checks every kernel of a module, and that kernel names are unique.
 pub fn verify_module(module: &Module) -> Result<(), VerifyErrors> {
-    let errors: Vec<VerifyError> = module
-        .kernels
-        .iter()
-        .filter_map(|k| verify(k).err())
-        .flat_map(|e| e.0)
-        .collect();
+    let mut errors = Vec::new();
+    let mut names = HashSet::new();
+    for kernel in &module.kernels {
+        if !kernel.name.is_empty() && !names.insert(kernel.name.as_str()) {
+            errors.push(VerifyError {
+                kernel: kernel.name.clone(),
+                pos: InstPos::Index(0),
+                op: KERNEL_OP,
+                kind: VerifyErrorKind::DuplicateKernelName,
+                message: format!("another kernel of the module is named `{}`", kernel.name),
+            });
+        }
+        errors.extend(Verifier::new(kernel).run());
+    }
+    into_result(errors)
+}
+
+fn into_result(errors: Vec<VerifyError>) -> Result<(), VerifyErrors> {
     if errors.is_empty() {
         Ok(())
     } else {
         Err(VerifyErrors(errors))
+    }
+}
+
+/// Where an error is reported: an instruction's position and mnemonic.
+#[derive(Copy, Clone)]
+struct Site {
+    pos: InstPos,
+    op: &'static str,
+}
+
+const KERNEL_SITE: Site = Site {
+    pos: InstPos::Index(0),
+    op: KERNEL_OP,
+};
+
+/// The construct a region belongs to, for `yield` and `break`.
+enum Construct<'k> {
+    Body,
+    If {
+        result_types: &'k [Type],
+    },
+    /// Carried value types (from the inits; `None` where an init is out of range).
+    For {
+        carried: Vec<Option<Type>>,
+    },
+    Loop {
+        carried: Vec<Option<Type>>,
+        result_types: &'k [Type],
+    },
+}
+
+/// One open region: its construct and the values it defined (hidden again when it closes).
+struct Scope<'k> {
+    construct: Construct<'k>,
+    defined: Vec<Value>,
+}
+
+struct Verifier<'k> {
+    kernel: &'k Kernel,
+    errors: Vec<VerifyError>,
+    /// Per value: defined somewhere before this point of the walk.
+    defined: Vec<bool>,
+    /// Per value: defined in a region that is still open.
+    visible: Vec<bool>,
+    scopes: Vec<Scope<'k>>,
+    /// Walk index of the next instruction (matches [`Kernel::walk`]).
+    next_index: usize,
+    /// End of the shared allocations so far, in bytes.
+    shared_bytes: u64,
+    shared_limit_reported: bool,
+}
+
+fn is_atomic_int(t: Type) -> bool {
+    matches!(t, Type::Scalar(s) if s.is_int() && matches!(s.bits(), 32 | 64))
+}
+
+/// A power of two in `1..=16`: the accesses every target can express.
+fn valid_align(align: u32) -> bool {
+    align.is_power_of_two() && align <= 16
+}
+
+/// Size in bits of a well-formed scalar or vector type; `None` for pointers.
+fn value_bits(t: Type) -> Option<u64> {
+    match t {
+        Type::Scalar(s) => Some(u64::from(s.bits())),
+        Type::Vector { elem, lanes } => Some(u64::from(elem.bits()) * u64::from(lanes)),
+        Type::Ptr(_) => None,
+    }
+}
+
+fn list_types(types: &[Option<Type>]) -> String {
+    let names: Vec<String> = types
+        .iter()
+        .map(|t| t.map_or_else(|| "?".to_string(), |t| t.to_string()))
+        .collect();
+    format!("({})", names.join(", "))
+}
+
+impl<'k> Verifier<'k> {
+    fn new(kernel: &'k Kernel) -> Verifier<'k> {
+        let n = kernel.values.len();
+        Verifier {
+            kernel,
+            errors: Vec::new(),
+            defined: vec![false; n],
+            visible: vec![false; n],
+            scopes: Vec::new(),
+            next_index: 0,
+            shared_bytes: 0,
+            shared_limit_reported: false,
+        }
+    }
+
+    fn run(mut self) -> Vec<VerifyError> {
+        self.header();
+        self.scopes.push(Scope {
+            construct: Construct::Body,
+            defined: Vec::new(),
+        });
+        for &p in &self.kernel.params {
+            self.param(p);
+        }
+        if !self.kernel.body.args.is_empty() {
+            self.error(
+                KERNEL_SITE,
+                VerifyErrorKind::RegionArgs,
+                format!(
+                    "the kernel body has {} region arguments; it takes none",
+                    self.kernel.body.args.len()
+                ),
+            );
+        }
+        self.insts(&self.kernel.body.insts, None);
+        self.pop_scope();
+        self.errors
+    }
+
+    fn error(&mut self, at: Site, kind: VerifyErrorKind, message: String) {
+        self.errors.push(VerifyError {
+            kernel: self.kernel.name.clone(),
+            pos: at.pos,
+            op: at.op,
+            kind,
+            message,
+        });
+    }
+
+    fn ty(&self, v: Value) -> Option<Type> {
+        self.kernel.values.get(v.index()).map(|d| d.ty)
+    }
+
+    fn name(&self, v: Value) -> String {
+        self.kernel.display_value(v)
+    }
+
+    /// `%v (type)` for messages.
+    fn describe(&self, v: Value) -> String {
+        match self.ty(v) {
+            Some(t) => format!("{} ({t})", self.name(v)),
+            None => self.name(v),
+        }
+    }
+
+    // ---- kernel header ----
+
+    fn header(&mut self) {
+        if self.kernel.name.is_empty() {
+            self.error(
+                KERNEL_SITE,
+                VerifyErrorKind::EmptyKernelName,
+                "the kernel name is empty".to_string(),
+            );
+        }
+        let size = self.kernel.max_workgroup_size;
+        if !(1..=MAX_WORKGROUP_SIZE).contains(&size) {
+            self.error(
+                KERNEL_SITE,
+                VerifyErrorKind::WorkgroupSize,
+                format!("max_workgroup_size {size} is outside 1..={MAX_WORKGROUP_SIZE}"),
+            );
+        }
+    }
+
+    fn param(&mut self, p: Value) {
+        if !self.define(KERNEL_SITE, p) {
+            return;
+        }
+        let Some(t) = self.ty(p) else { return };
+        if !t.is_well_formed() {
+            self.malformed(KERNEL_SITE, t, &format!("parameter {}", self.name(p)));
+        } else if t == Type::SHARED_PTR {
+            self.error(
+                KERNEL_SITE,
+                VerifyErrorKind::SharedEscape,
+                format!(
+                    "parameter {} is a ptr<shared>: shared memory is allocated inside its \
+                     kernel and cannot be passed in",
+                    self.name(p)
+                ),
+            );
+        }
+    }
+
+    fn malformed(&mut self, at: Site, t: Type, what: &str) {
+        self.error(
+            at,
+            VerifyErrorKind::MalformedType,
+            format!(
+                "{what} has type {t}, which is not a valid vector type (2..=16 lanes, at most \
+                 16 bytes, no i1 lanes)"
+            ),
+        );
+    }
+
+    /// Reports `t` if it is not well formed; returns whether it is.
+    fn well_formed(&mut self, at: Site, t: Type, what: &str) -> bool {
+        let ok = t.is_well_formed();
+        if !ok {
+            self.malformed(at, t, what);
+        }
+        ok
+    }
+
+    // ---- values and scopes ----
+
+    /// Defines `v` in the innermost scope; returns false when `v` is out of range.
+    fn define(&mut self, at: Site, v: Value) -> bool {
+        let i = v.index();
+        if i >= self.kernel.values.len() {
+            self.out_of_range(at, v);
+            return false;
+        }
+        if self.defined[i] {
+            self.error(
+                at,
+                VerifyErrorKind::Redefinition,
+                format!("{} is defined more than once", self.name(v)),
+            );
+            // Visible again from here on, so that its uses do not cascade into more errors.
+            if self.visible[i] {
+                return true;
+            }
+        }
+        self.defined[i] = true;
+        self.visible[i] = true;
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.defined.push(v);
+        }
+        true
+    }
+
+    fn out_of_range(&mut self, at: Site, v: Value) {
+        self.error(
+            at,
+            VerifyErrorKind::ValueOutOfRange,
+            format!(
+                "value %{} is beyond the kernel's {} values",
+                v.0,
+                self.kernel.values.len()
+            ),
+        );
+    }
+
+    fn use_value(&mut self, at: Site, v: Value) {
+        let i = v.index();
+        if i >= self.kernel.values.len() {
+            self.out_of_range(at, v);
+        } else if !self.visible[i] {
+            if self.defined[i] {
+                self.error(
+                    at,
+                    VerifyErrorKind::OutOfScope,
+                    format!(
+                        "{} is used outside the region that defines it",
+                        self.name(v)
+                    ),
+                );
+            } else {
+                self.error(
+                    at,
+                    VerifyErrorKind::UndefinedValue,
+                    format!("{} is used before its definition", self.name(v)),
+                );
+            }
+        }
+    }
+
+    fn pop_scope(&mut self) {
+        if let Some(scope) = self.scopes.pop() {
+            for v in scope.defined {
+                self.visible[v.index()] = false;
+            }
+        }
+    }
+
+    // ---- regions ----
+
+    /// Checks a region's instructions; `owner` is the op owning the region and its
+    /// description, or `None` for the kernel body (which need not end in a terminator).
+    fn insts(&mut self, insts: &'k [Inst], owner: Option<(Site, &str)>) {
+        let mut terminated = false;
+        let mut reported_after = false;
+        for inst in insts {
+            let index = self.next_index;
+            let at = Site {
+                pos: Kernel::inst_pos(inst, index),
+                op: inst.op.name(),
+            };
+            if terminated && !reported_after {
+                reported_after = true;
+                self.error(
+                    at,
+                    VerifyErrorKind::AfterTerminator,
+                    "instruction after the terminator of its region".to_string(),
+                );
+            }
+            self.inst(inst);
+            terminated |= inst.op.is_terminator();
+        }
+        if let Some((at, what)) = owner
+            && !terminated
+        {
+            self.error(
+                at,
+                VerifyErrorKind::MissingTerminator,
+                format!("{what} does not end with a terminator (yield, break or return)"),
+            );
+        }
+    }
+
+    /// Opens a scope for `region`, defines its arguments (checked against `expected`),
+    /// checks its instructions and closes the scope.
+    fn region(
+        &mut self,
+        at: Site,
+        what: &str,
+        region: &'k Region,
+        construct: Construct<'k>,
+        expected_args: &[Option<Type>],
+    ) {
+        self.scopes.push(Scope {
+            construct,
+            defined: Vec::new(),
+        });
+        let actual: Vec<Option<Type>> = region.args.iter().map(|a| self.ty(*a)).collect();
+        let matches = actual.len() == expected_args.len()
+            && actual
+                .iter()
+                .zip(expected_args)
+                .all(|(a, e)| a.is_none() || e.is_none() || a == e);
+        if !matches {
+            self.error(
+                at,
+                VerifyErrorKind::RegionArgs,
+                format!(
+                    "{what} has arguments of types {}, expected {}",
+                    list_types(&actual),
+                    list_types(expected_args)
+                ),
+            );
+        }
+        for &a in &region.args {
+            self.define(at, a);
+        }
+        self.insts(&region.insts, Some((at, what)));
+        self.pop_scope();
+    }
+
+    // ---- instructions ----
+
+    fn inst(&mut self, inst: &'k Inst) {
+        let index = self.next_index;
+        self.next_index += 1;
+        let at = Site {
+            pos: Kernel::inst_pos(inst, index),
+            op: inst.op.name(),
+        };
+        let operands = inst.op.operands();
+        for (i, &v) in operands.iter().enumerate() {
+            // A value used twice (`add %x, %x`) is reported once.
+            if !operands[..i].contains(&v) {
+                self.use_value(at, v);
+            }
+        }
+        match &inst.op {
+            Op::Const(c) => {
+                let bits = c.ty.bits();
+                if bits < 64 && c.bits >> bits != 0 {
+                    self.error(
+                        at,
+                        VerifyErrorKind::ConstantBits,
+                        format!("constant bits {:#x} do not fit in {}", c.bits, c.ty),
+                    );
+                }
+            }
+            Op::Binary { op, lhs, rhs } => self.binary(at, *op, *lhs, *rhs),
+            Op::Unary { op, arg } => self.unary(at, *op, *arg),
+            Op::Fma { a, b, c } => self.fma(at, *a, *b, *c),
+            Op::Cmp { lhs, rhs, .. } => self.cmp(at, *lhs, *rhs),
+            Op::Select {
+                cond,
+                if_true,
+                if_false,
+            } => self.select(at, *cond, *if_true, *if_false),
+            Op::Cast { arg, to } => self.cast(at, *arg, *to),
+            Op::Bitcast { arg, to } => self.bitcast(at, *arg, *to),
+            Op::PtrOffset { base, index, elem } => self.ptr_offset(at, *base, *index, *elem),
+            Op::Load { ptr, ty, align } => self.load(at, *ptr, *ty, *align),
+            Op::Store { ptr, value, align } => self.store(at, *ptr, *value, *align),
+            Op::AtomicLoad {
+                ptr, ty, ordering, ..
+            } => {
+                self.atomic_ptr(at, *ptr);
+                self.atomic_int(at, "the loaded type", Some(Type::Scalar(*ty)));
+                if matches!(ordering, Ordering::Release | Ordering::AcqRel) {
+                    self.bad_ordering(at, *ordering, "a load cannot release");
+                }
+            }
+            Op::AtomicStore {
+                ptr,
+                value,
+                ordering,
+                ..
+            } => {
+                self.atomic_ptr(at, *ptr);
+                if !self.shared_escape(at, *value) {
+                    self.atomic_int(at, "the stored value", self.ty(*value));
+                }
+                if matches!(ordering, Ordering::Acquire | Ordering::AcqRel) {
+                    self.bad_ordering(at, *ordering, "a store cannot acquire");
+                }
+            }
+            Op::AtomicRmw { op, ptr, value, .. } => self.atomic_rmw(at, *op, *ptr, *value),
+            Op::AtomicCas {
+                ptr,
+                expected,
+                desired,
+                ..
+            } => self.atomic_cas(at, *ptr, *expected, *desired),
+            Op::Fence { ordering, .. } => {
+                if *ordering == Ordering::Relaxed {
+                    self.bad_ordering(at, *ordering, "a fence must order something");
+                }
+            }
+            Op::Barrier | Op::Id { .. } | Op::Return => {}
+            Op::SharedAlloc { elem, count } => self.shared_alloc(at, *elem, *count),
+            Op::Splat { value, lanes } => self.splat(at, *value, *lanes),
+            Op::Extract { vector, lane } => {
+                self.vector_lane(at, *vector, *lane);
+            }
+            Op::Insert {
+                vector,
+                lane,
+                value,
+            } => self.insert(at, *vector, *lane, *value),
+            Op::If {
+                cond,
+                then_region,
+                else_region,
+                result_types,
+            } => self.if_(at, *cond, then_region, else_region, result_types),
+            Op::For {
+                lb,
+                ub,
+                step,
+                inits,
+                body,
+            } => self.for_(at, [*lb, *ub, *step], inits, body),
+            Op::Loop {
+                inits,
+                body,
+                result_types,
+            } => self.loop_(at, inits, body, result_types),
+            Op::Yield { values } => self.yield_(at, values),
+            Op::Break { values } => self.break_(at, values),
+        }
+        self.results(at, inst, &operands);
+    }
+
+    /// Checks and defines the instruction's results (after its regions: they are not
+    /// visible inside them).
+    fn results(&mut self, at: Site, inst: &Inst, operands: &[Value]) {
+        let n = self.kernel.values.len();
+        let expected = inst
+            .op
+            .result_types(|v| self.ty(v).unwrap_or(Type::Scalar(ScalarType::I32)));
+        if expected.len() != inst.results.len() {
+            self.error(
+                at,
+                VerifyErrorKind::ResultCount,
+                format!(
+                    "defines {} values; the op has {} results",
+                    inst.results.len(),
+                    expected.len()
+                ),
+            );
+        }
+        // With an operand out of range the expected types are guesses: skip the comparison.
+        let types_known = operands.iter().all(|v| v.index() < n);
+        for (i, &r) in inst.results.iter().enumerate() {
+            if !self.define(at, r) {
+                continue;
+            }
+            if let (true, Some(want), Some(have)) = (types_known, expected.get(i), self.ty(r))
+                && *want != have
+            {
+                self.error(
+                    at,
+                    VerifyErrorKind::ResultType,
+                    format!(
+                        "result {} has type {have}; the op's result type is {want}",
+                        self.name(r)
+                    ),
+                );
+            }
+        }
+    }
+
+    // ---- arithmetic ----
+
+    /// The common type of `values`, reporting a mismatch; `None` when they differ or one is
+    /// out of range.
+    fn same_type(&mut self, at: Site, values: &[Value]) -> Option<Type> {
+        let types: Option<Vec<Type>> = values.iter().map(|v| self.ty(*v)).collect();
+        let types = types?;
+        let first = *types.first()?;
+        if types.iter().all(|t| *t == first) {
+            return Some(first);
+        }
+        let described: Vec<String> = values.iter().map(|v| self.describe(*v)).collect();
+        self.error(
+            at,
+            VerifyErrorKind::OperandMismatch,
+            format!("operands have different types: {}", described.join(", ")),
+        );
+        None
+    }
+
+    fn binary(&mut self, at: Site, op: BinOp, lhs: Value, rhs: Value) {
+        let Some(t) = self.same_type(at, &[lhs, rhs]) else {
+            return;
+        };
+        let ok = t.elem().is_some_and(|e| match op {
+            // Bit ops are also the logic ops of i1.
+            BinOp::And | BinOp::Or | BinOp::Xor => e.is_int(),
+            // i1 is a truth value: it has no arithmetic (its signedness would be arbitrary).
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Min | BinOp::Max => {
+                !e.is_bool()
+            }
+            BinOp::Rem | BinOp::Shl | BinOp::Shr => e.is_int() && !e.is_bool(),
+        });
+        if !ok {
+            let accepts = match op {
+                BinOp::And | BinOp::Or | BinOp::Xor => "integers and i1",
+                BinOp::Rem | BinOp::Shl | BinOp::Shr => "integers other than i1",
+                _ => "integers other than i1 and floats",
+            };
+            self.error(
+                at,
+                VerifyErrorKind::BinaryType,
+                format!(
+                    "`{}` takes {accepts} (scalar or vector), not {t}",
+                    op.name()
+                ),
+            );
+        }
+    }
+
+    fn unary(&mut self, at: Site, op: UnOp, arg: Value) {
+        let Some(t) = self.ty(arg) else { return };
+        let (accepts, ok): (&str, fn(ScalarType) -> bool) = match op {
+            UnOp::Not => ("integers and i1", ScalarType::is_int),
+            UnOp::Neg | UnOp::Abs => ("signed integers and floats", |e| {
+                e.is_signed_int() || e.is_float()
+            }),
+            UnOp::Sqrt | UnOp::Exp2 | UnOp::Log2 => ("floats", ScalarType::is_float),
+        };
+        if !t.elem().is_some_and(ok) {
+            self.error(
+                at,
+                VerifyErrorKind::UnaryType,
+                format!(
+                    "`{}` takes {accepts} (scalar or vector), not {t}",
+                    op.name()
+                ),
+            );
+        }
+    }
+
+    fn fma(&mut self, at: Site, a: Value, b: Value, c: Value) {
+        let Some(t) = self.same_type(at, &[a, b, c]) else {
+            return;
+        };
+        if !t.elem().is_some_and(|e| e.is_float()) {
+            self.error(
+                at,
+                VerifyErrorKind::FmaType,
+                format!("`fma` takes floats (scalar or vector), not {t}"),
+            );
+        }
+    }
+
+    fn cmp(&mut self, at: Site, lhs: Value, rhs: Value) {
+        let Some(t) = self.same_type(at, &[lhs, rhs]) else {
+            return;
+        };
+        if t.scalar().is_none() {
+            self.error(
+                at,
+                VerifyErrorKind::CmpType,
+                format!("`cmp` compares scalars, not {t}"),
+            );
+        }
+    }
+
+    fn select(&mut self, at: Site, cond: Value, if_true: Value, if_false: Value) {
+        if let Some(t) = self.ty(cond)
+            && t != Type::I1
+        {
+            self.error(
+                at,
+                VerifyErrorKind::SelectCondition,
+                format!("the condition {} must be i1", self.describe(cond)),
+            );
+        }
+        self.same_type(at, &[if_true, if_false]);
+    }
+
+    fn cast(&mut self, at: Site, arg: Value, to: Type) {
+        if let Some(from) = self.ty(arg)
+            && from.scalar().is_none()
+        {
+            self.error(
+                at,
+                VerifyErrorKind::CastType,
+                format!(
+                    "`cast` converts scalar numbers; {} is not one",
+                    self.describe(arg)
+                ),
+            );
+        }
+        match to {
+            // Whether a number becomes true when non-zero or by its low bit is a guess the
+            // IR does not make: compare with zero instead.
+            Type::Scalar(ScalarType::I1) => self.error(
+                at,
+                VerifyErrorKind::CastType,
+                "`cast` cannot produce i1; compare with zero instead".to_string(),
+            ),
+            Type::Scalar(_) => {}
+            _ => self.error(
+                at,
+                VerifyErrorKind::CastType,
+                format!("`cast` converts to scalar numbers, not {to}"),
+            ),
+        }
+    }
+
+    fn bitcast(&mut self, at: Site, arg: Value, to: Type) {
+        if !self.well_formed(at, to, "the target") {
+            return;
+        }
+        let Some(from) = self.ty(arg) else { return };
+        match (value_bits(from), value_bits(to)) {
+            (Some(a), Some(b)) if a == b => {}
+            (Some(a), Some(b)) => self.error(
+                at,
+                VerifyErrorKind::BitcastType,
+                format!(
+                    "`bitcast` needs equal sizes: {} has {a} bits, {to} has {b}",
+                    self.describe(arg)
+                ),
+            ),
+            _ => self.error(
+                at,
+                VerifyErrorKind::BitcastType,
+                format!("`bitcast` cannot reinterpret pointers ({from} to {to})"),
+            ),
+        }
+    }
+
+    // ---- memory ----
+
+    /// Reports `ptr` if it is not a pointer; returns its address space when it is one.
+    fn pointer(&mut self, at: Site, ptr: Value) -> Option<AddrSpace> {
+        match self.ty(ptr)? {
+            Type::Ptr(space) => Some(space),
+            _ => {
+                self.error(
+                    at,
+                    VerifyErrorKind::PointerOperand,
+                    format!("{} must be a pointer", self.describe(ptr)),
+                );
+                None
+            }
+        }
+    }
+
+    fn alignment(&mut self, at: Site, align: u32) {
+        if !valid_align(align) {
+            self.error(
+                at,
+                VerifyErrorKind::Alignment,
+                format!("align {align} is not a power of two in 1..=16"),
+            );
+        }
+    }
+
+    /// Reports a `ptr<shared>` value leaving the workgroup through memory; returns whether
+    /// it was one.
+    fn shared_escape(&mut self, at: Site, value: Value) -> bool {
+        let escapes = self.ty(value) == Some(Type::SHARED_PTR);
+        if escapes {
+            self.error(
+                at,
+                VerifyErrorKind::SharedEscape,
+                format!(
+                    "{} is a ptr<shared>: written to memory, shared memory would be used \
+                     outside its workgroup",
+                    self.name(value)
+                ),
+            );
+        }
+        escapes
+    }
+
+    fn ptr_offset(&mut self, at: Site, base: Value, index: Value, elem: Type) {
+        self.pointer(at, base);
+        if let Some(t) = self.ty(index)
+            && !t.scalar().is_some_and(|s| s.is_int() && !s.is_bool())
+        {
+            self.error(
+                at,
+                VerifyErrorKind::IndexType,
+                format!(
+                    "the index {} must be an integer other than i1",
+                    self.describe(index)
+                ),
+            );
+        }
+        self.well_formed(at, elem, "the element");
+    }
+
+    fn load(&mut self, at: Site, ptr: Value, ty: Type, align: u32) {
+        self.pointer(at, ptr);
+        if self.well_formed(at, ty, "the loaded value") && ty == Type::SHARED_PTR {
+            self.error(
+                at,
+                VerifyErrorKind::SharedEscape,
+                "a ptr<shared> cannot be loaded from memory: shared pointers never live there"
+                    .to_string(),
+            );
+        }
+        self.alignment(at, align);
+    }
+
+    fn store(&mut self, at: Site, ptr: Value, value: Value, align: u32) {
+        if self.pointer(at, ptr) == Some(AddrSpace::Constant) {
+            self.error(
+                at,
+                VerifyErrorKind::ConstantWrite,
+                format!("{} points to read-only constant memory", self.name(ptr)),
+            );
+        }
+        self.shared_escape(at, value);
+        self.alignment(at, align);
+    }
+
+    fn atomic_ptr(&mut self, at: Site, ptr: Value) {
+        if self.pointer(at, ptr) == Some(AddrSpace::Constant) {
+            self.error(
+                at,
+                VerifyErrorKind::AtomicSpace,
+                format!(
+                    "atomics need global or shared memory; {} points to constant memory",
+                    self.name(ptr)
+                ),
+            );
+        }
+    }
+
+    /// Reports a type other than a 32- or 64-bit integer.
+    fn atomic_int(&mut self, at: Site, what: &str, t: Option<Type>) {
+        if let Some(t) = t
+            && !is_atomic_int(t)
+        {
+            self.error(
+                at,
+                VerifyErrorKind::AtomicType,
+                format!("{what} is {t}; atomics take 32- or 64-bit integers"),
+            );
+        }
+    }
+
+    fn atomic_rmw(&mut self, at: Site, op: RmwOp, ptr: Value, value: Value) {
+        self.atomic_ptr(at, ptr);
+        if self.shared_escape(at, value) {
+            return;
+        }
+        let Some(t) = self.ty(value) else { return };
+        let float_ok = matches!(op, RmwOp::Add | RmwOp::Xchg);
+        if !(is_atomic_int(t) || (float_ok && t == Type::F32)) {
+            let accepts = if float_ok {
+                "32- or 64-bit integers and f32"
+            } else {
+                "32- or 64-bit integers"
+            };
+            self.error(
+                at,
+                VerifyErrorKind::AtomicType,
+                format!("atomic `{}` takes {accepts}, not {t}", op.name()),
+            );
+        }
+    }
+
+    fn atomic_cas(&mut self, at: Site, ptr: Value, expected: Value, desired: Value) {
+        self.atomic_ptr(at, ptr);
+        let escaped = self.shared_escape(at, desired);
+        if escaped {
+            return;
+        }
+        if let Some(t) = self.same_type(at, &[expected, desired]) {
+            self.atomic_int(at, "the compared value", Some(t));
+        }
+    }
+
+    fn bad_ordering(&mut self, at: Site, ordering: Ordering, why: &str) {
+        self.error(
+            at,
+            VerifyErrorKind::InvalidOrdering,
+            format!("ordering {ordering} is invalid here: {why}"),
+        );
+    }
+
+    fn shared_alloc(&mut self, at: Site, elem: Type, count: u32) {
+        if self.scopes.len() != 1 {
+            self.error(
+                at,
+                VerifyErrorKind::SharedAllocPlacement,
+                "shared memory is allocated only at the top level of the kernel body".to_string(),
+            );
+        }
+        if count == 0 {
+            self.error(
+                at,
+                VerifyErrorKind::SharedAllocCount,
+                "allocates zero elements".to_string(),
+            );
+        }
+        if !self.well_formed(at, elem, "the element") {
+            return;
+        }
+        // Laid out in order, each allocation aligned to its element (as the lowering does).
+        let size = u64::from(elem.size_bytes());
+        let start = self.shared_bytes.next_multiple_of(size.clamp(1, 16));
+        self.shared_bytes = start + size * u64::from(count);
+        if self.shared_bytes > MAX_SHARED_BYTES && !self.shared_limit_reported {
+            self.shared_limit_reported = true;
+            self.error(
+                at,
+                VerifyErrorKind::SharedMemoryLimit,
+                format!(
+                    "the kernel's shared memory reaches {} bytes; at most {MAX_SHARED_BYTES}",
+                    self.shared_bytes
+                ),
+            );
+        }
+    }
+
+    // ---- vectors ----
+
+    fn splat(&mut self, at: Site, value: Value, lanes: u32) {
+        let Some(t) = self.ty(value) else { return };
+        match t {
+            Type::Scalar(elem) => {
+                self.well_formed(at, Type::Vector { elem, lanes }, "the result");
+            }
+            _ => self.error(
+                at,
+                VerifyErrorKind::VectorOperand,
+                format!("`vec.splat` takes a scalar, not {}", self.describe(value)),
+            ),
+        }
+    }
+
+    /// Checks that `vector` is a vector with lane `lane`; returns its element type.
+    fn vector_lane(&mut self, at: Site, vector: Value, lane: u32) -> Option<ScalarType> {
+        match self.ty(vector)? {
+            Type::Vector { elem, lanes } => {
+                if lane >= lanes {
+                    self.error(
+                        at,
+                        VerifyErrorKind::LaneOutOfRange,
+                        format!("lane {lane} is out of range for {}", self.describe(vector)),
+                    );
+                }
+                Some(elem)
+            }
+            _ => {
+                self.error(
+                    at,
+                    VerifyErrorKind::VectorOperand,
+                    format!("{} is not a vector", self.describe(vector)),
+                );
+                None
+            }
+        }
+    }
+
+    fn insert(&mut self, at: Site, vector: Value, lane: u32, value: Value) {
+        let Some(elem) = self.vector_lane(at, vector, lane) else {
+            return;
+        };
+        if let Some(t) = self.ty(value)
+            && t != Type::Scalar(elem)
+        {
+            self.error(
+                at,
+                VerifyErrorKind::OperandMismatch,
+                format!(
+                    "the inserted value {} does not match the lane type {elem}",
+                    self.describe(value)
+                ),
+            );
+        }
+    }
+
+    // ---- control flow ----
+
+    fn types_of(&self, values: &[Value]) -> Vec<Option<Type>> {
+        values.iter().map(|v| self.ty(*v)).collect()
+    }
+
+    fn result_types_well_formed(&mut self, at: Site, types: &[Type]) {
+        for &t in types {
+            self.well_formed(at, t, "a result");
+        }
+    }
+
+    fn if_(
+        &mut self,
+        at: Site,
+        cond: Value,
+        then_region: &'k Region,
+        else_region: &'k Region,
+        result_types: &'k [Type],
+    ) {
+        if let Some(t) = self.ty(cond)
+            && t != Type::I1
+        {
+            self.error(
+                at,
+                VerifyErrorKind::IfCondition,
+                format!("the condition {} must be i1", self.describe(cond)),
+            );
+        }
+        self.result_types_well_formed(at, result_types);
+        for (region, what) in [
+            (then_region, "the then region"),
+            (else_region, "the else region"),
+        ] {
+            self.region(at, what, region, Construct::If { result_types }, &[]);
+        }
+    }
+
+    fn for_(&mut self, at: Site, bounds: [Value; 3], inits: &[Value], body: &'k Region) {
+        let iv = self.same_type(at, &bounds);
+        if let Some(t) = iv
+            && !t.scalar().is_some_and(|s| s.is_int() && !s.is_bool())
+        {
+            self.error(
+                at,
+                VerifyErrorKind::ForBounds,
+                format!("bounds and step must be integers other than i1, not {t}"),
+            );
+        }
+        let carried = self.types_of(inits);
+        let mut expected = vec![iv.or_else(|| self.ty(bounds[0]))];
+        expected.extend(carried.iter().copied());
+        self.region(at, "the body", body, Construct::For { carried }, &expected);
+    }
+
+    fn loop_(&mut self, at: Site, inits: &[Value], body: &'k Region, result_types: &'k [Type]) {
+        self.result_types_well_formed(at, result_types);
+        let carried = self.types_of(inits);
+        let expected = carried.clone();
+        self.region(
+            at,
+            "the body",
+            body,
+            Construct::Loop {
+                carried,
+                result_types,
+            },
+            &expected,
+        );
+    }
+
+    /// Whether `values` have the `expected` types (unknown types match anything).
+    fn values_match(&self, values: &[Value], expected: &[Option<Type>]) -> bool {
+        values.len() == expected.len()
+            && values
+                .iter()
+                .zip(expected)
+                .all(|(v, e)| match (self.ty(*v), e) {
+                    (Some(a), Some(b)) => a == *b,
+                    _ => true,
+                })
+    }
+
+    fn yield_(&mut self, at: Site, values: &[Value]) {
+        let expected: Vec<Option<Type>> = match self.scopes.last().map(|s| &s.construct) {
+            Some(Construct::If { result_types }) => {
+                result_types.iter().copied().map(Some).collect()
+            }
+            Some(Construct::For { carried } | Construct::Loop { carried, .. }) => carried.clone(),
+            Some(Construct::Body) | None => {
+                self.error(
+                    at,
+                    VerifyErrorKind::MisplacedYield,
+                    "`yield` ends a region of if, for or loop; the kernel body ends with \
+                     `return` or nothing"
+                        .to_string(),
+                );
+                return;
+            }
+        };
+        if !self.values_match(values, &expected) {
+            self.error(
+                at,
+                VerifyErrorKind::YieldMismatch,
+                format!(
+                    "yields {}, the enclosing construct expects {}",
+                    list_types(&self.types_of(values)),
+                    list_types(&expected)
+                ),
+            );
+        }
+    }
+
+    fn break_(&mut self, at: Site, values: &[Value]) {
+        let mut target = None;
+        for scope in self.scopes.iter().rev() {
+            match &scope.construct {
+                Construct::If { .. } => continue,
+                Construct::Loop { result_types, .. } => target = Some(Ok(*result_types)),
+                // Leaving the for early would leave it without its results.
+                Construct::For { .. } => target = Some(Err(())),
+                Construct::Body => {}
+            }
+            break;
+        }
+        let result_types = match target {
+            Some(Ok(types)) => types,
+            Some(Err(())) => {
+                self.error(
+                    at,
+                    VerifyErrorKind::BreakInsideFor,
+                    "`break` cannot leave a `for` (it would have no results); use a `loop`"
+                        .to_string(),
+                );
+                return;
+            }
+            None => {
+                self.error(
+                    at,
+                    VerifyErrorKind::BreakOutsideLoop,
+                    "`break` outside any `loop`".to_string(),
+                );
+                return;
+            }
+        };
+        let expected: Vec<Option<Type>> = result_types.iter().copied().map(Some).collect();
+        if !self.values_match(values, &expected) {
+            self.error(
+                at,
+                VerifyErrorKind::BreakMismatch,
+                format!(
+                    "breaks with {}, the loop's results are {}",
+                    list_types(&self.types_of(values)),
+                    list_types(&expected)
+                ),
+            );
+        }
     }
 }
