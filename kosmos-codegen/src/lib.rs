@@ -1,1 +1,360 @@
-//! kosmos-codegen
+//! Lowering of KOSMOS IR through LLVM 22 to AMDGPU code objects (gfx942, gfx950) and PTX
+//! (sm_90a).
+//!
+//! One lowering (`lower.rs`) is written against a small `Target` trait (`target.rs`). A
+//! compilation runs named stages, each dumpable to `KOSMOS_DUMP=<dir>`:
+//! `0.kir`, `1-llvm.ll`, `2-opt.ll` (after `default<O3>`), `3-asm.s`, then `4.o` + `5.hsaco`
+//! (AMD, linked by `ld.lld-22 -shared`) or `5.ptx` (NVIDIA).
+//!
+//! Semantics the GPU targets do not share with the CPU device: integer division or remainder
+//! by zero is undefined behaviour on the GPUs (the CPU device reports it as an error).
+//! `atomic.rmw` and `atomic.cas` take 32- and 64-bit types only; `exp2`/`log2` take no `f64`.
+//!
+//! LLVM aborts the process on input it cannot handle, so every module is verified
+//! (`kosmos_ir::verify_module`) before lowering, the lowering refuses what it cannot lower, and
+//! the LLVM module is checked by LLVM's verifier before any pass runs.
+
+mod lower;
+mod target;
+mod tools;
+
+pub use target::{TargetKind, UnknownTarget};
+
+use inkwell::OptimizationLevel;
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine,
+    TargetTriple,
+};
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+/// Everything that can go wrong while compiling a module.
+#[derive(Debug, thiserror::Error)]
+pub enum CodegenError {
+    /// The module does not pass the IR verifier; nothing reached LLVM.
+    #[error("the module does not verify:\n{0}")]
+    Verify(#[from] kosmos_ir::VerifyErrors),
+    /// The lowering cannot express an instruction for this target.
+    #[error("{kernel}: {pos}: `{op}`: cannot lower for {target}: {message}")]
+    Unsupported {
+        target: TargetKind,
+        kernel: String,
+        pos: String,
+        op: &'static str,
+        message: String,
+    },
+    /// LLVM rejected the lowered module or a pipeline step (a bug in the lowering).
+    #[error("LLVM {stage}: {message}")]
+    Llvm {
+        stage: &'static str,
+        message: String,
+    },
+    /// An external tool (ld.lld) failed; `repro` is a command line that reproduces it.
+    #[error("{tool} failed: {message}\n  repro: {repro}")]
+    Tool {
+        tool: String,
+        message: String,
+        repro: String,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// How far to take a compilation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Emit {
+    /// LLVM IR as lowered (`1-llvm.ll`).
+    Llvm,
+    /// LLVM IR after the O3 pipeline (`2-opt.ll`).
+    OptLlvm,
+    /// Target assembly (`3-asm.s`; PTX on NVIDIA).
+    Asm,
+    /// The relocatable object (`4.o`, AMD only).
+    Obj,
+    /// The loadable binary: HSACO on AMD (`5.hsaco`), PTX on NVIDIA (`5.ptx`).
+    Binary,
+}
+
+impl Emit {
+    pub fn from_name(name: &str) -> Option<Emit> {
+        Some(match name {
+            "llvm" => Emit::Llvm,
+            "opt-llvm" => Emit::OptLlvm,
+            "asm" => Emit::Asm,
+            "obj" => Emit::Obj,
+            "hsaco" | "ptx" | "binary" => Emit::Binary,
+            _ => return None,
+        })
+    }
+}
+
+/// Compilation options.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Write every stage under this directory (`<dir>/<module>-<target>/<stage>`).
+    pub dump_dir: Option<PathBuf>,
+}
+
+impl Options {
+    /// Options from the environment: `KOSMOS_DUMP=<dir>` sets [`Options::dump_dir`].
+    pub fn from_env() -> Options {
+        Options {
+            dump_dir: std::env::var_os("KOSMOS_DUMP")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from),
+        }
+    }
+}
+
+/// One named stage's output (`name` is its dump file name, e.g. `2-opt.ll`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stage {
+    pub name: &'static str,
+    pub data: Vec<u8>,
+}
+
+/// The result of a compilation: the final output and every stage produced on the way.
+#[derive(Clone, Debug)]
+pub struct Artifact {
+    pub target: TargetKind,
+    pub emit: Emit,
+    /// The requested output: text for LLVM IR, assembly and PTX; bytes for objects and HSACO.
+    pub bytes: Vec<u8>,
+    pub stages: Vec<Stage>,
+}
+
+impl Artifact {
+    /// The output as text, when it is text (LLVM IR, assembly, PTX).
+    pub fn text(&self) -> Option<&str> {
+        match self.emit {
+            Emit::Obj => None,
+            Emit::Binary if self.target.is_amdgpu() => None,
+            _ => std::str::from_utf8(&self.bytes).ok(),
+        }
+    }
+
+    pub fn stage(&self, name: &str) -> Option<&Stage> {
+        self.stages.iter().find(|s| s.name == name)
+    }
+}
+
+/// Compiles `module` for `target` into its loadable binary (HSACO or PTX).
+pub fn compile(
+    module: &kosmos_ir::Module,
+    target: TargetKind,
+    opts: &Options,
+) -> Result<Artifact, CodegenError> {
+    compile_to(module, target, Emit::Binary, opts)
+}
+
+/// The lowered LLVM IR (before optimisation) as text.
+pub fn emit_llvm_ir(
+    module: &kosmos_ir::Module,
+    target: TargetKind,
+) -> Result<String, CodegenError> {
+    text_of(compile_to(module, target, Emit::Llvm, &Options::default())?)
+}
+
+/// The optimised LLVM IR as text.
+pub fn emit_opt_llvm_ir(
+    module: &kosmos_ir::Module,
+    target: TargetKind,
+) -> Result<String, CodegenError> {
+    text_of(compile_to(
+        module,
+        target,
+        Emit::OptLlvm,
+        &Options::default(),
+    )?)
+}
+
+/// Target assembly (AMDGPU assembly or PTX) after optimisation.
+pub fn emit_asm(module: &kosmos_ir::Module, target: TargetKind) -> Result<String, CodegenError> {
+    text_of(compile_to(module, target, Emit::Asm, &Options::default())?)
+}
+
+fn text_of(artifact: Artifact) -> Result<String, CodegenError> {
+    String::from_utf8(artifact.bytes).map_err(|e| CodegenError::Llvm {
+        stage: "output",
+        message: format!("output is not UTF-8: {e}"),
+    })
+}
+
+/// Compiles `module` for `target` up to `emit`, keeping each stage produced.
+pub fn compile_to(
+    module: &kosmos_ir::Module,
+    target: TargetKind,
+    emit: Emit,
+    opts: &Options,
+) -> Result<Artifact, CodegenError> {
+    kosmos_ir::verify_module(module)?;
+    if emit == Emit::Obj && !target.is_amdgpu() {
+        return Err(CodegenError::Llvm {
+            stage: "emit",
+            message: format!("{target} has no object stage (its binary is PTX)"),
+        });
+    }
+    let mut pipeline = Pipeline {
+        target,
+        stages: Vec::new(),
+        dump: match &opts.dump_dir {
+            Some(dir) => Some(dump_dir(dir, module, target)?),
+            None => None,
+        },
+    };
+    pipeline.stage("0.kir", kosmos_ir::print_module(module).into_bytes())?;
+    let bytes = pipeline.run(module, emit)?;
+    Ok(Artifact {
+        target,
+        emit,
+        bytes,
+        stages: pipeline.stages,
+    })
+}
+
+fn dump_dir(
+    root: &Path,
+    module: &kosmos_ir::Module,
+    target: TargetKind,
+) -> Result<PathBuf, CodegenError> {
+    let stem = module.kernels.first().map_or("module", |k| k.name.as_str());
+    let dir = root.join(format!("{stem}-{target}"));
+    std::fs::create_dir_all(&dir).map_err(|source| CodegenError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    Ok(dir)
+}
+
+struct Pipeline {
+    target: TargetKind,
+    stages: Vec<Stage>,
+    dump: Option<PathBuf>,
+}
+
+fn llvm_err(stage: &'static str) -> impl Fn(inkwell::support::LLVMString) -> CodegenError {
+    move |m| CodegenError::Llvm {
+        stage,
+        message: m.to_string(),
+    }
+}
+
+fn init_llvm() {
+    static INIT: Once = Once::new();
+    INIT.call_once(|| {
+        let config = InitializationConfig::default();
+        LlvmTarget::initialize_amd_gpu(&config);
+        LlvmTarget::initialize_nvptx(&config);
+    });
+}
+
+impl Pipeline {
+    fn stage(&mut self, name: &'static str, data: Vec<u8>) -> Result<(), CodegenError> {
+        if let Some(dir) = &self.dump {
+            let path = dir.join(name);
+            std::fs::write(&path, &data).map_err(|source| CodegenError::Io { path, source })?;
+        }
+        self.stages.push(Stage { name, data });
+        Ok(())
+    }
+
+    fn last(&self) -> Vec<u8> {
+        self.stages
+            .last()
+            .map(|s| s.data.clone())
+            .unwrap_or_default()
+    }
+
+    fn run(&mut self, module: &kosmos_ir::Module, emit: Emit) -> Result<Vec<u8>, CodegenError> {
+        init_llvm();
+        let target = self.target.target();
+        let triple = TargetTriple::create(target.triple());
+        let llvm_target = LlvmTarget::from_triple(&triple).map_err(llvm_err("target lookup"))?;
+        let machine = llvm_target
+            .create_target_machine(
+                &triple,
+                target.cpu(),
+                target.features(),
+                OptimizationLevel::Aggressive,
+                RelocMode::Default,
+                CodeModel::Default,
+            )
+            .ok_or_else(|| CodegenError::Llvm {
+                stage: "target machine",
+                message: format!("cannot create a target machine for {}", self.target),
+            })?;
+        // Each compilation owns its context: compilations may run on several threads.
+        let ctx = Context::create();
+        let llvm = ctx.create_module(module.kernels.first().map_or("kosmos", |k| k.name.as_str()));
+        llvm.set_triple(&triple);
+        llvm.set_data_layout(&machine.get_target_data().get_data_layout());
+        target.configure_module(&llvm);
+        lower::lower_kernels(&ctx, &llvm, target.as_ref(), &module.kernels).map_err(|e| {
+            CodegenError::Unsupported {
+                target: self.target,
+                kernel: e.kernel,
+                pos: e.pos,
+                op: e.op,
+                message: e.message,
+            }
+        })?;
+        llvm.verify().map_err(llvm_err("verifier"))?;
+        self.stage("1-llvm.ll", llvm.print_to_string().to_bytes().to_vec())?;
+        if emit == Emit::Llvm {
+            return Ok(self.last());
+        }
+
+        llvm.run_passes("default<O3>", &machine, PassBuilderOptions::create())
+            .map_err(llvm_err("default<O3>"))?;
+        self.stage("2-opt.ll", llvm.print_to_string().to_bytes().to_vec())?;
+        if emit == Emit::OptLlvm {
+            return Ok(self.last());
+        }
+
+        let amd = target.links_object();
+        // Assembly costs a second code generation on AMD: only when asked for or dumped.
+        if emit == Emit::Asm || self.dump.is_some() || !amd {
+            let asm = self.codegen(&machine, &llvm, FileType::Assembly)?;
+            self.stage("3-asm.s", asm)?;
+            if emit == Emit::Asm {
+                return Ok(self.last());
+            }
+        }
+        if !amd {
+            self.stage("5.ptx", self.last())?;
+            return Ok(self.last());
+        }
+        let object = self.codegen(&machine, &llvm, FileType::Object)?;
+        self.stage("4.o", object.clone())?;
+        if emit == Emit::Obj {
+            return Ok(object);
+        }
+        let hsaco = tools::link_hsaco(&object, module_stem(module))?;
+        self.stage("5.hsaco", hsaco.clone())?;
+        Ok(hsaco)
+    }
+
+    fn codegen(
+        &self,
+        machine: &TargetMachine,
+        llvm: &Module<'_>,
+        file_type: FileType,
+    ) -> Result<Vec<u8>, CodegenError> {
+        // Code generation mutates the module: each artifact comes from a copy.
+        let copy = llvm.clone();
+        let buffer = machine
+            .write_to_memory_buffer(&copy, file_type)
+            .map_err(llvm_err("code generation"))?;
+        Ok(buffer.as_slice().to_vec())
+    }
+}
+
+fn module_stem(module: &kosmos_ir::Module) -> &str {
+    module.kernels.first().map_or("module", |k| k.name.as_str())
+}

@@ -1,0 +1,407 @@
+//! What differs between GPU targets. The lowering in `lower.rs` is written once against
+//! [`Target`]; each target only answers the questions below.
+
+use crate::lower::{Cx, Fail};
+use inkwell::AddressSpace;
+use inkwell::module::{FlagBehavior, Module};
+use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use kosmos_ir::{AddrSpace, Dim, IdKind, Kernel, Ordering, RmwOp, ScalarType, Scope};
+use std::fmt;
+use std::str::FromStr;
+
+/// The GPU targets KOSMOS compiles for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TargetKind {
+    /// AMD Instinct MI300 (CDNA3).
+    Gfx942,
+    /// AMD Instinct MI350 (CDNA4).
+    Gfx950,
+    /// NVIDIA Hopper with architecture-specific features (H100/H200).
+    Sm90a,
+}
+
+impl TargetKind {
+    pub const ALL: [TargetKind; 3] = [TargetKind::Gfx942, TargetKind::Gfx950, TargetKind::Sm90a];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TargetKind::Gfx942 => "gfx942",
+            TargetKind::Gfx950 => "gfx950",
+            TargetKind::Sm90a => "sm_90a",
+        }
+    }
+
+    pub fn is_amdgpu(self) -> bool {
+        matches!(self, TargetKind::Gfx942 | TargetKind::Gfx950)
+    }
+
+    pub(crate) fn target(self) -> Box<dyn Target> {
+        match self {
+            TargetKind::Gfx942 | TargetKind::Gfx950 => Box::new(Amdgpu { cpu: self.name() }),
+            TargetKind::Sm90a => Box::new(Nvptx),
+        }
+    }
+}
+
+impl fmt::Display for TargetKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A target name that is not one of [`TargetKind::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown target `{0}` (expected gfx942, gfx950 or sm_90a)")]
+pub struct UnknownTarget(pub String);
+
+impl FromStr for TargetKind {
+    type Err = UnknownTarget;
+
+    fn from_str(s: &str) -> Result<TargetKind, UnknownTarget> {
+        TargetKind::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| UnknownTarget(s.to_string()))
+    }
+}
+
+/// The target-specific parts of the lowering.
+pub(crate) trait Target {
+    fn triple(&self) -> &'static str;
+    fn cpu(&self) -> &'static str;
+    fn features(&self) -> &'static str;
+    fn addr_space(&self, space: AddrSpace) -> AddressSpace;
+    /// The LLVM `syncscope` name of `scope`.
+    fn sync_scope(&self, scope: Scope) -> &'static str;
+    /// Module-level settings (flags) added before lowering.
+    fn configure_module(&self, module: &Module<'_>);
+    /// Calling convention and launch-bound attributes of a kernel entry point.
+    fn configure_kernel(&self, cx: &Cx<'_, '_>, function: FunctionValue<'_>, kernel: &Kernel);
+    fn emit_id<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        kind: IdKind,
+        dim: Dim,
+    ) -> Result<IntValue<'ctx>, Fail>;
+    /// A workgroup barrier that also orders the workgroup's memory operations around it.
+    fn emit_barrier(&self, cx: &Cx<'_, '_>) -> Result<(), Fail>;
+    /// An atomic read-modify-write returning the old value. The default is LLVM's `atomicrmw`.
+    fn emit_atomic_rmw<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        rmw: AtomicRmw<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>, Fail> {
+        cx.llvm_atomic_rmw(rmw)
+    }
+    /// The f32 `log2` intrinsic (LLVM's generic one needs a libcall on some targets).
+    fn log2_intrinsic(&self) -> &'static str {
+        "llvm.log2"
+    }
+    /// Whether the target's binary is an ELF code object linked by `ld.lld` (else PTX text).
+    fn links_object(&self) -> bool;
+}
+
+/// Operands of an atomic read-modify-write, checked by the lowering.
+#[derive(Copy, Clone)]
+pub(crate) struct AtomicRmw<'ctx> {
+    pub op: RmwOp,
+    pub ty: ScalarType,
+    pub space: AddrSpace,
+    pub ptr: PointerValue<'ctx>,
+    pub value: BasicValueEnum<'ctx>,
+    pub ordering: Ordering,
+    pub scope: Scope,
+}
+
+/// AMD GPUs: code object v5 (ROCm 6 loaders), linked into an HSACO by `ld.lld -shared`.
+pub(crate) struct Amdgpu {
+    cpu: &'static str,
+}
+
+/// AMDGPU's kernel calling convention (`amdgpu_kernel`).
+const AMDGPU_KERNEL_CC: u32 = 91;
+/// NVPTX's kernel calling convention (`ptx_kernel`); annotations alone give a `.func`.
+const PTX_KERNEL_CC: u32 = 71;
+
+/// Field offsets in the HSA kernel dispatch packet (`hsa_kernel_dispatch_packet_t`).
+const PACKET_WORKGROUP_SIZE_X: u64 = 4;
+const PACKET_GRID_SIZE_X: u64 = 12;
+
+impl Target for Amdgpu {
+    fn triple(&self) -> &'static str {
+        "amdgcn-amd-amdhsa"
+    }
+
+    fn cpu(&self) -> &'static str {
+        self.cpu
+    }
+
+    fn features(&self) -> &'static str {
+        ""
+    }
+
+    fn addr_space(&self, space: AddrSpace) -> AddressSpace {
+        match space {
+            AddrSpace::Global => AddressSpace::from(1u16),
+            AddrSpace::Shared => AddressSpace::from(3u16),
+            AddrSpace::Constant => AddressSpace::from(4u16),
+        }
+    }
+
+    fn sync_scope(&self, scope: Scope) -> &'static str {
+        match scope {
+            Scope::Workgroup => "workgroup",
+            Scope::Agent => "agent",
+            Scope::System => "",
+        }
+    }
+
+    fn configure_module(&self, module: &Module<'_>) {
+        let i32t = module.get_context().i32_type();
+        module.add_basic_value_flag(
+            "amdhsa_code_object_version",
+            FlagBehavior::Error,
+            i32t.const_int(500, false),
+        );
+    }
+
+    fn configure_kernel(&self, cx: &Cx<'_, '_>, function: FunctionValue<'_>, kernel: &Kernel) {
+        function.set_call_conventions(AMDGPU_KERNEL_CC);
+        let bound = format!("1,{}", kernel.max_workgroup_size);
+        cx.add_fn_attr(function, "amdgpu-flat-work-group-size", &bound);
+    }
+
+    fn emit_id<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        kind: IdKind,
+        dim: Dim,
+    ) -> Result<IntValue<'ctx>, Fail> {
+        let d = dim.name();
+        match kind {
+            IdKind::WorkitemId => cx.call_int_intrinsic(&format!("llvm.amdgcn.workitem.id.{d}")),
+            IdKind::WorkgroupId => cx.call_int_intrinsic(&format!("llvm.amdgcn.workgroup.id.{d}")),
+            IdKind::WorkgroupSize => self.workgroup_size(cx, dim),
+            IdKind::NumWorkgroups => {
+                // The packet holds the grid size in work-items: round up to whole workgroups.
+                let grid = self.packet_field(cx, PACKET_GRID_SIZE_X + 4 * dim.index() as u64, 4)?;
+                let size = self.workgroup_size(cx, dim)?;
+                let one = cx.ctx.i32_type().const_int(1, false);
+                let b = &cx.builder;
+                let sum = b.build_int_add(grid, size, "")?;
+                let sum = b.build_int_sub(sum, one, "")?;
+                Ok(b.build_int_unsigned_div(sum, size, "num_workgroups")?)
+            }
+        }
+    }
+
+    fn emit_barrier(&self, cx: &Cx<'_, '_>) -> Result<(), Fail> {
+        // s_barrier alone orders no memory: fence the workgroup's accesses around it.
+        cx.fence(Ordering::Release, Scope::Workgroup)?;
+        cx.call_void_intrinsic("llvm.amdgcn.s.barrier", &[])?;
+        cx.fence(Ordering::Acquire, Scope::Workgroup)
+    }
+
+    fn links_object(&self) -> bool {
+        true
+    }
+}
+
+impl Amdgpu {
+    fn workgroup_size<'ctx>(&self, cx: &Cx<'_, 'ctx>, dim: Dim) -> Result<IntValue<'ctx>, Fail> {
+        let size = self.packet_field(cx, PACKET_WORKGROUP_SIZE_X + 2 * dim.index() as u64, 2)?;
+        Ok(cx
+            .builder
+            .build_int_z_extend(size, cx.ctx.i32_type(), "workgroup_size")?)
+    }
+
+    /// Loads an integer field of `bytes` bytes at `offset` in the dispatch packet.
+    fn packet_field<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        offset: u64,
+        bytes: u32,
+    ) -> Result<IntValue<'ctx>, Fail> {
+        let packet = cx.call_intrinsic("llvm.amdgcn.dispatch.ptr", &[], &[])?;
+        let packet = cx.expect_ptr(packet)?;
+        let i8t = cx.ctx.i8_type();
+        let offset = cx.ctx.i64_type().const_int(offset, false);
+        // SAFETY: the offset lies inside the 64-byte dispatch packet.
+        let field = unsafe { cx.builder.build_gep(i8t, packet, &[offset], "")? };
+        let ty = cx.int_type(bytes * 8)?;
+        let load = cx.builder.build_load(ty, field, "")?;
+        if let Some(inst) = inkwell::values::BasicValue::as_instruction_value(&load) {
+            inst.set_alignment(bytes)
+                .map_err(|e| Fail::Msg(e.to_string()))?;
+        }
+        cx.expect_int(load)
+    }
+}
+
+/// NVIDIA GPUs through PTX (ISA 8.0: the oldest with sm_90a, accepted by CUDA 12 and 13).
+pub(crate) struct Nvptx;
+
+impl Target for Nvptx {
+    fn triple(&self) -> &'static str {
+        "nvptx64-nvidia-cuda"
+    }
+
+    fn cpu(&self) -> &'static str {
+        "sm_90a"
+    }
+
+    fn features(&self) -> &'static str {
+        "+ptx80"
+    }
+
+    fn addr_space(&self, space: AddrSpace) -> AddressSpace {
+        match space {
+            AddrSpace::Global => AddressSpace::from(1u16),
+            AddrSpace::Shared => AddressSpace::from(3u16),
+            // NVIDIA's constant space is the constant bank, not device memory a kernel gets a
+            // pointer to: read-only device memory is global memory there.
+            AddrSpace::Constant => AddressSpace::from(1u16),
+        }
+    }
+
+    fn sync_scope(&self, scope: Scope) -> &'static str {
+        // Never "agent": NVPTX aborts on scopes it does not know.
+        match scope {
+            Scope::Workgroup => "block",
+            Scope::Agent => "device",
+            Scope::System => "",
+        }
+    }
+
+    fn configure_module(&self, _module: &Module<'_>) {}
+
+    fn configure_kernel(&self, cx: &Cx<'_, '_>, function: FunctionValue<'_>, kernel: &Kernel) {
+        function.set_call_conventions(PTX_KERNEL_CC);
+        cx.add_fn_attr(
+            function,
+            "nvvm.maxntid",
+            &kernel.max_workgroup_size.to_string(),
+        );
+    }
+
+    fn emit_id<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        kind: IdKind,
+        dim: Dim,
+    ) -> Result<IntValue<'ctx>, Fail> {
+        let reg = match kind {
+            IdKind::WorkitemId => "tid",
+            IdKind::WorkgroupId => "ctaid",
+            IdKind::WorkgroupSize => "ntid",
+            IdKind::NumWorkgroups => "nctaid",
+        };
+        cx.call_int_intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{reg}.{}", dim.name()))
+    }
+
+    fn log2_intrinsic(&self) -> &'static str {
+        // `llvm.log2.f32` finds no libcall on NVPTX and aborts; this is `lg2.approx.f32`,
+        // the instruction CUDA's log2f uses.
+        "llvm.nvvm.lg2.approx.f"
+    }
+
+    fn emit_barrier(&self, cx: &Cx<'_, '_>) -> Result<(), Fail> {
+        // bar.sync orders the CTA's memory accesses itself.
+        let zero = cx.ctx.i32_type().const_zero();
+        cx.call_void_intrinsic("llvm.nvvm.barrier.cta.sync.aligned.all", &[zero.into()])
+    }
+
+    /// Inline PTX: LLVM 22's NVPTX backend drops ordering and scope from `atomicrmw`.
+    fn emit_atomic_rmw<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        rmw: AtomicRmw<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>, Fail> {
+        let ty = rmw.ty;
+        let bits = ty.bits();
+        let (op, suffix) = match (rmw.op, ty.is_float()) {
+            (RmwOp::Add, true) => ("add", format!("f{bits}")),
+            // Two's complement: a signed add is an unsigned add (PTX has no .s64 add).
+            (RmwOp::Add, false) => ("add", format!("u{bits}")),
+            (RmwOp::Min | RmwOp::Max, false) => {
+                let sign = if ty.is_signed_int() { "s" } else { "u" };
+                let op = if rmw.op == RmwOp::Min { "min" } else { "max" };
+                (op, format!("{sign}{bits}"))
+            }
+            (RmwOp::Xchg, _) => ("exch", format!("b{bits}")),
+            (RmwOp::And, false) => ("and", format!("b{bits}")),
+            (RmwOp::Or, false) => ("or", format!("b{bits}")),
+            (op, _) => {
+                return Err(Fail::Msg(format!(
+                    "atomic.rmw {op} is not supported on {ty} by sm_90a"
+                )));
+            }
+        };
+        let scope = match rmw.scope {
+            Scope::Workgroup => "cta",
+            Scope::Agent => "gpu",
+            Scope::System => "sys",
+        };
+        let (fence, sem) = match rmw.ordering {
+            Ordering::Relaxed => ("", "relaxed"),
+            Ordering::Acquire => ("", "acquire"),
+            Ordering::Release => ("", "release"),
+            Ordering::AcqRel => ("", "acq_rel"),
+            // The PTX memory model's mapping of a sequentially consistent RMW.
+            Ordering::SeqCst => ("fence.sc.", "acq_rel"),
+        };
+        let fence = if fence.is_empty() {
+            String::new()
+        } else {
+            format!("{fence}{scope}; ")
+        };
+        let space = match rmw.space {
+            AddrSpace::Shared => "shared",
+            AddrSpace::Global | AddrSpace::Constant => "global",
+        };
+        // Floats other than add travel as integers of their width (b32/b64 operations).
+        let float_reg = ty.is_float() && rmw.op == RmwOp::Add;
+        let (reg_ty, constraint) = match (float_reg, bits) {
+            (true, 32) => (cx.ctx.f32_type().into(), "f"),
+            (true, _) => (cx.ctx.f64_type().into(), "d"),
+            (false, 32) => (cx.ctx.i32_type().into(), "r"),
+            (false, _) => (cx.ctx.i64_type().into(), "l"),
+        };
+        let value = if !float_reg && ty.is_float() {
+            cx.builder.build_bit_cast(rmw.value, reg_ty, "")?
+        } else {
+            rmw.value
+        };
+        // The address as a 64-bit integer: within .shared it is the window offset PTX expects.
+        let addr = cx
+            .builder
+            .build_ptr_to_int(rmw.ptr, cx.ctx.i64_type(), "")?;
+        let asm = format!("{fence}atom.{sem}.{scope}.{space}.{op}.{suffix} $0, [$1], $2;");
+        let constraints = format!("={constraint},l,{constraint},~{{memory}}");
+        let fn_ty = match reg_ty {
+            inkwell::types::BasicTypeEnum::FloatType(t) => {
+                t.fn_type(&[cx.ctx.i64_type().into(), t.into()], false)
+            }
+            inkwell::types::BasicTypeEnum::IntType(t) => {
+                t.fn_type(&[cx.ctx.i64_type().into(), t.into()], false)
+            }
+            _ => return Err(Fail::Msg("atomic operand is neither int nor float".into())),
+        };
+        let asm_fn = cx
+            .ctx
+            .create_inline_asm(fn_ty, asm, constraints, true, false, None, false);
+        let old =
+            cx.builder
+                .build_indirect_call(fn_ty, asm_fn, &[addr.into(), value.into()], "old")?;
+        let old = cx.call_result(old)?;
+        if !float_reg && ty.is_float() {
+            Ok(cx.builder.build_bit_cast(old, cx.llvm_scalar(ty), "old")?)
+        } else {
+            Ok(old)
+        }
+    }
+
+    fn links_object(&self) -> bool {
+        false
+    }
+}
