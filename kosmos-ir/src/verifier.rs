@@ -740,10 +740,7 @@ impl<'k> Verifier<'k> {
             self.error(
                 at,
                 VerifyErrorKind::BinaryType,
-                format!(
-                    "`{}` takes {accepts} (scalar or vector), not {t}",
-                    op.name()
-                ),
+                format!("takes {accepts} (scalar or vector), not {t}"),
             );
         }
     }
@@ -761,10 +758,7 @@ impl<'k> Verifier<'k> {
             self.error(
                 at,
                 VerifyErrorKind::UnaryType,
-                format!(
-                    "`{}` takes {accepts} (scalar or vector), not {t}",
-                    op.name()
-                ),
+                format!("takes {accepts} (scalar or vector), not {t}"),
             );
         }
     }
@@ -777,7 +771,7 @@ impl<'k> Verifier<'k> {
             self.error(
                 at,
                 VerifyErrorKind::FmaType,
-                format!("`fma` takes floats (scalar or vector), not {t}"),
+                format!("takes floats (scalar or vector), not {t}"),
             );
         }
     }
@@ -790,7 +784,7 @@ impl<'k> Verifier<'k> {
             self.error(
                 at,
                 VerifyErrorKind::CmpType,
-                format!("`cmp` compares scalars, not {t}"),
+                format!("compares scalars, not {t}"),
             );
         }
     }
@@ -815,10 +809,7 @@ impl<'k> Verifier<'k> {
             self.error(
                 at,
                 VerifyErrorKind::CastType,
-                format!(
-                    "`cast` converts scalar numbers; {} is not one",
-                    self.describe(arg)
-                ),
+                format!("converts scalar numbers; {} is not one", self.describe(arg)),
             );
         }
         match to {
@@ -827,13 +818,13 @@ impl<'k> Verifier<'k> {
             Type::Scalar(ScalarType::I1) => self.error(
                 at,
                 VerifyErrorKind::CastType,
-                "`cast` cannot produce i1; compare with zero instead".to_string(),
+                "cannot produce i1; compare with zero instead".to_string(),
             ),
             Type::Scalar(_) => {}
             _ => self.error(
                 at,
                 VerifyErrorKind::CastType,
-                format!("`cast` converts to scalar numbers, not {to}"),
+                format!("converts to scalar numbers, not {to}"),
             ),
         }
     }
@@ -849,14 +840,14 @@ impl<'k> Verifier<'k> {
                 at,
                 VerifyErrorKind::BitcastType,
                 format!(
-                    "`bitcast` needs equal sizes: {} has {a} bits, {to} has {b}",
+                    "needs equal sizes: {} has {a} bits, {to} has {b}",
                     self.describe(arg)
                 ),
             ),
             _ => self.error(
                 at,
                 VerifyErrorKind::BitcastType,
-                format!("`bitcast` cannot reinterpret pointers ({from} to {to})"),
+                format!("cannot reinterpret pointers ({from} to {to})"),
             ),
         }
     }
@@ -1060,7 +1051,7 @@ impl<'k> Verifier<'k> {
             _ => self.error(
                 at,
                 VerifyErrorKind::VectorOperand,
-                format!("`vec.splat` takes a scalar, not {}", self.describe(value)),
+                format!("takes a scalar, not {}", self.describe(value)),
             ),
         }
     }
@@ -1200,8 +1191,8 @@ impl<'k> Verifier<'k> {
                 self.error(
                     at,
                     VerifyErrorKind::MisplacedYield,
-                    "`yield` ends a region of if, for or loop; the kernel body ends with \
-                     `return` or nothing"
+                    "ends a region of if, for or loop; the kernel body ends with `return` or \
+                     nothing"
                         .to_string(),
                 );
                 return;
@@ -1238,8 +1229,7 @@ impl<'k> Verifier<'k> {
                 self.error(
                     at,
                     VerifyErrorKind::BreakInsideFor,
-                    "`break` cannot leave a `for` (it would have no results); use a `loop`"
-                        .to_string(),
+                    "cannot leave a `for` (it would have no results); use a `loop`".to_string(),
                 );
                 return;
             }
@@ -1247,7 +1237,7 @@ impl<'k> Verifier<'k> {
                 self.error(
                     at,
                     VerifyErrorKind::BreakOutsideLoop,
-                    "`break` outside any `loop`".to_string(),
+                    "outside any `loop`".to_string(),
                 );
                 return;
             }

@@ -844,7 +844,7 @@ fn collects_every_error_with_positions() {
     );
     assert_eq!(
         errs.to_string(),
-        "k: inst #1: `shl`: `shl` takes integers other than i1 (scalar or vector), not f32\n\
+        "k: inst #1: `shl`: takes integers other than i1 (scalar or vector), not f32\n\
          k: 7:3: `fence`: ordering relaxed is invalid here: a fence must order something"
     );
 }
