@@ -1,1 +1,33 @@
-//! kosmos-runtime
+//! The KOSMOS runtime: devices, buffers, streams, events, modules and checked launches on
+//! CUDA, HIP (feature `hip`) and the CPU device.
+//!
+//! ```no_run
+//! use kosmos_runtime::{Device, KernelArg, LaunchConfig, ModuleImage};
+//! # fn demo(image: ModuleImage) -> kosmos_runtime::Result<()> {
+//! let device = Device::from_env()?; // KOSMOS_DEVICE=cpu|cuda:N|hip:N, else the first GPU
+//! let module = device.load_module(&image)?;
+//! let x = device.alloc::<f32>(1000)?;
+//! x.fill(1.0)?;
+//! let stream = device.stream()?;
+//! let cfg = LaunchConfig::for_elements(x.len(), 256);
+//! module.launch(&stream, "scale", cfg, &[KernelArg::from(&x), KernelArg::from(1000u32)])?;
+//! stream.synchronize()?;
+//! let host = x.download()?;
+//! # Ok(()) }
+//! ```
+
+mod buffer;
+mod cpu;
+mod cuda;
+mod device;
+mod error;
+#[cfg(feature = "hip")]
+mod hip;
+mod module;
+mod stream;
+
+pub use buffer::{Buffer, DeviceScalar};
+pub use device::{CPU_RESIDENT_ENV, DEVICE_ENV, Device, DeviceKind, DeviceSpec};
+pub use error::{Error, Result};
+pub use module::{ARG_ALIGN, KernelArg, LaunchConfig, Module, ModuleImage};
+pub use stream::{Event, Stream};

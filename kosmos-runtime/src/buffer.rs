@@ -1,0 +1,205 @@
+//! Typed device buffers.
+
+use crate::device::Device;
+use crate::error::{Error, Result};
+use kosmos_ir::{Constant, ScalarType};
+use std::fmt;
+use std::marker::PhantomData;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A scalar type that buffers hold and kernels take: plain bits, no padding, every bit
+/// pattern valid. Sealed: implemented for the integer and float types of the IR.
+pub trait DeviceScalar: sealed::Sealed + Copy + Send + Sync + fmt::Debug + 'static {
+    /// The IR type of this scalar.
+    const SCALAR_TYPE: ScalarType;
+    /// The value as an IR constant.
+    fn to_constant(self) -> Constant;
+}
+
+macro_rules! device_scalar {
+    ($($t:ty => $st:ident, |$v:ident| $bits:expr;)*) => {$(
+        impl sealed::Sealed for $t {}
+        impl DeviceScalar for $t {
+            const SCALAR_TYPE: ScalarType = ScalarType::$st;
+            fn to_constant(self) -> Constant {
+                let $v = self;
+                Constant { ty: ScalarType::$st, bits: $bits }
+            }
+        }
+    )*};
+}
+
+device_scalar! {
+    u8 => U8, |v| v as u64;
+    u16 => U16, |v| v as u64;
+    u32 => U32, |v| v as u64;
+    u64 => U64, |v| v;
+    i8 => I8, |v| v as u8 as u64;
+    i16 => I16, |v| v as u16 as u64;
+    i32 => I32, |v| v as u32 as u64;
+    i64 => I64, |v| v as u64;
+    f32 => F32, |v| v.to_bits() as u64;
+    f64 => F64, |v| v.to_bits();
+    half::f16 => F16, |v| v.to_bits() as u64;
+    half::bf16 => BF16, |v| v.to_bits() as u64;
+}
+
+fn as_bytes<T: DeviceScalar>(data: &[T]) -> &[u8] {
+    // Sound: DeviceScalar types are plain bits without padding (the trait is sealed).
+    unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) }
+}
+
+fn as_bytes_mut<T: DeviceScalar>(data: &mut [T]) -> &mut [u8] {
+    // Sound: every bit pattern is a valid DeviceScalar value.
+    unsafe {
+        std::slice::from_raw_parts_mut(data.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(data))
+    }
+}
+
+/// `len` elements of `T` in a device's memory, freed on drop.
+///
+/// Transfers (`upload`, `download`, `fill`) are synchronous: they first wait for all work
+/// submitted to the device on any stream, then complete before returning. Dropping a buffer
+/// also waits for the device, so a kernel still running never sees its memory freed.
+pub struct Buffer<T: DeviceScalar> {
+    device: Device,
+    addr: u64,
+    len: usize,
+    _elem: PhantomData<T>,
+}
+
+impl<T: DeviceScalar> Buffer<T> {
+    pub(crate) fn new(device: &Device, len: usize) -> Result<Buffer<T>> {
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or(Error::BufferTooLarge {
+                len,
+                elem: T::SCALAR_TYPE,
+            })?;
+        // Drivers reject empty allocations; an empty buffer owns no memory.
+        let addr = if bytes == 0 {
+            0
+        } else {
+            device.alloc_bytes(bytes)?
+        };
+        Ok(Buffer {
+            device: device.clone(),
+            addr,
+            len,
+            _elem: PhantomData,
+        })
+    }
+
+    /// A buffer holding a copy of `data`.
+    pub fn from_slice(device: &Device, data: &[T]) -> Result<Buffer<T>> {
+        let buffer = Buffer::new(device, data.len())?;
+        buffer.upload(data)?;
+        Ok(buffer)
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Size in bytes.
+    pub fn size_bytes(&self) -> usize {
+        self.len * std::mem::size_of::<T>()
+    }
+
+    /// The device this buffer lives on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The buffer's device address (0 for an empty buffer).
+    pub fn device_ptr(&self) -> u64 {
+        self.addr
+    }
+
+    /// Copies `data` into the buffer; `data.len()` must equal `self.len()`.
+    pub fn upload(&self, data: &[T]) -> Result<()> {
+        self.check_len(data.len())?;
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.device.write_bytes(self.addr, as_bytes(data))
+    }
+
+    /// Copies the buffer into `out`; `out.len()` must equal `self.len()`.
+    pub fn download_into(&self, out: &mut [T]) -> Result<()> {
+        self.check_len(out.len())?;
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.device.read_bytes(self.addr, as_bytes_mut(out))
+    }
+
+    /// The buffer's contents.
+    pub fn download(&self) -> Result<Vec<T>> {
+        let mut out = vec![T::from_zero_bits(); self.len];
+        self.download_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Sets every element to `value`.
+    pub fn fill(&self, value: T) -> Result<()> {
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.device
+            .fill_bytes(self.addr, as_bytes(std::slice::from_ref(&value)), self.len)
+    }
+
+    fn check_len(&self, host: usize) -> Result<()> {
+        if host == self.len {
+            Ok(())
+        } else {
+            Err(Error::LengthMismatch {
+                buffer: self.len,
+                host,
+            })
+        }
+    }
+}
+
+trait ZeroBits {
+    fn from_zero_bits() -> Self;
+}
+
+impl<T: DeviceScalar> ZeroBits for T {
+    fn from_zero_bits() -> T {
+        // Sound: every bit pattern, all zeros included, is a valid DeviceScalar value.
+        unsafe { std::mem::zeroed() }
+    }
+}
+
+impl<T: DeviceScalar> Drop for Buffer<T> {
+    fn drop(&mut self) {
+        if self.addr != 0 {
+            // A failed free cannot be reported from drop; the driver's context is then
+            // already broken and its own teardown releases the memory.
+            let _ = self.device.free_bytes(self.addr);
+        }
+    }
+}
+
+impl<T: DeviceScalar> fmt::Debug for Buffer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Buffer<{}>[{}] on {} at {:#x}",
+            T::SCALAR_TYPE,
+            self.len,
+            self.device,
+            self.addr
+        )
+    }
+}

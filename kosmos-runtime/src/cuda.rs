@@ -1,0 +1,228 @@
+//! The CUDA backend, through cudarc's driver API (loaded at run time: binaries start without
+//! libcuda and report its absence as an error).
+
+use crate::error::{Error, Result};
+use crate::module::ArgBits;
+use cudarc::driver::{
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream, DriverError, PushKernelArg,
+    result, sys,
+};
+use std::sync::Arc;
+
+/// Number of CUDA devices, or why there are none to be had.
+pub(crate) fn device_count() -> Result<usize> {
+    let unavailable = |reason: String| Error::Unavailable {
+        device: "cuda".into(),
+        reason,
+    };
+    // CudaContext::new panics when the driver library is missing: look for it first.
+    if !unsafe { sys::is_culib_present() } {
+        return Err(unavailable(
+            "the CUDA driver library (libcuda.so) was not found".into(),
+        ));
+    }
+    match result::init() {
+        Ok(()) => {}
+        Err(DriverError(sys::CUresult::CUDA_ERROR_NO_DEVICE)) => return Ok(0),
+        Err(e) => return Err(unavailable(format!("cuInit failed: {e}"))),
+    }
+    let count = result::device::get_count()
+        .map_err(|e| unavailable(format!("cuDeviceGetCount failed: {e}")))?;
+    Ok(count.max(0) as usize)
+}
+
+pub(crate) struct CudaBackend {
+    ctx: Arc<CudaContext>,
+    label: String,
+    name: String,
+    multiprocessors: u32,
+}
+
+impl CudaBackend {
+    pub(crate) fn open(ordinal: usize) -> Result<CudaBackend> {
+        let label = format!("cuda:{ordinal}");
+        let count = device_count().map_err(|e| match e {
+            Error::Unavailable { reason, .. } => Error::Unavailable {
+                device: label.clone(),
+                reason,
+            },
+            e => e,
+        })?;
+        if ordinal >= count {
+            return Err(Error::Unavailable {
+                device: label,
+                reason: format!("this machine has {count} CUDA device(s)"),
+            });
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|source| Error::Cuda {
+            device: label.clone(),
+            op: "context creation",
+            source,
+        })?;
+        // Transfers wait for the whole context (see `Buffer`), so cudarc's per-allocation
+        // event tracking would only add work to every launch.
+        unsafe { ctx.disable_event_tracking() };
+        let mut backend = CudaBackend {
+            ctx,
+            label,
+            name: String::new(),
+            multiprocessors: 0,
+        };
+        backend.name = backend.check("device name query", backend.ctx.name())?;
+        let sms = backend.check(
+            "multiprocessor count query",
+            backend
+                .ctx
+                .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+        )?;
+        backend.multiprocessors = sms.max(0) as u32;
+        Ok(backend)
+    }
+
+    fn check<T>(&self, op: &'static str, r: Result<T, DriverError>) -> Result<T> {
+        r.map_err(|source| Error::Cuda {
+            device: self.label.clone(),
+            op,
+            source,
+        })
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn multiprocessors(&self) -> u32 {
+        self.multiprocessors
+    }
+
+    /// Binds the context to this thread and waits for all its work: transfers and frees are
+    /// ordered after every launch on every stream.
+    fn quiesce(&self, op: &'static str) -> Result<()> {
+        self.check(op, self.ctx.bind_to_thread())?;
+        self.check(op, self.ctx.synchronize())
+    }
+
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        self.quiesce("device synchronize")
+    }
+
+    pub(crate) fn alloc(&self, bytes: usize) -> Result<u64> {
+        self.check("memory allocation", self.ctx.bind_to_thread())?;
+        self.check("memory allocation", unsafe { result::malloc_sync(bytes) })
+    }
+
+    pub(crate) fn free(&self, addr: u64) -> Result<()> {
+        self.quiesce("memory free")?;
+        self.check("memory free", unsafe { result::free_sync(addr) })
+    }
+
+    pub(crate) fn write(&self, addr: u64, data: &[u8]) -> Result<()> {
+        self.quiesce("host-to-device copy")?;
+        self.check("host-to-device copy", unsafe {
+            result::memcpy_htod_sync(addr, data)
+        })
+    }
+
+    pub(crate) fn read(&self, addr: u64, out: &mut [u8]) -> Result<()> {
+        self.quiesce("device-to-host copy")?;
+        self.check("device-to-host copy", unsafe {
+            result::memcpy_dtoh_sync(out, addr)
+        })
+    }
+
+    /// Fills `count` elements of `pattern.len()` bytes; returns false when the element size
+    /// has no memset (the caller then uploads a filled host copy).
+    pub(crate) fn memset(&self, addr: u64, pattern: &[u8], count: usize) -> Result<bool> {
+        self.quiesce("memset")?;
+        let r = unsafe {
+            match *pattern {
+                [b] => sys::cuMemsetD8_v2(addr, b, count),
+                [a, b] => sys::cuMemsetD16_v2(addr, u16::from_ne_bytes([a, b]), count),
+                [a, b, c, d] => sys::cuMemsetD32_v2(addr, u32::from_ne_bytes([a, b, c, d]), count),
+                _ => return Ok(false),
+            }
+        };
+        self.check("memset", r.result())?;
+        Ok(true)
+    }
+
+    pub(crate) fn stream(&self) -> Result<Arc<CudaStream>> {
+        self.check("stream creation", self.ctx.new_stream())
+    }
+
+    pub(crate) fn stream_synchronize(&self, stream: &CudaStream) -> Result<()> {
+        self.check("stream synchronize", stream.synchronize())
+    }
+
+    pub(crate) fn record_event(&self, stream: &CudaStream) -> Result<CudaEvent> {
+        self.check(
+            "event record",
+            stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)),
+        )
+    }
+
+    pub(crate) fn elapsed_ms(&self, start: &CudaEvent, end: &CudaEvent) -> Result<f32> {
+        self.check("event elapsed time", start.elapsed_ms(end))
+    }
+
+    /// Loads PTX text and looks up every named kernel in it.
+    pub(crate) fn load_module(
+        &self,
+        ptx: &str,
+        kernels: &[&str],
+    ) -> Result<(Arc<CudaModule>, Vec<CudaFunction>)> {
+        if ptx.contains('\0') {
+            return Err(Error::Unavailable {
+                device: self.label.clone(),
+                reason: "the module's PTX contains a NUL byte".into(),
+            });
+        }
+        let module = self.check(
+            "module load",
+            self.ctx
+                .load_module(cudarc::nvrtc::Ptx::from_src(ptx.to_string())),
+        )?;
+        let functions = kernels
+            .iter()
+            .map(|name| self.check("kernel lookup", module.load_function(name)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((module, functions))
+    }
+
+    /// Workgroups of `block` lanes of `func` that fit on one multiprocessor at once.
+    pub(crate) fn occupancy(&self, func: &CudaFunction, block: u32) -> Result<u32> {
+        self.check("context bind", self.ctx.bind_to_thread())?;
+        self.check(
+            "occupancy query",
+            func.occupancy_max_active_blocks_per_multiprocessor(block, 0, None),
+        )
+    }
+
+    /// Launches `func`. Safety rests on the caller: `args` were checked against the IR
+    /// signature the binary was compiled from.
+    pub(crate) fn launch(
+        &self,
+        stream: &CudaStream,
+        func: &CudaFunction,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[ArgBits],
+    ) -> Result<()> {
+        let mut builder = stream.launch_builder(func);
+        for arg in args {
+            match arg {
+                ArgBits::B8(v) => builder.arg(v),
+                ArgBits::B16(v) => builder.arg(v),
+                ArgBits::B32(v) => builder.arg(v),
+                ArgBits::B64(v) => builder.arg(v),
+            };
+        }
+        let cfg = cudarc::driver::LaunchConfig {
+            grid_dim: (grid[0], grid[1], grid[2]),
+            block_dim: (block[0], block[1], block[2]),
+            shared_mem_bytes: 0,
+        };
+        self.check("kernel launch", unsafe { builder.launch(cfg) })
+            .map(|_| ())
+    }
+}

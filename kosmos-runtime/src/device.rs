@@ -1,0 +1,325 @@
+//! Devices: enumeration, selection and the backend behind each.
+
+use crate::buffer::{Buffer, DeviceScalar};
+use crate::cpu::CpuBackend;
+use crate::cuda::CudaBackend;
+use crate::error::{Error, Result};
+use crate::stream::Stream;
+use std::fmt;
+use std::sync::Arc;
+
+/// The environment variable that selects the device: `cpu`, `cuda:N` or `hip:N`.
+pub const DEVICE_ENV: &str = "KOSMOS_DEVICE";
+/// The environment variable that sets the CPU device's resident workgroup limit.
+pub const CPU_RESIDENT_ENV: &str = "KOSMOS_CPU_RESIDENT";
+
+/// The kind of a device.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceKind {
+    /// The IR interpreter of `kosmos-cpu`.
+    Cpu,
+    /// An NVIDIA GPU through the CUDA driver.
+    Cuda,
+    /// An AMD GPU through HIP (feature `hip`).
+    Hip,
+}
+
+impl DeviceKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceKind::Cpu => "cpu",
+            DeviceKind::Cuda => "cuda",
+            DeviceKind::Hip => "hip",
+        }
+    }
+}
+
+impl fmt::Display for DeviceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+pub(crate) enum Backend {
+    Cpu(CpuBackend),
+    Cuda(CudaBackend),
+    #[cfg(feature = "hip")]
+    Hip(crate::hip::HipBackend),
+}
+
+pub(crate) struct DeviceInner {
+    pub(crate) kind: DeviceKind,
+    pub(crate) ordinal: usize,
+    pub(crate) backend: Backend,
+}
+
+/// A device that buffers live on and kernels run on. Cheap to clone (shared handle); equal
+/// handles are the same opened device.
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) inner: Arc<DeviceInner>,
+}
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Device) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Eq for Device {}
+
+impl fmt::Display for Device {
+    /// The device's identifier: `cpu`, `cuda:N` or `hip:N`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.inner.kind {
+            DeviceKind::Cpu => f.write_str("cpu"),
+            kind => write!(f, "{kind}:{}", self.inner.ordinal),
+        }
+    }
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Device({self}, {:?})", self.name())
+    }
+}
+
+/// Which device a `KOSMOS_DEVICE`-style string names.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DeviceSpec {
+    Cpu,
+    Cuda(usize),
+    Hip(usize),
+}
+
+impl DeviceSpec {
+    /// Parses `cpu`, `cuda`, `cuda:N`, `hip` or `hip:N` (a bare GPU kind means index 0).
+    pub fn parse(value: &str) -> Result<DeviceSpec> {
+        let bad = || Error::BadDeviceSpec {
+            value: value.to_string(),
+        };
+        let v = value.trim();
+        let (kind, index) = match v.split_once(':') {
+            Some((kind, index)) => {
+                let index: usize = index.parse().map_err(|_| bad())?;
+                (kind, Some(index))
+            }
+            None => (v, None),
+        };
+        match (kind, index) {
+            ("cpu", None) => Ok(DeviceSpec::Cpu),
+            ("cuda", i) => Ok(DeviceSpec::Cuda(i.unwrap_or(0))),
+            ("hip", i) => Ok(DeviceSpec::Hip(i.unwrap_or(0))),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl Device {
+    fn new(kind: DeviceKind, ordinal: usize, backend: Backend) -> Device {
+        Device {
+            inner: Arc::new(DeviceInner {
+                kind,
+                ordinal,
+                backend,
+            }),
+        }
+    }
+
+    /// The device named by `KOSMOS_DEVICE`, or when it is unset the default: the first CUDA
+    /// GPU if the driver and a GPU are present, else (feature `hip`) the first HIP GPU, else
+    /// the CPU device.
+    pub fn from_env() -> Result<Device> {
+        match std::env::var(DEVICE_ENV) {
+            Ok(value) => Device::open(DeviceSpec::parse(&value)?),
+            Err(std::env::VarError::NotPresent) => Device::default_device(),
+            Err(std::env::VarError::NotUnicode(v)) => Err(Error::BadDeviceSpec {
+                value: v.to_string_lossy().into_owned(),
+            }),
+        }
+    }
+
+    /// The first GPU found (CUDA, then HIP), else the CPU device.
+    pub fn default_device() -> Result<Device> {
+        if crate::cuda::device_count().is_ok_and(|n| n > 0) {
+            return Device::cuda(0);
+        }
+        #[cfg(feature = "hip")]
+        if crate::hip::device_count().is_ok_and(|n| n > 0) {
+            return Device::hip(0);
+        }
+        Device::cpu()
+    }
+
+    /// Opens the device `spec` names.
+    pub fn open(spec: DeviceSpec) -> Result<Device> {
+        match spec {
+            DeviceSpec::Cpu => Device::cpu(),
+            DeviceSpec::Cuda(n) => Device::cuda(n),
+            DeviceSpec::Hip(n) => Device::hip(n),
+        }
+    }
+
+    /// A new CPU device, running as many workgroups at once as `KOSMOS_CPU_RESIDENT` says
+    /// (default: kosmos-cpu's default).
+    pub fn cpu() -> Result<Device> {
+        let resident =
+            match std::env::var(CPU_RESIDENT_ENV) {
+                Ok(v) => Some(v.trim().parse::<u32>().ok().filter(|n| *n > 0).ok_or_else(
+                    || Error::Unavailable {
+                        device: "cpu".into(),
+                        reason: format!("{CPU_RESIDENT_ENV}=`{v}` is not a positive integer"),
+                    },
+                )?),
+                Err(_) => None,
+            };
+        Ok(Device::new(
+            DeviceKind::Cpu,
+            0,
+            Backend::Cpu(CpuBackend::new(resident)),
+        ))
+    }
+
+    /// A new CPU device running up to `resident` workgroups at once (the size of its
+    /// persistent grids).
+    pub fn cpu_with_resident_limit(resident: u32) -> Device {
+        Device::new(
+            DeviceKind::Cpu,
+            0,
+            Backend::Cpu(CpuBackend::new(Some(resident.max(1)))),
+        )
+    }
+
+    /// CUDA GPU number `ordinal`; an error when the driver or the GPU is missing.
+    pub fn cuda(ordinal: usize) -> Result<Device> {
+        let backend = CudaBackend::open(ordinal)?;
+        Ok(Device::new(
+            DeviceKind::Cuda,
+            ordinal,
+            Backend::Cuda(backend),
+        ))
+    }
+
+    /// HIP GPU number `ordinal`; an error when HIP or the GPU is missing.
+    #[cfg(feature = "hip")]
+    pub fn hip(ordinal: usize) -> Result<Device> {
+        let backend = crate::hip::HipBackend::open(ordinal)?;
+        Ok(Device::new(DeviceKind::Hip, ordinal, Backend::Hip(backend)))
+    }
+
+    /// HIP GPU number `ordinal`: always an error in a build without the `hip` feature.
+    #[cfg(not(feature = "hip"))]
+    pub fn hip(ordinal: usize) -> Result<Device> {
+        Err(Error::Unavailable {
+            device: format!("hip:{ordinal}"),
+            reason: "kosmos-runtime was built without the `hip` feature".into(),
+        })
+    }
+
+    /// Number of CUDA GPUs visible (0 when the driver is missing).
+    pub fn cuda_device_count() -> usize {
+        crate::cuda::device_count().unwrap_or(0)
+    }
+
+    /// The device's kind.
+    pub fn kind(&self) -> DeviceKind {
+        self.inner.kind
+    }
+
+    /// The device's index among those of its kind (0 for the CPU device).
+    pub fn ordinal(&self) -> usize {
+        self.inner.ordinal
+    }
+
+    /// The device's product name, e.g. `NVIDIA H200`; `cpu` for the CPU device.
+    pub fn name(&self) -> &str {
+        match &self.inner.backend {
+            Backend::Cpu(_) => "cpu",
+            Backend::Cuda(b) => b.name(),
+            #[cfg(feature = "hip")]
+            Backend::Hip(b) => b.name(),
+        }
+    }
+
+    /// The number of compute units (SMs on NVIDIA, CUs on AMD); `None` for the CPU device.
+    pub fn compute_units(&self) -> Option<u32> {
+        match &self.inner.backend {
+            Backend::Cpu(_) => None,
+            Backend::Cuda(b) => Some(b.multiprocessors()),
+            #[cfg(feature = "hip")]
+            Backend::Hip(b) => Some(b.multiprocessors()),
+        }
+    }
+
+    /// A buffer of `len` elements; its contents are unspecified until written.
+    pub fn alloc<T: DeviceScalar>(&self, len: usize) -> Result<Buffer<T>> {
+        Buffer::new(self, len)
+    }
+
+    /// A new stream (work queue) on this device.
+    pub fn stream(&self) -> Result<Stream> {
+        Stream::new(self)
+    }
+
+    /// Waits until all work submitted to the device has finished.
+    pub fn synchronize(&self) -> Result<()> {
+        match &self.inner.backend {
+            Backend::Cpu(_) => Ok(()),
+            Backend::Cuda(b) => b.synchronize(),
+            #[cfg(feature = "hip")]
+            Backend::Hip(b) => b.synchronize(),
+        }
+    }
+
+    // ---- byte-level memory operations shared by all buffers ----
+
+    pub(crate) fn alloc_bytes(&self, bytes: usize) -> Result<u64> {
+        match &self.inner.backend {
+            Backend::Cpu(b) => b.alloc(bytes),
+            Backend::Cuda(b) => b.alloc(bytes),
+            #[cfg(feature = "hip")]
+            Backend::Hip(b) => b.alloc(bytes),
+        }
+    }
+
+    pub(crate) fn free_bytes(&self, addr: u64) -> Result<()> {
+        match &self.inner.backend {
+            Backend::Cpu(b) => b.free(addr),
+            Backend::Cuda(b) => b.free(addr),
+            #[cfg(feature = "hip")]
+            Backend::Hip(b) => b.free(addr),
+        }
+    }
+
+    pub(crate) fn write_bytes(&self, addr: u64, data: &[u8]) -> Result<()> {
+        match &self.inner.backend {
+            Backend::Cpu(b) => b.write(addr, data),
+            Backend::Cuda(b) => b.write(addr, data),
+            #[cfg(feature = "hip")]
+            Backend::Hip(b) => b.write(addr, data),
+        }
+    }
+
+    pub(crate) fn read_bytes(&self, addr: u64, out: &mut [u8]) -> Result<()> {
+        match &self.inner.backend {
+            Backend::Cpu(b) => b.read(addr, out),
+            Backend::Cuda(b) => b.read(addr, out),
+            #[cfg(feature = "hip")]
+            Backend::Hip(b) => b.read(addr, out),
+        }
+    }
+
+    /// Sets `count` elements of `pattern.len()` bytes each to `pattern`.
+    pub(crate) fn fill_bytes(&self, addr: u64, pattern: &[u8], count: usize) -> Result<()> {
+        let done = match &self.inner.backend {
+            Backend::Cpu(_) => false,
+            Backend::Cuda(b) => b.memset(addr, pattern, count)?,
+            #[cfg(feature = "hip")]
+            Backend::Hip(b) => b.memset(addr, pattern, count)?,
+        };
+        if done {
+            return Ok(());
+        }
+        self.write_bytes(addr, &pattern.repeat(count))
+    }
+}

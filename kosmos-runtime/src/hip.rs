@@ -1,0 +1,311 @@
+//! The HIP backend (feature `hip`), through hip-sys' raw bindings of the HIP runtime.
+
+use crate::error::{Error, Result};
+use crate::module::ArgBits;
+use hip_sys::hiprt::{self as hip, hipError_t};
+use std::ffi::{CStr, CString, c_void};
+use std::ptr;
+
+fn error_text(e: hipError_t) -> String {
+    // hipGetErrorString returns a static string (or null for unknown codes).
+    let text = unsafe { hip::hipGetErrorString(e) };
+    if text.is_null() {
+        format!("{e:?}")
+    } else {
+        unsafe { CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+/// Number of HIP devices, or why there are none to be had.
+pub(crate) fn device_count() -> Result<usize> {
+    let mut count = 0;
+    match unsafe { hip::hipGetDeviceCount(&mut count) } {
+        hipError_t::hipSuccess => Ok(count.max(0) as usize),
+        hipError_t::hipErrorNoDevice => Ok(0),
+        e => Err(Error::Unavailable {
+            device: "hip".into(),
+            reason: format!("hipGetDeviceCount failed: {}", error_text(e)),
+        }),
+    }
+}
+
+pub(crate) struct HipBackend {
+    ordinal: i32,
+    label: String,
+    name: String,
+    /// The gfx target without feature suffixes, e.g. `gfx942`.
+    arch: String,
+    multiprocessors: u32,
+}
+
+/// A stream owned by the runtime.
+pub(crate) struct HipStream(hip::hipStream_t);
+/// A timing event owned by the runtime.
+pub(crate) struct HipEvent(hip::hipEvent_t);
+/// A loaded code object and its kernels, in the module's kernel order.
+pub(crate) struct HipModule {
+    module: hip::hipModule_t,
+    pub(crate) functions: Vec<hip::hipFunction_t>,
+}
+
+// HIP handles may be used from any thread once the device is made current there.
+unsafe impl Send for HipStream {}
+unsafe impl Sync for HipStream {}
+unsafe impl Send for HipEvent {}
+unsafe impl Sync for HipEvent {}
+unsafe impl Send for HipModule {}
+unsafe impl Sync for HipModule {}
+
+impl Drop for HipStream {
+    fn drop(&mut self) {
+        unsafe { hip::hipStreamDestroy(self.0) };
+    }
+}
+
+impl Drop for HipEvent {
+    fn drop(&mut self) {
+        unsafe { hip::hipEventDestroy(self.0) };
+    }
+}
+
+impl Drop for HipModule {
+    fn drop(&mut self) {
+        unsafe { hip::hipModuleUnload(self.module) };
+    }
+}
+
+fn c_chars_to_string(chars: &[std::ffi::c_char]) -> String {
+    let bytes: Vec<u8> = chars
+        .iter()
+        .take_while(|c| **c != 0)
+        .map(|c| *c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+impl HipBackend {
+    pub(crate) fn open(ordinal: usize) -> Result<HipBackend> {
+        let label = format!("hip:{ordinal}");
+        let count = device_count()?;
+        if ordinal >= count {
+            return Err(Error::Unavailable {
+                device: label,
+                reason: format!("this machine has {count} HIP device(s)"),
+            });
+        }
+        let mut backend = HipBackend {
+            ordinal: ordinal as i32,
+            label,
+            name: String::new(),
+            arch: String::new(),
+            multiprocessors: 0,
+        };
+        let mut props = std::mem::MaybeUninit::<hip::hipDeviceProp_t>::zeroed();
+        backend.check("device properties", unsafe {
+            hip::hipGetDeviceProperties(props.as_mut_ptr(), backend.ordinal)
+        })?;
+        let props = unsafe { props.assume_init() };
+        backend.name = c_chars_to_string(&props.name);
+        let arch = c_chars_to_string(&props.gcnArchName);
+        // gcnArchName carries target features (`gfx942:sramecc+:xnack-`); binaries are chosen
+        // by the processor alone.
+        backend.arch = arch.split(':').next().unwrap_or_default().to_string();
+        backend.multiprocessors = props.multiProcessorCount.max(0) as u32;
+        Ok(backend)
+    }
+
+    fn check(&self, op: &'static str, e: hipError_t) -> Result<()> {
+        match e {
+            hipError_t::hipSuccess => Ok(()),
+            e => Err(Error::Hip {
+                device: self.label.clone(),
+                op,
+                message: error_text(e),
+            }),
+        }
+    }
+
+    /// Makes this device current on the calling thread (HIP keeps it per thread).
+    fn bind(&self, op: &'static str) -> Result<()> {
+        self.check(op, unsafe { hip::hipSetDevice(self.ordinal) })
+    }
+
+    /// Waits for all work of the device: transfers and frees are ordered after every launch.
+    fn quiesce(&self, op: &'static str) -> Result<()> {
+        self.bind(op)?;
+        self.check(op, unsafe { hip::hipDeviceSynchronize() })
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn arch(&self) -> &str {
+        &self.arch
+    }
+
+    pub(crate) fn multiprocessors(&self) -> u32 {
+        self.multiprocessors
+    }
+
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        self.quiesce("device synchronize")
+    }
+
+    pub(crate) fn alloc(&self, bytes: usize) -> Result<u64> {
+        self.bind("memory allocation")?;
+        let mut p: *mut c_void = ptr::null_mut();
+        self.check("memory allocation", unsafe {
+            hip::hipMalloc(&mut p, bytes)
+        })?;
+        Ok(p as u64)
+    }
+
+    pub(crate) fn free(&self, addr: u64) -> Result<()> {
+        self.quiesce("memory free")?;
+        self.check("memory free", unsafe { hip::hipFree(addr as *mut c_void) })
+    }
+
+    pub(crate) fn write(&self, addr: u64, data: &[u8]) -> Result<()> {
+        self.quiesce("host-to-device copy")?;
+        self.check("host-to-device copy", unsafe {
+            hip::hipMemcpyHtoD(
+                addr as *mut c_void,
+                data.as_ptr() as *mut c_void,
+                data.len(),
+            )
+        })
+    }
+
+    pub(crate) fn read(&self, addr: u64, out: &mut [u8]) -> Result<()> {
+        self.quiesce("device-to-host copy")?;
+        self.check("device-to-host copy", unsafe {
+            hip::hipMemcpyDtoH(
+                out.as_mut_ptr() as *mut c_void,
+                addr as *mut c_void,
+                out.len(),
+            )
+        })
+    }
+
+    /// Fills `count` elements of `pattern.len()` bytes; returns false when the element size
+    /// has no memset (the caller then uploads a filled host copy).
+    pub(crate) fn memset(&self, addr: u64, pattern: &[u8], count: usize) -> Result<bool> {
+        self.quiesce("memset")?;
+        let dst = addr as *mut c_void;
+        let e = unsafe {
+            match *pattern {
+                [b] => hip::hipMemsetD8(dst, b, count),
+                [a, b] => hip::hipMemsetD16(dst, u16::from_ne_bytes([a, b]), count),
+                [a, b, c, d] => hip::hipMemsetD32(dst, i32::from_ne_bytes([a, b, c, d]), count),
+                _ => return Ok(false),
+            }
+        };
+        self.check("memset", e)?;
+        Ok(true)
+    }
+
+    pub(crate) fn stream(&self) -> Result<HipStream> {
+        self.bind("stream creation")?;
+        let mut s = ptr::null_mut();
+        self.check("stream creation", unsafe { hip::hipStreamCreate(&mut s) })?;
+        Ok(HipStream(s))
+    }
+
+    pub(crate) fn stream_synchronize(&self, stream: &HipStream) -> Result<()> {
+        self.bind("stream synchronize")?;
+        self.check("stream synchronize", unsafe {
+            hip::hipStreamSynchronize(stream.0)
+        })
+    }
+
+    pub(crate) fn record_event(&self, stream: &HipStream) -> Result<HipEvent> {
+        self.bind("event record")?;
+        let mut e = ptr::null_mut();
+        self.check("event creation", unsafe { hip::hipEventCreate(&mut e) })?;
+        let event = HipEvent(e);
+        self.check("event record", unsafe {
+            hip::hipEventRecord(event.0, stream.0)
+        })?;
+        Ok(event)
+    }
+
+    pub(crate) fn elapsed_ms(&self, start: &HipEvent, end: &HipEvent) -> Result<f32> {
+        self.bind("event elapsed time")?;
+        self.check("event synchronize", unsafe {
+            hip::hipEventSynchronize(end.0)
+        })?;
+        let mut ms = 0f32;
+        self.check("event elapsed time", unsafe {
+            hip::hipEventElapsedTime(&mut ms, start.0, end.0)
+        })?;
+        Ok(ms)
+    }
+
+    /// Loads an HSACO code object and looks up every named kernel in it.
+    pub(crate) fn load_module(&self, hsaco: &[u8], kernels: &[&str]) -> Result<HipModule> {
+        self.bind("module load")?;
+        let mut m = ptr::null_mut();
+        self.check("module load", unsafe {
+            hip::hipModuleLoadData(&mut m, hsaco.as_ptr() as *const c_void)
+        })?;
+        let mut module = HipModule {
+            module: m,
+            functions: Vec::with_capacity(kernels.len()),
+        };
+        for name in kernels {
+            let c_name = CString::new(*name).map_err(|_| Error::Hip {
+                device: self.label.clone(),
+                op: "kernel lookup",
+                message: format!("kernel name `{name}` contains a NUL byte"),
+            })?;
+            let mut f = ptr::null_mut();
+            self.check("kernel lookup", unsafe {
+                hip::hipModuleGetFunction(&mut f, module.module, c_name.as_ptr())
+            })?;
+            module.functions.push(f);
+        }
+        Ok(module)
+    }
+
+    /// Workgroups of `block` lanes of `func` that fit on one compute unit at once.
+    pub(crate) fn occupancy(&self, func: hip::hipFunction_t, block: u32) -> Result<u32> {
+        self.bind("occupancy query")?;
+        let mut n = 0;
+        self.check("occupancy query", unsafe {
+            hip::hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, func, block as i32, 0)
+        })?;
+        Ok(n.max(0) as u32)
+    }
+
+    /// Launches `func` with a parameter array. Safety rests on the caller: `args` were checked
+    /// against the IR signature the binary was compiled from.
+    pub(crate) fn launch(
+        &self,
+        stream: &HipStream,
+        func: hip::hipFunction_t,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[ArgBits],
+    ) -> Result<()> {
+        self.bind("kernel launch")?;
+        let mut params: Vec<*mut c_void> = args.iter().map(ArgBits::as_ptr).collect();
+        self.check("kernel launch", unsafe {
+            hip::hipModuleLaunchKernel(
+                func,
+                grid[0],
+                grid[1],
+                grid[2],
+                block[0],
+                block[1],
+                block[2],
+                0,
+                stream.0,
+                params.as_mut_ptr(),
+                ptr::null_mut(),
+            )
+        })
+    }
+}

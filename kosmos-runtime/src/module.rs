@@ -1,0 +1,410 @@
+//! Modules loaded from compiled images, and checked kernel launches.
+
+use crate::buffer::{Buffer, DeviceScalar};
+use crate::device::{Backend, Device};
+use crate::error::{Error, Result};
+use crate::stream::{Stream, StreamInner};
+use kosmos_ir::{AddrSpace, Constant, Kernel, ScalarType, Type};
+use std::sync::Arc;
+
+/// Smallest alignment of a buffer passed to a kernel: the widest vector access is 16 bytes.
+pub const ARG_ALIGN: u64 = 16;
+
+/// A compiled module as it is embedded in a program: the IR, which gives the kernels'
+/// signatures (checked at every launch) and is what the CPU device runs, and the binaries
+/// of the GPU targets.
+#[derive(Clone, Debug, Default)]
+pub struct ModuleImage {
+    pub ir: kosmos_ir::Module,
+    /// PTX for sm_90a.
+    pub ptx: Option<String>,
+    /// AMDGPU code object for gfx942 (MI300).
+    pub hsaco_gfx942: Option<Vec<u8>>,
+    /// AMDGPU code object for gfx950 (MI350).
+    pub hsaco_gfx950: Option<Vec<u8>>,
+}
+
+impl ModuleImage {
+    /// An image with the IR alone (enough for the CPU device).
+    pub fn new(ir: kosmos_ir::Module) -> ModuleImage {
+        ModuleImage {
+            ir,
+            ..ModuleImage::default()
+        }
+    }
+
+    /// Adds PTX text.
+    pub fn with_ptx(mut self, ptx: impl Into<String>) -> ModuleImage {
+        self.ptx = Some(ptx.into());
+        self
+    }
+
+    /// The code object for an AMD processor (`gfx942`, `gfx950`), if the image has one.
+    pub fn hsaco(&self, arch: &str) -> Option<&[u8]> {
+        match arch {
+            "gfx942" => self.hsaco_gfx942.as_deref(),
+            "gfx950" => self.hsaco_gfx950.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// Grid and workgroup (block) dimensions of a launch, in workgroups and lanes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+}
+
+impl LaunchConfig {
+    /// A one-dimensional launch of `grid` workgroups of `block` lanes.
+    pub fn linear(grid: u32, block: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+        }
+    }
+
+    /// Enough workgroups of `block` lanes to cover `n` elements (at least one).
+    pub fn for_elements(n: usize, block: u32) -> LaunchConfig {
+        let groups = n.div_ceil(block.max(1) as usize).max(1);
+        LaunchConfig::linear(u32::try_from(groups).unwrap_or(u32::MAX), block)
+    }
+}
+
+#[derive(Copy, Clone, Debug)]
+enum ArgRepr<'a> {
+    Buffer {
+        addr: u64,
+        elem: ScalarType,
+        len: usize,
+        device: &'a Device,
+    },
+    Scalar(Constant),
+}
+
+/// One kernel argument: a buffer (passed as its device pointer) or a scalar.
+/// Build it with `KernelArg::from(&buffer)` or `KernelArg::from(5u32)`.
+#[derive(Copy, Clone, Debug)]
+pub struct KernelArg<'a>(ArgRepr<'a>);
+
+impl KernelArg<'_> {
+    /// A scalar argument given as an IR constant (its type must match the parameter's).
+    pub fn scalar(c: Constant) -> KernelArg<'static> {
+        KernelArg(ArgRepr::Scalar(c))
+    }
+
+    fn describe(&self) -> String {
+        match self.0 {
+            ArgRepr::Buffer { elem, len, .. } => format!("a buffer of {len} {elem}"),
+            ArgRepr::Scalar(c) => c.ty.to_string(),
+        }
+    }
+}
+
+impl<'a, T: DeviceScalar> From<&'a Buffer<T>> for KernelArg<'a> {
+    fn from(b: &'a Buffer<T>) -> KernelArg<'a> {
+        KernelArg(ArgRepr::Buffer {
+            addr: b.device_ptr(),
+            elem: T::SCALAR_TYPE,
+            len: b.len(),
+            device: b.device(),
+        })
+    }
+}
+
+macro_rules! scalar_arg {
+    ($($t:ty),*) => {$(
+        impl From<$t> for KernelArg<'static> {
+            fn from(v: $t) -> KernelArg<'static> {
+                KernelArg::scalar(v.to_constant())
+            }
+        }
+    )*};
+}
+
+scalar_arg!(
+    u8,
+    u16,
+    u32,
+    u64,
+    i8,
+    i16,
+    i32,
+    i64,
+    f32,
+    f64,
+    half::f16,
+    half::bf16
+);
+
+impl From<bool> for KernelArg<'static> {
+    fn from(v: bool) -> KernelArg<'static> {
+        KernelArg::scalar(Constant::bool(v))
+    }
+}
+
+/// An argument's bits at its parameter's width, as the drivers take them.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum ArgBits {
+    B8(u8),
+    B16(u16),
+    B32(u32),
+    B64(u64),
+}
+
+impl ArgBits {
+    #[cfg(feature = "hip")]
+    pub(crate) fn as_ptr(&self) -> *mut std::ffi::c_void {
+        use std::ffi::c_void;
+        match self {
+            ArgBits::B8(v) => v as *const u8 as *mut c_void,
+            ArgBits::B16(v) => v as *const u16 as *mut c_void,
+            ArgBits::B32(v) => v as *const u32 as *mut c_void,
+            ArgBits::B64(v) => v as *const u64 as *mut c_void,
+        }
+    }
+
+    fn of_constant(c: Constant) -> ArgBits {
+        match c.ty.size_bytes() {
+            1 => ArgBits::B8(c.bits as u8),
+            2 => ArgBits::B16(c.bits as u16),
+            4 => ArgBits::B32(c.bits as u32),
+            _ => ArgBits::B64(c.bits),
+        }
+    }
+}
+
+enum ModuleInner {
+    Cpu,
+    Cuda {
+        _module: Arc<cudarc::driver::CudaModule>,
+        functions: Vec<cudarc::driver::CudaFunction>,
+    },
+    #[cfg(feature = "hip")]
+    Hip(crate::hip::HipModule),
+}
+
+/// A module loaded on a device: its kernels can be launched.
+pub struct Module {
+    device: Device,
+    ir: Arc<kosmos_ir::Module>,
+    inner: ModuleInner,
+}
+
+impl Device {
+    /// Loads `image` on this device, picking the binary the device runs (PTX on CUDA, the
+    /// HSACO of the GPU's processor on HIP, the IR on the CPU device) and looking up every
+    /// kernel of the IR in it.
+    pub fn load_module(&self, image: &ModuleImage) -> Result<Module> {
+        let names: Vec<&str> = image.ir.kernels.iter().map(|k| k.name.as_str()).collect();
+        let missing = |binary: &str| Error::MissingBinary {
+            binary: binary.to_string(),
+            device: self.to_string(),
+        };
+        let inner = match &self.inner.backend {
+            Backend::Cpu(_) => ModuleInner::Cpu,
+            Backend::Cuda(b) => {
+                let ptx = image.ptx.as_deref().ok_or_else(|| missing("PTX"))?;
+                let (module, functions) = b.load_module(ptx, &names)?;
+                ModuleInner::Cuda {
+                    _module: module,
+                    functions,
+                }
+            }
+            #[cfg(feature = "hip")]
+            Backend::Hip(b) => {
+                let hsaco = image
+                    .hsaco(b.arch())
+                    .ok_or_else(|| missing(&format!("HSACO for {}", b.arch())))?;
+                ModuleInner::Hip(b.load_module(hsaco, &names)?)
+            }
+        };
+        Ok(Module {
+            device: self.clone(),
+            ir: Arc::new(image.ir.clone()),
+            inner,
+        })
+    }
+}
+
+impl Module {
+    /// The device the module is loaded on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The module's IR.
+    pub fn ir(&self) -> &kosmos_ir::Module {
+        &self.ir
+    }
+
+    fn kernel(&self, name: &str) -> Result<(usize, &Kernel)> {
+        self.ir
+            .kernels
+            .iter()
+            .enumerate()
+            .find(|(_, k)| k.name == name)
+            .ok_or_else(|| Error::NoSuchKernel {
+                name: name.to_string(),
+                available: self
+                    .ir
+                    .kernels
+                    .iter()
+                    .map(|k| format!("`{}`", k.name))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// Launches kernel `name` on `stream` after checking the configuration and every argument
+    /// against the kernel's IR signature. On GPUs the launch is queued; on the CPU device it
+    /// has finished when this returns.
+    pub fn launch(
+        &self,
+        stream: &Stream,
+        name: &str,
+        config: LaunchConfig,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        let (index, kernel) = self.kernel(name)?;
+        if stream.device != self.device {
+            return Err(Error::WrongDevice {
+                what: "the stream".into(),
+                owner: stream.device.to_string(),
+                device: self.device.to_string(),
+            });
+        }
+        check_config(kernel, config)?;
+        let bits = check_args(kernel, &self.device, args)?;
+        match (&self.device.inner.backend, &self.inner, &stream.inner) {
+            (Backend::Cpu(b), ModuleInner::Cpu, StreamInner::Cpu) => {
+                let cpu_args: Vec<kosmos_cpu::Arg> = args
+                    .iter()
+                    .map(|a| match a.0 {
+                        ArgRepr::Buffer { addr, .. } => kosmos_cpu::Arg::Ptr(addr),
+                        ArgRepr::Scalar(c) => kosmos_cpu::Arg::Scalar(c),
+                    })
+                    .collect();
+                b.launch(kernel, config.grid, config.block, &cpu_args)
+            }
+            (Backend::Cuda(b), ModuleInner::Cuda { functions, .. }, StreamInner::Cuda(s)) => {
+                b.launch(s, &functions[index], config.grid, config.block, &bits)
+            }
+            #[cfg(feature = "hip")]
+            (Backend::Hip(b), ModuleInner::Hip(m), StreamInner::Hip(s)) => {
+                b.launch(s, m.functions[index], config.grid, config.block, &bits)
+            }
+            _ => unreachable!("module, stream and device share one backend"),
+        }
+    }
+
+    /// How many workgroups of `block` lanes of kernel `name` can be resident on the device
+    /// at once: the size of a persistent grid. On GPUs occupancy per compute unit times the
+    /// number of compute units; on the CPU device its configured resident limit.
+    pub fn max_resident_workgroups(&self, name: &str, block: [u32; 3]) -> Result<u32> {
+        let (index, kernel) = self.kernel(name)?;
+        let lanes = check_block(kernel, block)?;
+        match (&self.device.inner.backend, &self.inner) {
+            (Backend::Cpu(b), ModuleInner::Cpu) => Ok(b.resident_workgroups()),
+            (Backend::Cuda(b), ModuleInner::Cuda { functions, .. }) => {
+                Ok(b.occupancy(&functions[index], lanes)? * b.multiprocessors())
+            }
+            #[cfg(feature = "hip")]
+            (Backend::Hip(b), ModuleInner::Hip(m)) => {
+                Ok(b.occupancy(m.functions[index], lanes)? * b.multiprocessors())
+            }
+            _ => unreachable!("module and device share one backend"),
+        }
+    }
+}
+
+/// Checks the workgroup shape; returns its lane count.
+fn check_block(kernel: &Kernel, block: [u32; 3]) -> Result<u32> {
+    if block.contains(&0) {
+        return Err(Error::invalid_launch(
+            &kernel.name,
+            format!("workgroup dimensions {block:?} contain a zero"),
+        ));
+    }
+    let lanes: u64 = block.iter().map(|d| *d as u64).product();
+    if lanes > kernel.max_workgroup_size as u64 {
+        return Err(Error::invalid_launch(
+            &kernel.name,
+            format!(
+                "a workgroup of {lanes} lanes ({block:?}) exceeds the kernel's maximum of {}",
+                kernel.max_workgroup_size
+            ),
+        ));
+    }
+    Ok(lanes as u32)
+}
+
+fn check_config(kernel: &Kernel, config: LaunchConfig) -> Result<()> {
+    if config.grid.contains(&0) {
+        return Err(Error::invalid_launch(
+            &kernel.name,
+            format!("grid dimensions {:?} contain a zero", config.grid),
+        ));
+    }
+    check_block(kernel, config.block).map(|_| ())
+}
+
+/// Checks `args` against the kernel's parameters; returns their bits in parameter order.
+fn check_args(kernel: &Kernel, device: &Device, args: &[KernelArg<'_>]) -> Result<Vec<ArgBits>> {
+    if args.len() != kernel.params.len() {
+        let signature: Vec<String> = kernel
+            .params
+            .iter()
+            .map(|p| format!("{}: {}", kernel.display_value(*p), kernel.ty(*p)))
+            .collect();
+        return Err(Error::invalid_launch(
+            &kernel.name,
+            format!(
+                "expected {} argument(s) ({}), got {}",
+                kernel.params.len(),
+                signature.join(", "),
+                args.len()
+            ),
+        ));
+    }
+    let mut bits = Vec::with_capacity(args.len());
+    for (index, (param, arg)) in kernel.params.iter().zip(args).enumerate() {
+        let expected = kernel.ty(*param);
+        let bad = |problem: String| Error::BadArgument {
+            kernel: kernel.name.clone(),
+            index,
+            param: kernel.display_value(*param),
+            problem,
+        };
+        let mismatch = || bad(format!("expected {expected}, got {}", arg.describe()));
+        match (expected, arg.0) {
+            (Type::Ptr(AddrSpace::Shared), _) => {
+                return Err(bad(
+                    "the parameter is a ptr<shared>, which no host argument can fill".into(),
+                ));
+            }
+            (
+                Type::Ptr(_),
+                ArgRepr::Buffer {
+                    addr, device: d, ..
+                },
+            ) => {
+                if d != device {
+                    return Err(bad(format!("the buffer belongs to {d}, not to {device}")));
+                }
+                if addr % ARG_ALIGN != 0 {
+                    return Err(bad(format!(
+                        "buffer address {addr:#x} is not {ARG_ALIGN}-byte aligned"
+                    )));
+                }
+                bits.push(ArgBits::B64(addr));
+            }
+            (Type::Scalar(ty), ArgRepr::Scalar(c)) if c.ty == ty => {
+                bits.push(ArgBits::of_constant(c))
+            }
+            _ => return Err(mismatch()),
+        }
+    }
+    Ok(bits)
+}
