@@ -115,14 +115,6 @@ pub enum VerifyErrorKind {
     BreakMismatch,
 }
 
-impl VerifyErrorKind {
-    /// Whether the error is about the kernel as a whole rather than one instruction.
-    pub fn is_kernel_level(self) -> bool {
-        use VerifyErrorKind::*;
-        matches!(self, EmptyKernelName | DuplicateKernelName | WorkgroupSize)
-    }
-}
-
 /// The `op` of errors about the kernel itself (its name, launch bound, parameters, body).
 pub const KERNEL_OP: &str = "kernel";
 
@@ -1025,8 +1017,10 @@ impl<'k> Verifier<'k> {
         }
         // Laid out in order, each allocation aligned to its element (as the lowering does).
         let size = u64::from(elem.size_bytes());
-        let start = self.shared_bytes.next_multiple_of(size.clamp(1, 16));
-        self.shared_bytes = start + size * u64::from(count);
+        // Saturating: a huge kernel must yield an error, never an overflow.
+        let align = size.clamp(1, 16);
+        let start = self.shared_bytes.saturating_add(align - 1) / align * align;
+        self.shared_bytes = start.saturating_add(size * u64::from(count));
         if self.shared_bytes > MAX_SHARED_BYTES && !self.shared_limit_reported {
             self.shared_limit_reported = true;
             self.error(
