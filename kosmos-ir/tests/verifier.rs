@@ -55,8 +55,8 @@ fn vector_add_is_valid() {
     verify(&b.finish()).unwrap();
 }
 
-#[test]
-fn control_flow_atomics_shared_vectors_are_valid() {
+/// A kernel using every op family and construct.
+fn rich_kernel() -> Kernel {
     let mut b = kb();
     let out = global_param(&mut b);
     let flag = b.param("flag", Type::GLOBAL_PTR);
@@ -129,7 +129,61 @@ fn control_flow_atomics_shared_vectors_are_valid() {
     let _ = b.cast(nb, ScalarType::I8);
     let _ = b.unary(UnOp::Sqrt, r);
     b.ret();
-    verify(&b.finish()).unwrap();
+    b.finish()
+}
+
+#[test]
+fn control_flow_atomics_shared_vectors_are_valid() {
+    verify(&rich_kernel()).unwrap();
+}
+
+/// Retyping values at random (malformed vectors included) and redirecting results yields
+/// errors, never a panic.
+#[test]
+fn random_retyping_never_panics() {
+    let pool = [
+        Type::I1,
+        Type::I32,
+        Type::U64,
+        Type::F32,
+        Type::BF16,
+        Type::GLOBAL_PTR,
+        Type::SHARED_PTR,
+        Type::Ptr(AddrSpace::Constant),
+        Type::Vector {
+            elem: ScalarType::F32,
+            lanes: 4,
+        },
+        Type::Vector {
+            elem: ScalarType::I1,
+            lanes: 8,
+        },
+        Type::Vector {
+            elem: ScalarType::F64,
+            lanes: u32::MAX,
+        },
+    ];
+    let base = rich_kernel();
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        // xorshift64: deterministic, no dependency.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..300 {
+        let mut k = base.clone();
+        for _ in 0..4 {
+            let i = next() as usize % k.values.len();
+            k.values[i].ty = pool[next() as usize % pool.len()];
+        }
+        if next() % 4 == 0 {
+            let i = next() as usize % k.body.insts.len();
+            k.body.insts[i].results = vec![Value(next() as u32 % 200)];
+        }
+        let _ = verify(&k);
+    }
 }
 
 #[test]
