@@ -45,7 +45,7 @@ fn print(file: &TestFile) -> Result<(), String> {
     if file.expect.is_some() {
         return Err("a print test has no expect block: the file is its own expectation".into());
     }
-    let module = kosmos_ir::parse_module(&file.text).map_err(|e| format!("parse error: {e}"))?;
+    let module = kosmos_ir::parse_module(&file.body).map_err(|e| format!("parse error: {e}"))?;
     kosmos_ir::verify_module(&module).map_err(|e| format!("verifier errors:\n{e}"))?;
     let printed = kosmos_ir::print_module(&module);
     let expected = file.body_after_header();
@@ -61,7 +61,7 @@ fn print(file: &TestFile) -> Result<(), String> {
 
 /// Parsing fails with the error in the expect block.
 fn parse_error(file: &TestFile) -> Result<(), String> {
-    match kosmos_ir::parse_module(&file.text) {
+    match kosmos_ir::parse_module(&file.body) {
         Ok(_) => Err("the file parsed, but a parse error was expected".into()),
         Err(e) => file.check_expect(&e.to_string()),
     }
@@ -70,7 +70,7 @@ fn parse_error(file: &TestFile) -> Result<(), String> {
 /// Parsing succeeds and the verifier reports the errors in the expect block (none for an
 /// empty block).
 fn verify(file: &TestFile) -> Result<(), String> {
-    let module = kosmos_ir::parse_module(&file.text).map_err(|e| format!("parse error: {e}"))?;
+    let module = kosmos_ir::parse_module(&file.body).map_err(|e| format!("parse error: {e}"))?;
     let actual = match kosmos_ir::verify_module(&module) {
         Ok(()) => String::new(),
         Err(errors) => errors.to_string(),

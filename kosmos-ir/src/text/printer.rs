@@ -40,7 +40,7 @@ impl<'k> Printer<'k> {
         let _ = writeln!(
             self.out,
             "kernel @{}({}) max_workgroup_size {} {{",
-            k.name,
+            sanitize(&k.name),
             params.join(", "),
             k.max_workgroup_size
         );
@@ -317,10 +317,7 @@ impl Namer<'_> {
             return;
         }
         let base = match self.kernel.value_name(v) {
-            Some(name) if !name.is_empty() => name
-                .chars()
-                .map(|c| if is_name_char(c) { c } else { '_' })
-                .collect(),
+            Some(name) if !name.is_empty() => sanitize(name),
             _ => v.0.to_string(),
         };
         let mut name = base.clone();
@@ -346,6 +343,13 @@ impl Namer<'_> {
             }
         }
     }
+}
+
+/// `name` with every character the text format does not allow in names replaced by `_`.
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| if is_name_char(c) { c } else { '_' })
+        .collect()
 }
 
 /// Characters of a value or kernel name after its sigil.

@@ -110,7 +110,7 @@ kernel @vector_add(%a: ptr<global>, %b: ptr<global>, %out: ptr<global>, %n: u32)
 
 #[test]
 fn clashing_names_are_made_distinct() {
-    let mut b = KernelBuilder::new("clash", 32);
+    let mut b = KernelBuilder::new("clash-2", 32);
     let x = b.param("x", Type::U32);
     let y = b.add(x, x);
     b.set_name(y, "x");
@@ -122,6 +122,7 @@ fn clashing_names_are_made_distinct() {
     b.set_name(bad, "has space");
     let kernel = b.finish();
     let text = print_kernel(&kernel);
+    assert!(text.starts_with("kernel @clash_2(%x: u32)"), "{text}");
     assert!(text.contains("%x.1 = add %x, %x\n"), "{text}");
     assert!(text.contains("%3 = add %x.1, %x.1\n"), "{text}");
     assert!(text.contains("%3.1 = add %3, %x.1\n"), "{text}");
