@@ -1,1 +1,362 @@
-//! kosmos-cpu
+//! The CPU device: a concurrent interpreter of KOSMOS IR kernels.
+//!
+//! Each resident workgroup runs on its own OS thread with its lanes in lockstep; device memory
+//! is shared by all threads and accessed only through Rust atomics, so racy kernels behave as
+//! on a GPU (without undefined behaviour) and every out-of-bounds or misaligned access is an
+//! error naming the kernel, workgroup, lane and instruction. A watchdog turns spinning
+//! workgroups that make no progress into [`CpuError::Deadlock`].
+
+mod arith;
+mod compile;
+mod error;
+mod exec;
+mod memory;
+
+pub use error::{CpuError, StuckWorkgroup};
+
+use exec::{Exec, Launch, SlotState, Stop};
+use kosmos_ir::{Constant, Kernel, Type};
+use memory::{Allocation, MemoryView};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering as AO};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+/// Largest workgroup the CPU device runs (the common GPU limit).
+pub const MAX_WORKGROUP_SIZE: u32 = 1024;
+
+/// First device address handed out: above 4 GiB, so addresses truncated to 32 bits fault.
+const BASE_ADDRESS: u64 = 0x1_0000_0000;
+/// Unmapped bytes between allocations, so small overruns fault instead of hitting a neighbour.
+const GUARD_BYTES: u64 = 4096;
+
+#[derive(Clone, Debug)]
+pub struct CpuConfig {
+    /// Workgroups running at once (one OS thread each); the rest wait for a free slot.
+    pub max_resident_workgroups: usize,
+    /// A launch in which nothing progresses for this long is aborted as a deadlock.
+    pub watchdog: Duration,
+}
+
+impl Default for CpuConfig {
+    fn default() -> CpuConfig {
+        CpuConfig {
+            max_resident_workgroups: 64,
+            watchdog: Duration::from_secs(2),
+        }
+    }
+}
+
+/// A kernel argument.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// A device address (from [`CpuDevice::alloc`], possibly offset) or 0.
+    Ptr(u64),
+    Scalar(Constant),
+}
+
+/// What a launch did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaunchStats {
+    /// Instructions executed, times the lanes active for each.
+    pub lane_ops: u64,
+    pub workgroups: u64,
+    /// Worker threads used.
+    pub threads: usize,
+    pub elapsed: Duration,
+}
+
+struct Inner {
+    config: CpuConfig,
+    allocs: RwLock<Allocs>,
+}
+
+struct Allocs {
+    next: u64,
+    live: BTreeMap<u64, Arc<Allocation>>,
+}
+
+/// The CPU device. Cloning is cheap and shares the device.
+#[derive(Clone)]
+pub struct CpuDevice {
+    inner: Arc<Inner>,
+}
+
+impl Default for CpuDevice {
+    fn default() -> CpuDevice {
+        CpuDevice::new()
+    }
+}
+
+impl CpuDevice {
+    pub fn new() -> CpuDevice {
+        CpuDevice::with_config(CpuConfig::default())
+    }
+
+    pub fn with_config(config: CpuConfig) -> CpuDevice {
+        CpuDevice {
+            inner: Arc::new(Inner {
+                config,
+                allocs: RwLock::new(Allocs {
+                    next: BASE_ADDRESS,
+                    live: BTreeMap::new(),
+                }),
+            }),
+        }
+    }
+
+    pub fn config(&self) -> &CpuConfig {
+        &self.inner.config
+    }
+
+    fn allocs(&self) -> std::sync::RwLockReadGuard<'_, Allocs> {
+        self.inner.allocs.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Allocates `bytes` of device memory, zero-filled; the address is 256-aligned.
+    pub fn alloc(&self, bytes: u64) -> Result<u64, CpuError> {
+        let mut a = self.inner.allocs.write().unwrap_or_else(|e| e.into_inner());
+        let base = a.next;
+        let next = base
+            .checked_add(bytes)
+            .and_then(|e| e.checked_add(GUARD_BYTES))
+            .map(|e| e.next_multiple_of(256))
+            .ok_or(CpuError::AllocFailed { bytes })?;
+        let alloc = Allocation::new(base, bytes).ok_or(CpuError::AllocFailed { bytes })?;
+        a.next = next;
+        a.live.insert(base, Arc::new(alloc));
+        Ok(base)
+    }
+
+    /// Frees the allocation starting at `addr`.
+    pub fn free(&self, addr: u64) -> Result<(), CpuError> {
+        let mut a = self.inner.allocs.write().unwrap_or_else(|e| e.into_inner());
+        a.live
+            .remove(&addr)
+            .map(|_| ())
+            .ok_or(CpuError::BadFree { addr })
+    }
+
+    fn host_range(&self, addr: u64, len: usize) -> Result<(Arc<Allocation>, u64), CpuError> {
+        let err = CpuError::HostOutOfBounds {
+            addr,
+            bytes: len as u64,
+        };
+        let a = self.allocs();
+        let (_, alloc) = a.live.range(..=addr).next_back().ok_or(err.clone())?;
+        let off = addr - alloc.base;
+        match off.checked_add(len as u64) {
+            Some(end) if end <= alloc.size => Ok((alloc.clone(), off)),
+            _ => Err(err),
+        }
+    }
+
+    /// Copies `data` to device memory at `addr`.
+    pub fn write(&self, addr: u64, data: &[u8]) -> Result<(), CpuError> {
+        let (a, off) = self.host_range(addr, data.len())?;
+        a.write_bytes(off, data);
+        Ok(())
+    }
+
+    /// Copies device memory at `addr` into `out`.
+    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), CpuError> {
+        let (a, off) = self.host_range(addr, out.len())?;
+        a.read_bytes(off, out);
+        Ok(())
+    }
+
+    /// Runs `kernel` over `grid` workgroups of `block` work-items and waits for it.
+    pub fn launch(
+        &self,
+        kernel: &Kernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[Arg],
+    ) -> Result<LaunchStats, CpuError> {
+        let start = Instant::now();
+        kosmos_ir::verify(kernel).map_err(|errors| CpuError::Verify {
+            kernel: kernel.name.clone(),
+            errors,
+        })?;
+        check_dims(kernel, grid, block)?;
+        let prog = compile::compile(kernel)?;
+        let mem = MemoryView {
+            allocs: self.allocs().live.values().cloned().collect(),
+        };
+        let params = check_args(kernel, args, &mem)?;
+        let launch = Launch {
+            prog: &prog,
+            kernel,
+            mem,
+            grid,
+            block,
+            params,
+            abort: AtomicBool::new(false),
+        };
+        let total: u64 = grid.iter().map(|g| *g as u64).product();
+        let threads = self
+            .inner
+            .config
+            .max_resident_workgroups
+            .max(1)
+            .min(total as usize);
+        let slots: Vec<SlotState> = (0..threads).map(|_| SlotState::new()).collect();
+        let next = AtomicU64::new(0);
+        let exited = AtomicUsize::new(0);
+        let error: Mutex<Option<CpuError>> = Mutex::new(None);
+        let lane_ops = AtomicU64::new(0);
+        let fail = |e: CpuError| {
+            let mut slot = error.lock().unwrap_or_else(|p| p.into_inner());
+            slot.get_or_insert(e);
+            launch.abort.store(true, AO::SeqCst);
+        };
+        let watchdog = self.inner.config.watchdog;
+        let me = std::thread::current();
+        let panicked = std::thread::scope(|s| {
+            let handles: Vec<_> = slots
+                .iter()
+                .map(|slot| {
+                    let (launch, next, exited, lane_ops, fail, me) =
+                        (&launch, &next, &exited, &lane_ops, &fail, me.clone());
+                    s.spawn(move || {
+                        let mut ex = Exec::new(launch, slot);
+                        while !launch.abort.load(AO::Relaxed) {
+                            let i = next.fetch_add(1, AO::SeqCst);
+                            if i >= total {
+                                break;
+                            }
+                            slot.current.store(i, AO::SeqCst);
+                            let r = ex.run_workgroup(launch.decode(i));
+                            slot.current.store(u64::MAX, AO::SeqCst);
+                            match r {
+                                Ok(()) => {}
+                                Err(Stop::Error(e)) => fail(*e),
+                                Err(Stop::Aborted) => break,
+                            }
+                        }
+                        lane_ops.fetch_add(ex.lane_ops, AO::Relaxed);
+                        exited.fetch_add(1, AO::SeqCst);
+                        me.unpark();
+                    })
+                })
+                .collect();
+            // The watchdog: the launching thread watches the workers' progress counters.
+            let tick = (watchdog / 8).clamp(Duration::from_millis(1), Duration::from_millis(50));
+            let mut seen = u64::MAX;
+            let mut since = Instant::now();
+            while exited.load(AO::SeqCst) < threads {
+                std::thread::park_timeout(tick);
+                let progress: u64 = slots
+                    .iter()
+                    .map(|s| s.progress.load(AO::Relaxed))
+                    .sum::<u64>()
+                    + next.load(AO::Relaxed);
+                if progress != seen {
+                    seen = progress;
+                    since = Instant::now();
+                } else if since.elapsed() >= watchdog && !launch.abort.load(AO::SeqCst) {
+                    fail(CpuError::Deadlock {
+                        kernel: kernel.name.clone(),
+                        watchdog,
+                        stuck: slots.iter().filter_map(|s| s.stuck(&launch)).collect(),
+                        not_started: total.saturating_sub(next.load(AO::SeqCst)),
+                    });
+                }
+            }
+            handles.into_iter().map(|h| h.join()).any(|r| r.is_err())
+        });
+        if panicked {
+            return Err(CpuError::WorkerPanic {
+                kernel: kernel.name.clone(),
+            });
+        }
+        if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(e);
+        }
+        Ok(LaunchStats {
+            lane_ops: lane_ops.into_inner(),
+            workgroups: total,
+            threads,
+            elapsed: start.elapsed(),
+        })
+    }
+}
+
+fn check_dims(kernel: &Kernel, grid: [u32; 3], block: [u32; 3]) -> Result<(), CpuError> {
+    for (what, dims) in [("grid", grid), ("block", block)] {
+        for (d, name) in dims.iter().zip(['x', 'y', 'z']) {
+            if *d == 0 {
+                return Err(CpuError::LaunchDim {
+                    kernel: kernel.name.clone(),
+                    what,
+                    dim: name,
+                    message: "size is zero".into(),
+                });
+            }
+        }
+    }
+    let size: u64 = block.iter().map(|b| *b as u64).product();
+    let limit = kernel.max_workgroup_size.min(MAX_WORKGROUP_SIZE);
+    if size > limit as u64 {
+        return Err(CpuError::WorkgroupTooLarge {
+            kernel: kernel.name.clone(),
+            size,
+            limit,
+        });
+    }
+    Ok(())
+}
+
+/// Checks `args` against the kernel's parameters; returns each parameter's slot and bits.
+fn check_args(
+    kernel: &Kernel,
+    args: &[Arg],
+    mem: &MemoryView,
+) -> Result<Vec<(u32, u64)>, CpuError> {
+    if args.len() != kernel.params.len() {
+        return Err(CpuError::ArgCount {
+            kernel: kernel.name.clone(),
+            expected: kernel.params.len(),
+            got: args.len(),
+        });
+    }
+    let mut out = Vec::with_capacity(args.len());
+    for (index, (p, arg)) in kernel.params.iter().zip(args).enumerate() {
+        let ty = kernel.values.get(p.index()).map(|v| v.ty);
+        let param = kernel
+            .value_name(*p)
+            .map_or_else(|| p.0.to_string(), str::to_string);
+        let mismatch = |got: String| CpuError::ArgType {
+            kernel: kernel.name.clone(),
+            index,
+            param: param.clone(),
+            expected: ty.map_or_else(|| "a known parameter".into(), |t| t.to_string()),
+            got,
+        };
+        let bits = match (ty, arg) {
+            (Some(Type::Ptr(kosmos_ir::AddrSpace::Shared)), _) => {
+                return Err(mismatch(
+                    "a host argument (shared pointers cannot be passed)".into(),
+                ));
+            }
+            (Some(Type::Ptr(_)), Arg::Ptr(addr)) => {
+                let inside =
+                    *addr == 0 || mem.allocs.iter().any(|a| (a.base..=a.end()).contains(addr));
+                if !inside {
+                    return Err(CpuError::ArgPointer {
+                        kernel: kernel.name.clone(),
+                        index,
+                        param,
+                        addr: *addr,
+                    });
+                }
+                *addr
+            }
+            (Some(Type::Scalar(s)), Arg::Scalar(c)) if c.ty == s => c.bits,
+            (_, Arg::Ptr(_)) => return Err(mismatch("a pointer".into())),
+            (_, Arg::Scalar(c)) => return Err(mismatch(format!("a {} scalar", c.ty))),
+        };
+        out.push((p.0, bits));
+    }
+    Ok(out)
+}

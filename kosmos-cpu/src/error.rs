@@ -1,0 +1,153 @@
+//! Errors of the CPU device. Every one names the kernel and, where it applies, the
+//! workgroup, lane and instruction position, so a failing test reads as a diagnosis.
+
+use kosmos_ir::{InstPos, VerifyErrors};
+use std::fmt;
+use std::time::Duration;
+
+/// A workgroup found waiting when the watchdog fired.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StuckWorkgroup {
+    pub workgroup: [u32; 3],
+    /// The load it was polling, where known: position, address, last value seen.
+    pub spinning_on: Option<(InstPos, u64, u64)>,
+}
+
+impl fmt::Display for StuckWorkgroup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.workgroup;
+        write!(f, "workgroup ({x}, {y}, {z})")?;
+        match self.spinning_on {
+            Some((pos, addr, value)) => {
+                write!(f, " spinning at {pos} on {addr:#x} (last value {value:#x})")
+            }
+            None => write!(f, " making no progress"),
+        }
+    }
+}
+
+fn list(stuck: &[StuckWorkgroup]) -> String {
+    stuck
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CpuError {
+    #[error("kernel {kernel} fails verification:\n{errors}")]
+    Verify {
+        kernel: String,
+        errors: VerifyErrors,
+    },
+    #[error("kernel {kernel}: {pos}: cannot interpret `{op}`: {message}")]
+    Unsupported {
+        kernel: String,
+        pos: InstPos,
+        op: &'static str,
+        message: String,
+    },
+    #[error("kernel {kernel}: expected {expected} arguments, got {got}")]
+    ArgCount {
+        kernel: String,
+        expected: usize,
+        got: usize,
+    },
+    #[error("kernel {kernel}: argument {index} (%{param}): expected {expected}, got {got}")]
+    ArgType {
+        kernel: String,
+        index: usize,
+        param: String,
+        expected: String,
+        got: String,
+    },
+    #[error(
+        "kernel {kernel}: argument {index} (%{param}): {addr:#x} is not 0 and not in a live allocation"
+    )]
+    ArgPointer {
+        kernel: String,
+        index: usize,
+        param: String,
+        addr: u64,
+    },
+    #[error("kernel {kernel}: bad launch {what} dimension {dim}: {message}")]
+    LaunchDim {
+        kernel: String,
+        what: &'static str,
+        dim: char,
+        message: String,
+    },
+    #[error("kernel {kernel}: workgroup size {size} exceeds {limit}")]
+    WorkgroupTooLarge {
+        kernel: String,
+        size: u64,
+        limit: u32,
+    },
+    #[error(
+        "kernel {kernel}: workgroup {workgroup:?} lane {lane}: {pos}: `{op}` of {bytes} bytes at {addr:#x} is out of bounds ({space})"
+    )]
+    OutOfBounds {
+        kernel: String,
+        workgroup: [u32; 3],
+        lane: u32,
+        addr: u64,
+        bytes: u32,
+        pos: InstPos,
+        op: &'static str,
+        space: &'static str,
+    },
+    #[error(
+        "kernel {kernel}: workgroup {workgroup:?} lane {lane}: {pos}: `{op}` at {addr:#x} is not aligned to {align}"
+    )]
+    Misaligned {
+        kernel: String,
+        workgroup: [u32; 3],
+        lane: u32,
+        addr: u64,
+        align: u32,
+        pos: InstPos,
+        op: &'static str,
+    },
+    #[error(
+        "kernel {kernel}: workgroup {workgroup:?} lane {lane}: {pos}: integer division by zero"
+    )]
+    DivByZero {
+        kernel: String,
+        workgroup: [u32; 3],
+        lane: u32,
+        pos: InstPos,
+    },
+    #[error(
+        "kernel {kernel}: workgroup {workgroup:?} lane {lane}: `for` with a step that is not positive"
+    )]
+    NonPositiveStep {
+        kernel: String,
+        workgroup: [u32; 3],
+        lane: u32,
+    },
+    #[error(
+        "kernel {kernel}: workgroup {workgroup:?}: {pos}: divergent barrier (lane {lane} is live but not here)"
+    )]
+    DivergentBarrier {
+        kernel: String,
+        workgroup: [u32; 3],
+        lane: u32,
+        pos: InstPos,
+    },
+    #[error("kernel {kernel}: deadlock: no progress for {watchdog:?}: {}; {not_started} workgroups not started", list(.stuck))]
+    Deadlock {
+        kernel: String,
+        watchdog: Duration,
+        stuck: Vec<StuckWorkgroup>,
+        not_started: u64,
+    },
+    #[error("cannot allocate {bytes} bytes")]
+    AllocFailed { bytes: u64 },
+    #[error("free of {addr:#x}, which is not the start of a live allocation")]
+    BadFree { addr: u64 },
+    #[error("host access of {bytes} bytes at {addr:#x} is outside every live allocation")]
+    HostOutOfBounds { addr: u64, bytes: u64 },
+    #[error("kernel {kernel}: a workgroup thread panicked")]
+    WorkerPanic { kernel: String },
+}
