@@ -350,3 +350,31 @@ proptest! {
         prop_assert_eq!(const_round_trip(c), c);
     }
 }
+
+/// Whatever `text` is, parsing returns (never panics), and what parses prints to text that
+/// parses back to the same print.
+fn parse_is_total(text: &str) -> Result<(), TestCaseError> {
+    if let Ok(module) = parse_module(text) {
+        let printed = print_module(&module);
+        let again =
+            parse_module(&printed).map_err(|e| TestCaseError::fail(format!("{e}\n{printed}")))?;
+        prop_assert_eq!(print_module(&again), printed);
+    }
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn random_text_never_panics(text in "[a-z0-9%@ ,=(){}<>:.\n;_-]{0,200}") {
+        parse_is_total(&text)?;
+    }
+
+    #[test]
+    fn edited_kernels_never_panic(at in any::<proptest::sample::Index>(), len in 0usize..8, insert in "[a-z0-9%@ ,=(){}\n-]{0,4}") {
+        let text = print_kernel(&reduce_loops());
+        let start = at.index(text.len());
+        let end = (start + len).min(text.len());
+        let edited = format!("{}{}{}", &text[..start], insert, &text[end..]);
+        parse_is_total(&edited)?;
+    }
+}
