@@ -1,3 +1,4 @@
-//! Shared helpers for the cross-crate tests.
+//! Shared helpers for the cross-crate tests: reference kernels and their host references.
 
 pub mod filetest;
+pub mod kernels;
