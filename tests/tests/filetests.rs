@@ -34,8 +34,9 @@ fn run_file(path: &Path) -> Result<(), String> {
         "print" => print(&file),
         "parse-error" => parse_error(&file),
         "verify" => verify(&file),
+        "run" => kosmos_tests::filerun::run(&file.body).and_then(|out| file.check_expect(&out)),
         other => Err(format!(
-            "unknown test kind '{other}' (expected print, parse-error or verify)"
+            "unknown test kind '{other}' (expected print, parse-error, verify or run)"
         )),
     }
 }
