@@ -424,6 +424,7 @@ impl<'k> Compiler<'k> {
         top: bool,
     ) -> Result<Option<Ins>, CpuError> {
         let name = inst.op.name();
+        self.check_types(inst, pos)?;
         let u = |c: &Self, v: Value| c.use_(v, name, pos);
         let ins = match &inst.op {
             Op::Const(c) => {
@@ -886,6 +887,44 @@ impl<'k> Compiler<'k> {
             Op::Return => Ins::Return,
         };
         Ok(Some(ins))
+    }
+
+    /// Operands, results and loop arguments exist and have the types the op implies, so the
+    /// executor's per-lane copies always see slots of matching sizes.
+    fn check_types(&self, inst: &Inst, pos: InstPos) -> Result<(), CpuError> {
+        let name = inst.op.name();
+        let mut loop_args: Vec<(Value, Value)> = Vec::new();
+        match &inst.op {
+            Op::For {
+                lb, inits, body, ..
+            } => {
+                let carried = std::iter::once(lb).chain(inits);
+                loop_args.extend(carried.copied().zip(body.args.iter().copied()));
+            }
+            Op::Loop { inits, body, .. } => {
+                loop_args.extend(inits.iter().copied().zip(body.args.iter().copied()));
+            }
+            _ => {}
+        }
+        let all = inst
+            .op
+            .operands()
+            .into_iter()
+            .chain(inst.results.iter().copied());
+        let loop_values = loop_args.iter().flat_map(|(a, b)| [*a, *b]);
+        self.check_in_table(&all.chain(loop_values).collect::<Vec<_>>(), name, pos)?;
+        let expected = inst.op.result_types(|v| self.ty(v));
+        let actual: Vec<Type> = inst.results.iter().map(|r| self.ty(*r)).collect();
+        if expected != actual {
+            return Err(self.err(pos, name, "result types differ from the op's"));
+        }
+        if loop_args
+            .iter()
+            .any(|(init, arg)| self.ty(*init) != self.ty(*arg))
+        {
+            return Err(self.err(pos, name, "loop argument types differ from the inits"));
+        }
+        Ok(())
     }
 
     fn check_in_table(&self, vs: &[Value], op: &'static str, pos: InstPos) -> Result<(), CpuError> {

@@ -300,6 +300,15 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// Whether any lane of `mask` holds different values in `a` and `b`.
+    fn differs(&self, a: &[Slot], b: &[Slot], mask: &[bool]) -> bool {
+        a.iter().zip(b).any(|(x, y)| {
+            let wide = self.l.prog.wide[*x as usize];
+            let (xv, yv) = (&self.vals[*x as usize], &self.vals[*y as usize]);
+            (0..self.n).any(|l| mask[l] && get(xv, l, wide) != get(yv, l, wide))
+        })
+    }
+
     /// Drops lanes that returned, or left the innermost loop, from `mask`.
     fn prune(&self, mask: &mut [bool]) -> usize {
         let broken = self.broken.last();
@@ -603,8 +612,12 @@ impl<'a> Exec<'a> {
                     if let Err(e) = self.block(body, &mut live) {
                         break Err(e);
                     }
+                    // An iteration that wrote nothing and either polled an atomic or left
+                    // its carried values unchanged can only be waiting for another
+                    // workgroup (or spinning forever): back off, and count no progress.
+                    let unchanged = !self.differs(next, args, &live);
                     self.copy_masked(next, args, &live);
-                    if self.writes == w0 && self.atomic_loads != a0 {
+                    if self.writes == w0 && (self.atomic_loads != a0 || unchanged) {
                         polls += 1;
                         self.poll_backoff(polls);
                     } else {

@@ -521,3 +521,64 @@ fn host_memory_errors() {
         Err(CpuError::HostOutOfBounds { .. })
     ));
 }
+
+#[test]
+fn plain_load_spin_and_empty_loop_are_deadlocks() {
+    let dev = CpuDevice::with_config(CpuConfig {
+        watchdog: Duration::from_millis(150),
+        ..CpuConfig::default()
+    });
+    // Polls with a plain load (no atomics), carrying nothing.
+    let mut b = KernelBuilder::new("plain_spin", 64);
+    let flag = b.param("flag", Type::GLOBAL_PTR);
+    b.loop_(&[], &[], |b, _| {
+        let f = b.load(flag, Type::U32);
+        let one = b.const_u32(1);
+        let set = b.cmp(CmpPred::Eq, f, one);
+        b.if_then(set, |b| b.break_(&[]));
+        vec![]
+    });
+    let f = upload_u32(&dev, &[0]);
+    let (e, _) = expect_err(dev.launch(&b.finish(), [2, 1, 1], [4, 1, 1], &[Arg::Ptr(f)]));
+    assert!(
+        matches!(e, CpuError::Deadlock { ref stuck, .. } if stuck.len() == 2),
+        "{e:?}"
+    );
+    // A loop that never leaves and touches nothing.
+    let mut b = KernelBuilder::new("forever", 64);
+    b.loop_(&[], &[], |_, _| vec![]);
+    let (e, _) = expect_err(dev.launch(&b.finish(), [1, 1, 1], [4, 1, 1], &[]));
+    assert!(matches!(e, CpuError::Deadlock { .. }), "{e:?}");
+}
+
+#[test]
+fn compute_loops_without_writes_are_not_deadlocks() {
+    // A loop that carries changing values but writes nothing runs to completion even past
+    // the watchdog interval's worth of iterations.
+    let dev = CpuDevice::with_config(CpuConfig {
+        watchdog: Duration::from_millis(50),
+        ..CpuConfig::default()
+    });
+    let mut b = KernelBuilder::new("count_up", 64);
+    let out = b.param("out", Type::GLOBAL_PTR);
+    let limit = b.param("limit", Type::U32);
+    let zero = b.const_u32(0);
+    let n = b.loop_(&[zero], &[Type::U32], |b, args| {
+        let done = b.cmp(CmpPred::Ge, args[0], limit);
+        b.if_then(done, |b| b.break_(&[args[0]]));
+        let one = b.const_u32(1);
+        vec![b.add(args[0], one)]
+    })[0];
+    b.store(out, n);
+    let o = upload_u32(&dev, &[0xDEAD_BEEF]);
+    let start = Instant::now();
+    dev.launch(
+        &b.finish(),
+        [1, 1, 1],
+        [1, 1, 1],
+        &[Arg::Ptr(o), u32_arg(300_000)],
+    )
+    .unwrap();
+    println!("300k iterations in {:?}", start.elapsed());
+    assert_eq!(download_u32(&dev, o, 1), [300_000]);
+}
