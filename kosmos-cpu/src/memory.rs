@@ -195,3 +195,67 @@ impl MemoryView {
         (off.checked_add(len)? <= a.size).then_some((a, off))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrow_stores_from_many_threads_keep_their_neighbours() {
+        // Each thread owns every fourth byte of the same words; compare-exchange updates
+        // must never lose a neighbour's write.
+        let a = Allocation::new(0, 64).unwrap();
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let a = &a;
+                s.spawn(move || {
+                    for round in 0..200u64 {
+                        for i in (t..64).step_by(4) {
+                            a.store(i, 1, ((i + round) & 0xFF) as u128, Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        let mut out = [0u8; 64];
+        a.read_bytes(0, &mut out);
+        for (i, b) in out.iter().enumerate() {
+            assert_eq!(*b as u64, (i as u64 + 199) & 0xFF, "byte {i}");
+        }
+    }
+
+    #[test]
+    fn unaligned_and_straddling_accesses_round_trip() {
+        let a = Allocation::new(0, 40).unwrap();
+        let v = 0x0102_0304_0506_0708_090A_0B0C_0D0E_0F10u128;
+        a.store(5, 16, v, Ordering::Relaxed);
+        assert_eq!(a.load(5, 16, Ordering::Relaxed), v);
+        assert_eq!(a.load(5, 2, Ordering::Relaxed), 0x0F10);
+        assert_eq!(a.load(4, 1, Ordering::Relaxed), 0);
+        assert_eq!(a.load(21, 1, Ordering::Relaxed), 0);
+        let old = a.rmw(24, 4, Ordering::SeqCst, |x| Some(x + 5));
+        assert_eq!(old, 0);
+        assert_eq!(a.load(24, 4, Ordering::Relaxed), 5);
+        // A refused update leaves memory alone and still returns the old value.
+        assert_eq!(a.rmw(24, 4, Ordering::SeqCst, |_| None), 5);
+    }
+
+    #[test]
+    fn lookup_respects_bounds_and_gaps() {
+        let view = MemoryView {
+            allocs: vec![
+                std::sync::Arc::new(Allocation::new(0x1000, 10).unwrap()),
+                std::sync::Arc::new(Allocation::new(0x2000, 8).unwrap()),
+            ],
+        };
+        assert_eq!(
+            view.find(0x1000, 10).map(|(a, o)| (a.base, o)),
+            Some((0x1000, 0))
+        );
+        assert!(view.find(0x1008, 4).is_none());
+        assert!(view.find(0x1800, 1).is_none());
+        assert!(view.find(0xFFF, 1).is_none());
+        assert_eq!(view.find(0x2004, 4).map(|(_, o)| o), Some(4));
+        assert!(view.find(u64::MAX, 2).is_none());
+    }
+}
