@@ -32,6 +32,9 @@ pub enum Error {
     /// The CPU device reported an error.
     #[error("CPU device: {0}")]
     Cpu(#[from] kosmos_cpu::CpuError),
+    /// An embedded module's IR text does not parse or verify (a build that went wrong).
+    #[error("embedded module `{module}` is invalid: {message}")]
+    BadEmbeddedModule { module: String, message: String },
     /// A host slice and a buffer differ in length.
     #[error("length mismatch: the buffer has {buffer} elements, the host slice {host}")]
     LengthMismatch { buffer: usize, host: usize },

@@ -20,6 +20,7 @@ mod buffer;
 mod cpu;
 mod cuda;
 mod device;
+mod embedded;
 mod error;
 #[cfg(feature = "hip")]
 mod hip;
@@ -28,6 +29,7 @@ mod stream;
 
 pub use buffer::{Buffer, DeviceScalar};
 pub use device::{CPU_RESIDENT_ENV, DEVICE_ENV, Device, DeviceKind, DeviceSpec};
+pub use embedded::EmbeddedModule;
 pub use error::{Error, Result};
 pub use module::{ARG_ALIGN, KernelArg, LaunchConfig, Module, ModuleImage};
 pub use stream::{Event, Stream};

@@ -1,5 +1,11 @@
-//! Shared helpers for the cross-crate tests: reference kernels and their host references.
+//! Shared helpers for the cross-crate tests: the file-test harness, the reference kernels
+//! (compiled for every target at build time and embedded as [`REFERENCE`]) and the suite that
+//! runs them on any device.
 
 pub mod filerun;
 pub mod filetest;
-pub mod kernels;
+pub mod suite;
+
+pub use kosmos_testkernels as kernels;
+
+include!(concat!(env!("OUT_DIR"), "/kosmos_modules.rs"));

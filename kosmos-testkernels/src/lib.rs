@@ -1,10 +1,25 @@
 //! Reference kernels, built with [`KernelBuilder`], each with a host reference.
 //!
-//! They are run by the CPU device tests and, later, by the codegen and GPU tests, so they use
-//! only plain IR and document their launch shape.
+//! The tests' build script compiles [`module`] for every target, and the same kernels run on
+//! the CPU device and on GPUs, so they use only plain IR and document their launch shape.
 
 use half::bf16;
-use kosmos_ir::{CmpPred, Dim, Kernel, KernelBuilder, Ordering, RmwOp, ScalarType, Scope, Type};
+use kosmos_ir::{
+    CmpPred, Dim, Kernel, KernelBuilder, Module, Ordering, RmwOp, ScalarType, Scope, Type,
+};
+
+/// Every reference kernel, as one module.
+pub fn module() -> Module {
+    Module {
+        kernels: vec![
+            vector_add(),
+            workgroup_sum(),
+            matmul_bf16(),
+            histogram(),
+            handshake(),
+        ],
+    }
+}
 
 /// `out[i] = a[i] + b[i]` for `i < n`; launch with `ceil(n / block)` workgroups of any block
 /// size up to 256 (the tail workgroup is ragged).
