@@ -838,6 +838,10 @@ impl<'a, 'ctx> Cx<'a, 'ctx> {
                 self.target.emit_barrier(self)?;
                 vec![]
             }
+            Op::Sleep { nanos } => {
+                self.target.emit_sleep(self, *nanos)?;
+                vec![]
+            }
             Op::Id { kind, dim } => vec![self.target.emit_id(self, *kind, *dim)?.into()],
             Op::SharedAlloc { elem, count } => vec![self.shared_alloc(inst, *elem, *count)?],
             Op::Splat { value, lanes } => vec![self.splat(*value, *lanes)?],

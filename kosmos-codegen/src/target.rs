@@ -85,6 +85,8 @@ pub(crate) trait Target {
     ) -> Result<IntValue<'ctx>, Fail>;
     /// A workgroup barrier that also orders the workgroup's memory operations around it.
     fn emit_barrier(&self, cx: &Cx<'_, '_>) -> Result<(), Fail>;
+    /// Pauses the work-item for about `nanos` nanoseconds.
+    fn emit_sleep(&self, cx: &Cx<'_, '_>, nanos: u32) -> Result<(), Fail>;
     /// An atomic read-modify-write returning the old value. The default is LLVM's `atomicrmw`.
     fn emit_atomic_rmw<'ctx>(
         &self,
@@ -202,6 +204,13 @@ impl Target for Amdgpu {
         cx.fence(Ordering::Acquire, Scope::Workgroup)
     }
 
+    fn emit_sleep(&self, cx: &Cx<'_, '_>, nanos: u32) -> Result<(), Fail> {
+        // s_sleep N waits about 64 * N cycles; at ~2 GHz that is ~32 ns per unit (1..=127).
+        let units = (nanos / 32).clamp(1, 127);
+        let imm = cx.ctx.i32_type().const_int(units as u64, false);
+        cx.call_void_intrinsic("llvm.amdgcn.s.sleep", &[imm.into()])
+    }
+
     fn links_object(&self) -> bool {
         true
     }
@@ -309,6 +318,24 @@ impl Target for Nvptx {
         // bar.sync orders the CTA's memory accesses itself.
         let zero = cx.ctx.i32_type().const_zero();
         cx.call_void_intrinsic("llvm.nvvm.barrier.cta.sync.aligned.all", &[zero.into()])
+    }
+
+    fn emit_sleep(&self, cx: &Cx<'_, '_>, nanos: u32) -> Result<(), Fail> {
+        let i32t = cx.ctx.i32_type();
+        let fn_ty = cx.ctx.void_type().fn_type(&[i32t.into()], false);
+        let asm = cx.ctx.create_inline_asm(
+            fn_ty,
+            "nanosleep.u32 $0;".to_string(),
+            "r".to_string(),
+            true,
+            false,
+            None,
+            false,
+        );
+        let arg = i32t.const_int(nanos as u64, false);
+        cx.builder
+            .build_indirect_call(fn_ty, asm, &[arg.into()], "")?;
+        Ok(())
     }
 
     /// Inline PTX: LLVM 22's NVPTX backend drops ordering and scope from `atomicrmw`.

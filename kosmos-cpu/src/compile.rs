@@ -142,6 +142,7 @@ pub(crate) enum Ins {
     Barrier {
         pos: u32,
     },
+    Sleep,
     Id {
         dst: Slot,
         kind: IdKind,
@@ -694,6 +695,7 @@ impl<'k> Compiler<'k> {
             }
             Op::Fence { ordering, .. } => Ins::Fence { ord: *ordering },
             Op::Barrier => Ins::Barrier { pos: index },
+            Op::Sleep { .. } => Ins::Sleep,
             Op::Id { kind, dim } => Ins::Id {
                 dst: self.one_result(inst, name, pos)?,
                 kind: *kind,

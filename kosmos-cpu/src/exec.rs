@@ -506,6 +506,8 @@ impl<'a> Exec<'a> {
                 Ordering::Relaxed => {}
                 o => atomic::fence(rmw_ordering(o)),
             },
+            // Other workgroups may need this core; a polling loop backs off further by itself.
+            Ins::Sleep => std::thread::yield_now(),
             Ins::Barrier { pos } => {
                 // Lanes run in lockstep on this thread, so a barrier only has to check that
                 // every live lane is here, and order memory.

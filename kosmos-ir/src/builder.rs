@@ -311,6 +311,11 @@ impl KernelBuilder {
         self.push(Op::Barrier);
     }
 
+    /// Pauses for about `nanos` nanoseconds (a back-off hint while polling).
+    pub fn sleep(&mut self, nanos: u32) {
+        self.push(Op::Sleep { nanos });
+    }
+
     pub fn shared_alloc(&mut self, name: &str, elem: impl Into<Type>, count: u32) -> Value {
         let v = self.value(Op::SharedAlloc {
             elem: elem.into(),

@@ -266,6 +266,12 @@ pub enum Op {
     /// Workgroup barrier: every work-item of the workgroup waits here, and memory operations
     /// before it (global and shared) are visible to the workgroup after it.
     Barrier,
+    /// A hint that the work-item is waiting: pause for about `nanos` nanoseconds so that
+    /// polling does not flood memory (`s_sleep` on AMD, `nanosleep` on NVIDIA; the CPU device
+    /// yields its thread).
+    Sleep {
+        nanos: u32,
+    },
     /// Result `u32`.
     Id {
         kind: IdKind,
@@ -349,6 +355,7 @@ impl Op {
             Op::AtomicCas { .. } => "atomic.cas",
             Op::Fence { .. } => "fence",
             Op::Barrier => "barrier",
+            Op::Sleep { .. } => "sleep",
             Op::Id { kind, .. } => kind.name(),
             Op::SharedAlloc { .. } => "shared.alloc",
             Op::Splat { .. } => "vec.splat",
@@ -369,6 +376,7 @@ impl Op {
             Op::Const(_)
             | Op::Fence { .. }
             | Op::Barrier
+            | Op::Sleep { .. }
             | Op::Id { .. }
             | Op::SharedAlloc { .. }
             | Op::Return => vec![],
@@ -499,6 +507,7 @@ impl Op {
             | Op::AtomicStore { .. }
             | Op::Fence { .. }
             | Op::Barrier
+            | Op::Sleep { .. }
             | Op::Yield { .. }
             | Op::Break { .. }
             | Op::Return => vec![],

@@ -626,6 +626,9 @@ impl Parser {
                 }
             }
             "barrier" => Op::Barrier,
+            "sleep" => Op::Sleep {
+                nanos: self.u32_literal("sleep time in nanoseconds")?,
+            },
             "shared.alloc" => {
                 let elem = self.ty()?;
                 self.punct(',', "after the element type")?;
