@@ -838,6 +838,7 @@ impl<'a, 'ctx> Cx<'a, 'ctx> {
                 self.target.emit_barrier(self)?;
                 vec![]
             }
+            Op::Clock => vec![self.target.emit_clock(self)?.into()],
             Op::Sleep { nanos } => {
                 self.target.emit_sleep(self, *nanos)?;
                 vec![]

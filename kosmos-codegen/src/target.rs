@@ -85,6 +85,8 @@ pub(crate) trait Target {
     ) -> Result<IntValue<'ctx>, Fail>;
     /// A workgroup barrier that also orders the workgroup's memory operations around it.
     fn emit_barrier(&self, cx: &Cx<'_, '_>) -> Result<(), Fail>;
+    /// A device-wide timestamp in nanoseconds (i64).
+    fn emit_clock<'ctx>(&self, cx: &Cx<'_, 'ctx>) -> Result<IntValue<'ctx>, Fail>;
     /// Pauses the work-item for about `nanos` nanoseconds.
     fn emit_sleep(&self, cx: &Cx<'_, '_>, nanos: u32) -> Result<(), Fail>;
     /// An atomic read-modify-write returning the old value. The default is LLVM's `atomicrmw`.
@@ -204,6 +206,13 @@ impl Target for Amdgpu {
         cx.fence(Ordering::Acquire, Scope::Workgroup)
     }
 
+    fn emit_clock<'ctx>(&self, cx: &Cx<'_, 'ctx>) -> Result<IntValue<'ctx>, Fail> {
+        // s_memrealtime counts a constant 100 MHz clock shared by the device.
+        let ticks = cx.call_int_intrinsic("llvm.amdgcn.s.memrealtime")?;
+        let ten = cx.ctx.i64_type().const_int(10, false);
+        Ok(cx.builder.build_int_mul(ticks, ten, "clock_ns")?)
+    }
+
     fn emit_sleep(&self, cx: &Cx<'_, '_>, nanos: u32) -> Result<(), Fail> {
         // s_sleep N waits about 64 * N cycles; at ~2 GHz that is ~32 ns per unit (1..=127).
         let units = (nanos / 32).clamp(1, 127);
@@ -318,6 +327,11 @@ impl Target for Nvptx {
         // bar.sync orders the CTA's memory accesses itself.
         let zero = cx.ctx.i32_type().const_zero();
         cx.call_void_intrinsic("llvm.nvvm.barrier.cta.sync.aligned.all", &[zero.into()])
+    }
+
+    fn emit_clock<'ctx>(&self, cx: &Cx<'_, 'ctx>) -> Result<IntValue<'ctx>, Fail> {
+        // %globaltimer: nanoseconds, the same on every SM.
+        cx.call_int_intrinsic("llvm.nvvm.read.ptx.sreg.globaltimer")
     }
 
     fn emit_sleep(&self, cx: &Cx<'_, '_>, nanos: u32) -> Result<(), Fail> {

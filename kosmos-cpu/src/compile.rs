@@ -143,6 +143,9 @@ pub(crate) enum Ins {
         pos: u32,
     },
     Sleep,
+    Clock {
+        dst: Slot,
+    },
     Id {
         dst: Slot,
         kind: IdKind,
@@ -696,6 +699,9 @@ impl<'k> Compiler<'k> {
             Op::Fence { ordering, .. } => Ins::Fence { ord: *ordering },
             Op::Barrier => Ins::Barrier { pos: index },
             Op::Sleep { .. } => Ins::Sleep,
+            Op::Clock => Ins::Clock {
+                dst: self.one_result(inst, name, pos)?,
+            },
             Op::Id { kind, dim } => Ins::Id {
                 dst: self.one_result(inst, name, pos)?,
                 kind: *kind,

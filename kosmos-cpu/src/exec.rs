@@ -508,6 +508,15 @@ impl<'a> Exec<'a> {
             },
             // Other workgroups may need this core; a polling loop backs off further by itself.
             Ins::Sleep => std::thread::yield_now(),
+            Ins::Clock { dst } => {
+                // One epoch per process, so timestamps of all workgroups (and launches) compare.
+                static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+                let ns = EPOCH
+                    .get_or_init(std::time::Instant::now)
+                    .elapsed()
+                    .as_nanos();
+                self.vals[dst as usize].fill(ns as u64);
+            }
             Ins::Barrier { pos } => {
                 // Lanes run in lockstep on this thread, so a barrier only has to check that
                 // every live lane is here, and order memory.

@@ -311,6 +311,11 @@ impl KernelBuilder {
         self.push(Op::Barrier);
     }
 
+    /// A timestamp in nanoseconds (`u64`).
+    pub fn clock(&mut self) -> Value {
+        self.value(Op::Clock)
+    }
+
     /// Pauses for about `nanos` nanoseconds (a back-off hint while polling).
     pub fn sleep(&mut self, nanos: u32) {
         self.push(Op::Sleep { nanos });

@@ -272,6 +272,9 @@ pub enum Op {
     Sleep {
         nanos: u32,
     },
+    /// A timestamp in nanoseconds (`u64`), comparable between the workgroups of a device:
+    /// for traces and timings, not for ordering.
+    Clock,
     /// Result `u32`.
     Id {
         kind: IdKind,
@@ -356,6 +359,7 @@ impl Op {
             Op::Fence { .. } => "fence",
             Op::Barrier => "barrier",
             Op::Sleep { .. } => "sleep",
+            Op::Clock => "clock",
             Op::Id { kind, .. } => kind.name(),
             Op::SharedAlloc { .. } => "shared.alloc",
             Op::Splat { .. } => "vec.splat",
@@ -377,6 +381,7 @@ impl Op {
             | Op::Fence { .. }
             | Op::Barrier
             | Op::Sleep { .. }
+            | Op::Clock
             | Op::Id { .. }
             | Op::SharedAlloc { .. }
             | Op::Return => vec![],
@@ -487,6 +492,7 @@ impl Op {
             Op::AtomicRmw { value, .. } => vec![type_of(*value)],
             Op::AtomicCas { expected, .. } => vec![type_of(*expected)],
             Op::Id { .. } => vec![Type::U32],
+            Op::Clock => vec![Type::U64],
             Op::SharedAlloc { .. } => vec![Type::SHARED_PTR],
             Op::Splat { value, lanes } => {
                 let elem = type_of(*value).elem().unwrap_or(ScalarType::I32);

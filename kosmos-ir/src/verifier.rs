@@ -616,7 +616,7 @@ impl<'k> Verifier<'k> {
                     self.bad_ordering(at, *ordering, "a fence must order something");
                 }
             }
-            Op::Barrier | Op::Sleep { .. } | Op::Id { .. } | Op::Return => {}
+            Op::Barrier | Op::Sleep { .. } | Op::Clock | Op::Id { .. } | Op::Return => {}
             Op::SharedAlloc { elem, count } => self.shared_alloc(at, *elem, *count),
             Op::Splat { value, lanes } => self.splat(at, *value, *lanes),
             Op::Extract { vector, lane } => {

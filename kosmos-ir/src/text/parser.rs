@@ -626,6 +626,7 @@ impl Parser {
                 }
             }
             "barrier" => Op::Barrier,
+            "clock" => Op::Clock,
             "sleep" => Op::Sleep {
                 nanos: self.u32_literal("sleep time in nanoseconds")?,
             },

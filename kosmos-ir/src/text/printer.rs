@@ -150,6 +150,7 @@ impl<'k> Printer<'k> {
             Op::Fence { ordering, scope } => format!("fence {ordering}, {scope}"),
             Op::Barrier => "barrier".to_string(),
             Op::Sleep { nanos } => format!("sleep {nanos}"),
+            Op::Clock => "clock".to_string(),
             Op::Id { kind, dim } => format!("{kind} {dim}"),
             Op::SharedAlloc { elem, count } => format!("shared.alloc {elem}, {count}"),
             Op::Splat { value, lanes } => format!("vec.splat {}, {lanes}", n(value)),
