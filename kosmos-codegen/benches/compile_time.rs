@@ -11,7 +11,7 @@ const RUNS: usize = 9;
 
 fn main() {
     let kernels = [
-        common::vector_add(),
+        kosmos_testkernels::vector_add(),
         common::control_flow(),
         common::all_rmw(),
         common::shared_reverse(),

@@ -13,7 +13,11 @@
 //! LLVM aborts the process on input it cannot handle, so every module is verified
 //! (`kosmos_ir::verify_module`) before lowering, the lowering refuses what it cannot lower, and
 //! the LLVM module is checked by LLVM's verifier before any pass runs.
+//!
+//! [`check`] reads the binaries back with ptxas and the LLVM 22 tools (registers, spills,
+//! kernel metadata, disassembly) for tests and CI.
 
+pub mod check;
 mod lower;
 mod target;
 mod tools;
@@ -318,6 +322,9 @@ impl Pipeline {
         }
 
         let amd = target.links_object();
+        if !amd {
+            ptx_kernel_names(module)?;
+        }
         // Assembly costs a second code generation on AMD: only when asked for or dumped.
         if emit == Emit::Asm || self.dump.is_some() || !amd {
             let asm = self.codegen(&machine, &llvm, FileType::Assembly)?;
@@ -353,6 +360,32 @@ impl Pipeline {
             .map_err(llvm_err("code generation"))?;
         Ok(buffer.as_slice().to_vec())
     }
+}
+
+/// PTX identifiers are `[a-zA-Z][a-zA-Z0-9_$]*` or `_` followed by those: no `.`, which the
+/// IR allows. Kernels are looked up by their IR name at launch, so a name is refused rather
+/// than renamed (ptxas would reject it).
+fn ptx_kernel_names(module: &kosmos_ir::Module) -> Result<(), CodegenError> {
+    for kernel in &module.kernels {
+        let mut chars = kernel.name.chars();
+        let valid = match chars.next() {
+            Some(c) if c.is_ascii_alphabetic() => true,
+            Some('_') => kernel.name.len() > 1,
+            _ => false,
+        } && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+        if !valid {
+            return Err(CodegenError::Unsupported {
+                target: TargetKind::Sm90a,
+                kernel: kernel.name.clone(),
+                pos: "signature".into(),
+                op: "kernel",
+                message: "a PTX kernel name takes letters, digits, `_` and `$` only, \
+                          and starts with a letter or `_`"
+                    .into(),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn module_stem(module: &kosmos_ir::Module) -> &str {

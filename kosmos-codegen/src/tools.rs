@@ -1,6 +1,8 @@
-//! External tools: `ld.lld` links AMD objects into HSACO code objects.
+//! External tools: `ld.lld` links AMD objects into HSACO code objects; the scratch directory
+//! and tool runner here are shared with the binary checks (`check.rs`).
 
 use crate::CodegenError;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,30 +12,119 @@ fn ld_lld() -> PathBuf {
     if let Some(p) = std::env::var_os("KOSMOS_LD_LLD").filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
     }
-    let versioned = Path::new("/usr/lib/llvm-22/bin/ld.lld");
+    llvm_tool("ld.lld")
+}
+
+/// An LLVM 22 tool: Debian's unversioned copy under /usr/lib/llvm-22/bin, else `<name>-22`.
+pub(crate) fn llvm_tool(name: &str) -> PathBuf {
+    let versioned = Path::new("/usr/lib/llvm-22/bin").join(name);
     if versioned.exists() {
-        versioned.to_path_buf()
+        versioned
     } else {
-        PathBuf::from("ld.lld-22")
+        PathBuf::from(format!("{name}-22"))
+    }
+}
+
+/// A file operation on `path` that failed.
+pub(crate) struct IoError {
+    pub path: PathBuf,
+    pub source: std::io::Error,
+}
+
+impl From<IoError> for CodegenError {
+    fn from(e: IoError) -> CodegenError {
+        CodegenError::Io {
+            path: e.path,
+            source: e.source,
+        }
+    }
+}
+
+/// A tool that failed, could not run, or printed what its caller could not use.
+pub(crate) struct ToolFailure {
+    pub tool: String,
+    pub message: String,
+    pub repro: String,
+}
+
+impl From<ToolFailure> for CodegenError {
+    fn from(f: ToolFailure) -> CodegenError {
+        CodegenError::Tool {
+            tool: f.tool,
+            message: f.message,
+            repro: f.repro,
+        }
     }
 }
 
 /// A scratch directory, removed on drop unless kept for a repro command.
-struct Scratch {
-    path: PathBuf,
+pub(crate) struct Scratch {
+    pub path: PathBuf,
     keep: bool,
 }
 
 impl Scratch {
-    fn new() -> Result<Scratch, CodegenError> {
+    pub fn new() -> Result<Scratch, IoError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let path = std::env::temp_dir().join(format!("kosmos-codegen-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&path).map_err(|source| CodegenError::Io {
+        std::fs::create_dir_all(&path).map_err(|source| IoError {
             path: path.clone(),
             source,
         })?;
         Ok(Scratch { path, keep: false })
+    }
+
+    /// Writes `bytes` to `<scratch>/<name>` and returns that path.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, IoError> {
+        let path = self.path.join(name);
+        std::fs::write(&path, bytes).map_err(|source| IoError {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(path)
+    }
+
+    /// Runs `tool args`; `accept` turns its stdout and stderr into the result. When the tool
+    /// cannot start, exits with failure or `accept` refuses its output, the directory stays
+    /// so that the repro command works.
+    pub fn run<T>(
+        &mut self,
+        tool: &Path,
+        args: &[OsString],
+        accept: impl FnOnce(&str, &str) -> Result<T, String>,
+    ) -> Result<T, ToolFailure> {
+        let repro = std::iter::once(tool.as_os_str())
+            .chain(args.iter().map(OsString::as_os_str))
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let result = match Command::new(tool).args(args).output() {
+            Ok(o) => {
+                let stdout = String::from_utf8_lossy(&o.stdout);
+                let stderr = String::from_utf8_lossy(&o.stderr);
+                if o.status.success() {
+                    accept(&stdout, &stderr)
+                } else {
+                    Err(format!("{}: {}", o.status, stderr.trim()))
+                }
+            }
+            Err(e) => Err(format!(
+                "cannot run {}: {e} (`cargo xtask setup` installs it)",
+                tool.display()
+            )),
+        };
+        result.map_err(|message| {
+            self.keep = true;
+            ToolFailure {
+                tool: tool.file_name().map_or_else(
+                    || tool.display().to_string(),
+                    |n| n.to_string_lossy().into(),
+                ),
+                message,
+                repro,
+            }
+        })
     }
 }
 
@@ -43,13 +134,6 @@ impl Drop for Scratch {
             // Best effort: a leftover temporary directory is harmless.
             let _ = std::fs::remove_dir_all(&self.path);
         }
-    }
-}
-
-fn io(path: &Path) -> impl Fn(std::io::Error) -> CodegenError + '_ {
-    move |source| CodegenError::Io {
-        path: path.to_path_buf(),
-        source,
     }
 }
 
@@ -66,39 +150,14 @@ pub(crate) fn link_hsaco(object: &[u8], stem: &str) -> Result<Vec<u8>, CodegenEr
             }
         })
         .collect();
-    let obj = scratch.path.join(format!("{stem}.o"));
+    let obj = scratch.write(&format!("{stem}.o"), object)?;
     let out = scratch.path.join(format!("{stem}.hsaco"));
-    std::fs::write(&obj, object).map_err(io(&obj))?;
-    let linker = ld_lld();
-    let repro = format!(
-        "{} -shared -o {} {}",
-        linker.display(),
-        out.display(),
-        obj.display()
-    );
-    let result = Command::new(&linker)
-        .arg("-shared")
-        .arg("-o")
-        .arg(&out)
-        .arg(&obj)
-        .output();
-    let failure = match result {
-        Ok(o) if o.status.success() => None,
-        Ok(o) => Some(format!(
-            "{}: {}",
-            o.status,
-            String::from_utf8_lossy(&o.stderr).trim()
-        )),
-        Err(e) => Some(format!("cannot run {}: {e}", linker.display())),
-    };
-    if let Some(message) = failure {
-        // Keep the object so that the repro command works.
-        scratch.keep = true;
-        return Err(CodegenError::Tool {
-            tool: "ld.lld".into(),
-            message,
-            repro,
-        });
-    }
-    std::fs::read(&out).map_err(io(&out))
+    let args = [
+        "-shared".into(),
+        "-o".into(),
+        out.clone().into(),
+        obj.into(),
+    ];
+    scratch.run(&ld_lld(), &args, |_, _| Ok(()))?;
+    std::fs::read(&out).map_err(|source| CodegenError::Io { path: out, source })
 }

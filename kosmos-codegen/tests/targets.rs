@@ -4,8 +4,10 @@
 mod common;
 
 use common::*;
+use kosmos_codegen::check::{CheckError, assemble_ptx, disassemble_hsaco, hsaco_summary};
 use kosmos_codegen::{CodegenError, Options, TargetKind, compile, emit_asm, emit_llvm_ir};
 use kosmos_ir::{KernelBuilder, Ordering, Scope, Type};
+use kosmos_testkernels::vector_add;
 
 const AMD: [TargetKind; 2] = [TargetKind::Gfx942, TargetKind::Gfx950];
 
@@ -13,18 +15,16 @@ fn asm(kernel: kosmos_ir::Kernel, target: TargetKind) -> String {
     emit_asm(&module(kernel), target).unwrap_or_else(|e| panic!("{target}: {e}"))
 }
 
+/// The kernel's PTX, after ptxas has assembled it without spilling.
 fn ptx(kernel: kosmos_ir::Kernel) -> String {
     let name = kernel.name.clone();
     let text = asm(kernel, TargetKind::Sm90a);
-    let report = assemble_ptx(&name, &text);
-    eprintln!(
-        "{name}: {}",
-        report
-            .lines()
-            .filter(|l| l.contains("Used") || l.contains("spill"))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
+    let report = assemble_ptx(&text).unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+    let k = report
+        .kernel(&name)
+        .unwrap_or_else(|| panic!("ptxas did not report {name}:\n{}", report.output));
+    eprintln!("{name}: {} registers", k.registers);
+    assert_eq!(k.spill_bytes(), 0, "{name} spills:\n{}", report.output);
     text
 }
 
@@ -59,32 +59,23 @@ fn every_kernel_links_to_hsaco_on_amd() {
         for k in all_kernels() {
             let name = k.name.clone();
             let art = compile(&module(k), target, &Options::default()).unwrap();
-            let notes = tool_on(
-                "llvm-readelf-22",
-                &["--notes"],
-                &format!("{name}-{target}.hsaco"),
-                &art.bytes,
-            );
-            assert!(notes.contains("amdhsa.kernels"), "{notes}");
-            assert!(
-                notes.contains(&format!(".name:           {name}")),
-                "{notes}"
-            );
-            assert!(notes.contains(&format!("{name}.kd")), "{notes}");
-            assert!(
-                notes.contains(".private_segment_fixed_size: 0"),
+            let summary = hsaco_summary(&art.bytes).unwrap();
+            let notes = &summary.notes;
+            let k = summary
+                .kernel(&name)
+                .unwrap_or_else(|| panic!("{name} not in the notes:\n{notes}"));
+            assert_eq!(k.symbol, format!("{name}.kd"), "{notes}");
+            assert_eq!(
+                k.private_segment_fixed_size, 0,
                 "{name}: scratch used:\n{notes}"
             );
-            assert!(
-                notes.contains(&format!("amdgcn-amd-amdhsa--{target}")),
+            assert_eq!(
+                summary.target,
+                format!("amdgcn-amd-amdhsa--{target}"),
                 "{notes}"
             );
-            let dis = tool_on(
-                "llvm-objdump-22",
-                &["-d", &format!("--mcpu={target}")],
-                &format!("{name}-{target}.dis.hsaco"),
-                &art.bytes,
-            );
+            let dis = disassemble_hsaco(&art.bytes, target).unwrap();
+            assert!(dis.contains(&format!("<{name}>:")), "{dis}");
             assert!(dis.contains("s_endpgm"), "{dis}");
         }
     }
@@ -378,7 +369,7 @@ fn verifier_runs_before_lowering() {
 
 #[test]
 fn stages_are_named_and_dumped() {
-    let dir = scratch("dump");
+    let dir = std::env::temp_dir().join(format!("kosmos-codegen-dump-{}", std::process::id()));
     let opts = Options {
         dump_dir: Some(dir.clone()),
     };
@@ -409,6 +400,47 @@ fn stages_are_named_and_dumped() {
     ] {
         assert!(dir.join(f).exists(), "{f} not dumped");
     }
+    // Best effort: a leftover temporary directory is harmless.
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ptx_refuses_kernel_names_with_dots() {
+    let m = module(KernelBuilder::new("names.v2", 64).finish());
+    match compile(&m, TargetKind::Sm90a, &Options::default()) {
+        Err(CodegenError::Unsupported { kernel, .. }) => assert_eq!(kernel, "names.v2"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    for target in AMD {
+        compile(&m, target, &Options::default()).unwrap_or_else(|e| panic!("{target}: {e}"));
+    }
+}
+
+#[test]
+fn tool_failures_carry_a_repro_command() {
+    // Each failure keeps its input, the repro command's last argument, for the command.
+    let repro_of = |e: CheckError, input: &[u8]| match e {
+        CheckError::Tool { repro, .. } => {
+            let file = std::path::Path::new(repro.rsplit(' ').next().unwrap());
+            assert_eq!(std::fs::read(file).unwrap(), input, "{repro}");
+            std::fs::remove_dir_all(file.parent().unwrap()).unwrap();
+            repro
+        }
+        other => panic!("expected a tool failure, got {other}"),
+    };
+    let repro = repro_of(assemble_ptx("not ptx").unwrap_err(), b"not ptx");
+    assert!(repro.contains("ptxas -arch=sm_90a -v -o "), "{repro}");
+    let junk = b"not an ELF file";
+    let repro = repro_of(hsaco_summary(junk).unwrap_err(), junk);
+    assert!(
+        repro.contains("llvm-readelf --notes ") || repro.contains("llvm-readelf-22 --notes "),
+        "{repro}"
+    );
+    let repro = repro_of(
+        disassemble_hsaco(junk, TargetKind::Gfx942).unwrap_err(),
+        junk,
+    );
+    assert!(repro.contains(" -d --mcpu=gfx942 "), "{repro}");
 }
 
 #[test]

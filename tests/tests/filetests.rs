@@ -1,8 +1,10 @@
 //! Runs every `.kir` file under `tests/filetests/` as one test (docs/ir.md, "File tests").
 //!
 //! A test kind is one function below; shared file handling lives in
-//! `kosmos_tests::filetest`.
+//! `kosmos_tests::filetest`. Every `print` and `run` file that verifies also compiles for
+//! every GPU target, with its binaries checked by ptxas and llvm-readelf.
 
+use kosmos_codegen::{Options, TargetKind, check};
 use kosmos_tests::filetest::{self, TestFile, diff};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::Path;
@@ -34,7 +36,7 @@ fn run_file(path: &Path) -> Result<(), String> {
         "print" => print(&file),
         "parse-error" => parse_error(&file),
         "verify" => verify(&file),
-        "run" => kosmos_tests::filerun::run(&file.body).and_then(|out| file.check_expect(&out)),
+        "run" => run(&file),
         other => Err(format!(
             "unknown test kind '{other}' (expected print, parse-error, verify or run)"
         )),
@@ -50,14 +52,61 @@ fn print(file: &TestFile) -> Result<(), String> {
     kosmos_ir::verify_module(&module).map_err(|e| format!("verifier errors:\n{e}"))?;
     let printed = kosmos_ir::print_module(&module);
     let expected = file.body_after_header();
-    if printed == expected {
-        Ok(())
-    } else {
-        Err(format!(
+    if printed != expected {
+        return Err(format!(
             "printed text differs from the file\n{}",
             diff(expected, &printed)
-        ))
+        ));
     }
+    compiles_for_every_target(&module)
+}
+
+/// Runs the file's kernel on the CPU device and compares the output; a file whose module
+/// verifies must also compile for the GPUs.
+fn run(file: &TestFile) -> Result<(), String> {
+    let out = kosmos_tests::filerun::run(&file.body)?;
+    file.check_expect(&out)?;
+    match kosmos_ir::parse_module(&file.body) {
+        Ok(module) if kosmos_ir::verify_module(&module).is_ok() => {
+            compiles_for_every_target(&module)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Compiles `module` for gfx942, gfx950 and sm_90a: ptxas must assemble the PTX and report
+/// every kernel; each HSACO's notes must list every kernel with its `.kd` descriptor.
+fn compiles_for_every_target(module: &kosmos_ir::Module) -> Result<(), String> {
+    for target in TargetKind::ALL {
+        let artifact = kosmos_codegen::compile(module, target, &Options::default())
+            .map_err(|e| format!("{target}: {e}"))?;
+        let listed: Vec<String> = if target.is_amdgpu() {
+            let summary =
+                check::hsaco_summary(&artifact.bytes).map_err(|e| format!("{target}: {e}"))?;
+            if !summary.target.ends_with(&format!("--{target}")) {
+                return Err(format!("{target}: amdhsa.target is {}", summary.target));
+            }
+            let listed = summary
+                .kernels
+                .iter()
+                .filter(|k| k.symbol == format!("{}.kd", k.name))
+                .map(|k| k.name.clone());
+            listed.collect()
+        } else {
+            let ptx = artifact.text().ok_or("sm_90a: the PTX is not UTF-8")?;
+            let report = check::assemble_ptx(ptx).map_err(|e| format!("{target}: {e}"))?;
+            report.kernels.into_iter().map(|k| k.name).collect()
+        };
+        for kernel in &module.kernels {
+            if !listed.contains(&kernel.name) {
+                return Err(format!(
+                    "{target}: the binary does not list kernel {} (it lists {listed:?})",
+                    kernel.name
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Parsing fails with the error in the expect block.

@@ -1,38 +1,16 @@
-//! Test kernels and tool helpers shared by the codegen tests.
-#![allow(dead_code)] // each test binary uses a subset
+//! Test kernels shared by the codegen tests (the reference kernels come from
+//! kosmos-testkernels; tool helpers from `kosmos_codegen::check`).
+#![allow(dead_code)] // the compile-time bench uses a subset
 
 use kosmos_ir::{
     BinOp, CmpPred, Dim, IdKind, Kernel, KernelBuilder, Module, Ordering, RmwOp, ScalarType, Scope,
     Type, UnOp,
 };
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
 pub fn module(kernel: Kernel) -> Module {
     Module {
         kernels: vec![kernel],
     }
-}
-
-/// out[i] = a[i] + b[i] for i < n.
-pub fn vector_add() -> Kernel {
-    let mut b = KernelBuilder::new("vector_add", 256);
-    let a = b.param("a", Type::GLOBAL_PTR);
-    let x = b.param("b", Type::GLOBAL_PTR);
-    let out = b.param("out", Type::GLOBAL_PTR);
-    let n = b.param("n", Type::U32);
-    let i = b.global_id_x();
-    let inside = b.cmp(CmpPred::Lt, i, n);
-    b.if_then(inside, |b| {
-        let pa = b.ptr_offset(a, i, Type::F32);
-        let va = b.load(pa, Type::F32);
-        let pb = b.ptr_offset(x, i, Type::F32);
-        let vb = b.load(pb, Type::F32);
-        let sum = b.add(va, vb);
-        let po = b.ptr_offset(out, i, Type::F32);
-        b.store(po, sum);
-    });
-    b.finish()
 }
 
 /// A single atomic (or fence, when `op` is None) on `flag`, result stored to `out`.
@@ -340,71 +318,4 @@ pub fn control_flow() -> Kernel {
     let q = b.ptr_offset(out, one, Type::U32);
     b.store(q, acc);
     b.finish()
-}
-
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-/// ptxas: `KOSMOS_PTXAS`, else the pinned wheel under target/tools, else PATH.
-pub fn ptxas() -> PathBuf {
-    if let Some(p) = std::env::var_os("KOSMOS_PTXAS").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
-    }
-    let wheel = workspace_root()
-        .join("target/tools/cuda-nvcc/lib/python3.11/site-packages/nvidia/cu13/bin/ptxas");
-    if wheel.exists() {
-        return wheel;
-    }
-    if Command::new("ptxas").arg("--version").output().is_ok() {
-        return PathBuf::from("ptxas");
-    }
-    panic!("ptxas not found: run `cargo xtask setup` (or set KOSMOS_PTXAS)");
-}
-
-/// Assembles PTX with `ptxas -arch=sm_90a -v`; returns its report (registers, spills).
-pub fn assemble_ptx(name: &str, ptx: &str) -> String {
-    let dir = scratch(name);
-    let src = dir.join(format!("{name}.ptx"));
-    std::fs::write(&src, ptx).unwrap();
-    let out = Command::new(ptxas())
-        .args(["-arch=sm_90a", "-v", "-o"])
-        .arg(dir.join(format!("{name}.cubin")))
-        .arg(&src)
-        .output()
-        .expect("run ptxas");
-    let report = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(
-        out.status.success(),
-        "ptxas rejected {name}:\n{report}\n{ptx}"
-    );
-    report
-}
-
-pub fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("kosmos-codegen-test-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs a tool on a file holding `bytes`; returns stdout.
-pub fn tool_on(tool: &str, args: &[&str], name: &str, bytes: &[u8]) -> String {
-    let dir = scratch(name);
-    let file = dir.join(name);
-    std::fs::write(&file, bytes).unwrap();
-    let out = Command::new(tool)
-        .args(args)
-        .arg(&file)
-        .output()
-        .unwrap_or_else(|e| panic!("run {tool}: {e}"));
-    assert!(
-        out.status.success(),
-        "{tool} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
 }

@@ -1,0 +1,192 @@
+//! Static checks of the embedded reference binaries ([`REFERENCE`]): the PTX assembles with
+//! ptxas for sm_90a without spills; each HSACO's notes list every kernel without scratch and
+//! it disassembles; instructions the kernels rely on are pinned.
+//!
+//! A binary that the build left out (`KOSMOS_TARGETS`) fails these tests by name: CI must
+//! check every target.
+
+use kosmos_codegen::TargetKind;
+use kosmos_codegen::check::{
+    assemble_ptx, disassemble_hsaco, disassembly_of, hsaco_summary, ptx_entry,
+};
+use kosmos_tests::REFERENCE;
+
+fn missing(binary: &str, target: TargetKind) -> String {
+    format!(
+        "REFERENCE has no {binary}: the build left {target} out of KOSMOS_TARGETS, \
+         and these checks cover every target"
+    )
+}
+
+fn kernel_names() -> Vec<String> {
+    let ir = REFERENCE.ir().expect("the embedded IR verifies");
+    ir.kernels.into_iter().map(|k| k.name).collect()
+}
+
+fn ptx() -> &'static str {
+    REFERENCE
+        .ptx
+        .unwrap_or_else(|| panic!("{}", missing("PTX", TargetKind::Sm90a)))
+}
+
+fn hsacos() -> [(TargetKind, &'static [u8]); 2] {
+    [
+        (TargetKind::Gfx942, REFERENCE.hsaco_gfx942),
+        (TargetKind::Gfx950, REFERENCE.hsaco_gfx950),
+    ]
+    .map(|(target, bytes)| {
+        (
+            target,
+            bytes.unwrap_or_else(|| panic!("{}", missing(&format!("HSACO for {target}"), target))),
+        )
+    })
+}
+
+/// The PTX of one kernel.
+fn ptx_of(name: &str) -> &'static str {
+    ptx_entry(ptx(), name).unwrap_or_else(|| panic!("no .entry {name} in the PTX"))
+}
+
+/// The disassembly of one kernel on each AMD target.
+fn amd_disassembly_of(name: &str) -> Vec<(TargetKind, String)> {
+    hsacos()
+        .into_iter()
+        .map(|(target, bytes)| {
+            let dis = disassemble_hsaco(bytes, target).unwrap_or_else(|e| panic!("{e}"));
+            let function = disassembly_of(&dis, name)
+                .unwrap_or_else(|| panic!("{target}: no <{name}> in the disassembly"));
+            (target, function.to_string())
+        })
+        .collect()
+}
+
+fn assert_has(text: &str, needles: &[&str], what: &str) {
+    for needle in needles {
+        assert!(text.contains(needle), "{what}: missing `{needle}`:\n{text}");
+    }
+}
+
+#[test]
+fn ptx_assembles_for_sm_90a_without_spills() {
+    let ptx = ptx();
+    assert!(ptx.contains(".target sm_90a"), "{ptx}");
+    let report = assemble_ptx(ptx).unwrap_or_else(|e| panic!("{e}"));
+    for name in kernel_names() {
+        let k = report
+            .kernel(&name)
+            .unwrap_or_else(|| panic!("ptxas did not report {name}:\n{}", report.output));
+        assert_eq!(k.spill_bytes(), 0, "{name} spills:\n{}", report.output);
+        assert_eq!(
+            k.stack_frame_bytes, 0,
+            "{name} has a stack:\n{}",
+            report.output
+        );
+    }
+    assert_eq!(
+        report.kernels.len(),
+        kernel_names().len(),
+        "{}",
+        report.output
+    );
+}
+
+#[test]
+fn hsaco_notes_list_every_kernel_without_scratch() {
+    for (target, bytes) in hsacos() {
+        let summary = hsaco_summary(bytes).unwrap_or_else(|e| panic!("{target}: {e}"));
+        let notes = &summary.notes;
+        assert!(
+            summary.target.starts_with("amdgcn-amd-amdhsa--")
+                && summary.target.contains(target.name()),
+            "{target}: amdhsa.target is {}",
+            summary.target
+        );
+        for name in kernel_names() {
+            let k = summary
+                .kernel(&name)
+                .unwrap_or_else(|| panic!("{target}: {name} not in the notes:\n{notes}"));
+            assert_eq!(k.symbol, format!("{name}.kd"), "{target}:\n{notes}");
+            assert_eq!(
+                k.private_segment_fixed_size, 0,
+                "{target}: {name} uses scratch:\n{notes}"
+            );
+            assert_eq!(
+                (k.sgpr_spill_count, k.vgpr_spill_count),
+                (0, 0),
+                "{target}: {name} spills:\n{notes}"
+            );
+        }
+        assert_eq!(summary.kernels.len(), kernel_names().len(), "{notes}");
+    }
+}
+
+#[test]
+fn hsaco_disassembles_with_every_kernel() {
+    for (target, bytes) in hsacos() {
+        let dis = disassemble_hsaco(bytes, target).unwrap_or_else(|e| panic!("{e}"));
+        for name in kernel_names() {
+            let function = disassembly_of(&dis, &name)
+                .unwrap_or_else(|| panic!("{target}: no <{name}> in the disassembly:\n{dis}"));
+            assert!(function.contains("s_endpgm"), "{target}: {function}");
+        }
+    }
+}
+
+/// Release store and acquire loads of the flag at agent scope: on gfx942/gfx950 the L2
+/// write-back before the store and the cache invalidation after each load.
+#[test]
+fn handshake_orders_its_flag_accesses() {
+    assert_has(
+        ptx_of("handshake"),
+        &["ld.acquire.gpu", "st.release.gpu", "bar.sync"],
+        "sm_90a handshake",
+    );
+    for (target, dis) in amd_disassembly_of("handshake") {
+        assert_has(
+            &dis,
+            &["buffer_inv sc1", "buffer_wbl2 sc1", "s_barrier"],
+            &format!("{target} handshake"),
+        );
+    }
+}
+
+/// Tiles staged through shared memory between barriers.
+#[test]
+fn matmul_stages_tiles_in_shared_memory() {
+    assert_has(
+        ptx_of("matmul_bf16"),
+        &["bar.sync", "st.shared", "ld.shared"],
+        "sm_90a matmul_bf16",
+    );
+    for (target, dis) in amd_disassembly_of("matmul_bf16") {
+        assert_has(
+            &dis,
+            &["s_barrier", "ds_write", "ds_read"],
+            &format!("{target} matmul_bf16"),
+        );
+    }
+    for (target, bytes) in hsacos() {
+        let summary = hsaco_summary(bytes).unwrap_or_else(|e| panic!("{e}"));
+        let k = summary
+            .kernel("matmul_bf16")
+            .expect("matmul_bf16 in the notes");
+        assert!(
+            k.group_segment_fixed_size > 0,
+            "{target}: no LDS:\n{}",
+            summary.notes
+        );
+    }
+}
+
+/// One relaxed atomic add per element, in global memory.
+#[test]
+fn histogram_uses_atomic_adds() {
+    assert_has(
+        ptx_of("histogram"),
+        &["atom.relaxed.gpu.global.add.u32"],
+        "sm_90a histogram",
+    );
+    for (target, dis) in amd_disassembly_of("histogram") {
+        assert_has(&dis, &["global_atomic_add"], &format!("{target} histogram"));
+    }
+}
