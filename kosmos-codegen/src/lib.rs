@@ -322,9 +322,6 @@ impl Pipeline {
         }
 
         let amd = target.links_object();
-        if !amd {
-            ptx_kernel_names(module)?;
-        }
         // Assembly costs a second code generation on AMD: only when asked for or dumped.
         if emit == Emit::Asm || self.dump.is_some() || !amd {
             let asm = self.codegen(&machine, &llvm, FileType::Assembly)?;
@@ -360,32 +357,6 @@ impl Pipeline {
             .map_err(llvm_err("code generation"))?;
         Ok(buffer.as_slice().to_vec())
     }
-}
-
-/// PTX identifiers are `[a-zA-Z][a-zA-Z0-9_$]*` or `_` followed by those: no `.`, which the
-/// IR allows. Kernels are looked up by their IR name at launch, so a name is refused rather
-/// than renamed (ptxas would reject it).
-fn ptx_kernel_names(module: &kosmos_ir::Module) -> Result<(), CodegenError> {
-    for kernel in &module.kernels {
-        let mut chars = kernel.name.chars();
-        let valid = match chars.next() {
-            Some(c) if c.is_ascii_alphabetic() => true,
-            Some('_') => kernel.name.len() > 1,
-            _ => false,
-        } && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
-        if !valid {
-            return Err(CodegenError::Unsupported {
-                target: TargetKind::Sm90a,
-                kernel: kernel.name.clone(),
-                pos: "signature".into(),
-                op: "kernel",
-                message: "a PTX kernel name takes letters, digits, `_` and `$` only, \
-                          and starts with a letter or `_`"
-                    .into(),
-            });
-        }
-    }
-    Ok(())
 }
 
 fn module_stem(module: &kosmos_ir::Module) -> &str {

@@ -405,18 +405,6 @@ fn stages_are_named_and_dumped() {
 }
 
 #[test]
-fn ptx_refuses_kernel_names_with_dots() {
-    let m = module(KernelBuilder::new("names.v2", 64).finish());
-    match compile(&m, TargetKind::Sm90a, &Options::default()) {
-        Err(CodegenError::Unsupported { kernel, .. }) => assert_eq!(kernel, "names.v2"),
-        other => panic!("expected a refusal, got {other:?}"),
-    }
-    for target in AMD {
-        compile(&m, target, &Options::default()).unwrap_or_else(|e| panic!("{target}: {e}"));
-    }
-}
-
-#[test]
 fn tool_failures_carry_a_repro_command() {
     // Each failure keeps its input, the repro command's last argument, for the command.
     let repro_of = |e: CheckError, input: &[u8]| match e {
@@ -449,4 +437,33 @@ fn target_names_parse() {
         assert_eq!(t.name().parse::<TargetKind>().unwrap(), t);
     }
     assert!("sm_80".parse::<TargetKind>().is_err());
+}
+
+#[test]
+fn sleep_backs_off_on_every_target() {
+    let mut b = kosmos_ir::KernelBuilder::new("nap", 64);
+    b.sleep(256);
+    let kernel = b.finish();
+    let p = ptx(kernel.clone());
+    assert!(p.contains("nanosleep.u32"), "{p}");
+    for target in AMD {
+        let a = asm(kernel.clone(), target);
+        // 256 ns at ~32 ns per s_sleep unit.
+        assert!(a.contains("s_sleep 8"), "{a}");
+    }
+}
+
+#[test]
+fn clock_reads_a_device_wide_timer() {
+    let mut b = kosmos_ir::KernelBuilder::new("stamp", 64);
+    let out = b.param("out", kosmos_ir::Type::GLOBAL_PTR);
+    let t = b.clock();
+    b.store(out, t);
+    let kernel = b.finish();
+    let p = ptx(kernel.clone());
+    assert!(p.contains("%globaltimer"), "{p}");
+    for target in AMD {
+        let a = asm(kernel.clone(), target);
+        assert!(a.contains("s_memrealtime"), "{a}");
+    }
 }

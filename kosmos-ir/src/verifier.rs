@@ -23,8 +23,8 @@ pub const MAX_WORKGROUP_SIZE: u32 = 1024;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum VerifyErrorKind {
     // ---- kernel header ----
-    /// The kernel's name is empty.
-    EmptyKernelName,
+    /// The kernel's name is not an identifier (letters, digits, `_`; not starting with a digit).
+    KernelName,
     /// Two kernels of a module share a name.
     DuplicateKernelName,
     /// `max_workgroup_size` is outside `1..=1024`.
@@ -338,11 +338,19 @@ impl<'k> Verifier<'k> {
     // ---- kernel header ----
 
     fn header(&mut self) {
-        if self.kernel.name.is_empty() {
+        // The name is the symbol in every binary and how launches find the kernel, so it
+        // must be valid everywhere: PTX identifiers take no `.`.
+        let name = &self.kernel.name;
+        let identifier = name.chars().next().is_some_and(|c| !c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !identifier {
             self.error(
                 KERNEL_SITE,
-                VerifyErrorKind::EmptyKernelName,
-                "the kernel name is empty".to_string(),
+                VerifyErrorKind::KernelName,
+                format!(
+                    "the kernel name `{name}` is not an identifier \
+                     (letters, digits and `_`, not starting with a digit)"
+                ),
             );
         }
         let size = self.kernel.max_workgroup_size;

@@ -197,13 +197,15 @@ fn module_of_distinct_kernels_is_valid() {
 // ---- kernel header ----
 
 #[test]
-fn empty_kernel_name() {
-    let e = expect_one(
-        &KernelBuilder::new("", 64).finish(),
-        K::EmptyKernelName,
-        KERNEL_OP,
-    );
-    assert_eq!(e.to_string(), ": `kernel`: the kernel name is empty");
+fn kernel_names_are_identifiers() {
+    for bad in ["", "names.v2", "2fast", "a-b"] {
+        let e = expect_one(
+            &KernelBuilder::new(bad, 64).finish(),
+            K::KernelName,
+            KERNEL_OP,
+        );
+        assert!(e.to_string().contains("is not an identifier"), "{e}");
+    }
 }
 
 #[test]
