@@ -1,30 +1,12 @@
 //! The runtime on the CPU device (always run): buffers, launches and launch checks.
 
-use kosmos_ir::{CmpPred, KernelBuilder, Type};
 use kosmos_runtime::{Device, DeviceKind, Error, KernelArg, LaunchConfig, ModuleImage};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
-/// `out[i] = a[i] + b[i]` for `i < n`, 256 lanes per workgroup.
+/// The reference `vector_add` (`out[i] = a[i] + b[i]` for `i < n`, up to 256 lanes).
 fn vector_add_ir() -> kosmos_ir::Module {
-    let mut b = KernelBuilder::new("vector_add", 256);
-    let a = b.param("a", Type::GLOBAL_PTR);
-    let bb = b.param("b", Type::GLOBAL_PTR);
-    let out = b.param("out", Type::GLOBAL_PTR);
-    let n = b.param("n", Type::U32);
-    let i = b.global_id_x();
-    let inside = b.cmp(CmpPred::Lt, i, n);
-    b.if_then(inside, |b| {
-        let pa = b.ptr_offset(a, i, Type::F32);
-        let pb = b.ptr_offset(bb, i, Type::F32);
-        let po = b.ptr_offset(out, i, Type::F32);
-        let x = b.load(pa, Type::F32);
-        let y = b.load(pb, Type::F32);
-        let s = b.add(x, y);
-        b.store(po, s);
-    });
-    b.ret();
     kosmos_ir::Module {
-        kernels: vec![b.finish()],
+        kernels: vec![kosmos_testkernels::vector_add()],
     }
 }
 

@@ -1,7 +1,6 @@
 //! The runtime on a CUDA GPU. Opt-in: run with `KOSMOS_TEST_GPU=cuda` and `--include-ignored`;
 //! when the variable is set these tests fail loudly if the GPU is missing.
 
-use kosmos_ir::{CmpPred, KernelBuilder, Type};
 use kosmos_runtime::{Buffer, Device, DeviceKind, LaunchConfig, ModuleImage};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
@@ -52,26 +51,10 @@ DONE:
 }
 "#;
 
+/// The reference `vector_add` (`out[i] = a[i] + b[i]` for `i < n`, up to 256 lanes).
 fn vector_add_ir() -> kosmos_ir::Module {
-    let mut b = KernelBuilder::new("vector_add", 256);
-    let a = b.param("a", Type::GLOBAL_PTR);
-    let bb = b.param("b", Type::GLOBAL_PTR);
-    let out = b.param("out", Type::GLOBAL_PTR);
-    let n = b.param("n", Type::U32);
-    let i = b.global_id_x();
-    let inside = b.cmp(CmpPred::Lt, i, n);
-    b.if_then(inside, |b| {
-        let pa = b.ptr_offset(a, i, Type::F32);
-        let pb = b.ptr_offset(bb, i, Type::F32);
-        let po = b.ptr_offset(out, i, Type::F32);
-        let x = b.load(pa, Type::F32);
-        let y = b.load(pb, Type::F32);
-        let s = b.add(x, y);
-        b.store(po, s);
-    });
-    b.ret();
     kosmos_ir::Module {
-        kernels: vec![b.finish()],
+        kernels: vec![kosmos_testkernels::vector_add()],
     }
 }
 
