@@ -26,6 +26,7 @@ mod error;
 mod hip;
 mod module;
 mod stream;
+pub mod world;
 
 pub use buffer::{Buffer, DeviceScalar};
 pub use device::{CPU_RESIDENT_ENV, DEVICE_ENV, Device, DeviceKind, DeviceSpec};
@@ -33,3 +34,4 @@ pub use embedded::EmbeddedModule;
 pub use error::{Error, Result};
 pub use module::{ARG_ALIGN, KernelArg, LaunchConfig, Module, ModuleImage};
 pub use stream::{Event, Stream};
+pub use world::{SymmetricBuffer, World, WorldError, WorldOptions};

@@ -1,0 +1,211 @@
+//! The contract between kernels built with this crate and the host that launches them
+//! (`kosmos_runtime::World`): the team parameters every scheduled kernel starts with, the
+//! layout of each rank's control buffer, and the records kernels leave in it.
+
+use std::fmt;
+
+/// Names of the team parameters, in the order they open every scheduled kernel's signature.
+/// `team_peers` is a `ptr<global>`; the rest are `u32`.
+pub const TEAM_PARAMS: [&str; 6] = [
+    "team_peers",
+    "team_ranks",
+    "team_rank_base",
+    "team_wgs",
+    "team_generation",
+    "team_bound",
+];
+
+/// Symmetric buffer 0 of every world: each rank's control buffer (`u32` words).
+pub const CONTROL_BUFFER: u32 = 0;
+
+/// Word offsets in a control buffer.
+pub mod control {
+    /// Error records written so far (may exceed [`ERROR_CAPACITY`]).
+    pub const ERROR_COUNT: u32 = 0;
+    /// Start-barrier arrivals (read on rank 0 only); never reset, see `team_generation`.
+    pub const BARRIER: u32 = 1;
+    /// Trace records written so far (may exceed the capacity: the rest were dropped).
+    pub const TRACE_COUNT: u32 = 2;
+    /// Trace records that fit, written by the host.
+    pub const TRACE_CAPACITY: u32 = 3;
+    /// Non-zero once any workgroup of the world gave up (read on rank 0 only).
+    pub const ABORT: u32 = 4;
+    /// First error record.
+    pub const ERROR_BASE: u32 = 8;
+    /// Words per error record.
+    pub const ERROR_WORDS: u32 = 8;
+    /// Error records kept per rank.
+    pub const ERROR_CAPACITY: u32 = 16;
+    /// First trace record (even, so its `u64` clocks are 8-byte aligned).
+    pub const TRACE_BASE: u32 = ERROR_BASE + ERROR_WORDS * ERROR_CAPACITY;
+    /// Words per trace record: workgroup, rank, role, task, start (u64), end (u64).
+    pub const TRACE_WORDS: u32 = 8;
+
+    /// Words of a control buffer holding `trace_capacity` trace records.
+    pub fn words(trace_capacity: u32) -> usize {
+        TRACE_BASE as usize + (TRACE_WORDS as usize) * trace_capacity as usize
+    }
+}
+
+/// What a workgroup was waiting for when it gave up.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WaitKind {
+    /// A task's readiness counter.
+    Task,
+    /// The start barrier (some workgroup of the world never started).
+    StartBarrier,
+    /// A code the host does not know (a corrupted control buffer).
+    Unknown(u32),
+}
+
+impl WaitKind {
+    pub const TASK_CODE: u32 = 1;
+    pub const BARRIER_CODE: u32 = 2;
+
+    fn from_code(code: u32) -> WaitKind {
+        match code {
+            WaitKind::TASK_CODE => WaitKind::Task,
+            WaitKind::BARRIER_CODE => WaitKind::StartBarrier,
+            other => WaitKind::Unknown(other),
+        }
+    }
+}
+
+/// A bounded wait that ran out: who waited on what.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ErrorRecord {
+    pub kind: WaitKind,
+    pub rank: u32,
+    /// Workgroup index within its rank.
+    pub workgroup: u32,
+    pub task: u32,
+    /// The waiter's name for the counter polled (e.g. its index; `u32::MAX` for the start
+    /// barrier).
+    pub counter: u32,
+    pub expected: u32,
+    /// The counter's last value.
+    pub seen: u32,
+}
+
+impl ErrorRecord {
+    /// Decodes one record of [`control::ERROR_WORDS`] words.
+    pub fn decode(w: &[u32]) -> Option<ErrorRecord> {
+        let w: &[u32; 8] = w.get(..8)?.try_into().ok()?;
+        Some(ErrorRecord {
+            kind: WaitKind::from_code(w[0]),
+            rank: w[1],
+            workgroup: w[2],
+            task: w[3],
+            counter: w[4],
+            expected: w[6],
+            seen: w[7],
+        })
+    }
+
+    /// The records of one rank's control buffer (its first [`control::TRACE_BASE`] words
+    /// at least).
+    pub fn all_in(control_words: &[u32]) -> Vec<ErrorRecord> {
+        let count = control_words
+            .get(control::ERROR_COUNT as usize)
+            .copied()
+            .unwrap_or(0)
+            .min(control::ERROR_CAPACITY) as usize;
+        (0..count)
+            .filter_map(|i| {
+                let at = (control::ERROR_BASE + i as u32 * control::ERROR_WORDS) as usize;
+                ErrorRecord::decode(control_words.get(at..)?)
+            })
+            .collect()
+    }
+}
+
+impl fmt::Display for ErrorRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            WaitKind::Task => format!("task {}", self.task),
+            WaitKind::StartBarrier => "the start barrier".to_string(),
+            WaitKind::Unknown(code) => format!("task {} (unknown wait kind {code})", self.task),
+        };
+        write!(
+            f,
+            "rank {} workgroup {} gave up waiting for {what}: counter {} expected {}, saw {}",
+            self.rank, self.workgroup, self.counter, self.expected, self.seen
+        )
+    }
+}
+
+/// The role a workgroup played in a traced interval.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    Compute,
+    Comm,
+    /// Waiting (bounded, backing off) for the head compute task.
+    Wait,
+}
+
+impl Role {
+    pub const ALL: [Role; 3] = [Role::Compute, Role::Comm, Role::Wait];
+
+    pub fn code(self) -> u32 {
+        match self {
+            Role::Compute => 0,
+            Role::Comm => 1,
+            Role::Wait => 2,
+        }
+    }
+
+    pub fn from_code(code: u32) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.code() == code)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Compute => "compute",
+            Role::Comm => "comm",
+            Role::Wait => "wait",
+        }
+    }
+}
+
+/// One traced interval of one workgroup; clocks in nanoseconds of the device's clock.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TraceEvent {
+    pub rank: u32,
+    pub workgroup: u32,
+    pub role: Role,
+    pub task: u32,
+    pub start: u64,
+    pub end: u64,
+}
+
+impl TraceEvent {
+    /// The trace records of one rank's control buffer, and how many were dropped for lack
+    /// of room. Records with an unknown role are skipped (counted as dropped).
+    pub fn all_in(control_words: &[u32]) -> (Vec<TraceEvent>, u32) {
+        let count = control_words
+            .get(control::TRACE_COUNT as usize)
+            .copied()
+            .unwrap_or(0);
+        let capacity = control_words
+            .get(control::TRACE_CAPACITY as usize)
+            .copied()
+            .unwrap_or(0);
+        let u64_at = |w: &[u32], i: usize| w[i] as u64 | (w[i + 1] as u64) << 32;
+        let events: Vec<TraceEvent> = (0..count.min(capacity))
+            .filter_map(|i| {
+                let at = (control::TRACE_BASE + i * control::TRACE_WORDS) as usize;
+                let w = control_words.get(at..at + control::TRACE_WORDS as usize)?;
+                Some(TraceEvent {
+                    workgroup: w[0],
+                    rank: w[1],
+                    role: Role::from_code(w[2])?,
+                    task: w[3],
+                    start: u64_at(w, 4),
+                    end: u64_at(w, 6),
+                })
+            })
+            .collect();
+        let dropped = count - events.len() as u32;
+        (events, dropped)
+    }
+}

@@ -1,0 +1,77 @@
+//! Role dispatch: one persistent loop in which every workgroup serves both queues.
+
+use crate::abi::Role;
+use crate::sync::Sched;
+use kosmos_ir::{CmpPred, KernelBuilder, Scope, Value};
+
+/// The two demand-ordered queues of a kernel, as IR values (`u32` lengths, head counters
+/// in global memory that start at 0).
+#[derive(Copy, Clone, Debug)]
+pub struct Queues {
+    pub compute_head: Value,
+    pub compute_len: Value,
+    pub comm_head: Value,
+    pub comm_len: Value,
+    /// The scope compute-task readiness is acquired at (that of the signals).
+    pub ready_scope: Scope,
+}
+
+impl Sched {
+    /// The self-scheduling loop. A free workgroup
+    /// 1. takes the head compute task if it is ready ([`Sched::claim_if_ready`] with
+    ///    `readiness(b, task) -> (counter pointer, expected, counter id)`; the id names the
+    ///    counter in error records) and runs `compute(b, task)`;
+    /// 2. else claims the next communication task and runs `comm(b, task)`;
+    /// 3. else, when no communication work is left, waits (bounded, backing off) for the
+    ///    head compute task's counter, then tries again;
+    ///
+    /// and leaves the loop when both queues are drained. `comm` and `compute` are emitted
+    /// once each; with tracing on, each task (and each wait, as role `wait`) is recorded.
+    pub fn dispatch_loop(
+        &self,
+        b: &mut KernelBuilder,
+        q: &Queues,
+        mut readiness: impl FnMut(&mut KernelBuilder, Value) -> (Value, Value, Value),
+        comm: impl FnOnce(&mut KernelBuilder, Value),
+        compute: impl FnOnce(&mut KernelBuilder, Value),
+    ) {
+        b.loop_(&[], &[], |b, _| {
+            let (head, claimed) =
+                self.claim_if_ready(b, q.compute_head, q.compute_len, q.ready_scope, |b, t| {
+                    let (counter, expected, _) = readiness(b, t);
+                    (counter, expected)
+                });
+            b.if_else(
+                claimed,
+                &[],
+                |b| {
+                    self.traced(b, Role::Compute, head, |b| compute(b, head));
+                    vec![]
+                },
+                |b| {
+                    let ticket = self.claim(b, q.comm_head, q.comm_len);
+                    let got = b.cmp(CmpPred::Lt, ticket, q.comm_len);
+                    b.if_else(
+                        got,
+                        &[],
+                        |b| {
+                            self.traced(b, Role::Comm, ticket, |b| comm(b, ticket));
+                            vec![]
+                        },
+                        |b| {
+                            let drained = b.cmp(CmpPred::Ge, head, q.compute_len);
+                            b.if_then(drained, |b| b.break_(&[]));
+                            let (counter, expected, id) = readiness(b, head);
+                            self.traced(b, Role::Wait, head, |b| {
+                                self.wait(b, counter, expected, q.ready_scope, head, id);
+                            });
+                            vec![]
+                        },
+                    );
+                    vec![]
+                },
+            );
+            vec![]
+        });
+    }
+}

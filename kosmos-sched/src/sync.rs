@@ -1,0 +1,385 @@
+//! Workgroup-level synchronisation emitted as IR: queue claims, readiness signals, bounded
+//! waits, the start barrier and trace records.
+//!
+//! Every primitive here is called by all lanes of a workgroup (in uniform control flow) and
+//! acts once for the workgroup: lane 0 performs the atomics and broadcasts what it saw
+//! through shared memory between two barriers. One claim per workgroup is what a task
+//! queue needs (tasks are workgroup-sized), and one poller per workgroup keeps waiting
+//! workgroups from flooding memory.
+
+use crate::abi::{Role, WaitKind, control};
+use crate::team::Team;
+use kosmos_ir::{CmpPred, Dim, KernelBuilder, Ordering, RmwOp, ScalarType, Scope, Type, Value};
+
+/// Back-off between polls of a wait, in nanoseconds (`s_sleep` / `nanosleep` / a yield).
+pub const POLL_SLEEP_NS: u32 = 128;
+
+/// Shared-memory words used to broadcast lane 0's results.
+const SCRATCH_WORDS: u32 = 2;
+
+/// Wait outcomes broadcast from lane 0.
+const WAIT_OK: u32 = 0;
+const WAIT_TIMED_OUT: u32 = 1;
+const WAIT_ABORTED: u32 = 2;
+
+/// Build-time options of the scheduling code.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct SchedOptions {
+    /// Record a (task, role, start, end) interval per task in the control buffer.
+    pub trace: bool,
+}
+
+/// The per-kernel scheduling context: the team, the broadcast scratch and the control
+/// buffers. Create it at the top of the kernel body (it allocates shared memory).
+pub struct Sched {
+    team: Team,
+    scratch: Value,
+    lane0: Value,
+    control: Value,
+    /// Rank 0's control buffer: the start barrier and the world's abort flag live there.
+    root: Value,
+    options: SchedOptions,
+}
+
+fn word(b: &mut KernelBuilder, base: Value, index: u32) -> Value {
+    let i = b.const_u32(index);
+    b.ptr_offset(base, i, Type::U32)
+}
+
+impl Sched {
+    pub fn new(b: &mut KernelBuilder, team: Team, options: SchedOptions) -> Sched {
+        let scratch = b.shared_alloc("sched_scratch", Type::U32, SCRATCH_WORDS);
+        let lane = b.workitem_id(Dim::X);
+        let zero = b.const_u32(0);
+        let lane0 = b.cmp(CmpPred::Eq, lane, zero);
+        let control = team.control(b);
+        b.set_name(control, "control");
+        let root = team.peer_ptr(b, crate::abi::CONTROL_BUFFER, zero);
+        b.set_name(root, "root_control");
+        Sched {
+            team,
+            scratch,
+            lane0,
+            control,
+            root,
+            options,
+        }
+    }
+
+    pub fn team(&self) -> &Team {
+        &self.team
+    }
+
+    /// Whether this lane is lane 0 (`i1`).
+    pub fn is_lane0(&self) -> Value {
+        self.lane0
+    }
+
+    /// Runs `f` on lane 0 only; the `u32` values it returns are broadcast to every lane.
+    fn one_lane(
+        &self,
+        b: &mut KernelBuilder,
+        f: impl FnOnce(&mut KernelBuilder) -> Vec<Value>,
+    ) -> Vec<Value> {
+        let mut count = 0;
+        let scratch = self.scratch;
+        b.if_then(self.lane0, |b| {
+            let values = f(b);
+            assert!(
+                values.len() <= SCRATCH_WORDS as usize,
+                "too many broadcasts"
+            );
+            count = values.len();
+            for (i, v) in values.into_iter().enumerate() {
+                let p = word(b, scratch, i as u32);
+                b.store(p, v);
+            }
+        });
+        b.barrier();
+        let out = (0..count)
+            .map(|i| {
+                let p = word(b, scratch, i as u32);
+                b.load(p, Type::U32)
+            })
+            .collect();
+        // Nobody may overwrite the scratch before every lane has read it.
+        b.barrier();
+        out
+    }
+
+    /// Takes a ticket from the queue whose head counter is at `head` (`u32`): returns the
+    /// claimed index, `>= len` when the queue is empty. A relaxed atomic add is enough:
+    /// atomicity makes tickets unique, and the task table is written before the launch.
+    /// An empty queue is detected with a load first, so idle workgroups do not keep
+    /// hammering (and overflowing) the head.
+    pub fn claim(&self, b: &mut KernelBuilder, head: Value, len: Value) -> Value {
+        self.one_lane(b, |b| {
+            let cur = b.atomic_load(head, ScalarType::U32, Ordering::Relaxed, Scope::Agent);
+            let open = b.cmp(CmpPred::Lt, cur, len);
+            b.if_else(
+                open,
+                &[Type::U32],
+                |b| {
+                    let one = b.const_u32(1);
+                    vec![b.atomic_rmw(RmwOp::Add, head, one, Ordering::Relaxed, Scope::Agent)]
+                },
+                |_| vec![cur],
+            )
+        })[0]
+    }
+
+    /// Claims the head of a queue only if it is ready: loads the head index `h`; if
+    /// `h < len`, asks `readiness(b, h)` for the task's `(counter pointer, expected)`,
+    /// acquire-loads the counter at `scope` and, if it has reached `expected`, moves the
+    /// head from `h` to `h + 1` with a CAS. Returns `(h, claimed: i1)`; `h >= len` means
+    /// the queue is drained. The acquire happens before the claim, so the claimer sees
+    /// the data the signal published.
+    pub fn claim_if_ready(
+        &self,
+        b: &mut KernelBuilder,
+        head: Value,
+        len: Value,
+        scope: Scope,
+        readiness: impl FnOnce(&mut KernelBuilder, Value) -> (Value, Value),
+    ) -> (Value, Value) {
+        let out = self.one_lane(b, |b| {
+            let h = b.atomic_load(head, ScalarType::U32, Ordering::Relaxed, Scope::Agent);
+            let inside = b.cmp(CmpPred::Lt, h, len);
+            let got = b.if_else(
+                inside,
+                &[Type::U32],
+                |b| {
+                    let (counter, expected) = readiness(b, h);
+                    let seen = b.atomic_load(counter, ScalarType::U32, Ordering::Acquire, scope);
+                    let ready = b.cmp(CmpPred::Ge, seen, expected);
+                    b.if_else(
+                        ready,
+                        &[Type::U32],
+                        |b| {
+                            let one = b.const_u32(1);
+                            let next = b.add(h, one);
+                            let old = b.atomic_cas(head, h, next, Ordering::Relaxed, Scope::Agent);
+                            let won = b.cmp(CmpPred::Eq, old, h);
+                            vec![b.cast(won, Type::U32)]
+                        },
+                        |b| vec![b.const_u32(0)],
+                    )
+                },
+                |b| vec![b.const_u32(0)],
+            )[0];
+            vec![h, got]
+        });
+        let zero = b.const_u32(0);
+        let claimed = b.cmp(CmpPred::Ne, out[1], zero);
+        (out[0], claimed)
+    }
+
+    /// Marks readiness: once every lane's writes are done (a barrier), lane 0 adds `n`
+    /// (`u32`) to the counter with a release at `scope` — agent for consumers on this
+    /// device, system for consumers on other devices or the host.
+    pub fn signal(&self, b: &mut KernelBuilder, counter: Value, n: Value, scope: Scope) {
+        b.barrier();
+        b.if_then(self.lane0, |b| {
+            b.atomic_rmw(RmwOp::Add, counter, n, Ordering::Release, scope);
+        });
+    }
+
+    /// Waits until the counter reaches `expected` (`u32`, unsigned `>=`): lane 0 polls with
+    /// acquire loads at `scope`, sleeping [`POLL_SLEEP_NS`] between polls, and the barrier
+    /// after it passes lane 0's view on to the other lanes. After `team_bound` polls lane 0
+    /// writes an error record (rank, workgroup, `task`, `counter_id` — the caller's name for
+    /// the counter, e.g. its index —, expected, last value seen),
+    /// raises the world's abort flag and the whole workgroup returns from the kernel; a
+    /// workgroup that notices the abort flag returns too, without a record. So a missing
+    /// signal ends the kernel instead of hanging it.
+    pub fn wait(
+        &self,
+        b: &mut KernelBuilder,
+        counter: Value,
+        expected: Value,
+        scope: Scope,
+        task: Value,
+        counter_id: Value,
+    ) {
+        self.bounded_wait(
+            b,
+            counter,
+            expected,
+            scope,
+            task,
+            counter_id,
+            WaitKind::TASK_CODE,
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)] // the fields of the error record it may write
+    fn bounded_wait(
+        &self,
+        b: &mut KernelBuilder,
+        counter: Value,
+        expected: Value,
+        scope: Scope,
+        task: Value,
+        counter_id: Value,
+        kind: u32,
+    ) {
+        let status = self.one_lane(b, |b| {
+            let zero = b.const_u32(0);
+            let res = b.loop_(&[zero], &[Type::U32, Type::U32], |b, args| {
+                let polls = args[0];
+                let seen = b.atomic_load(counter, ScalarType::U32, Ordering::Acquire, scope);
+                let ok = b.cmp(CmpPred::Ge, seen, expected);
+                b.if_then(ok, |b| {
+                    let s = b.const_u32(WAIT_OK);
+                    b.break_(&[s, seen]);
+                });
+                let bound = self.team.wait_bound();
+                let out = b.cmp(CmpPred::Ge, polls, bound);
+                b.if_then(out, |b| {
+                    let s = b.const_u32(WAIT_TIMED_OUT);
+                    b.break_(&[s, seen]);
+                });
+                // Every 64 polls, see whether another workgroup has already given up.
+                let mask = b.const_u32(63);
+                let low = b.and(polls, mask);
+                let check = b.cmp(CmpPred::Eq, low, mask);
+                b.if_then(check, |b| {
+                    let flag = word(b, self.root, control::ABORT);
+                    let abort =
+                        b.atomic_load(flag, ScalarType::U32, Ordering::Relaxed, Scope::System);
+                    let zero = b.const_u32(0);
+                    let raised = b.cmp(CmpPred::Ne, abort, zero);
+                    b.if_then(raised, |b| {
+                        let s = b.const_u32(WAIT_ABORTED);
+                        b.break_(&[s, seen]);
+                    });
+                });
+                b.sleep(POLL_SLEEP_NS);
+                let one = b.const_u32(1);
+                vec![b.add(polls, one)]
+            });
+            let (status, seen) = (res[0], res[1]);
+            let timed_out_code = b.const_u32(WAIT_TIMED_OUT);
+            let timed_out = b.cmp(CmpPred::Eq, status, timed_out_code);
+            b.if_then(timed_out, |b| {
+                self.record_error(b, kind, task, counter_id, expected, seen);
+            });
+            vec![status]
+        })[0];
+        let ok = b.const_u32(WAIT_OK);
+        let failed = b.cmp(CmpPred::Ne, status, ok);
+        b.if_then(failed, |b| b.ret());
+    }
+
+    fn record_error(
+        &self,
+        b: &mut KernelBuilder,
+        kind: u32,
+        task: Value,
+        counter_id: Value,
+        expected: Value,
+        seen: Value,
+    ) {
+        let count = word(b, self.control, control::ERROR_COUNT);
+        let one = b.const_u32(1);
+        let slot = b.atomic_rmw(RmwOp::Add, count, one, Ordering::Relaxed, Scope::Agent);
+        let cap = b.const_u32(control::ERROR_CAPACITY);
+        let fits = b.cmp(CmpPred::Lt, slot, cap);
+        b.if_then(fits, |b| {
+            let words = b.const_u32(control::ERROR_WORDS);
+            let first = b.const_u32(control::ERROR_BASE);
+            let off = b.mul(slot, words);
+            let at = b.add(first, off);
+            let rec = b.ptr_offset(self.control, at, Type::U32);
+            let kind = b.const_u32(kind);
+            let fields = [
+                (0, kind),
+                (1, self.team.rank()),
+                (2, self.team.workgroup()),
+                (3, task),
+                (4, counter_id),
+                (6, expected),
+                (7, seen),
+            ];
+            for (i, v) in fields {
+                let p = word(b, rec, i);
+                b.store(p, v);
+            }
+        });
+        let flag = word(b, self.root, control::ABORT);
+        b.atomic_store(flag, one, Ordering::Relaxed, Scope::System);
+    }
+
+    /// The start barrier: every workgroup of the world arrives on rank 0's barrier word and
+    /// waits (bounded) until all `ranks x workgroups-per-rank` of this generation have. The
+    /// word is never reset: launch `g` waits for `g` times the world's workgroups.
+    pub fn start_barrier(&self, b: &mut KernelBuilder) {
+        let word_ptr = word(b, self.root, control::BARRIER);
+        b.if_then(self.lane0, |b| {
+            let one = b.const_u32(1);
+            b.atomic_rmw(RmwOp::Add, word_ptr, one, Ordering::Release, Scope::System);
+        });
+        let per_gen = b.mul(self.team.world_size(), self.team.workgroups_per_rank());
+        let expected = b.mul(per_gen, self.team.generation());
+        let none = b.const_u32(u32::MAX);
+        self.bounded_wait(
+            b,
+            word_ptr,
+            expected,
+            Scope::System,
+            none,
+            none,
+            WaitKind::BARRIER_CODE,
+        );
+    }
+
+    /// Runs `body` as task `task` in `role`; with tracing on, lane 0 then appends a
+    /// (workgroup, rank, role, task, start, end) record to the control buffer (dropped, but
+    /// counted, once the buffer is full).
+    pub fn traced(
+        &self,
+        b: &mut KernelBuilder,
+        role: Role,
+        task: Value,
+        body: impl FnOnce(&mut KernelBuilder),
+    ) {
+        if !self.options.trace {
+            body(b);
+            return;
+        }
+        let start = b.clock();
+        body(b);
+        let end = b.clock();
+        b.if_then(self.lane0, |b| {
+            let count = word(b, self.control, control::TRACE_COUNT);
+            let one = b.const_u32(1);
+            let slot = b.atomic_rmw(RmwOp::Add, count, one, Ordering::Relaxed, Scope::Agent);
+            let cap_ptr = word(b, self.control, control::TRACE_CAPACITY);
+            let cap = b.load(cap_ptr, Type::U32);
+            let fits = b.cmp(CmpPred::Lt, slot, cap);
+            b.if_then(fits, |b| {
+                let words = b.const_u32(control::TRACE_WORDS);
+                let first = b.const_u32(control::TRACE_BASE);
+                let off = b.mul(slot, words);
+                let at = b.add(first, off);
+                let rec = b.ptr_offset(self.control, at, Type::U32);
+                let role = b.const_u32(role.code());
+                for (i, v) in [
+                    (0, self.team.workgroup()),
+                    (1, self.team.rank()),
+                    (2, role),
+                    (3, task),
+                ] {
+                    let p = word(b, rec, i);
+                    b.store(p, v);
+                }
+                // Words 4-7 as two u64 clocks (the record is 8-byte aligned).
+                for (i, v) in [(2, start), (3, end)] {
+                    let i = b.const_u32(i);
+                    let p = b.ptr_offset(rec, i, Type::U64);
+                    b.store(p, v);
+                }
+            });
+        });
+    }
+}

@@ -1,0 +1,107 @@
+//! The synthetic pipeline on emulated worlds of the CPU device: every task exactly once and
+//! every shard delivered, for many world sizes and grid sizes; refusals and planted faults
+//! become clear errors.
+
+use kosmos_runtime::{Device, World, WorldError, WorldOptions};
+use kosmos_sched::WaitKind;
+use kosmos_sched_tests::{RunConfig, load, run_pipeline, seed};
+
+#[test]
+fn pipeline_runs_every_task_once_for_all_world_and_grid_sizes() {
+    let device = Device::cpu_with_resident_limit(128);
+    let module = load(&device).unwrap();
+    for ranks in [1, 2, 4, 8] {
+        for per_rank in [1, 2, 3, 7, 16] {
+            let seed = seed();
+            let mut cfg = RunConfig::small(ranks, Some(per_rank), seed);
+            cfg.max_task_ns = 5_000;
+            let out = run_pipeline(&device, &module, &cfg)
+                .unwrap_or_else(|e| panic!("R={ranks} W={per_rank} seed {seed}: {e}"));
+            if let Err(e) = out.check {
+                panic!("R={ranks} W={per_rank} seed {seed}:\n{e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn persistent_grid_uses_the_resident_limit() {
+    let device = Device::cpu_with_resident_limit(12);
+    let module = load(&device).unwrap();
+    let seed = seed();
+    let out = run_pipeline(&device, &module, &RunConfig::small(4, None, seed)).unwrap();
+    assert_eq!(out.per_rank, 3, "12 resident workgroups shared by 4 ranks");
+    out.check.unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+}
+
+#[test]
+fn a_grid_that_cannot_be_co_resident_is_refused_before_launch() {
+    let device = Device::cpu_with_resident_limit(64);
+    let module = load(&device).unwrap();
+    let err = run_pipeline(&device, &module, &RunConfig::small(8, Some(16), 1))
+        .err()
+        .expect("8 x 16 workgroups exceed 64 resident");
+    match &err {
+        WorldError::NotCoResident {
+            needed, resident, ..
+        } => assert_eq!((*needed, *resident), (128, 64)),
+        other => panic!("unexpected error {other}"),
+    }
+    let text = err.to_string();
+    assert!(
+        text.contains("cannot be co-resident") && text.contains("8 ranks x 16"),
+        "{text}"
+    );
+    // More ranks than resident workgroups: not even one workgroup per rank.
+    let small = Device::cpu_with_resident_limit(2);
+    let err = run_pipeline(
+        &small,
+        &load(&small).unwrap(),
+        &RunConfig::small(4, None, 1),
+    );
+    assert!(matches!(err, Err(WorldError::NotCoResident { .. })));
+}
+
+#[test]
+fn a_missing_signal_times_out_naming_rank_workgroup_and_task() {
+    let device = Device::cpu_with_resident_limit(16);
+    let module = load(&device).unwrap();
+    let seed = seed();
+    let mut cfg = RunConfig::small(2, Some(3), seed);
+    cfg.wait_bound = Some(150);
+    // Rank 1's first comm task feeds its first peer block: compute task 2 (after the two
+    // local blocks) never becomes ready.
+    cfg.drop_signal = Some((1, 0));
+    let start = std::time::Instant::now();
+    let err = run_pipeline(&device, &module, &cfg)
+        .err()
+        .unwrap_or_else(|| panic!("seed {seed}: a planted missing signal went unnoticed"));
+    assert!(start.elapsed().as_secs() < 10, "took {:?}", start.elapsed());
+    let WorldError::Timeout { records } = &err else {
+        panic!("seed {seed}: unexpected error {err}");
+    };
+    assert!(!records.is_empty());
+    for r in records {
+        assert_eq!((r.kind, r.rank, r.task), (WaitKind::Task, 1, 2), "{r}");
+        assert!(r.workgroup < 3, "{r}");
+        // Counter of block 0 of rank 0's shard: 2 chunks expected, one signal dropped.
+        assert_eq!((r.counter, r.expected, r.seen), (0, 2, 1), "{r}");
+    }
+    let text = err.to_string();
+    assert!(
+        text.contains("rank 1 workgroup") && text.contains("task 2"),
+        "{text}"
+    );
+}
+
+#[test]
+fn multi_gpu_worlds_say_what_they_need() {
+    let err = World::multi_gpu(&[]).unwrap_err();
+    assert!(err.to_string().contains("multi-GPU worlds need"), "{err}");
+    let err = World::emulated(
+        &Device::cpu_with_resident_limit(4),
+        0,
+        WorldOptions::default(),
+    );
+    assert!(matches!(err, Err(WorldError::NoRanks)));
+}
