@@ -3,6 +3,10 @@
 //! The verifier has run before this, but the lowering still checks every operand it relies on
 //! and refuses (with an error) what it cannot lower: LLVM aborts the process on invalid input.
 
+mod tile;
+
+pub(crate) use tile::{FragLayout, LaneTerm, Run};
+
 use crate::target::{AtomicRmw, Target};
 use inkwell::AtomicOrdering;
 use inkwell::attributes::AttributeLoc;
@@ -193,6 +197,7 @@ pub(crate) fn llvm_type<'ctx>(
             BasicTypeEnum::FloatType(t) => t.vec_type(lanes).into(),
             _ => return Err(Fail::Msg(format!("bad vector element {elem}"))),
         },
+        Type::Frag(role) => tile::frag_type(ctx, target, role),
     })
 }
 
@@ -845,6 +850,13 @@ impl<'a, 'ctx> Cx<'a, 'ctx> {
             }
             Op::Id { kind, dim } => vec![self.target.emit_id(self, *kind, *dim)?.into()],
             Op::SharedAlloc { elem, count } => vec![self.shared_alloc(inst, *elem, *count)?],
+            Op::FragZero => vec![self.frag_zero()?],
+            Op::FragLoad { role, ptr, stride } => vec![self.frag_load(*role, *ptr, *stride)?],
+            Op::FragStore { ptr, value, stride } => {
+                self.frag_store(*ptr, *value, *stride)?;
+                vec![]
+            }
+            Op::Mma { a, b, acc } => vec![self.mma(*a, *b, *acc)?],
             Op::Splat { value, lanes } => vec![self.splat(*value, *lanes)?],
             Op::Extract { vector, lane } => {
                 let v = self.vector(*vector, *lane)?;

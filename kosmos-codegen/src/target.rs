@@ -1,11 +1,11 @@
 //! What differs between GPU targets. The lowering in `lower.rs` is written once against
 //! [`Target`]; each target only answers the questions below.
 
-use crate::lower::{Cx, Fail};
+use crate::lower::{Cx, Fail, FragLayout, LaneTerm, Run};
 use inkwell::AddressSpace;
 use inkwell::module::{FlagBehavior, Module};
-use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue};
-use kosmos_ir::{AddrSpace, Dim, IdKind, Kernel, Ordering, RmwOp, ScalarType, Scope};
+use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue, VectorValue};
+use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Kernel, Ordering, RmwOp, ScalarType, Scope};
 use std::fmt;
 use std::str::FromStr;
 
@@ -103,7 +103,66 @@ pub(crate) trait Target {
     }
     /// Whether the target's binary is an ELF code object linked by `ld.lld` (else PTX text).
     fn links_object(&self) -> bool;
+    /// Lanes per subgroup: the warp or wavefront the matrix instructions span.
+    fn subgroup_size(&self) -> u32;
+    /// Which tile elements a lane holds in a fragment (what the `mma` instruction expects).
+    fn frag_layout(&self, role: FragRole) -> FragLayout;
+    /// `acc + a x b` on fragments laid out by [`Target::frag_layout`].
+    fn emit_mma<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        a: VectorValue<'ctx>,
+        b: VectorValue<'ctx>,
+        acc: VectorValue<'ctx>,
+    ) -> Result<VectorValue<'ctx>, Fail>;
 }
+
+const fn lane_term(shift: u32, mask: u32, scale: u32) -> LaneTerm {
+    LaneTerm { shift, mask, scale }
+}
+
+const fn run(row: u32, col: u32, len: u32) -> Run {
+    Run { row, col, len }
+}
+
+// AMD CDNA3/CDNA4 `v_mfma_f32_16x16x16_bf16` (wave64), per the CDNA3 ISA's matrix layouts:
+// lane l holds A[l % 16][4 * (l / 16) + i], B[4 * (l / 16) + i][l % 16] and
+// D[4 * (l / 16) + i][l % 16] for i in 0..4.
+const MFMA_A: FragLayout = FragLayout {
+    row: lane_term(0, 15, 1),
+    col: lane_term(4, 3, 4),
+    runs: &[run(0, 0, 4)],
+};
+const MFMA_B_ACC: FragLayout = FragLayout {
+    row: lane_term(4, 3, 4),
+    col: lane_term(0, 15, 1),
+    runs: &[run(0, 0, 1), run(1, 0, 1), run(2, 0, 1), run(3, 0, 1)],
+};
+
+// NVIDIA `mma.m16n8k16` (PTX ISA, "Matrix Fragments for mma.m16n8k16"), with
+// g = lane / 4 and t = lane % 4: A a0..a7 at rows g, g+8 and columns 2t, 2t+1, 2t+8, 2t+9
+// (register i holds a[2i], a[2i+1]); B b0..b3 at rows (k) 2t, 2t+1, 2t+8, 2t+9 and
+// column (n) g; C c0..c3 at rows g, g+8 and columns 2t, 2t+1. A 16x16 B or accumulator is
+// two 16x8 halves: elements 0..4 for columns 0..8, 4..8 for columns 8..16.
+const MMA_A_ACC: FragLayout = FragLayout {
+    row: lane_term(2, 7, 1),
+    col: lane_term(0, 3, 2),
+    runs: &[run(0, 0, 2), run(8, 0, 2), run(0, 8, 2), run(8, 8, 2)],
+};
+const MMA_B: FragLayout = FragLayout {
+    row: lane_term(0, 3, 2),
+    col: lane_term(2, 7, 1),
+    runs: &[
+        run(0, 0, 1),
+        run(1, 0, 1),
+        run(8, 0, 1),
+        run(9, 0, 1),
+        run(0, 8, 1),
+        run(1, 8, 1),
+        run(8, 8, 1),
+        run(9, 8, 1),
+    ],
+};
 
 /// Operands of an atomic read-modify-write, checked by the lowering.
 #[derive(Copy, Clone)]
@@ -196,6 +255,9 @@ impl Target for Amdgpu {
                 let sum = b.build_int_sub(sum, one, "")?;
                 Ok(b.build_int_unsigned_div(sum, size, "num_workgroups")?)
             }
+            IdKind::SubgroupSize | IdKind::SubgroupId | IdKind::SubgroupLane => {
+                cx.subgroup_id(self, kind)
+            }
         }
     }
 
@@ -222,6 +284,45 @@ impl Target for Amdgpu {
 
     fn links_object(&self) -> bool {
         true
+    }
+
+    fn subgroup_size(&self) -> u32 {
+        // gfx9 runs wave64 (LLVM's default for these targets).
+        64
+    }
+
+    fn frag_layout(&self, role: FragRole) -> FragLayout {
+        match role {
+            FragRole::A => MFMA_A,
+            FragRole::B | FragRole::Acc => MFMA_B_ACC,
+        }
+    }
+
+    fn emit_mma<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        a: VectorValue<'ctx>,
+        b: VectorValue<'ctx>,
+        acc: VectorValue<'ctx>,
+    ) -> Result<VectorValue<'ctx>, Fail> {
+        // `.1k` takes bf16 bits as <4 x i16>; cbsz, abid, blgp 0: no broadcast or swizzle.
+        let zero = cx.ctx.i32_type().const_zero();
+        let d = cx.call_intrinsic(
+            "llvm.amdgcn.mfma.f32.16x16x16bf16.1k",
+            &[],
+            &[
+                a.into(),
+                b.into(),
+                acc.into(),
+                zero.into(),
+                zero.into(),
+                zero.into(),
+            ],
+        )?;
+        match d {
+            BasicValueEnum::VectorValue(d) => Ok(d),
+            other => Err(Fail::Msg(format!("mfma returned {}", other.get_type()))),
+        }
     }
 }
 
@@ -313,6 +414,9 @@ impl Target for Nvptx {
             IdKind::WorkgroupId => "ctaid",
             IdKind::WorkgroupSize => "ntid",
             IdKind::NumWorkgroups => "nctaid",
+            IdKind::SubgroupSize | IdKind::SubgroupId | IdKind::SubgroupLane => {
+                return cx.subgroup_id(self, kind);
+            }
         };
         cx.call_int_intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{reg}.{}", dim.name()))
     }
@@ -444,5 +548,60 @@ impl Target for Nvptx {
 
     fn links_object(&self) -> bool {
         false
+    }
+
+    fn subgroup_size(&self) -> u32 {
+        32
+    }
+
+    fn frag_layout(&self, role: FragRole) -> FragLayout {
+        match role {
+            FragRole::A | FragRole::Acc => MMA_A_ACC,
+            FragRole::B => MMA_B,
+        }
+    }
+
+    fn emit_mma<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        a: VectorValue<'ctx>,
+        b: VectorValue<'ctx>,
+        acc: VectorValue<'ctx>,
+    ) -> Result<VectorValue<'ctx>, Fail> {
+        // Two m16n8k16 halves: the same A, B registers 0-1 / 2-3, C elements 0-3 / 4-7.
+        let bld = &cx.builder;
+        let i32t = cx.ctx.i32_type();
+        let idx = |i: u64| i32t.const_int(i, false);
+        let regs = |v: VectorValue<'ctx>| -> Result<Vec<BasicValueEnum<'ctx>>, Fail> {
+            let v = bld
+                .build_bit_cast(v, i32t.vec_type(4), "")?
+                .into_vector_value();
+            (0..4)
+                .map(|i| Ok(bld.build_extract_element(v, idx(i), "")?))
+                .collect()
+        };
+        let (ra, rb) = (regs(a)?, regs(b)?);
+        let mut d = acc.get_type().get_undef();
+        for half in 0..2u64 {
+            let mut args: Vec<inkwell::values::BasicMetadataValueEnum> =
+                ra.iter().map(|r| (*r).into()).collect();
+            args.push(rb[2 * half as usize].into());
+            args.push(rb[2 * half as usize + 1].into());
+            for i in 0..4 {
+                args.push(
+                    bld.build_extract_element(acc, idx(4 * half + i), "")?
+                        .into(),
+                );
+            }
+            let r = cx.call_intrinsic("llvm.nvvm.mma.m16n8k16.row.col.bf16", &[], &args)?;
+            let BasicValueEnum::StructValue(r) = r else {
+                return Err(Fail::Msg(format!("mma.sync returned {}", r.get_type())));
+            };
+            for i in 0..4u32 {
+                let x = bld.build_extract_value(r, i, "")?;
+                d = bld.build_insert_element(d, x, idx(4 * half + i as u64), "")?;
+            }
+        }
+        Ok(d)
     }
 }

@@ -5,11 +5,14 @@
 
 use crate::CpuError;
 use kosmos_ir::{
-    AddrSpace, BinOp, CmpPred, Dim, IdKind, Inst, InstPos, Kernel, Op, Ordering, Region, RmwOp,
-    ScalarType, Type, UnOp, Value,
+    AddrSpace, BinOp, CmpPred, Dim, FragRole, IdKind, Inst, InstPos, Kernel, Op, Ordering, Region,
+    RmwOp, ScalarType, Type, UnOp, Value,
 };
 
 pub(crate) type Slot = u32;
+
+/// Elements of a fragment's tile (16 x 16, whatever the role).
+pub(crate) const FRAG_ELEMS: usize = (kosmos_ir::FRAG_M * kosmos_ir::FRAG_N) as usize;
 
 /// A scalar or vector type as the executor sees it.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -151,6 +154,32 @@ pub(crate) enum Ins {
         kind: IdKind,
         dim: Dim,
     },
+    FragZero {
+        dst: Slot,
+        pos: u32,
+    },
+    /// `frag.load a|b`: both are 16x16 `bf16` tiles, held alike.
+    FragLoad {
+        dst: Slot,
+        ptr: Slot,
+        stride: Slot,
+        space: Space,
+        pos: u32,
+    },
+    FragStore {
+        ptr: Slot,
+        val: Slot,
+        stride: Slot,
+        space: Space,
+        pos: u32,
+    },
+    Mma {
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        c: Slot,
+        pos: u32,
+    },
     Splat {
         dst: Slot,
         a: Slot,
@@ -212,10 +241,30 @@ pub(crate) struct Program {
     pub body: Vec<Ins>,
     /// Per slot: whether it holds a 16-byte vector (two words per lane) instead of one word.
     pub wide: Vec<bool>,
+    /// Per slot: whether it holds a fragment, [`Program::frag_words`] words per lane.
+    pub frag: Vec<bool>,
+    /// Lanes per subgroup.
+    pub subgroup: usize,
+    /// Words per lane of a fragment. A subgroup's fragment is the 256 elements of its tile,
+    /// row-major, two 32-bit elements (`bf16` bits or `f32`) per word, over the
+    /// consecutive words of its lanes: lane j of the subgroup holds elements
+    /// `j * 2 * frag_words ..`.
+    pub frag_words: usize,
     /// Slots with the same value in every lane of every workgroup (constants, shared offsets).
     pub consts: Vec<(Slot, u64)>,
     pub shared_bytes: usize,
     pub positions: Vec<InstPos>,
+}
+
+impl Program {
+    /// Words per lane of `slot`.
+    pub fn words(&self, slot: Slot) -> usize {
+        if self.frag[slot as usize] {
+            self.frag_words
+        } else {
+            1 + self.wide[slot as usize] as usize
+        }
+    }
 }
 
 /// Where a terminator sends its values.
@@ -229,6 +278,7 @@ enum Target {
 struct Compiler<'k> {
     k: &'k Kernel,
     wide: Vec<bool>,
+    frag: Vec<bool>,
     defined: Vec<bool>,
     consts: Vec<(Slot, u64)>,
     shared_bytes: usize,
@@ -237,10 +287,16 @@ struct Compiler<'k> {
     loops: Vec<(Vec<Slot>, Vec<Slot>)>,
 }
 
-pub(crate) fn compile(k: &Kernel) -> Result<Program, CpuError> {
+/// Compiles `k` for subgroups of `subgroup` lanes (a power of two in 8..=64).
+pub(crate) fn compile(k: &Kernel, subgroup: u32) -> Result<Program, CpuError> {
     let mut c = Compiler {
         k,
-        wide: k.values.iter().map(|v| v.ty.size_bytes() > 8).collect(),
+        wide: k
+            .values
+            .iter()
+            .map(|v| !v.ty.is_frag() && v.ty.size_bytes() > 8)
+            .collect(),
+        frag: k.values.iter().map(|v| v.ty.is_frag()).collect(),
         defined: vec![false; k.values.len()],
         consts: Vec::new(),
         shared_bytes: 0,
@@ -254,6 +310,9 @@ pub(crate) fn compile(k: &Kernel) -> Result<Program, CpuError> {
     Ok(Program {
         body,
         wide: c.wide,
+        frag: c.frag,
+        subgroup: subgroup as usize,
+        frag_words: FRAG_ELEMS / 2 / subgroup as usize,
         consts: c.consts,
         shared_bytes: c.shared_bytes,
         positions: c.positions,
@@ -316,6 +375,8 @@ impl<'k> Compiler<'k> {
     fn new_slot(&mut self, like: Slot) -> Slot {
         let w = self.wide[like as usize];
         self.wide.push(w);
+        let f = self.frag[like as usize];
+        self.frag.push(f);
         self.defined.push(true);
         self.wide.len() as Slot - 1
     }
@@ -362,6 +423,24 @@ impl<'k> Compiler<'k> {
             Type::Ptr(AddrSpace::Shared) => Ok(Space::Shared),
             Type::Ptr(_) => Ok(Space::Global),
             t => Err(self.err(pos, op, format!("address of type {t} is not a pointer"))),
+        }
+    }
+
+    fn expect_ty(
+        &self,
+        v: Value,
+        want: Type,
+        op: &'static str,
+        pos: InstPos,
+    ) -> Result<(), CpuError> {
+        if self.ty(v) == want {
+            Ok(())
+        } else {
+            Err(self.err(
+                pos,
+                op,
+                format!("operand of type {} is not a {want}", self.ty(v)),
+            ))
         }
     }
 
@@ -707,6 +786,46 @@ impl<'k> Compiler<'k> {
                 kind: *kind,
                 dim: *dim,
             },
+            Op::FragZero => Ins::FragZero {
+                dst: self.one_result(inst, name, pos)?,
+                pos: index,
+            },
+            Op::FragLoad { role, ptr, stride } => {
+                if *role == FragRole::Acc {
+                    return Err(self.err(pos, name, "frag.load loads frag<a> or frag<b>"));
+                }
+                self.expect_ty(*stride, Type::U32, name, pos)?;
+                Ins::FragLoad {
+                    ptr: u(self, *ptr)?,
+                    stride: u(self, *stride)?,
+                    space: self.space(*ptr, name, pos)?,
+                    dst: self.one_result(inst, name, pos)?,
+                    pos: index,
+                }
+            }
+            Op::FragStore { ptr, value, stride } => {
+                self.expect_ty(*value, Type::Frag(FragRole::Acc), name, pos)?;
+                self.expect_ty(*stride, Type::U32, name, pos)?;
+                Ins::FragStore {
+                    ptr: u(self, *ptr)?,
+                    val: u(self, *value)?,
+                    stride: u(self, *stride)?,
+                    space: self.space(*ptr, name, pos)?,
+                    pos: index,
+                }
+            }
+            Op::Mma { a, b, acc } => {
+                self.expect_ty(*a, Type::Frag(FragRole::A), name, pos)?;
+                self.expect_ty(*b, Type::Frag(FragRole::B), name, pos)?;
+                self.expect_ty(*acc, Type::Frag(FragRole::Acc), name, pos)?;
+                Ins::Mma {
+                    a: u(self, *a)?,
+                    b: u(self, *b)?,
+                    c: u(self, *acc)?,
+                    dst: self.one_result(inst, name, pos)?,
+                    pos: index,
+                }
+            }
             Op::Splat { value, lanes } => {
                 let a = u(self, *value)?;
                 let elem = self.sty(*value, name, pos)?;
@@ -961,7 +1080,9 @@ impl<'k> Compiler<'k> {
             ));
         }
         for (s, d) in srcs.iter().zip(dsts) {
-            if self.wide[*s as usize] != self.wide[*d as usize] {
+            if self.wide[*s as usize] != self.wide[*d as usize]
+                || self.frag[*s as usize] != self.frag[*d as usize]
+            {
                 return Err(self.err(pos, op, "value of a different size than its destination"));
             }
         }

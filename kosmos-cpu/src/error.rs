@@ -135,6 +135,21 @@ pub enum CpuError {
         lane: u32,
         pos: InstPos,
     },
+    /// A subgroup-collective op (a fragment op) that some lane of the subgroup did not
+    /// reach, or reached with operands that differ from its neighbours'.
+    #[error(
+        "kernel {kernel}: workgroup {workgroup:?}: {pos}: `{op}` in subgroup {subgroup}: {message}"
+    )]
+    Subgroup {
+        kernel: String,
+        workgroup: [u32; 3],
+        subgroup: u32,
+        pos: InstPos,
+        op: &'static str,
+        message: String,
+    },
+    #[error("subgroup size {size} is not supported (a power of two in 8..=64)")]
+    SubgroupSize { size: u32 },
     #[error("kernel {kernel}: deadlock: no progress for {watchdog:?}: {}; {not_started} workgroups not started", list(.stuck))]
     Deadlock {
         kernel: String,

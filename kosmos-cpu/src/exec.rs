@@ -6,7 +6,7 @@
 //! masked `yield`/`break` copies); ops with effects or errors look at the mask.
 
 use crate::arith::{self, width_mask};
-use crate::compile::{Ins, Program, Slot, Space, VTy};
+use crate::compile::{FRAG_ELEMS, Ins, Program, Slot, Space, VTy};
 use crate::memory::{Allocation, MemoryView, load_ordering, rmw_ordering, store_ordering};
 use crate::{CpuError, StuckWorkgroup};
 use kosmos_ir::{BinOp, IdKind, Kernel, Ordering, RmwOp, ScalarType};
@@ -207,11 +207,9 @@ fn rmw_apply(op: RmwOp, ty: ScalarType, old: u64, v: u64) -> u64 {
 impl<'a> Exec<'a> {
     pub fn new(l: &'a Launch<'a>, slot: &'a SlotState) -> Exec<'a> {
         let n = l.block.iter().map(|b| *b as usize).product();
-        let mut vals: Vec<Vec<u64>> = l
-            .prog
-            .wide
-            .iter()
-            .map(|w| vec![0u64; n * (1 + *w as usize)])
+        let prog = l.prog;
+        let mut vals: Vec<Vec<u64>> = (0..prog.wide.len())
+            .map(|s| vec![0u64; n * prog.words(s as Slot)])
             .collect();
         for &(s, bits) in l.prog.consts.iter().chain(&l.params) {
             vals[s as usize].fill(bits);
@@ -282,6 +280,16 @@ impl<'a> Exec<'a> {
     /// Copies `srcs` into `dsts` for the lanes of `mask`.
     fn copy_masked(&mut self, srcs: &[Slot], dsts: &[Slot], mask: &[bool]) {
         for (s, d) in srcs.iter().zip(dsts) {
+            if self.l.prog.frag[*d as usize] {
+                let w = self.l.prog.frag_words;
+                let mut dv = std::mem::take(&mut self.vals[*d as usize]);
+                let sv = &self.vals[*s as usize];
+                for l in (0..self.n).filter(|l| mask[*l]) {
+                    dv[l * w..(l + 1) * w].copy_from_slice(&sv[l * w..(l + 1) * w]);
+                }
+                self.vals[*d as usize] = dv;
+                continue;
+            }
             let wide = self.l.prog.wide[*d as usize];
             let mut dv = std::mem::take(&mut self.vals[*d as usize]);
             let sv = &self.vals[*s as usize];
@@ -303,6 +311,12 @@ impl<'a> Exec<'a> {
     /// Whether any lane of `mask` holds different values in `a` and `b`.
     fn differs(&self, a: &[Slot], b: &[Slot], mask: &[bool]) -> bool {
         a.iter().zip(b).any(|(x, y)| {
+            if self.l.prog.frag[*x as usize] {
+                let w = self.l.prog.frag_words;
+                let (xv, yv) = (&self.vals[*x as usize], &self.vals[*y as usize]);
+                return (0..self.n)
+                    .any(|l| mask[l] && xv[l * w..(l + 1) * w] != yv[l * w..(l + 1) * w]);
+            }
             let wide = self.l.prog.wide[*x as usize];
             let (xv, yv) = (&self.vals[*x as usize], &self.vals[*y as usize]);
             (0..self.n).any(|l| mask[l] && get(xv, l, wide) != get(yv, l, wide))
@@ -542,6 +556,64 @@ impl<'a> Exec<'a> {
                     IdKind::WorkgroupId => self.vals[dst as usize].fill(self.wg[d] as u64),
                     IdKind::WorkgroupSize => self.vals[dst as usize].fill(self.l.block[d] as u64),
                     IdKind::NumWorkgroups => self.vals[dst as usize].fill(self.l.grid[d] as u64),
+                    IdKind::SubgroupSize => {
+                        self.vals[dst as usize].fill(self.l.prog.subgroup as u64)
+                    }
+                    IdKind::SubgroupId | IdKind::SubgroupLane => {
+                        let sg = self.l.prog.subgroup;
+                        let f = |l: usize| match kind {
+                            IdKind::SubgroupId => (l / sg) as u64,
+                            _ => (l % sg) as u64,
+                        };
+                        for (l, v) in self.vals[dst as usize].iter_mut().enumerate() {
+                            *v = f(l);
+                        }
+                    }
+                }
+            }
+            Ins::FragZero { dst, pos } => {
+                for sg in self.full_subgroups(mask, pos)? {
+                    self.frag_mut(dst, sg).fill(0);
+                }
+            }
+            Ins::FragLoad {
+                dst,
+                ptr,
+                stride,
+                space,
+                pos,
+            } => self.frag_load(dst, ptr, stride, space, pos, mask)?,
+            Ins::FragStore {
+                ptr,
+                val,
+                stride,
+                space,
+                pos,
+            } => self.frag_store(ptr, val, stride, space, pos, mask)?,
+            Ins::Mma { dst, a, b, c, pos } => {
+                for sg in self.full_subgroups(mask, pos)? {
+                    let tile = |s: Slot| -> [u32; FRAG_ELEMS] {
+                        let words = self.frag(s, sg);
+                        std::array::from_fn(|e| (words[e / 2] >> (32 * (e % 2))) as u32)
+                    };
+                    let (ta, tb, tc) = (tile(a), tile(b), tile(c));
+                    let bf = |x: u32| f32::from_bits(x << 16);
+                    let out = self.frag_mut(dst, sg);
+                    for i in 0..16 {
+                        for j in 0..16 {
+                            // k ascending, one f32 rounding per step: bf16 products are
+                            // exact in f32, so only the additions round.
+                            let mut acc = f32::from_bits(tc[i * 16 + j]);
+                            for k in 0..16 {
+                                acc += bf(ta[i * 16 + k]) * bf(tb[k * 16 + j]);
+                            }
+                            let e = i * 16 + j;
+                            let w = &mut out[e / 2];
+                            let shift = 32 * (e % 2);
+                            *w = (*w & !(0xFFFF_FFFFu64 << shift))
+                                | ((acc.to_bits() as u64) << shift);
+                        }
+                    }
                 }
             }
             Ins::Splat {
@@ -924,6 +996,184 @@ impl<'a> Exec<'a> {
 
     fn shared_store(&mut self, off: usize, len: usize, v: u128) {
         self.shared[off..off + len].copy_from_slice(&v.to_le_bytes()[..len]);
+    }
+
+    // ---- fragments ----
+
+    /// The subgroups with live lanes under `mask`; an error when one of them is only
+    /// partly here (or lacks lanes: a workgroup size not a multiple of the subgroup size).
+    fn full_subgroups(&self, mask: &[bool], pos: u32) -> Result<Vec<usize>, Stop> {
+        let sg = self.l.prog.subgroup;
+        let mut out = Vec::new();
+        for s in 0..self.n.div_ceil(sg) {
+            let lanes = s * sg..((s + 1) * sg).min(self.n);
+            if !lanes.clone().any(|l| mask[l]) {
+                continue;
+            }
+            let missing = if lanes.len() < sg {
+                Some(format!(
+                    "the workgroup's {} lanes leave it only {} of {sg} lanes",
+                    self.n,
+                    lanes.len()
+                ))
+            } else {
+                lanes.clone().find(|l| !mask[*l]).map(|l| {
+                    format!(
+                        "lane {} is not here (divergent control flow or returned)",
+                        l % sg
+                    )
+                })
+            };
+            if let Some(message) = missing {
+                return Err(self.subgroup_error(s, pos, message));
+            }
+            out.push(s);
+        }
+        Ok(out)
+    }
+
+    fn subgroup_error(&self, subgroup: usize, pos: u32, message: String) -> Stop {
+        CpuError::Subgroup {
+            kernel: self.kernel(),
+            workgroup: self.wg,
+            subgroup: subgroup as u32,
+            pos: self.pos(pos),
+            op: self.op_name(pos),
+            message,
+        }
+        .into()
+    }
+
+    fn frag(&self, slot: Slot, subgroup: usize) -> &[u64] {
+        let w = self.l.prog.frag_words * self.l.prog.subgroup;
+        &self.vals[slot as usize][subgroup * w..(subgroup + 1) * w]
+    }
+
+    fn frag_mut(&mut self, slot: Slot, subgroup: usize) -> &mut [u64] {
+        let w = self.l.prog.frag_words * self.l.prog.subgroup;
+        &mut self.vals[slot as usize][subgroup * w..(subgroup + 1) * w]
+    }
+
+    /// The pointer and row stride (in elements) of a fragment op in `subgroup`: the same in
+    /// every lane, the pointer 16-byte aligned and the stride a multiple of 8.
+    fn tile_operands(
+        &self,
+        subgroup: usize,
+        ptr: Slot,
+        stride: Slot,
+        pos: u32,
+    ) -> Result<(u64, u64), Stop> {
+        let sg = self.l.prog.subgroup;
+        let lanes = subgroup * sg..(subgroup + 1) * sg;
+        let (pv, sv) = (&self.vals[ptr as usize], &self.vals[stride as usize]);
+        let (p, st) = (pv[lanes.start], sv[lanes.start]);
+        if let Some(l) = lanes.clone().find(|l| pv[*l] != p || sv[*l] != st) {
+            return Err(self.subgroup_error(
+                subgroup,
+                pos,
+                format!(
+                    "lane {} has pointer {:#x} and stride {}, lane 0 has {p:#x} and {st}: the \
+                     operands must be the same in every lane",
+                    l % sg,
+                    pv[l],
+                    sv[l]
+                ),
+            ));
+        }
+        self.check_align(lanes.start, p, 16, pos)?;
+        if st % 8 != 0 {
+            return Err(self.subgroup_error(
+                subgroup,
+                pos,
+                format!("the row stride {st} is not a multiple of 8 elements"),
+            ));
+        }
+        Ok((p, st))
+    }
+
+    /// 16 bytes of memory at `addr` (16-byte aligned).
+    fn read16(&mut self, lane: usize, addr: u64, space: Space, pos: u32) -> Result<u128, Stop> {
+        match space {
+            Space::Global => match self.global(addr, 16) {
+                Some((a, off)) => Ok(a.load(off, 16, AO::Relaxed)),
+                None => Err(self.oob(lane, addr, 16, pos, space)),
+            },
+            Space::Shared => {
+                let off = self.shared_range(lane, addr, 16, pos)?;
+                Ok(self.shared_load(off, 16))
+            }
+        }
+    }
+
+    fn write16(&mut self, lane: usize, addr: u64, v: u128, space: Space, pos: u32) -> Res {
+        match space {
+            Space::Global => match self.global(addr, 16) {
+                Some((a, off)) => a.store(off, 16, v, AO::Relaxed),
+                None => return Err(self.oob(lane, addr, 16, pos, space)),
+            },
+            Space::Shared => {
+                let off = self.shared_range(lane, addr, 16, pos)?;
+                self.shared_store(off, 16, v);
+            }
+        }
+        Ok(())
+    }
+
+    fn frag_load(
+        &mut self,
+        dst: Slot,
+        ptr: Slot,
+        stride: Slot,
+        space: Space,
+        pos: u32,
+        mask: &[bool],
+    ) -> Res {
+        for sg in self.full_subgroups(mask, pos)? {
+            let (p, st) = self.tile_operands(sg, ptr, stride, pos)?;
+            let lane = sg * self.l.prog.subgroup;
+            let mut tile = [0u64; FRAG_ELEMS / 2];
+            for r in 0..16u64 {
+                let row = p.wrapping_add(r.wrapping_mul(st).wrapping_mul(2));
+                for half in 0..2u64 {
+                    let v = self.read16(lane, row.wrapping_add(16 * half), space, pos)?;
+                    // 8 bf16 -> 4 words of two 32-bit elements each.
+                    for e in 0..8 {
+                        let x = (v >> (16 * e)) as u64 & 0xFFFF;
+                        let idx = (r * 16 + half * 8) as usize + e;
+                        tile[idx / 2] |= x << (32 * (idx % 2));
+                    }
+                }
+            }
+            self.frag_mut(dst, sg).copy_from_slice(&tile);
+        }
+        Ok(())
+    }
+
+    fn frag_store(
+        &mut self,
+        ptr: Slot,
+        val: Slot,
+        stride: Slot,
+        space: Space,
+        pos: u32,
+        mask: &[bool],
+    ) -> Res {
+        for sg in self.full_subgroups(mask, pos)? {
+            let (p, st) = self.tile_operands(sg, ptr, stride, pos)?;
+            let lane = sg * self.l.prog.subgroup;
+            let tile: Vec<u64> = self.frag(val, sg).to_vec();
+            for r in 0..16u64 {
+                let row = p.wrapping_add(r.wrapping_mul(st).wrapping_mul(4));
+                for quarter in 0..4u64 {
+                    // Four f32 = two words of the tile, already in memory order.
+                    let w = (r * 8 + quarter * 2) as usize;
+                    let v = tile[w] as u128 | (tile[w + 1] as u128) << 64;
+                    self.write16(lane, row.wrapping_add(16 * quarter), v, space, pos)?;
+                }
+            }
+        }
+        self.writes += 1;
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -36,6 +36,9 @@ pub struct CpuConfig {
     pub max_resident_workgroups: usize,
     /// A launch in which nothing progresses for this long is aborted as a deadlock.
     pub watchdog: Duration,
+    /// Lanes per subgroup (what `subgroup.size` reads and fragment ops span): a power of
+    /// two in 8..=64; 32 (NVIDIA's warp) by default, 64 to run as AMD's wave64 does.
+    pub subgroup_size: u32,
 }
 
 impl Default for CpuConfig {
@@ -43,6 +46,7 @@ impl Default for CpuConfig {
         CpuConfig {
             max_resident_workgroups: 64,
             watchdog: Duration::from_secs(2),
+            subgroup_size: 32,
         }
     }
 }
@@ -179,7 +183,11 @@ impl CpuDevice {
             errors,
         })?;
         check_dims(kernel, grid, block)?;
-        let prog = compile::compile(kernel)?;
+        let subgroup = self.inner.config.subgroup_size;
+        if !subgroup.is_power_of_two() || !(8..=64).contains(&subgroup) {
+            return Err(CpuError::SubgroupSize { size: subgroup });
+        }
+        let prog = compile::compile(kernel, subgroup)?;
         let mem = MemoryView {
             allocs: self.allocs().live.values().cloned().collect(),
         };

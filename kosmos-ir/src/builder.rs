@@ -352,6 +352,40 @@ impl KernelBuilder {
         self.id(IdKind::NumWorkgroups, dim)
     }
 
+    pub fn subgroup_size(&mut self) -> Value {
+        self.id(IdKind::SubgroupSize, Dim::X)
+    }
+
+    pub fn subgroup_id(&mut self) -> Value {
+        self.id(IdKind::SubgroupId, Dim::X)
+    }
+
+    pub fn subgroup_lane(&mut self) -> Value {
+        self.id(IdKind::SubgroupLane, Dim::X)
+    }
+
+    // ---- tiles (collective over the subgroup) ----
+
+    /// A `frag<acc>` of zeros.
+    pub fn frag_zero(&mut self) -> Value {
+        self.value(Op::FragZero)
+    }
+
+    /// Loads a row-major `bf16` tile (`stride` `u32` elements between rows) as a fragment.
+    pub fn frag_load(&mut self, role: FragRole, ptr: Value, stride: Value) -> Value {
+        self.value(Op::FragLoad { role, ptr, stride })
+    }
+
+    /// Stores a `frag<acc>` as a row-major `f32` tile.
+    pub fn frag_store(&mut self, ptr: Value, value: Value, stride: Value) {
+        self.push(Op::FragStore { ptr, value, stride });
+    }
+
+    /// `acc + a x b`.
+    pub fn mma(&mut self, a: Value, b: Value, acc: Value) -> Value {
+        self.value(Op::Mma { a, b, acc })
+    }
+
     /// `workgroup_id * workgroup_size + workitem_id` in dimension x, as `u32`.
     pub fn global_id_x(&mut self) -> Value {
         let wg = self.workgroup_id(Dim::X);

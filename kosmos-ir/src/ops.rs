@@ -4,7 +4,7 @@
 //! structured: `if`, `for` and `loop` own [`Region`]s, and each region ends in a terminator
 //! (`yield`, `break` or `return`).
 
-use crate::{Region, ScalarType, Type, Value};
+use crate::{FragRole, Region, ScalarType, Type, Value};
 use std::fmt;
 
 /// Memory ordering of an atomic or a fence (the C++ / LLVM model).
@@ -47,6 +47,24 @@ pub enum IdKind {
     WorkgroupSize,
     /// Number of workgroups in the grid.
     NumWorkgroups,
+    /// Number of lanes of a subgroup (32 on NVIDIA, 64 on AMD, configurable on the CPU
+    /// device). Subgroups are consecutive runs of linear work-item ids
+    /// (`x + size_x * (y + size_y * z)`). Has no dimension.
+    SubgroupSize,
+    /// Index of the work-item's subgroup within its workgroup (linear id / subgroup size).
+    SubgroupId,
+    /// Index of the work-item within its subgroup (linear id % subgroup size).
+    SubgroupLane,
+}
+
+impl IdKind {
+    /// Whether the id names a grid dimension (`workitem.id x`); subgroup ids do not.
+    pub fn has_dim(self) -> bool {
+        !matches!(
+            self,
+            IdKind::SubgroupSize | IdKind::SubgroupId | IdKind::SubgroupLane
+        )
+    }
 }
 
 /// Two-operand arithmetic and bit operations; both operands and the result share one type
@@ -286,6 +304,33 @@ pub enum Op {
         elem: Type,
         count: u32,
     },
+    /// A `frag<acc>` of zeros. Like every fragment op, collective over the subgroup: all its
+    /// lanes execute it together, with the same operands.
+    FragZero,
+    /// Loads a row-major tile (`role.shape()`, `bf16`) into a `frag<a>` or `frag<b>`:
+    /// element (r, c) at `ptr + (r * stride + c) * 2`. `ptr` is 16-byte aligned and
+    /// `stride` (`u32`, in elements) a multiple of 8, both the same in every lane of the
+    /// subgroup.
+    FragLoad {
+        role: FragRole,
+        ptr: Value,
+        stride: Value,
+    },
+    /// Stores a `frag<acc>` as a row-major 16x16 `f32` tile: element (r, c) at
+    /// `ptr + (r * stride + c) * 4`; alignment and stride as for `FragLoad`.
+    FragStore {
+        ptr: Value,
+        value: Value,
+        stride: Value,
+    },
+    /// `acc + a x b` (`frag<a>`, `frag<b>`, `frag<acc>` -> `frag<acc>`): products of `bf16`
+    /// are exact in `f32`; sums are `f32`, in a target-defined order (k ascending on the
+    /// CPU device).
+    Mma {
+        a: Value,
+        b: Value,
+        acc: Value,
+    },
     /// A vector with every lane set to `value`.
     Splat {
         value: Value,
@@ -362,6 +407,10 @@ impl Op {
             Op::Clock => "clock",
             Op::Id { kind, .. } => kind.name(),
             Op::SharedAlloc { .. } => "shared.alloc",
+            Op::FragZero => "frag.zero",
+            Op::FragLoad { .. } => "frag.load",
+            Op::FragStore { .. } => "frag.store",
+            Op::Mma { .. } => "mma",
             Op::Splat { .. } => "vec.splat",
             Op::Extract { .. } => "vec.extract",
             Op::Insert { .. } => "vec.insert",
@@ -384,7 +433,11 @@ impl Op {
             | Op::Clock
             | Op::Id { .. }
             | Op::SharedAlloc { .. }
+            | Op::FragZero
             | Op::Return => vec![],
+            Op::FragLoad { ptr, stride, .. } => vec![*ptr, *stride],
+            Op::FragStore { ptr, value, stride } => vec![*ptr, *value, *stride],
+            Op::Mma { a, b, acc } => vec![*a, *b, *acc],
             Op::Binary { lhs, rhs, .. } | Op::Cmp { lhs, rhs, .. } => vec![*lhs, *rhs],
             Op::Unary { arg, .. } | Op::Cast { arg, .. } | Op::Bitcast { arg, .. } => vec![*arg],
             Op::Fma { a, b, c } => vec![*a, *b, *c],
@@ -494,6 +547,8 @@ impl Op {
             Op::Id { .. } => vec![Type::U32],
             Op::Clock => vec![Type::U64],
             Op::SharedAlloc { .. } => vec![Type::SHARED_PTR],
+            Op::FragZero | Op::Mma { .. } => vec![Type::Frag(FragRole::Acc)],
+            Op::FragLoad { role, .. } => vec![Type::Frag(*role)],
             Op::Splat { value, lanes } => {
                 let elem = type_of(*value).elem().unwrap_or(ScalarType::I32);
                 vec![Type::Vector {
@@ -514,6 +569,7 @@ impl Op {
             | Op::Fence { .. }
             | Op::Barrier
             | Op::Sleep { .. }
+            | Op::FragStore { .. }
             | Op::Yield { .. }
             | Op::Break { .. }
             | Op::Return => vec![],
@@ -557,6 +613,9 @@ named_enum!(IdKind {
     WorkgroupId => "workgroup.id",
     WorkgroupSize => "workgroup.size",
     NumWorkgroups => "grid.size",
+    SubgroupSize => "subgroup.size",
+    SubgroupId => "subgroup.id",
+    SubgroupLane => "subgroup.lane",
 });
 named_enum!(BinOp {
     Add => "add",

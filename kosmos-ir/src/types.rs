@@ -149,6 +149,63 @@ pub const MAX_VECTOR_LANES: u32 = 16;
 /// Largest size of a vector type in bytes (one 128-bit memory access).
 pub const MAX_VECTOR_BYTES: u32 = 16;
 
+/// Rows, columns and depth of the matrix tile a fragment holds: an `mma` computes a
+/// 16x16 accumulator from a 16x16 (M x K) `A` tile and a 16x16 (K x N) `B` tile.
+pub const FRAG_M: u32 = 16;
+pub const FRAG_N: u32 = 16;
+pub const FRAG_K: u32 = 16;
+
+/// What a register fragment holds (see docs/ir.md, "Tiles"): a tile owned by a whole
+/// subgroup, spread over its lanes in a way only the target knows.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FragRole {
+    /// The left operand of `mma`: 16x16 (M x K) `bf16`.
+    A,
+    /// The right operand of `mma`: 16x16 (K x N) `bf16`.
+    B,
+    /// The accumulator: 16x16 (M x N) `f32`.
+    Acc,
+}
+
+impl FragRole {
+    pub const ALL: [FragRole; 3] = [FragRole::A, FragRole::B, FragRole::Acc];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FragRole::A => "a",
+            FragRole::B => "b",
+            FragRole::Acc => "acc",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<FragRole> {
+        FragRole::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// The element type of the tile.
+    pub fn elem(self) -> ScalarType {
+        match self {
+            FragRole::A | FragRole::B => ScalarType::BF16,
+            FragRole::Acc => ScalarType::F32,
+        }
+    }
+
+    /// (rows, columns) of the tile.
+    pub fn shape(self) -> (u32, u32) {
+        match self {
+            FragRole::A => (FRAG_M, FRAG_K),
+            FragRole::B => (FRAG_K, FRAG_N),
+            FragRole::Acc => (FRAG_M, FRAG_N),
+        }
+    }
+}
+
+impl fmt::Display for FragRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// The type of an SSA value. Pointers are untyped (like LLVM's opaque pointers): loads and
 /// stores name the type they access, offsets name the element type they step over.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -161,6 +218,9 @@ pub enum Type {
         elem: ScalarType,
         lanes: u32,
     },
+    /// A register fragment (`frag<a>`, `frag<b>`, `frag<acc>`): one value per subgroup,
+    /// never in memory, observable only through the fragment ops.
+    Frag(FragRole),
 }
 
 impl Type {
@@ -185,7 +245,7 @@ impl Type {
     pub fn elem(self) -> Option<ScalarType> {
         match self {
             Type::Scalar(s) | Type::Vector { elem: s, .. } => Some(s),
-            Type::Ptr(_) => None,
+            Type::Ptr(_) | Type::Frag(_) => None,
         }
     }
 
@@ -193,18 +253,27 @@ impl Type {
         matches!(self, Type::Ptr(_))
     }
 
-    /// Size in memory in bytes; pointers are 64-bit.
+    pub fn is_frag(self) -> bool {
+        matches!(self, Type::Frag(_))
+    }
+
+    /// Size in memory in bytes; pointers are 64-bit. A fragment counts as its whole tile
+    /// (it is never in memory: this is what `frag.store` writes for an accumulator).
     pub fn size_bytes(self) -> u32 {
         match self {
             Type::Scalar(s) => s.size_bytes(),
             Type::Ptr(_) => 8,
             Type::Vector { elem, lanes } => elem.size_bytes() * lanes,
+            Type::Frag(role) => {
+                let (rows, cols) = role.shape();
+                rows * cols * role.elem().size_bytes()
+            }
         }
     }
 
-    /// Whether this type may be loaded from or stored to memory.
+    /// Whether this type may be loaded from or stored to memory (fragments may not).
     pub fn is_memory_type(self) -> bool {
-        self.is_well_formed()
+        self.is_well_formed() && !self.is_frag()
     }
 
     /// Vectors within their limits; everything else is always well formed.
@@ -232,6 +301,7 @@ impl fmt::Display for Type {
             Type::Scalar(s) => write!(f, "{s}"),
             Type::Ptr(space) => write!(f, "ptr<{space}>"),
             Type::Vector { elem, lanes } => write!(f, "vec<{lanes} x {elem}>"),
+            Type::Frag(role) => write!(f, "frag<{role}>"),
         }
     }
 }

@@ -6,8 +6,8 @@
 //! position and its op. The rules are listed in docs/ir.md ("Verifier").
 
 use crate::{
-    AddrSpace, BinOp, Inst, InstPos, Kernel, Module, Op, Ordering, Region, RmwOp, ScalarType, Type,
-    UnOp, Value,
+    AddrSpace, BinOp, FragRole, Inst, InstPos, Kernel, Module, Op, Ordering, Region, RmwOp,
+    ScalarType, Type, UnOp, Value,
 };
 use std::collections::HashSet;
 use std::fmt;
@@ -81,6 +81,15 @@ pub enum VerifyErrorKind {
     VectorOperand,
     /// A vector lane index beyond the vector's lanes.
     LaneOutOfRange,
+    /// A subgroup id (`subgroup.size`, `.id`, `.lane`) with a dimension other than x.
+    IdDimension,
+    // ---- tiles ----
+    /// A fragment where only scalars, vectors or pointers go: a parameter, memory, an
+    /// arithmetic, vector, conversion or `select` operand, a `shared.alloc` element.
+    FragPlacement,
+    /// A fragment op's operand of the wrong type: `mma` roles out of place, a stride that is
+    /// not `u32`, `frag.store` of something other than a `frag<acc>`, `frag.load acc`.
+    FragOperand,
     // ---- shared memory ----
     /// `shared.alloc` outside the kernel body's top level.
     SharedAllocPlacement,
@@ -258,7 +267,7 @@ fn value_bits(t: Type) -> Option<u64> {
     match t {
         Type::Scalar(s) => Some(u64::from(s.bits())),
         Type::Vector { elem, lanes } => Some(u64::from(elem.bits()) * u64::from(lanes)),
-        Type::Ptr(_) => None,
+        Type::Ptr(_) | Type::Frag(_) => None,
     }
 }
 
@@ -370,6 +379,16 @@ impl<'k> Verifier<'k> {
         let Some(t) = self.ty(p) else { return };
         if !t.is_well_formed() {
             self.malformed(KERNEL_SITE, t, &format!("parameter {}", self.name(p)));
+        } else if t.is_frag() {
+            self.error(
+                KERNEL_SITE,
+                VerifyErrorKind::FragPlacement,
+                format!(
+                    "parameter {} is a {t}: fragments live in a subgroup's registers and \
+                     cannot be passed in",
+                    self.name(p)
+                ),
+            );
         } else if t == Type::SHARED_PTR {
             self.error(
                 KERNEL_SITE,
@@ -564,6 +583,10 @@ impl<'k> Verifier<'k> {
                 self.use_value(at, v);
             }
         }
+        if self.misplaced_frag(at, &inst.op, &operands) {
+            self.results(at, inst, &operands);
+            return;
+        }
         match &inst.op {
             Op::Const(c) => {
                 let bits = c.ty.bits();
@@ -624,7 +647,45 @@ impl<'k> Verifier<'k> {
                     self.bad_ordering(at, *ordering, "a fence must order something");
                 }
             }
-            Op::Barrier | Op::Sleep { .. } | Op::Clock | Op::Id { .. } | Op::Return => {}
+            Op::Id { kind, dim } => {
+                if !kind.has_dim() && *dim != crate::Dim::X {
+                    self.error(
+                        at,
+                        VerifyErrorKind::IdDimension,
+                        format!("{kind} has no dimension (it is stored as x, found {dim})"),
+                    );
+                }
+            }
+            Op::Barrier | Op::Sleep { .. } | Op::Clock | Op::Return | Op::FragZero => {}
+            Op::FragLoad { role, ptr, stride } => {
+                self.pointer(at, *ptr);
+                self.frag_stride(at, *stride);
+                if *role == FragRole::Acc {
+                    self.error(
+                        at,
+                        VerifyErrorKind::FragOperand,
+                        "loads frag<a> or frag<b> tiles of bf16; an accumulator starts from \
+                         frag.zero"
+                            .to_string(),
+                    );
+                }
+            }
+            Op::FragStore { ptr, value, stride } => {
+                if self.pointer(at, *ptr) == Some(AddrSpace::Constant) {
+                    self.error(
+                        at,
+                        VerifyErrorKind::ConstantWrite,
+                        format!("{} points to read-only constant memory", self.name(*ptr)),
+                    );
+                }
+                self.frag_role(at, *value, FragRole::Acc, "the stored value");
+                self.frag_stride(at, *stride);
+            }
+            Op::Mma { a, b, acc } => {
+                self.frag_role(at, *a, FragRole::A, "the first operand");
+                self.frag_role(at, *b, FragRole::B, "the second operand");
+                self.frag_role(at, *acc, FragRole::Acc, "the accumulator");
+            }
             Op::SharedAlloc { elem, count } => self.shared_alloc(at, *elem, *count),
             Op::Splat { value, lanes } => self.splat(at, *value, *lanes),
             Op::Extract { vector, lane } => {
@@ -657,6 +718,80 @@ impl<'k> Verifier<'k> {
             Op::Break { values } => self.break_(at, values),
         }
         self.results(at, inst, &operands);
+    }
+
+    /// Reports fragments used by an op that does not take them (fragment ops and the
+    /// structured control flow carry them; nothing else does); returns whether it found any.
+    fn misplaced_frag(&mut self, at: Site, op: &Op, operands: &[Value]) -> bool {
+        let named = match op {
+            Op::FragZero
+            | Op::FragLoad { .. }
+            | Op::FragStore { .. }
+            | Op::Mma { .. }
+            | Op::If { .. }
+            | Op::For { .. }
+            | Op::Loop { .. }
+            | Op::Yield { .. }
+            | Op::Break { .. } => return false,
+            Op::Load { ty, .. } => Some(*ty),
+            Op::PtrOffset { elem, .. } | Op::SharedAlloc { elem, .. } => Some(*elem),
+            Op::Cast { to, .. } | Op::Bitcast { to, .. } => Some(*to),
+            _ => None,
+        };
+        let mut found = false;
+        if let Some(t) = named.filter(|t| t.is_frag()) {
+            found = true;
+            self.error(
+                at,
+                VerifyErrorKind::FragPlacement,
+                format!(
+                    "names type {t}: fragments are not in memory and convert to nothing; use \
+                     frag.load, frag.store and mma"
+                ),
+            );
+        }
+        for (i, &v) in operands.iter().enumerate() {
+            if !operands[..i].contains(&v) && self.ty(v).is_some_and(Type::is_frag) {
+                found = true;
+                self.error(
+                    at,
+                    VerifyErrorKind::FragPlacement,
+                    format!(
+                        "{} is a fragment: only frag.store, mma, yield, break and loop inits \
+                         take fragments",
+                        self.describe(v)
+                    ),
+                );
+            }
+        }
+        found
+    }
+
+    fn frag_role(&mut self, at: Site, v: Value, role: FragRole, what: &str) {
+        if let Some(t) = self.ty(v)
+            && t != Type::Frag(role)
+        {
+            self.error(
+                at,
+                VerifyErrorKind::FragOperand,
+                format!("{what} {} must be a frag<{role}>", self.describe(v)),
+            );
+        }
+    }
+
+    fn frag_stride(&mut self, at: Site, stride: Value) {
+        if let Some(t) = self.ty(stride)
+            && t != Type::U32
+        {
+            self.error(
+                at,
+                VerifyErrorKind::FragOperand,
+                format!(
+                    "the row stride {} must be u32 (elements between rows)",
+                    self.describe(stride)
+                ),
+            );
+        }
     }
 
     /// Checks and defines the instruction's results (after its regions: they are not

@@ -79,6 +79,11 @@ fn parse_run(line: &str) -> Result<Launch, String> {
                 let ms: u64 = ms.parse().map_err(|_| format!("bad watchdog '{value}'"))?;
                 launch.config.watchdog = Duration::from_millis(ms);
             }
+            "subgroup" => {
+                launch.config.subgroup_size = value
+                    .parse()
+                    .map_err(|_| format!("bad subgroup size '{value}'"))?
+            }
             "resident" => {
                 launch.config.max_resident_workgroups = value
                     .parse()

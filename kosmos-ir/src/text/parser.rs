@@ -6,8 +6,8 @@
 use super::ParseError;
 use super::lexer::{Tok, Token, lex};
 use crate::{
-    AddrSpace, BinOp, CmpPred, Constant, Dim, IdKind, Inst, Kernel, Loc, Module, Op, Ordering,
-    Region, RmwOp, ScalarType, Scope, Type, UnOp, Value,
+    AddrSpace, BinOp, CmpPred, Constant, Dim, FragRole, IdKind, Inst, Kernel, Loc, Module, Op,
+    Ordering, Region, RmwOp, ScalarType, Scope, Type, UnOp, Value,
 };
 use std::collections::HashMap;
 
@@ -290,8 +290,23 @@ impl Parser {
                 self.punct('>', "after the element type")?;
                 Ok(Type::Vector { elem, lanes })
             }
+            "frag" => {
+                self.punct('<', "after 'frag'")?;
+                let role = self.frag_role()?;
+                self.punct('>', "after the fragment role")?;
+                Ok(Type::Frag(role))
+            }
             _ => Err(error(loc, format!("unknown type '{word}'"))),
         }
+    }
+
+    fn frag_role(&mut self) -> Result<FragRole> {
+        self.named(
+            "fragment role",
+            &FragRole::ALL,
+            FragRole::name,
+            FragRole::from_name,
+        )
     }
 
     fn scalar_type(&mut self) -> Result<ScalarType> {
@@ -500,7 +515,11 @@ impl Parser {
             });
         }
         if let Some(kind) = IdKind::from_name(name) {
-            let dim = self.named("dimension", Dim::ALL, Dim::name, Dim::from_name)?;
+            let dim = if kind.has_dim() {
+                self.named("dimension", Dim::ALL, Dim::name, Dim::from_name)?
+            } else {
+                Dim::X
+            };
             return Ok(Op::Id { kind, dim });
         }
         Ok(match name {
@@ -625,6 +644,26 @@ impl Parser {
                     scope: self.scope()?,
                 }
             }
+            "frag.zero" => Op::FragZero,
+            "frag.load" => {
+                let role = self.frag_role()?;
+                self.punct(',', "after the fragment role")?;
+                Op::FragLoad {
+                    role,
+                    ptr: self.operand()?,
+                    stride: self.comma_operand()?,
+                }
+            }
+            "frag.store" => Op::FragStore {
+                ptr: self.operand()?,
+                value: self.comma_operand()?,
+                stride: self.comma_operand()?,
+            },
+            "mma" => Op::Mma {
+                a: self.operand()?,
+                b: self.comma_operand()?,
+                acc: self.comma_operand()?,
+            },
             "barrier" => Op::Barrier,
             "clock" => Op::Clock,
             "sleep" => Op::Sleep {

@@ -151,7 +151,16 @@ impl<'k> Printer<'k> {
             Op::Barrier => "barrier".to_string(),
             Op::Sleep { nanos } => format!("sleep {nanos}"),
             Op::Clock => "clock".to_string(),
-            Op::Id { kind, dim } => format!("{kind} {dim}"),
+            Op::Id { kind, dim } if kind.has_dim() => format!("{kind} {dim}"),
+            Op::Id { kind, .. } => kind.to_string(),
+            Op::FragZero => "frag.zero".to_string(),
+            Op::FragLoad { role, ptr, stride } => {
+                format!("frag.load {role}, {}, {}", n(ptr), n(stride))
+            }
+            Op::FragStore { ptr, value, stride } => {
+                format!("frag.store {}, {}, {}", n(ptr), n(value), n(stride))
+            }
+            Op::Mma { a, b, acc } => format!("mma {}, {}, {}", n(a), n(b), n(acc)),
             Op::SharedAlloc { elem, count } => format!("shared.alloc {elem}, {count}"),
             Op::Splat { value, lanes } => format!("vec.splat {}, {lanes}", n(value)),
             Op::Extract { vector, lane } => format!("vec.extract {}, {lane}", n(vector)),
