@@ -316,6 +316,7 @@ fn waiting_on_a_non_resident_workgroup_is_a_deadlock() {
     let dev = CpuDevice::with_config(CpuConfig {
         max_resident_workgroups: 1,
         watchdog: Duration::from_millis(200),
+        ..CpuConfig::default()
     });
     let f = flag(&dev);
     let (e, _) = expect_err(dev.launch(&k, [2, 1, 1], [8, 1, 1], &[Arg::Ptr(f)]));
