@@ -2,7 +2,9 @@
 //! host reference. Shared by the device tests and the `demo` binary.
 
 use half::bf16;
-use kosmos_runtime::{Buffer, Device, DeviceScalar, KernelArg, LaunchConfig, Module, Result};
+use kosmos_runtime::{
+    Buffer, Device, DeviceKind, DeviceScalar, KernelArg, LaunchConfig, Module, Result,
+};
 use kosmos_testkernels as k;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -66,7 +68,58 @@ pub const CASES: &[Case] = &[
         name: "handshake",
         run: handshake,
     },
+    Case {
+        name: "gemm_bf16_mma",
+        run: gemm_bf16_mma,
+    },
 ];
+
+/// Lanes per subgroup of `device` (what the fragment kernels' launch shapes depend on).
+fn subgroup_size(device: &Device) -> u32 {
+    match device.kind() {
+        // The CPU device's default configuration runs warp-sized subgroups.
+        DeviceKind::Cpu | DeviceKind::Cuda => 32,
+        DeviceKind::Hip => 64,
+    }
+}
+
+fn gemm_bf16_mma(device: &Device, module: &Module, seed: u64) -> Result<Outcome> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let (m, n, kk) = (130usize, 96usize, 72usize);
+    let mut draw = |len: usize| -> Vec<bf16> {
+        (0..len)
+            .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
+            .collect()
+    };
+    let (a, b) = (draw(m * kk), draw(kk * n));
+    let (da, db) = (
+        Buffer::from_slice(device, &a)?,
+        Buffer::from_slice(device, &b)?,
+    );
+    let c = poisoned(device, m * n, f32::NAN)?;
+    let cfg = LaunchConfig {
+        grid: k::gemm_grid(m as u32, n as u32),
+        block: [k::gemm_block(subgroup_size(device)), 1, 1],
+    };
+    let args = [
+        (&da).into(),
+        (&db).into(),
+        (&c).into(),
+        (m as u32).into(),
+        (n as u32).into(),
+        (kk as u32).into(),
+    ];
+    let ms = timed(device, module, "gemm_bf16_mma", cfg, &args)?;
+    let want = k::matmul_bf16_ref(&a, &b, m, n, kk);
+    Ok(float_outcome(
+        "gemm_bf16_mma",
+        format!("M={m} N={n} K={kk}"),
+        &c.download()?,
+        &want,
+        1e-5,
+        ms,
+    ))
+}
 
 /// Loads the embedded reference module on `device`.
 pub fn load(device: &Device) -> Result<Module> {

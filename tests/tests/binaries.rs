@@ -190,3 +190,22 @@ fn histogram_uses_atomic_adds() {
         assert_has(&dis, &["global_atomic_add"], &format!("{target} histogram"));
     }
 }
+
+#[test]
+fn gemm_uses_matrix_instructions() {
+    assert_has(
+        ptx_of("gemm_bf16_mma"),
+        &[
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+            "bar.sync",
+        ],
+        "sm_90a gemm_bf16_mma",
+    );
+    for (target, dis) in amd_disassembly_of("gemm_bf16_mma") {
+        assert_has(
+            &dis,
+            &["v_mfma_f32_16x16x16_bf16", "s_barrier"],
+            &format!("{target} gemm_bf16_mma"),
+        );
+    }
+}

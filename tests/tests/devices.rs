@@ -73,3 +73,8 @@ fn histogram_exact_counts() {
 fn handshake_release_acquire() {
     run_case(&suite::CASES[4]);
 }
+
+#[test]
+fn gemm_bf16_mma_fragments_130x96x72() {
+    run_case(&suite::CASES[5]);
+}
