@@ -1,0 +1,275 @@
+//! Ready-made GPU operations, written with `#[kernel]` (see `ops.rs`) and compiled for every
+//! target by this crate's build script. Shapes, element types and devices are checked before
+//! anything is launched.
+//!
+//! ```no_run
+//! use kosmos::runtime::Device;
+//! # fn demo() -> Result<(), kernels::Error> {
+//! let device = Device::from_env()?;
+//! let ops = kernels::Ops::new(&device)?;
+//! let stream = device.stream()?;
+//! let a = device.alloc::<f32>(1000)?;
+//! let b = device.alloc::<f32>(1000)?;
+//! let mut out = device.alloc::<f32>(1000)?;
+//! ops.vector_add(&stream, &a, &b, &mut out)?;
+//! stream.synchronize()?;
+//! # Ok(()) }
+//! ```
+
+pub mod demo;
+pub mod ops;
+
+use kosmos::bf16;
+use kosmos::runtime::{Buffer, Device, DeviceScalar, LaunchConfig, Module, Stream};
+
+include!(concat!(env!("OUT_DIR"), "/kosmos_modules.rs"));
+
+/// Side of the square output tile of the gemm kernels (and of their workgroups).
+pub const GEMM_TILE: u32 = 16;
+
+/// Workgroups of the first pass of `reduce_sum` at most.
+const REDUCE_GROUPS: usize = 64;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Arguments whose shapes do not fit the operation.
+    #[error("{op}: {message}")]
+    Shape { op: &'static str, message: String },
+    /// A buffer or stream of another device than the one the operations were loaded on.
+    #[error("{op}: {what} belongs to {owner}, the operations to {device}")]
+    WrongDevice {
+        op: &'static str,
+        what: &'static str,
+        owner: String,
+        device: String,
+    },
+    #[error(transparent)]
+    Runtime(#[from] kosmos::runtime::Error),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The operations, loaded on one device.
+pub struct Ops {
+    module: Module,
+}
+
+impl Ops {
+    /// Loads the kernels on `device`.
+    pub fn new(device: &Device) -> Result<Ops> {
+        Ok(Ops {
+            module: device.load_module(&KERNELS.image()?)?,
+        })
+    }
+
+    pub fn device(&self) -> &Device {
+        self.module.device()
+    }
+
+    fn same_device<T: DeviceScalar>(
+        &self,
+        op: &'static str,
+        what: &'static str,
+        b: &Buffer<T>,
+    ) -> Result<()> {
+        if b.device() != self.device() {
+            return Err(Error::WrongDevice {
+                op,
+                what,
+                owner: b.device().to_string(),
+                device: self.device().to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    fn check_stream(&self, op: &'static str, stream: &Stream) -> Result<()> {
+        if stream.device() != self.device() {
+            return Err(Error::WrongDevice {
+                op,
+                what: "the stream",
+                owner: stream.device().to_string(),
+                device: self.device().to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// `out = a + b`, elementwise; the three buffers have one length.
+    pub fn vector_add(
+        &self,
+        stream: &Stream,
+        a: &Buffer<f32>,
+        b: &Buffer<f32>,
+        out: &mut Buffer<f32>,
+    ) -> Result<()> {
+        const OP: &str = "vector_add";
+        self.check_stream(OP, stream)?;
+        self.same_device(OP, "a", a)?;
+        self.same_device(OP, "b", b)?;
+        self.same_device(OP, "out", out)?;
+        if a.len() != b.len() || a.len() != out.len() {
+            return Err(Error::Shape {
+                op: OP,
+                message: format!(
+                    "lengths differ: a {}, b {}, out {}",
+                    a.len(),
+                    b.len(),
+                    out.len()
+                ),
+            });
+        }
+        let n = len_u32(OP, a.len())?;
+        let cfg = LaunchConfig::for_elements(a.len(), ops::BLOCK);
+        ops::vector_add::launch(&self.module, stream, cfg, a, b, out, n)?;
+        Ok(())
+    }
+
+    /// `out[0] = sum(input)`, accumulated in f32 in a fixed order (two passes: per-workgroup
+    /// partial sums, then their sum).
+    pub fn reduce_sum(
+        &self,
+        stream: &Stream,
+        input: &Buffer<f32>,
+        out: &mut Buffer<f32>,
+    ) -> Result<()> {
+        const OP: &str = "reduce_sum";
+        self.check_stream(OP, stream)?;
+        self.same_device(OP, "input", input)?;
+        self.same_device(OP, "out", out)?;
+        if out.len() != 1 {
+            return Err(Error::Shape {
+                op: OP,
+                message: format!("out holds the sum: 1 element, not {}", out.len()),
+            });
+        }
+        let n = len_u32(OP, input.len())?;
+        let groups = input
+            .len()
+            .div_ceil(ops::BLOCK as usize)
+            .clamp(1, REDUCE_GROUPS);
+        let mut partials = self.device().alloc::<f32>(groups)?;
+        let cfg = LaunchConfig::linear(groups as u32, ops::BLOCK);
+        ops::reduce_partial::launch(&self.module, stream, cfg, input, &mut partials, n)?;
+        let cfg = LaunchConfig::linear(1, ops::BLOCK);
+        ops::reduce_partial::launch(&self.module, stream, cfg, &partials, out, groups as u32)?;
+        // `partials` is freed when this returns: wait for the kernels that use it.
+        stream.synchronize()?;
+        Ok(())
+    }
+
+    /// `c = a b` with `a` an `m x k` and `b` a `k x n` row-major bf16 matrix and `c` an
+    /// `m x n` row-major f32 matrix (f32 accumulation); one workgroup per output tile.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm(
+        &self,
+        stream: &Stream,
+        a: &Buffer<bf16>,
+        b: &Buffer<bf16>,
+        c: &mut Buffer<f32>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<()> {
+        const OP: &str = "gemm";
+        let (mu, nu, ku) = self.check_gemm(OP, stream, a, b, c, m, n, k)?;
+        let cfg = LaunchConfig {
+            grid: [nu.div_ceil(GEMM_TILE), mu.div_ceil(GEMM_TILE), 1],
+            block: [GEMM_TILE, GEMM_TILE, 1],
+        };
+        ops::gemm::launch::<GEMM_TILE>(&self.module, stream, cfg, a, b, c, mu, nu, ku)?;
+        Ok(())
+    }
+
+    /// [`Ops::gemm`] on a persistent grid: as many workgroups as can be resident at once
+    /// (`Module::max_resident_workgroups`), each pulling output tiles from an atomic counter
+    /// until none are left. Returns the number of workgroups launched.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_persistent(
+        &self,
+        stream: &Stream,
+        a: &Buffer<bf16>,
+        b: &Buffer<bf16>,
+        c: &mut Buffer<f32>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<u32> {
+        const OP: &str = "gemm_persistent";
+        let (mu, nu, ku) = self.check_gemm(OP, stream, a, b, c, m, n, k)?;
+        let block = [GEMM_TILE, GEMM_TILE, 1];
+        let name = ops::gemm_persistent::name::<GEMM_TILE>();
+        let tiles = mu.div_ceil(GEMM_TILE) * nu.div_ceil(GEMM_TILE);
+        let resident = self.module.max_resident_workgroups(&name, block)?;
+        let groups = resident.clamp(1, tiles.max(1));
+        let mut counter = self.device().alloc::<u32>(1)?;
+        counter.fill(0)?;
+        let cfg = LaunchConfig {
+            grid: [groups, 1, 1],
+            block,
+        };
+        ops::gemm_persistent::launch::<GEMM_TILE>(
+            &self.module,
+            stream,
+            cfg,
+            a,
+            b,
+            c,
+            &mut counter,
+            mu,
+            nu,
+            ku,
+        )?;
+        // `counter` is freed when this returns: wait for the kernel that uses it.
+        stream.synchronize()?;
+        Ok(groups)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn check_gemm(
+        &self,
+        op: &'static str,
+        stream: &Stream,
+        a: &Buffer<bf16>,
+        b: &Buffer<bf16>,
+        c: &Buffer<f32>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<(u32, u32, u32)> {
+        self.check_stream(op, stream)?;
+        self.same_device(op, "a", a)?;
+        self.same_device(op, "b", b)?;
+        self.same_device(op, "c", c)?;
+        if m == 0 || n == 0 || k == 0 {
+            return Err(Error::Shape {
+                op,
+                message: format!("empty shape m={m} n={n} k={k}"),
+            });
+        }
+        for (what, len, rows, cols) in [
+            ("a", a.len(), m, k),
+            ("b", b.len(), k, n),
+            ("c", c.len(), m, n),
+        ] {
+            if rows.checked_mul(cols) != Some(len) {
+                return Err(Error::Shape {
+                    op,
+                    message: format!("{what} has {len} elements, expected {rows} x {cols}"),
+                });
+            }
+        }
+        // Element offsets are u32 inside the kernels.
+        for len in [a.len(), b.len(), c.len()] {
+            len_u32(op, len)?;
+        }
+        Ok((m as u32, n as u32, k as u32))
+    }
+}
+
+fn len_u32(op: &'static str, len: usize) -> Result<u32> {
+    u32::try_from(len).map_err(|_| Error::Shape {
+        op,
+        message: format!("{len} elements exceed the kernels' u32 indexing"),
+    })
+}

@@ -1,0 +1,183 @@
+//! Every operation on the CPU device with ragged shapes, against f64 references; outputs are
+//! poisoned (NaN) before each run and inputs are fresh random values (seed printed; set
+//! `KOSMOS_SEED` to replay).
+
+use kernels::demo::{GEMM_TOLERANCE, gemm_reference, random_bf16};
+use kernels::{Error, Ops};
+use kosmos::runtime::{Buffer, Device};
+use rand::{Rng, SeedableRng, rngs::SmallRng};
+
+const SIZES: [usize; 6] = [1, 2, 17, 64, 255, 257];
+
+fn seed() -> u64 {
+    let seed = std::env::var("KOSMOS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| rand::rng().random());
+    println!("seed {seed}");
+    seed
+}
+
+fn random_f32(rng: &mut SmallRng, len: usize) -> Vec<f32> {
+    (0..len).map(|_| rng.random_range(-1.0f32..1.0)).collect()
+}
+
+fn rel_err(got: f32, want: f64, scale: f64) -> f64 {
+    let e = (f64::from(got) - want).abs() / scale.max(1e-30);
+    if e.is_nan() { f64::INFINITY } else { e }
+}
+
+#[test]
+fn vector_add_matches_reference() {
+    let device = Device::cpu().unwrap();
+    let ops = Ops::new(&device).unwrap();
+    let stream = device.stream().unwrap();
+    let mut rng = SmallRng::seed_from_u64(seed());
+    for n in SIZES.into_iter().chain([1000]) {
+        let (a_h, b_h) = (random_f32(&mut rng, n), random_f32(&mut rng, n));
+        let a = Buffer::from_slice(&device, &a_h).unwrap();
+        let b = Buffer::from_slice(&device, &b_h).unwrap();
+        let mut out = device.alloc::<f32>(n).unwrap();
+        out.fill(f32::NAN).unwrap();
+        ops.vector_add(&stream, &a, &b, &mut out).unwrap();
+        stream.synchronize().unwrap();
+        for (i, got) in out.download().unwrap().into_iter().enumerate() {
+            let want = f64::from(a_h[i]) + f64::from(b_h[i]);
+            assert!(
+                rel_err(got, want, want.abs().max(1e-6)) < 1e-6,
+                "n={n} i={i}: {got} vs {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn reduce_sum_matches_reference() {
+    let device = Device::cpu().unwrap();
+    let ops = Ops::new(&device).unwrap();
+    let stream = device.stream().unwrap();
+    let mut rng = SmallRng::seed_from_u64(seed());
+    for n in SIZES.into_iter().chain([4096, 70_000]) {
+        let input_h = random_f32(&mut rng, n);
+        let input = Buffer::from_slice(&device, &input_h).unwrap();
+        let mut out = device.alloc::<f32>(1).unwrap();
+        out.fill(f32::NAN).unwrap();
+        ops.reduce_sum(&stream, &input, &mut out).unwrap();
+        let got = out.download().unwrap()[0];
+        let want: f64 = input_h.iter().map(|x| f64::from(*x)).sum();
+        // f32 accumulation: the error scales with the sum of magnitudes.
+        let scale: f64 = input_h.iter().map(|x| f64::from(x.abs())).sum();
+        assert!(rel_err(got, want, scale) < 1e-5, "n={n}: {got} vs {want}");
+    }
+}
+
+/// (m, n, k) shapes sampling 1..=257 in each dimension, kept small for the interpreter.
+const GEMM_SHAPES: [(usize, usize, usize); 6] = [
+    (1, 1, 1),
+    (2, 17, 64),
+    (17, 2, 255),
+    (64, 33, 2),
+    (255, 1, 17),
+    (16, 257, 31),
+];
+
+fn check_gemm(device: &Device, persistent: bool) {
+    let ops = Ops::new(device).unwrap();
+    let stream = device.stream().unwrap();
+    let seed = seed();
+    for (i, &(m, n, k)) in GEMM_SHAPES.iter().enumerate() {
+        let a_h = random_bf16(seed.wrapping_add(2 * i as u64), m * k);
+        let b_h = random_bf16(seed.wrapping_add(2 * i as u64 + 1), k * n);
+        let a = Buffer::from_slice(device, &a_h).unwrap();
+        let b = Buffer::from_slice(device, &b_h).unwrap();
+        let mut c = device.alloc::<f32>(m * n).unwrap();
+        c.fill(f32::NAN).unwrap();
+        if persistent {
+            let groups = ops
+                .gemm_persistent(&stream, &a, &b, &mut c, m, n, k)
+                .unwrap();
+            assert!(groups >= 1);
+        } else {
+            ops.gemm(&stream, &a, &b, &mut c, m, n, k).unwrap();
+        }
+        stream.synchronize().unwrap();
+        let want = gemm_reference(&a_h, &b_h, m, n, k);
+        for (j, (got, want)) in c.download().unwrap().into_iter().zip(want).enumerate() {
+            let e = rel_err(got, want, want.abs().max(1.0));
+            assert!(
+                e < GEMM_TOLERANCE,
+                "{m}x{n}x{k} element {j}: {got} vs {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn gemm_matches_reference() {
+    check_gemm(&Device::cpu().unwrap(), false);
+}
+
+#[test]
+fn gemm_persistent_matches_reference_with_few_resident_workgroups() {
+    // Three resident workgroups: each pulls many tiles from the counter.
+    check_gemm(&Device::cpu_with_resident_limit(3), true);
+}
+
+#[test]
+fn bad_shapes_are_errors_before_launch() {
+    let device = Device::cpu().unwrap();
+    let ops = Ops::new(&device).unwrap();
+    let stream = device.stream().unwrap();
+    let a = device.alloc::<f32>(4).unwrap();
+    let b = device.alloc::<f32>(5).unwrap();
+    let mut out = device.alloc::<f32>(4).unwrap();
+    let e = ops.vector_add(&stream, &a, &b, &mut out).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Shape {
+                op: "vector_add",
+                ..
+            }
+        ),
+        "{e}"
+    );
+
+    let mut two = device.alloc::<f32>(2).unwrap();
+    let e = ops.reduce_sum(&stream, &a, &mut two).unwrap_err();
+    assert!(e.to_string().contains("1 element"), "{e}");
+
+    let x = device.alloc::<kosmos::bf16>(6).unwrap();
+    let mut c = device.alloc::<f32>(5).unwrap();
+    let e = ops.gemm(&stream, &x, &x, &mut c, 2, 2, 3).unwrap_err();
+    assert!(
+        e.to_string().contains("c has 5 elements, expected 2 x 2"),
+        "{e}"
+    );
+    let e = ops
+        .gemm_persistent(&stream, &x, &x, &mut c, 0, 2, 3)
+        .unwrap_err();
+    assert!(e.to_string().contains("empty shape"), "{e}");
+}
+
+#[test]
+fn buffers_of_another_device_are_errors() {
+    let device = Device::cpu().unwrap();
+    let other = Device::cpu_with_resident_limit(2);
+    let ops = Ops::new(&device).unwrap();
+    let stream = device.stream().unwrap();
+    let a = device.alloc::<f32>(4).unwrap();
+    let b = other.alloc::<f32>(4).unwrap();
+    let mut out = device.alloc::<f32>(4).unwrap();
+    match ops.vector_add(&stream, &a, &b, &mut out) {
+        Err(Error::WrongDevice { what: "b", .. }) => {}
+        other => panic!("expected a wrong-device error, got {other:?}"),
+    }
+}
+
+#[test]
+fn demo_check_passes() {
+    let checks = kernels::demo::check_gemm(&Device::cpu().unwrap(), 33, 47, 65, seed()).unwrap();
+    assert_eq!(checks.len(), 2);
+    assert!(checks.iter().all(|c| c.passed()), "{checks:?}");
+}

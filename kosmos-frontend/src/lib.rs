@@ -1,0 +1,102 @@
+//! The `#[kernel]` Rust subset, shared by the `#[kernel]` macro (checks and launchers) and by
+//! `kosmos-build` (GPU binaries), in the pattern of cxx's syntax crate: one parser, one
+//! lowering, so that what the macro accepts is exactly what the build compiles.
+//!
+//! A kernel is a `fn` whose parameters are slices (`&[T]` read, `&mut [T]` written: global
+//! pointers, with no length — pass lengths as scalars) and scalars (`u8`..`u64`, `i8`..`i64`,
+//! `f16`, `bf16`, `f32`, `f64`, `bool`). Const generics (`<const BM: u32>`) are compile-time
+//! constants; each instance named in the attribute is its own IR kernel,
+//! `name__bm64_bn128`:
+//!
+//! ```text
+//! #[kernel(max_workgroup_size = 256, instances(BM = 64, BN = 128), instances(BM = 128, BN = 128))]
+//! pub fn gemm<const BM: u32, const BN: u32>(a: &[bf16], c: &mut [f32], n: u32) { ... }
+//! ```
+//!
+//! The body is a statement-level Rust subset, lowered by [`KernelDef::lower`]:
+//! `let`/`let mut` (with optional scalar type annotations), assignment and compound assignment,
+//! arithmetic, bit operations, comparisons, `&&`/`||` (both sides are evaluated: they are
+//! the bitwise `and`/`or` of two `bool`s, so keep side effects out of them), `as` casts,
+//! `if`/`else` (also as expressions), `for i in a..b` and `for i in (a..b).step_by(s)`,
+//! `while`, `loop` with `break` (and `break value`), `return`, `a[i]` loads and `a[i] = v`
+//! / `a[i] += v` stores. Mutable variables assigned in a branch or loop become the results
+//! and carried values of the structured IR ops. `break` leaves `while` and `loop` only (an IR
+//! `for` has no early exit).
+//!
+//! Literals take the type their context needs (`x + 1` with `x: u64` makes `1` a `u64`); an
+//! unconstrained literal is `i32` or `f64`, as in Rust — annotate (`let mut acc: f32 = 0.0;`)
+//! where that is not what you want.
+//!
+//! Intrinsics (see [`INTRINSICS`]): `workitem_id_x()`, `workgroup_id_x()`,
+//! `workgroup_size_x()`, `num_workgroups_x()` (and `_y`, `_z`), `barrier()`,
+//! `fence(Ordering::Release, Scope::Agent)`, `sleep(ns)`, `clock()`,
+//! `let tile = shared_array::<f32, 256>();` (top level only; the length is a constant
+//! expression of literals and const generics), atomics on an element `&a[i]` with an ordering
+//! and a scope — `atomic_add`, `atomic_min`, `atomic_max`, `atomic_xchg`, `atomic_and`,
+//! `atomic_or`, `atomic_load`, `atomic_store`, `atomic_cas` — and math: `sqrt`, `exp2`,
+//! `log2`, `abs`, `min`, `max`, `fma` (also as methods: `x.min(y)`, `x.sqrt()`,
+//! `a.mul_add(b, c)`).
+//!
+//! Every misuse is a [`syn::Error`] at the user's own tokens.
+
+mod lower;
+mod sig;
+
+pub use lower::INTRINSICS;
+pub use sig::{Instance, KernelDef, Param, ParamKind};
+
+/// Whether `attr` is a `#[kernel]` attribute (`#[kernel]`, `#[kosmos::kernel]`, ...).
+pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "kernel")
+}
+
+/// Every `#[kernel]` function of a source file, inline modules included, in file order.
+pub fn kernels_in_file(file: &syn::File) -> syn::Result<Vec<KernelDef>> {
+    fn walk(items: &[syn::Item], out: &mut Vec<KernelDef>) -> syn::Result<()> {
+        for item in items {
+            match item {
+                syn::Item::Fn(f) => {
+                    if let Some(attr) = f.attrs.iter().find(|a| is_kernel_attr(a)) {
+                        let args = match &attr.meta {
+                            syn::Meta::Path(_) => proc_macro2::TokenStream::new(),
+                            syn::Meta::List(list) => list.tokens.clone(),
+                            syn::Meta::NameValue(nv) => {
+                                return Err(syn::Error::new_spanned(
+                                    nv,
+                                    "write `#[kernel]` or `#[kernel(...)]`",
+                                ));
+                            }
+                        };
+                        out.push(KernelDef::parse(args, f)?);
+                    }
+                }
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        walk(items, out)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(&file.items, &mut out)?;
+    Ok(out)
+}
+
+/// Every instance of every `#[kernel]` of `source` (Rust source text), lowered and verified.
+pub fn lower_source(source: &str) -> syn::Result<Vec<kosmos_ir::Kernel>> {
+    let file = syn::parse_file(source)?;
+    let mut kernels = Vec::new();
+    for def in kernels_in_file(&file)? {
+        kernels.extend(def.lower_all()?);
+    }
+    Ok(kernels)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,345 @@
+//! A kernel's signature and attribute: parameters, const generics, instances, launch bound.
+
+use kosmos_ir::ScalarType;
+use proc_macro2::{Span, TokenStream};
+use syn::spanned::Spanned;
+use syn::{Error, Ident, Result};
+
+/// The workgroup-size bound of a kernel whose attribute names none.
+pub const DEFAULT_MAX_WORKGROUP_SIZE: u32 = 256;
+
+/// A parsed `#[kernel]` function.
+#[derive(Clone, Debug)]
+pub struct KernelDef {
+    pub name: Ident,
+    pub vis: syn::Visibility,
+    /// Doc comments and other attributes that are not `#[kernel]`, forwarded to the launcher.
+    pub docs: Vec<syn::Attribute>,
+    pub params: Vec<Param>,
+    /// Const generic parameters, all `u32`.
+    pub consts: Vec<Ident>,
+    pub instances: Vec<Instance>,
+    pub max_workgroup_size: u32,
+    pub body: syn::Block,
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: Ident,
+    pub kind: ParamKind,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// `&[T]` (`mutable: false`) or `&mut [T]`: a global pointer to `T`s.
+    Slice {
+        elem: ScalarType,
+        mutable: bool,
+    },
+    Scalar(ScalarType),
+}
+
+/// One set of values for the const generics (in declaration order).
+#[derive(Clone, Debug)]
+pub struct Instance {
+    pub values: Vec<u32>,
+    pub span: Span,
+}
+
+/// The scalar type a DSL type name stands for.
+pub(crate) fn scalar_of_name(name: &str) -> Option<ScalarType> {
+    Some(match name {
+        "bool" => ScalarType::I1,
+        "u8" => ScalarType::U8,
+        "u16" => ScalarType::U16,
+        "u32" => ScalarType::U32,
+        "u64" => ScalarType::U64,
+        "i8" => ScalarType::I8,
+        "i16" => ScalarType::I16,
+        "i32" => ScalarType::I32,
+        "i64" => ScalarType::I64,
+        "f16" => ScalarType::F16,
+        "bf16" => ScalarType::BF16,
+        "f32" => ScalarType::F32,
+        "f64" => ScalarType::F64,
+        _ => return None,
+    })
+}
+
+/// How a scalar type is written in kernels (`bool` for `i1`).
+pub(crate) fn rust_name(t: ScalarType) -> &'static str {
+    if t == ScalarType::I1 {
+        "bool"
+    } else {
+        t.name()
+    }
+}
+
+/// A scalar type written as a path (`f32`, `bf16`); `what` names the place in messages.
+pub(crate) fn scalar_type(ty: &syn::Type, what: &str) -> Result<ScalarType> {
+    if let syn::Type::Path(p) = ty
+        && p.qself.is_none()
+        && let Some(ident) = p.path.get_ident()
+        && let Some(t) = scalar_of_name(&ident.to_string())
+    {
+        return Ok(t);
+    }
+    Err(Error::new_spanned(
+        ty,
+        format!(
+            "unsupported {what} type `{}`: expected a scalar (u8..u64, i8..i64, f16, bf16, f32, f64, bool)",
+            quote::quote!(#ty).to_string().replace(' ', "")
+        ),
+    ))
+}
+
+impl KernelDef {
+    /// Parses the attribute arguments (`args`, the tokens inside `#[kernel(...)]`) and the
+    /// function's signature. The body is checked by [`KernelDef::lower`].
+    pub fn parse(args: TokenStream, f: &syn::ItemFn) -> Result<KernelDef> {
+        let sig = &f.sig;
+        if let Some(t) = &sig.asyncness {
+            return Err(Error::new_spanned(t, "kernels cannot be `async`"));
+        }
+        if let Some(t) = &sig.unsafety {
+            return Err(Error::new_spanned(
+                t,
+                "kernels cannot be `unsafe`: the DSL has no unchecked operations",
+            ));
+        }
+        if let Some(t) = &sig.constness {
+            return Err(Error::new_spanned(t, "kernels cannot be `const`"));
+        }
+        if let Some(abi) = &sig.abi {
+            return Err(Error::new_spanned(abi, "kernels take no `extern` ABI"));
+        }
+        if let Some(v) = &sig.variadic {
+            return Err(Error::new_spanned(v, "kernels cannot be variadic"));
+        }
+        if let syn::ReturnType::Type(_, ty) = &sig.output {
+            return Err(Error::new_spanned(
+                ty,
+                "kernels return nothing: write results into a `&mut [T]` parameter",
+            ));
+        }
+        if let Some(w) = &sig.generics.where_clause {
+            return Err(Error::new_spanned(w, "kernels take no `where` clause"));
+        }
+        let mut consts = Vec::new();
+        for g in &sig.generics.params {
+            match g {
+                syn::GenericParam::Const(c) => {
+                    let is_u32 = matches!(&c.ty, syn::Type::Path(p) if p.path.is_ident("u32"));
+                    if !is_u32 {
+                        return Err(Error::new_spanned(
+                            &c.ty,
+                            "const generic parameters of kernels are `u32`",
+                        ));
+                    }
+                    if let Some(d) = &c.default {
+                        return Err(Error::new_spanned(
+                            d,
+                            "give const generic values in `instances(...)`, not as defaults",
+                        ));
+                    }
+                    consts.push(c.ident.clone());
+                }
+                syn::GenericParam::Type(t) => {
+                    return Err(Error::new_spanned(
+                        t,
+                        "kernels take no generic type parameters: write one kernel per element type",
+                    ));
+                }
+                syn::GenericParam::Lifetime(l) => {
+                    return Err(Error::new_spanned(l, "kernels take no lifetime parameters"));
+                }
+            }
+        }
+        let mut params = Vec::new();
+        for input in &sig.inputs {
+            let syn::FnArg::Typed(pt) = input else {
+                return Err(Error::new_spanned(input, "kernels are free functions"));
+            };
+            let syn::Pat::Ident(pi) = &*pt.pat else {
+                return Err(Error::new_spanned(
+                    &pt.pat,
+                    "kernel parameters are plain names",
+                ));
+            };
+            if let Some(m) = &pi.mutability {
+                return Err(Error::new_spanned(
+                    m,
+                    "kernel parameters cannot be `mut`: copy into a `let mut`",
+                ));
+            }
+            if pi.by_ref.is_some() || pi.subpat.is_some() {
+                return Err(Error::new_spanned(pi, "kernel parameters are plain names"));
+            }
+            let kind = match &*pt.ty {
+                syn::Type::Reference(r) => {
+                    if let Some(l) = &r.lifetime {
+                        return Err(Error::new_spanned(l, "kernel parameters take no lifetimes"));
+                    }
+                    let syn::Type::Slice(s) = &*r.elem else {
+                        return Err(Error::new_spanned(
+                            &pt.ty,
+                            "unsupported parameter type: references are slices, `&[T]` or `&mut [T]`",
+                        ));
+                    };
+                    let elem = scalar_type(&s.elem, "slice element")?;
+                    if elem == ScalarType::I1 {
+                        return Err(Error::new_spanned(
+                            &s.elem,
+                            "slices of `bool` are not supported: use `u8`",
+                        ));
+                    }
+                    ParamKind::Slice {
+                        elem,
+                        mutable: r.mutability.is_some(),
+                    }
+                }
+                ty => ParamKind::Scalar(scalar_type(ty, "parameter")?),
+            };
+            params.push(Param {
+                name: pi.ident.clone(),
+                kind,
+            });
+        }
+        let mut def = KernelDef {
+            name: sig.ident.clone(),
+            vis: f.vis.clone(),
+            docs: f
+                .attrs
+                .iter()
+                .filter(|a| !crate::is_kernel_attr(a))
+                .cloned()
+                .collect(),
+            params,
+            consts,
+            instances: Vec::new(),
+            max_workgroup_size: DEFAULT_MAX_WORKGROUP_SIZE,
+            body: (*f.block).clone(),
+        };
+        def.parse_args(args)?;
+        if def.instances.is_empty() && !def.consts.is_empty() {
+            return Err(Error::new_spanned(
+                &sig.generics,
+                format!(
+                    "a kernel with const generics needs its instances: `#[kernel(instances({}))]`",
+                    def.consts
+                        .iter()
+                        .map(|c| format!("{c} = ..."))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        if def.consts.is_empty() {
+            def.instances.push(Instance {
+                values: Vec::new(),
+                span: def.name.span(),
+            });
+        }
+        Ok(def)
+    }
+
+    fn parse_args(&mut self, args: TokenStream) -> Result<()> {
+        let parser = syn::meta::parser(|meta| {
+            if meta.path.is_ident("max_workgroup_size") {
+                let lit: syn::LitInt = meta.value()?.parse()?;
+                let v: u32 = lit.base10_parse()?;
+                if !(1..=kosmos_ir::MAX_WORKGROUP_SIZE).contains(&v) {
+                    return Err(Error::new_spanned(
+                        lit,
+                        format!(
+                            "max_workgroup_size must be in 1..={}",
+                            kosmos_ir::MAX_WORKGROUP_SIZE
+                        ),
+                    ));
+                }
+                self.max_workgroup_size = v;
+                Ok(())
+            } else if meta.path.is_ident("instances") {
+                let span = meta.path.span();
+                let mut values: Vec<Option<u32>> = vec![None; self.consts.len()];
+                meta.parse_nested_meta(|inner| {
+                    let Some(ident) = inner.path.get_ident() else {
+                        return Err(inner.error("expected a const generic name"));
+                    };
+                    let Some(i) = self.consts.iter().position(|c| c == ident) else {
+                        return Err(inner.error(format!(
+                            "`{ident}` is not a const generic parameter of this kernel"
+                        )));
+                    };
+                    let lit: syn::LitInt = inner.value()?.parse()?;
+                    if values[i].replace(lit.base10_parse()?).is_some() {
+                        return Err(inner.error(format!("`{ident}` is given twice")));
+                    }
+                    Ok(())
+                })?;
+                let missing: Vec<String> = self
+                    .consts
+                    .iter()
+                    .zip(&values)
+                    .filter(|(_, v)| v.is_none())
+                    .map(|(c, _)| format!("`{c}`"))
+                    .collect();
+                if !missing.is_empty() {
+                    return Err(Error::new(
+                        span,
+                        format!("this instance gives no value for {}", missing.join(", ")),
+                    ));
+                }
+                self.instances.push(Instance {
+                    values: values.into_iter().flatten().collect(),
+                    span,
+                });
+                Ok(())
+            } else {
+                Err(meta
+                    .error("expected `max_workgroup_size = N` or `instances(NAME = value, ...)`"))
+            }
+        });
+        syn::parse::Parser::parse2(parser, args)?;
+        let names: Vec<String> = self
+            .instances
+            .iter()
+            .map(|i| self.instance_name(i))
+            .collect();
+        for (i, name) in names.iter().enumerate() {
+            if names[..i].contains(name) {
+                return Err(Error::new(
+                    self.instances[i].span,
+                    "this instance is declared twice",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The IR name of an instance: the function's name, then `__` and each const generic as
+    /// its lower-case name and value (`gemm__bm64_bn128`).
+    pub fn instance_name(&self, inst: &Instance) -> String {
+        let mut name = self.name.to_string();
+        for (i, (c, v)) in self.consts.iter().zip(&inst.values).enumerate() {
+            name.push_str(if i == 0 { "__" } else { "_" });
+            name.push_str(&format!("{}{v}", c.to_string().to_lowercase()));
+        }
+        name
+    }
+
+    /// [`KernelDef::instance_name`] as a `format!` string with one `{}` per const generic.
+    pub fn instance_name_format(&self) -> String {
+        let mut name = self.name.to_string();
+        for (i, c) in self.consts.iter().enumerate() {
+            name.push_str(if i == 0 { "__" } else { "_" });
+            name.push_str(&format!("{}{{}}", c.to_string().to_lowercase()));
+        }
+        name
+    }
+
+    /// Every instance, lowered and verified.
+    pub fn lower_all(&self) -> Result<Vec<kosmos_ir::Kernel>> {
+        self.instances.iter().map(|i| self.lower(i)).collect()
+    }
+}

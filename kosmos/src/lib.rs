@@ -1,0 +1,34 @@
+//! KOSMOS for users: write kernels with [`kernel`], build them with
+//! `kosmos_build::Build::rust_sources` in `build.rs`, launch them through [`runtime`].
+//!
+//! ```ignore
+//! use kosmos::prelude::*;
+//!
+//! #[kernel]
+//! pub fn scale(x: &mut [f32], factor: f32, n: u32) {
+//!     let i = workgroup_id_x() * workgroup_size_x() + workitem_id_x();
+//!     if i < n {
+//!         x[i] *= factor;
+//!     }
+//! }
+//! ```
+//! The body of a kernel is never compiled for the host: the macro replaces the function by a
+//! module holding its typed launcher (`scale::launch(&module, &stream, cfg, &mut x, 2.0, n)`).
+//! The language (a Rust subset) and its intrinsics are described in `kosmos_frontend`.
+
+pub use half::{bf16, f16};
+pub use kosmos_macros::kernel;
+pub use kosmos_runtime as runtime;
+
+/// Memory orderings of atomics and fences, as written inside kernels
+/// (`Ordering::Acquire`).
+pub use kosmos_ir::Ordering;
+/// Scopes of atomics and fences, as written inside kernels (`Scope::Agent`).
+pub use kosmos_ir::Scope;
+
+/// What kernel files import: the macro, the element types, the names kernels use for
+/// orderings and scopes, and the runtime types a host program needs to launch.
+pub mod prelude {
+    pub use crate::runtime::{Buffer, Device, LaunchConfig, Module, Stream};
+    pub use crate::{Ordering, Scope, bf16, f16, kernel};
+}
