@@ -277,7 +277,9 @@ pub fn control_flow() -> Kernel {
     let n = b.param("n", Type::I32);
     let mut ids = Vec::new();
     for kind in IdKind::ALL {
-        for dim in Dim::ALL {
+        // Subgroup ids have no dimension (x stands for none).
+        let dims: &[Dim] = if kind.has_dim() { Dim::ALL } else { &[Dim::X] };
+        for dim in dims {
             ids.push(b.id(*kind, *dim));
         }
     }
