@@ -1,0 +1,260 @@
+//! bf16 GEMM (f32 accumulation): our fragment GEMM (`gemm_bf16_mma`) through kosmos-runtime
+//! against cuBLAS `cublasGemmEx` in the same process, on the square 8192^3 shape and the four
+//! Llama-3-70B TP=8 shapes.
+//!
+//! Needs a CUDA GPU (`KOSMOS_DEVICE`, default the first GPU); on another device it says so
+//! and exits with code 2. Prints a table, writes JSON to `KOSMOS_BENCH_JSON` when set.
+//! `KOSMOS_BENCH_SEED` fixes the inputs' seed; `KOSMOS_BENCH_SHAPE` keeps the shapes whose
+//! name contains it. Exits with code 1 when a checked result is wrong.
+//!
+//! Each implementation runs `WARMUP` times, then `TIMED` times between CUDA events; the
+//! median is reported. Runs cycle through operand sets of at least `ROTATION_BYTES` in all,
+//! so the inputs do not stay in L2 between runs. Correctness: 16 rows spread over M, all
+//! columns, against an f64 host reference, output poisoned with NaN before the checked run.
+
+use half::bf16;
+use kosmos_bench::cublas::{Cublas, GemmArgs, OutType};
+use kosmos_bench::gemm::{self, Operands, Ours, SHAPES, Shape};
+use kosmos_bench::report::{self, Field};
+use kosmos_bench::{BENCH, Result};
+use kosmos_runtime::{Device, DeviceKind};
+use std::process::ExitCode;
+
+/// Largest relative error (to the largest reference magnitude) accepted from an f32 result;
+/// a wrong tile or a missed K-step is off by O(1).
+const F32_TOLERANCE: f64 = 1e-3;
+/// The same for cuBLAS's bf16 output (rounded to 8 significant bits).
+const BF16_TOLERANCE: f64 = 1e-2;
+
+struct Row {
+    shape: Shape,
+    ours_ms: f64,
+    cublas_ms: f64,
+    cublas_bf16_ms: f64,
+    ours_err: f64,
+    cublas_err: f64,
+    cublas_bf16_err: f64,
+}
+
+impl Row {
+    fn tflops(&self, ms: f64) -> f64 {
+        self.shape.flops() / (ms * 1e-3) / 1e12
+    }
+}
+
+fn bench_shape(
+    device: &Device,
+    ours: &Ours<'_>,
+    cublas: &Cublas,
+    shape: Shape,
+    seed: u64,
+) -> Result<Row> {
+    let ops = Operands::new(device, shape, seed)?;
+    let c = device.alloc::<f32>(shape.m * shape.n)?;
+    let c16 = device.alloc::<bf16>(shape.m * shape.n)?;
+    let set = |i: usize| &ops.sets[i % ops.sets.len()];
+    let rows = gemm::sample_rows(shape.m);
+    let want = gemm::reference_rows(&ops.host_a, &ops.host_b, shape, &rows);
+
+    // Ours: checked run on set 0, then timing.
+    c.fill(f32::NAN)?;
+    ours.launch(shape, &ops.sets[0].0, &ops.sets[0].1, &c)?;
+    device.synchronize()?;
+    let ours_err = gemm::max_rel_err(&c.download()?, shape, &rows, &want);
+    let ours_ms = gemm::median_ms(
+        |f| gemm::time_on(ours.stream, f),
+        |i| ours.launch(shape, &set(i).0, &set(i).1, &c),
+    )?;
+    device.synchronize()?;
+
+    // cuBLAS, f32 output (what ours writes) and bf16 output (the usual training case).
+    let args = |i: usize, out: OutType| GemmArgs {
+        a: set(i).0.device_ptr(),
+        b: set(i).1.device_ptr(),
+        c: match out {
+            OutType::F32 => c.device_ptr(),
+            OutType::Bf16 => c16.device_ptr(),
+        },
+        m: shape.m,
+        n: shape.n,
+        k: shape.k,
+        out,
+    };
+    c.fill(f32::NAN)?;
+    c16.fill(bf16::NAN)?;
+    cublas.gemm(args(0, OutType::F32))?;
+    cublas.gemm(args(0, OutType::Bf16))?;
+    cublas.synchronize()?;
+    let cublas_err = gemm::max_rel_err(&c.download()?, shape, &rows, &want);
+    let cublas_bf16_err = gemm::max_rel_err(&c16.download()?, shape, &rows, &want);
+    let cublas_ms = gemm::median_ms(|f| cublas.time(f), |i| cublas.gemm(args(i, OutType::F32)))?;
+    let cublas_bf16_ms =
+        gemm::median_ms(|f| cublas.time(f), |i| cublas.gemm(args(i, OutType::Bf16)))?;
+    cublas.synchronize()?;
+    Ok(Row {
+        shape,
+        ours_ms,
+        cublas_ms,
+        cublas_bf16_ms,
+        ours_err,
+        cublas_err,
+        cublas_bf16_err,
+    })
+}
+
+fn run() -> Result<ExitCode> {
+    let device = Device::from_env()?;
+    if device.kind() != DeviceKind::Cuda {
+        eprintln!(
+            "the GEMM benchmark needs a CUDA GPU (cuBLAS is its baseline); the device is \
+             {device}. Run it where a GPU is present, or set KOSMOS_DEVICE=cuda:N."
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let seed: u64 = match std::env::var("KOSMOS_BENCH_SEED") {
+        Ok(s) => s.parse().map_err(|_| kosmos_bench::BenchError::Invalid {
+            what: "KOSMOS_BENCH_SEED".into(),
+            detail: format!("{s:?} is not a u64"),
+        })?,
+        Err(_) => rand::random(),
+    };
+    let filter = std::env::var("KOSMOS_BENCH_SHAPE").unwrap_or_default();
+    let module = device.load_module(&BENCH.image()?)?;
+    let stream = device.stream()?;
+    let ours = Ours {
+        module: &module,
+        stream: &stream,
+        subgroup: 32,
+    };
+    let cublas = Cublas::new(device.ordinal())?;
+    println!(
+        "device: {device} ({}); seed {seed}; median of {} runs after {} warm-up; operands \
+         rotated over >= {} MiB",
+        device.name(),
+        gemm::TIMED,
+        gemm::WARMUP,
+        gemm::ROTATION_BYTES >> 20
+    );
+
+    let mut rows = Vec::new();
+    for shape in SHAPES.iter().filter(|s| s.name.contains(&filter)) {
+        let row = bench_shape(&device, &ours, &cublas, *shape, seed)?;
+        println!(
+            "  {}: ours {:.3} ms, cuBLAS {:.3} ms",
+            shape.name, row.ours_ms, row.cublas_ms
+        );
+        rows.push(row);
+    }
+
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let s = r.shape;
+            vec![
+                s.name.to_string(),
+                format!("{}x{}x{}", s.m, s.n, s.k),
+                format!("{:.1}", r.tflops(r.ours_ms)),
+                format!("{:.1}", r.tflops(r.cublas_ms)),
+                format!("{:.3}", r.cublas_ms / r.ours_ms),
+                format!("{:.1}", r.tflops(r.cublas_bf16_ms)),
+                format!("{:.3}", r.cublas_bf16_ms / r.ours_ms),
+                format!("{:.1e}", r.ours_err),
+                format!("{:.1e}", r.cublas_err),
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        report::table(
+            &[
+                "shape",
+                "MxNxK",
+                "ours TF/s",
+                "cuBLAS TF/s",
+                "ratio",
+                "cuBLAS-bf16out TF/s",
+                "ratio",
+                "ours err",
+                "cuBLAS err",
+            ],
+            &cells
+        )
+    );
+    println!(
+        "TF/s = 2MNK / median time; ratio = ours / cuBLAS throughput (f32 output unless noted)"
+    );
+
+    if let Ok(path) = std::env::var("KOSMOS_BENCH_JSON") {
+        let json_rows: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                let s = r.shape;
+                report::object(&[
+                    ("shape", Field::Str(s.name.into())),
+                    ("m", Field::Int(s.m as u64)),
+                    ("n", Field::Int(s.n as u64)),
+                    ("k", Field::Int(s.k as u64)),
+                    ("ours_ms", Field::Num(r.ours_ms)),
+                    ("ours_tflops", Field::Num(r.tflops(r.ours_ms))),
+                    ("cublas_ms", Field::Num(r.cublas_ms)),
+                    ("cublas_tflops", Field::Num(r.tflops(r.cublas_ms))),
+                    ("ratio_to_cublas", Field::Num(r.cublas_ms / r.ours_ms)),
+                    ("cublas_bf16_out_ms", Field::Num(r.cublas_bf16_ms)),
+                    (
+                        "cublas_bf16_out_tflops",
+                        Field::Num(r.tflops(r.cublas_bf16_ms)),
+                    ),
+                    (
+                        "ratio_to_cublas_bf16_out",
+                        Field::Num(r.cublas_bf16_ms / r.ours_ms),
+                    ),
+                    ("ours_max_rel_err", Field::Num(r.ours_err)),
+                    ("cublas_max_rel_err", Field::Num(r.cublas_err)),
+                    ("cublas_bf16_out_max_rel_err", Field::Num(r.cublas_bf16_err)),
+                ])
+            })
+            .collect();
+        let doc = report::document(
+            &[
+                ("bench", Field::Str("gemm".into())),
+                ("device", Field::Str(device.to_string())),
+                ("device_name", Field::Str(device.name().into())),
+                ("seed", Field::Int(seed)),
+                ("warmup", Field::Int(gemm::WARMUP as u64)),
+                ("timed_runs", Field::Int(gemm::TIMED as u64)),
+                ("rotation_bytes", Field::Int(gemm::ROTATION_BYTES as u64)),
+            ],
+            &json_rows,
+        );
+        std::fs::write(&path, doc)?;
+    }
+
+    let mut ok = true;
+    for r in &rows {
+        for (what, err, tol) in [
+            ("ours", r.ours_err, F32_TOLERANCE),
+            ("cuBLAS", r.cublas_err, F32_TOLERANCE),
+            ("cuBLAS bf16 output", r.cublas_bf16_err, BF16_TOLERANCE),
+        ] {
+            if err > tol {
+                eprintln!(
+                    "WRONG RESULT: {what} on {} ({}x{}x{}): max relative error {err:.3e} > {tol:e}",
+                    r.shape.name, r.shape.m, r.shape.n, r.shape.k
+                );
+                ok = false;
+            }
+        }
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn main() -> ExitCode {
+    run().unwrap_or_else(|e| {
+        eprintln!("gemm benchmark: {e}");
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,230 @@
+//! The GEMM benchmark's pieces: shapes, operand sets that defeat the L2 cache, our fragment
+//! GEMM launched through kosmos-runtime, timing, and the check against an f64 reference.
+
+use crate::{BenchError, Result};
+use half::bf16;
+use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, Module, Stream};
+use kosmos_testkernels as k;
+use rand::{Rng, SeedableRng, rngs::SmallRng};
+
+/// Row-major `c[m,n] = a[m,k] x b[k,n]`.
+#[derive(Copy, Clone, Debug)]
+pub struct Shape {
+    pub name: &'static str,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+}
+
+impl Shape {
+    pub fn flops(&self) -> f64 {
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+    }
+
+    /// Bytes of one `a` and one `b` operand.
+    pub fn input_bytes(&self) -> usize {
+        2 * (self.m * self.k + self.k * self.n)
+    }
+}
+
+/// The square reference shape and the four Llama-3-70B GEMMs at TP=8 with 8192 tokens.
+pub const SHAPES: [Shape; 5] = [
+    Shape {
+        name: "square 8192^3",
+        m: 8192,
+        n: 8192,
+        k: 8192,
+    },
+    Shape {
+        name: "llama70b qkv",
+        m: 8192,
+        n: 1280,
+        k: 8192,
+    },
+    Shape {
+        name: "llama70b out-proj",
+        m: 8192,
+        n: 8192,
+        k: 1024,
+    },
+    Shape {
+        name: "llama70b fc1",
+        m: 8192,
+        n: 7168,
+        k: 8192,
+    },
+    Shape {
+        name: "llama70b fc2",
+        m: 8192,
+        n: 8192,
+        k: 3584,
+    },
+];
+
+/// Operand bytes cycled through by repeated runs: well above the H200's 50 MiB L2, so a run
+/// finds (almost) none of its inputs left in L2 by the previous one.
+pub const ROTATION_BYTES: usize = 256 << 20;
+
+/// Random bf16 operand sets for one shape, used in turn. Set 0 keeps its host copy for the
+/// correctness check.
+pub struct Operands {
+    pub shape: Shape,
+    pub sets: Vec<(Buffer<bf16>, Buffer<bf16>)>,
+    pub host_a: Vec<bf16>,
+    pub host_b: Vec<bf16>,
+}
+
+fn random_bf16(rng: &mut SmallRng, len: usize) -> Vec<bf16> {
+    (0..len)
+        .map(|_| bf16::from_f32(rng.random_range(-1.0f32..1.0)))
+        .collect()
+}
+
+impl Operands {
+    /// `ceil(ROTATION_BYTES / input bytes)` sets (at least one) of uniform [-1, 1) values.
+    pub fn new(device: &Device, shape: Shape, seed: u64) -> Result<Operands> {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let count = ROTATION_BYTES.div_ceil(shape.input_bytes()).max(1);
+        let host_a = random_bf16(&mut rng, shape.m * shape.k);
+        let host_b = random_bf16(&mut rng, shape.k * shape.n);
+        let mut sets = vec![(
+            Buffer::from_slice(device, &host_a)?,
+            Buffer::from_slice(device, &host_b)?,
+        )];
+        for _ in 1..count {
+            let a = random_bf16(&mut rng, shape.m * shape.k);
+            let b = random_bf16(&mut rng, shape.k * shape.n);
+            sets.push((
+                Buffer::from_slice(device, &a)?,
+                Buffer::from_slice(device, &b)?,
+            ));
+        }
+        Ok(Operands {
+            shape,
+            sets,
+            host_a,
+            host_b,
+        })
+    }
+}
+
+/// Warm-up runs before timing, and timed runs (each between its own pair of events).
+pub const WARMUP: usize = 3;
+pub const TIMED: usize = 20;
+
+/// The median of `TIMED` runs of `run(i)` (i counts from 0 over warm-up and timed runs) each
+/// measured by `time`, after `WARMUP` untimed runs.
+pub fn median_ms(
+    mut time: impl FnMut(&mut dyn FnMut() -> Result<()>) -> Result<f64>,
+    mut run: impl FnMut(usize) -> Result<()>,
+) -> Result<f64> {
+    for i in 0..WARMUP {
+        time(&mut || run(i))?;
+    }
+    let mut ms = Vec::with_capacity(TIMED);
+    for i in WARMUP..WARMUP + TIMED {
+        ms.push(time(&mut || run(i))?);
+    }
+    ms.sort_by(f64::total_cmp);
+    Ok(ms[ms.len() / 2])
+}
+
+/// Milliseconds `f` takes on a kosmos-runtime stream.
+pub fn time_on(stream: &Stream, f: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+    let start = stream.record_event()?;
+    f()?;
+    let end = stream.record_event()?;
+    Ok(start.elapsed_ms(&end)? as f64)
+}
+
+/// Our fragment GEMM, `gemm_bf16_mma`, on one operand set.
+pub struct Ours<'a> {
+    pub module: &'a Module,
+    pub stream: &'a Stream,
+    /// Lanes per subgroup of the device (32 on CUDA).
+    pub subgroup: u32,
+}
+
+impl Ours<'_> {
+    pub fn launch(
+        &self,
+        shape: Shape,
+        a: &Buffer<bf16>,
+        b: &Buffer<bf16>,
+        c: &Buffer<f32>,
+    ) -> Result<()> {
+        let dim = |x: usize| {
+            u32::try_from(x).map_err(|_| BenchError::Invalid {
+                what: "GEMM dimension".into(),
+                detail: format!("{x} does not fit u32"),
+            })
+        };
+        let (m, n, kk) = (dim(shape.m)?, dim(shape.n)?, dim(shape.k)?);
+        let cfg = LaunchConfig {
+            grid: k::gemm_grid(m, n),
+            block: [k::gemm_block(self.subgroup), 1, 1],
+        };
+        let args: [KernelArg; 6] = [a.into(), b.into(), c.into(), m.into(), n.into(), kk.into()];
+        Ok(self
+            .module
+            .launch(self.stream, "gemm_bf16_mma", cfg, &args)?)
+    }
+}
+
+/// `ROWS` row indices spread evenly over `0..m`, first and last included.
+pub fn sample_rows(m: usize) -> Vec<usize> {
+    const ROWS: usize = 16;
+    if m <= ROWS {
+        return (0..m).collect();
+    }
+    (0..ROWS).map(|i| i * (m - 1) / (ROWS - 1)).collect()
+}
+
+/// The f64 reference of rows `rows` of `a x b` (all columns), one thread per row.
+pub fn reference_rows(a: &[bf16], b: &[bf16], shape: Shape, rows: &[usize]) -> Vec<Vec<f64>> {
+    let (n, kk) = (shape.n, shape.k);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = rows
+            .iter()
+            .map(|&r| {
+                s.spawn(move || {
+                    let mut acc = vec![0f64; n];
+                    for (p, x) in a[r * kk..(r + 1) * kk].iter().enumerate() {
+                        let x = x.to_f64();
+                        for (c, y) in acc.iter_mut().zip(&b[p * n..(p + 1) * n]) {
+                            *c += x * y.to_f64();
+                        }
+                    }
+                    acc
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("reference thread panicked"))
+            .collect()
+    })
+}
+
+/// Largest error over the sampled rows relative to the largest reference magnitude there;
+/// NaN (a poisoned element left unwritten) counts as infinite.
+pub fn max_rel_err<T: Copy + Into<f64>>(
+    c: &[T],
+    shape: Shape,
+    rows: &[usize],
+    want: &[Vec<f64>],
+) -> f64 {
+    let scale = want
+        .iter()
+        .flatten()
+        .fold(0f64, |m, w| m.max(w.abs()))
+        .max(1e-30);
+    rows.iter()
+        .zip(want)
+        .flat_map(|(&r, w)| c[r * shape.n..(r + 1) * shape.n].iter().zip(w))
+        .map(|(g, w)| {
+            let e = ((*g).into() - w).abs() / scale;
+            if e.is_nan() { f64::INFINITY } else { e }
+        })
+        .fold(0f64, f64::max)
+}
