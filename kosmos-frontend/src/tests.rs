@@ -1,2 +1,201 @@
-//! Unit tests: lowering results run through the verifier and are printed; errors are
-//! checked by message.
+//! Lowering tests: kernels run on the CPU device (so that carried values, results and
+//! breaks are checked by what they compute), and errors checked by message and position.
+
+use crate::lower_source;
+use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, ModuleImage};
+
+/// Lowers `src`, runs its one kernel as `grid x block` on `args`, and returns the `u32`
+/// buffer `out` afterwards.
+fn run_u32(src: &str, len: usize, scalars: &[u32], grid: u32, block: u32) -> Vec<u32> {
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    let name = kernels[0].name.clone();
+    let device = Device::cpu().unwrap();
+    let module = device
+        .load_module(&ModuleImage::new(kosmos_ir::Module { kernels }))
+        .unwrap();
+    let out = Buffer::<u32>::from_slice(&device, &vec![u32::MAX; len]).unwrap();
+    let mut args = vec![KernelArg::from(&out)];
+    args.extend(scalars.iter().map(|s| KernelArg::from(*s)));
+    let stream = device.stream().unwrap();
+    module
+        .launch(&stream, &name, LaunchConfig::linear(grid, block), &args)
+        .unwrap();
+    out.download().unwrap()
+}
+
+fn error(src: &str) -> (String, usize, usize) {
+    let e = lower_source(src).expect_err("the kernel should not lower");
+    let start = e.span().start();
+    (e.to_string(), start.line, start.column)
+}
+
+#[test]
+fn loops_carry_assigned_variables() {
+    let src = r#"
+        #[kernel]
+        fn k(out: &mut [u32], n: u32) {
+            let lane = workitem_id_x();
+            let mut sum = 0u32;
+            let mut odd = 0u32;
+            for i in 0..n {
+                sum += i * lane;
+                if i % 2 == 1 {
+                    odd += 1;
+                }
+            }
+            let mut j = 0u32;
+            while j < 5 {
+                j += 2;
+            }
+            let found = loop {
+                if j > 20 {
+                    break j;
+                }
+                j = j * 2;
+            };
+            out[lane * 4] = sum;
+            out[lane * 4 + 1] = odd;
+            out[lane * 4 + 2] = if lane == 0 { 7 } else { lane + 100 };
+            out[lane * 4 + 3] = found;
+        }
+    "#;
+    let out = run_u32(src, 16, &[9], 1, 4);
+    for lane in 0..4u32 {
+        let base = lane as usize * 4;
+        assert_eq!(out[base], (0..9).sum::<u32>() * lane);
+        assert_eq!(out[base + 1], 4);
+        assert_eq!(out[base + 2], if lane == 0 { 7 } else { lane + 100 });
+        // j: 0 -> 6 by the while, then 12, 24 by the loop.
+        assert_eq!(out[base + 3], 24);
+    }
+}
+
+#[test]
+fn step_by_shared_arrays_atomics_and_const_generics() {
+    let src = r#"
+        #[kernel(max_workgroup_size = 64, instances(W = 8))]
+        fn k<const W: u32>(out: &mut [u32], n: u32) {
+            let tile = shared_array::<u32, { W * 2 }>();
+            let lane = workitem_id_x();
+            tile[lane] = lane * 3;
+            barrier();
+            let mut acc = 0u32;
+            for i in (0..W * 2).step_by(W) {
+                acc += tile[i];
+            }
+            atomic_add(&out[0], acc, Ordering::Relaxed, Scope::Agent);
+            if lane == 0 {
+                atomic_store(&out[1], n << 1u8, Ordering::Release, Scope::Agent);
+            }
+            return;
+        }
+    "#;
+    let kernels = lower_source(src).unwrap();
+    assert_eq!(kernels[0].name, "k__w8");
+    let out = run_u32(src, 2, &[5], 1, 16);
+    // out[0] starts at u32::MAX and wraps: 16 lanes each add tile[0] + tile[8] = 24.
+    assert_eq!(out[0], u32::MAX.wrapping_add(16 * 24));
+    assert_eq!(out[1], 10);
+}
+
+#[test]
+fn literals_take_the_type_of_their_context() {
+    let src = r#"
+        #[kernel]
+        fn k(out: &mut [u32], n: u32) {
+            let wide = n as u64 + 1;
+            let x: f32 = 2.5;
+            let y = (x * 2.0) as u32;
+            out[0] = (wide * 3) as u32 + y.min(1) + max(n, 2);
+        }
+    "#;
+    assert_eq!(run_u32(src, 1, &[4], 1, 1), vec![15 + 1 + 4]);
+}
+
+#[test]
+fn errors_point_at_the_offending_tokens() {
+    // (body, message, the token the error points at)
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "fn k(out: &mut [u32]) { let x: u32 = 1.5; }",
+            "expected u32, found floating-point literal",
+            "1.5",
+        ),
+        (
+            "fn k(a: &[u32]) { a[0] = 1; }",
+            "`a` is a `&[u32]` and cannot be written",
+            "a[0]",
+        ),
+        (
+            "fn k(a: &mut [u32]) { let x = 1u32; x = 2; }",
+            "cannot assign twice to immutable variable `x`",
+            "x = 2",
+        ),
+        (
+            "fn k(a: &mut [u32]) { break; }",
+            "`break` outside of a loop",
+            "break",
+        ),
+        (
+            "fn k(a: &mut [u32]) { for i in 0..4u32 { break; } }",
+            "`break` cannot leave a `for` loop",
+            "break",
+        ),
+        (
+            "fn k(a: &mut [u32], n: u32) { a[0] = n[1]; }",
+            "cannot index into `n`, a u32",
+            "n[1]",
+        ),
+        (
+            "fn k(a: &mut [u32], n: u32) { let t = shared_array::<u32, n>(); }",
+            "must be a constant",
+            "n",
+        ),
+        (
+            "fn k(a: &mut [u32]) { a[0] = atomic_load(&a[0], Ordering::Release, Scope::Agent); }",
+            "an atomic load cannot be `Release`",
+            "Ordering::Release",
+        ),
+        (
+            "fn k(a: &mut [u32]) { frob(); }",
+            "unknown intrinsic `frob`",
+            "frob",
+        ),
+        (
+            "fn k(a: &mut [u32]) { fence(Ordering::SeqCst); }",
+            "`fence` takes 2 argument(s)",
+            "fence",
+        ),
+        (
+            "fn k(a: &mut [u32], n: u32) { a[0] = a.len() as u32; }",
+            "carry no length",
+            "a.len()",
+        ),
+        (
+            "fn k(a: &mut [u32]) { if true { let t = shared_array::<u32, 4>(); } }",
+            "top level only",
+            "shared_array",
+        ),
+    ];
+    for (body, message, token) in cases {
+        let (got, line, col) = error(&format!("#[kernel]\n{body}"));
+        assert!(got.contains(message), "{body}: {got}");
+        let column = match *token {
+            "break" if body.contains("for") => body.rfind(token),
+            "n" => body.rfind(", n>").map(|c| c + 2),
+            _ => body.find(token),
+        };
+        assert_eq!((line, Some(col)), (2, column), "{body}: {got}");
+    }
+}
+
+#[test]
+fn instances_are_checked() {
+    let (e, ..) = error("#[kernel] fn k<const B: u32>(a: &mut [u32]) {}");
+    assert!(e.contains("needs its instances"), "{e}");
+    let (e, ..) = error("#[kernel(instances(C = 1))] fn k<const B: u32>(a: &mut [u32]) {}");
+    assert!(e.contains("`C` is not a const generic"), "{e}");
+    let (e, ..) =
+        error("#[kernel(instances(B = 1), instances(B = 1))] fn k<const B: u32>(a: &mut [u32]) {}");
+    assert!(e.contains("declared twice"), "{e}");
+}

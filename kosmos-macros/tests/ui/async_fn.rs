@@ -1,0 +1,6 @@
+use kosmos::prelude::*;
+
+#[kernel]
+async fn k(a: &mut [f32]) {}
+
+fn main() {}

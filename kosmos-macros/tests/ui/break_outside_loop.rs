@@ -1,0 +1,8 @@
+use kosmos::prelude::*;
+
+#[kernel]
+fn k(a: &mut [u32]) {
+    break;
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use kosmos::prelude::*;
+
+#[kernel]
+fn k<T>(a: &mut [f32]) {}
+
+fn main() {}

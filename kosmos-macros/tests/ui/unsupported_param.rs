@@ -1,0 +1,6 @@
+use kosmos::prelude::*;
+
+#[kernel]
+fn k(a: Vec<f32>) {}
+
+fn main() {}
