@@ -107,6 +107,18 @@ pub(crate) trait Target {
     fn subgroup_size(&self) -> u32;
     /// Which tile elements a lane holds in a fragment (what the `mma` instruction expects).
     fn frag_layout(&self, role: FragRole) -> FragLayout;
+    /// A `frag<a>`/`frag<b>` load from shared memory (row-major tile at `base`, row stride
+    /// `stride` elements) with a matrix-load instruction, giving the [`Target::frag_layout`]
+    /// vector; `None` (the default) lowers it as per-lane loads of the layout's runs.
+    fn emit_shared_frag_load<'ctx>(
+        &self,
+        _cx: &Cx<'_, 'ctx>,
+        _role: FragRole,
+        _base: PointerValue<'ctx>,
+        _stride: IntValue<'ctx>,
+    ) -> Result<Option<VectorValue<'ctx>>, Fail> {
+        Ok(None)
+    }
     /// `acc + a x b` on fragments laid out by [`Target::frag_layout`].
     fn emit_mma<'ctx>(
         &self,
@@ -559,6 +571,46 @@ impl Target for Nvptx {
             FragRole::A | FragRole::Acc => MMA_A_ACC,
             FragRole::B => MMA_B,
         }
+    }
+
+    /// `ldmatrix.x4`: four 8x8 matrices, lane `l` naming row `l % 16` at column `8 (l / 16)`
+    /// of the tile, so registers 0..4 are (rows 0-7, cols 0-7), (8-15, 0-7), (0-7, 8-15),
+    /// (8-15, 8-15). For `a` these are exactly the mma A registers; `b` is loaded transposed
+    /// (`.trans`: rows are k), which gives B's k-pairs per column in the same order.
+    fn emit_shared_frag_load<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        role: FragRole,
+        base: PointerValue<'ctx>,
+        stride: IntValue<'ctx>,
+    ) -> Result<Option<VectorValue<'ctx>>, Fail> {
+        let name = match role {
+            FragRole::A => "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16",
+            FragRole::B => "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16",
+            FragRole::Acc => return Ok(None),
+        };
+        let b = &cx.builder;
+        let i32t = cx.ctx.i32_type();
+        let c = |x: u64| i32t.const_int(x, false);
+        let lane = cx.subgroup_id(self, IdKind::SubgroupLane)?;
+        let row = b.build_and(lane, c(15), "")?;
+        let col = b.build_left_shift(b.build_right_shift(lane, c(4), false, "")?, c(3), "")?;
+        let index = b.build_int_add(b.build_int_mul(row, stride, "")?, col, "")?;
+        let bytes = b.build_int_mul(index, c(2), "")?;
+        let bytes = b.build_int_z_extend(bytes, cx.ctx.i64_type(), "")?;
+        // SAFETY: a plain (not inbounds) byte GEP is defined for any offset.
+        let p = unsafe { b.build_gep(cx.ctx.i8_type(), base, &[bytes], "")? };
+        let r = cx.call_intrinsic(name, &[p.get_type().into()], &[p.into()])?;
+        let BasicValueEnum::StructValue(r) = r else {
+            return Err(Fail::Msg(format!("ldmatrix returned {}", r.get_type())));
+        };
+        let mut v = i32t.vec_type(4).get_undef();
+        for i in 0..4u32 {
+            let x = b.build_extract_value(r, i, "")?;
+            v = b.build_insert_element(v, x, c(i as u64), "")?;
+        }
+        let v = b.build_bit_cast(v, cx.ctx.i16_type().vec_type(8), "")?;
+        Ok(Some(v.into_vector_value()))
     }
 
     fn emit_mma<'ctx>(

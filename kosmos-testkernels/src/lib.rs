@@ -5,7 +5,9 @@
 
 mod gemm;
 
-pub use gemm::{GEMM_BK, GEMM_BM, GEMM_BN, GEMM_SUBGROUPS, gemm_bf16_mma, gemm_block, gemm_grid};
+pub use gemm::{
+    GEMM_BK, GEMM_BM, GEMM_BN, GEMM_GROUP_M, GEMM_SUBGROUPS, gemm_bf16_mma, gemm_block, gemm_grid,
+};
 
 use half::bf16;
 use kosmos_ir::{

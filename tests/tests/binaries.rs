@@ -197,6 +197,9 @@ fn gemm_uses_matrix_instructions() {
         ptx_of("gemm_bf16_mma"),
         &[
             "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+            "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+            "ld.global.v4",
             "bar.sync",
         ],
         "sm_90a gemm_bf16_mma",

@@ -150,6 +150,16 @@ fn gemm_ragged_shapes_subgroup_32() {
     }
 }
 
+/// Whole blocks (fragments stored straight to `c`) beside edge blocks, and more block rows
+/// than one group of the workgroup order, on both staging paths (K a multiple of 8 or not).
+#[test]
+fn gemm_interior_blocks_and_grouped_order() {
+    let mut rng = rng("gemm_interior");
+    for (m, n, kk) in [(256, 256, 48), (1100, 136, 24), (1100, 136, 20)] {
+        run_gemm(&mut rng, 32, m, n, kk);
+    }
+}
+
 #[test]
 fn gemm_ragged_shapes_subgroup_64() {
     let mut rng = rng("gemm_ragged_64");

@@ -165,6 +165,19 @@ impl<'ctx> Cx<'_, 'ctx> {
         if role == FragRole::Acc {
             return Err("frag.load loads frag<a> or frag<b>".into());
         }
+        let (base, space) = self.get_ptr(ptr)?;
+        if space == kosmos_ir::AddrSpace::Shared {
+            if self.ty(stride)? != Type::U32 {
+                return Err("the row stride must be u32".into());
+            }
+            let stride = self.get_int(stride)?;
+            if let Some(v) = self
+                .target
+                .emit_shared_frag_load(self, role, base, stride)?
+            {
+                return Ok(v.as_basic_value_enum());
+            }
+        }
         let i16t = self.ctx.i16_type();
         let b = &self.builder;
         let mut v = self
