@@ -181,3 +181,29 @@ fn demo_check_passes() {
     assert_eq!(checks.len(), 2);
     assert!(checks.iter().all(|c| c.passed()), "{checks:?}");
 }
+
+#[test]
+fn embedded_binaries_hold_every_kernel_instance() {
+    let ir = kernels::KERNELS.ir().unwrap();
+    let names: Vec<&str> = ir.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "vector_add",
+            "reduce_partial",
+            "gemm__tile16",
+            "gemm_persistent__tile16"
+        ]
+    );
+    // Built with KOSMOS_TARGETS naming sm_90a (the default): the joined PTX has one header
+    // and every entry.
+    if let Some(ptx) = kernels::KERNELS.ptx {
+        assert_eq!(ptx.matches(".version").count(), 1);
+        for name in &names {
+            assert!(
+                ptx.contains(&format!(".entry {name}(")),
+                "{name} missing from the PTX"
+            );
+        }
+    }
+}
