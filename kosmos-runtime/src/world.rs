@@ -262,12 +262,17 @@ impl World {
             return Err(self.not_co_resident(kernel, per_rank, resident));
         }
         // Fresh error, trace and abort words; the barrier word keeps counting generations.
-        let header = [0u32, 0, self.options.trace_capacity, 0];
+        let words = [
+            (control::ERROR_COUNT, 0),
+            (control::TRACE_COUNT, 0),
+            (control::TRACE_CAPACITY, self.options.trace_capacity),
+            (control::ABORT, 0),
+        ];
         for b in self.control.ranks() {
-            self.device
-                .write_bytes(b.device_ptr(), &0u32.to_ne_bytes())?;
-            let bytes: Vec<u8> = header.iter().flat_map(|w| w.to_ne_bytes()).collect();
-            self.device.write_bytes(b.device_ptr() + 8, &bytes)?;
+            for (at, value) in words {
+                let addr = b.device_ptr() + 4 * at as u64;
+                self.device.write_bytes(addr, &value.to_ne_bytes())?;
+            }
         }
         self.generation += 1;
         let mut all: Vec<KernelArg<'_>> = vec![

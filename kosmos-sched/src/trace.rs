@@ -188,7 +188,8 @@ mod tests {
         assert_eq!(svg.matches("<title>").count(), 3);
         assert_eq!(svg.matches(">rank ").count(), 3);
         assert!(svg.contains(role_colour(Role::Comm)) && svg.contains("a &lt;test&gt;"));
-        // The latest end sits at the right edge.
-        assert!(svg.contains(r#"x="410.00""#), "{svg}");
+        // Times from the earliest start, 4 us across 900 px: the compute interval (1-4 us)
+        // starts a quarter in and runs to the right edge.
+        assert!(svg.contains(r#"x="335.00" y="69" width="675.00""#), "{svg}");
     }
 }

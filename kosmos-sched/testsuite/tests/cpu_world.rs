@@ -105,3 +105,33 @@ fn multi_gpu_worlds_say_what_they_need() {
     );
     assert!(matches!(err, Err(WorldError::NoRanks)));
 }
+
+#[test]
+fn a_traced_run_records_every_task_once() {
+    let device = Device::cpu_with_resident_limit(16);
+    let module = load(&device).unwrap();
+    let seed = seed();
+    let mut cfg = RunConfig::small(4, Some(3), seed);
+    cfg.trace = true;
+    cfg.trace_capacity = 256;
+    let out = run_pipeline(&device, &module, &cfg).unwrap();
+    out.check
+        .as_ref()
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    let (events, dropped) = out.trace().unwrap();
+    assert_eq!(dropped, 0);
+    let plan = &out.plans[0];
+    let mut tasks: Vec<_> = events
+        .iter()
+        .filter(|e| e.role != kosmos_sched::Role::Wait)
+        .map(|e| (e.rank, e.role, e.task))
+        .collect();
+    tasks.sort_unstable();
+    tasks.dedup();
+    assert_eq!(tasks.len(), 4 * (plan.compute.len() + plan.comm.len()));
+    assert!(
+        events
+            .iter()
+            .all(|e| e.start <= e.end && e.workgroup < 3 && e.rank < 4)
+    );
+}
