@@ -207,3 +207,24 @@ fn embedded_binaries_hold_every_kernel_instance() {
         }
     }
 }
+
+#[test]
+#[ignore = "needs KOSMOS_DEVICE=cuda:0"]
+fn every_op_on_the_gpu() {
+    let device = Device::from_env().unwrap();
+    assert_ne!(
+        device.kind(),
+        kosmos::runtime::DeviceKind::Cpu,
+        "KOSMOS_DEVICE names no GPU"
+    );
+    for (m, n, k) in [(257, 255, 129), (1024, 1024, 1024)] {
+        let checks = kernels::demo::check_gemm(&device, m, n, k, seed()).unwrap();
+        for c in &checks {
+            println!(
+                "{} {} {:.3} ms max rel err {:.2e}",
+                c.op, c.shape, c.ms, c.max_rel_err
+            );
+        }
+        assert!(checks.iter().all(|c| c.passed()), "{checks:?}");
+    }
+}
