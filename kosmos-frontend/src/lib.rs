@@ -37,6 +37,15 @@
 //! `log2`, `abs`, `min`, `max`, `fma` (also as methods: `x.min(y)`, `x.sqrt()`,
 //! `a.mul_add(b, c)`).
 //!
+//! Tiles (docs/ir.md "Tiles"): `subgroup_size()`, `subgroup_id()`, `subgroup_lane()`;
+//! fragments `let acc = frag_zero();`, `let x = frag_load_a(&tile[i], stride);` (and
+//! `frag_load_b`, from bf16 elements), `acc = mma(x, y, acc);`,
+//! `frag_store(&c[i], acc, stride);` (f32 elements); 16-byte vectors of 8- or 16-bit
+//! elements `let v = load_vec8(&a[i]);`, `store_vec8(&tile[i], v);`, `splat8(x)`. Fragments
+//! and vectors are values: `let mut` variables of them are carried through branches and
+//! loops like scalars (an accumulator through the K loop), but only these intrinsics take
+//! them — no arithmetic, no indexing, no type annotations.
+//!
 //! Every misuse is a [`syn::Error`] at the user's own tokens.
 
 mod lower;

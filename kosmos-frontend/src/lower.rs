@@ -8,8 +8,8 @@
 use crate::sig::Instance;
 use crate::sig::{KernelDef, ParamKind, rust_name, scalar_of_name, scalar_type};
 use kosmos_ir::{
-    BinOp, CmpPred, Constant, Dim, IdKind, Kernel, KernelBuilder, Ordering, RmwOp, ScalarType,
-    Scope, Type, UnOp, Value,
+    BinOp, CmpPred, Constant, Dim, FragRole, IdKind, Kernel, KernelBuilder, Ordering, RmwOp,
+    ScalarType, Scope, Type, UnOp, Value,
 };
 use std::collections::HashMap;
 use syn::visit::Visit;
@@ -50,7 +50,31 @@ pub const INTRINSICS: &[&str] = &[
     "min",
     "max",
     "fma",
+    "subgroup_size",
+    "subgroup_id",
+    "subgroup_lane",
+    "frag_zero",
+    "frag_load_a",
+    "frag_load_b",
+    "frag_store",
+    "mma",
+    "load_vec8",
+    "store_vec8",
+    "splat8",
 ];
+
+/// Intrinsics that make a tile value (a fragment or a vector) rather than a scalar.
+const TILE_MAKERS: &[&str] = &[
+    "frag_zero",
+    "frag_load_a",
+    "frag_load_b",
+    "mma",
+    "load_vec8",
+    "splat8",
+];
+
+/// Lanes of the vectors of `load_vec8`, `store_vec8` and `splat8`.
+const VEC_LANES: u32 = 8;
 
 use ScalarType as S;
 
@@ -73,6 +97,45 @@ enum Binding {
         writable: bool,
     },
     Const(u32),
+    /// A fragment or vector variable: only tile intrinsics take it.
+    Tile {
+        v: Value,
+        ty: TileTy,
+        mutable: bool,
+    },
+}
+
+/// The non-scalar values of kernels: fragments (see docs/ir.md "Tiles") and the vectors of
+/// 16-byte loads and stores. They are plain SSA values, so branches and loops carry them
+/// like scalars, but no arithmetic applies to them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum TileTy {
+    Frag(FragRole),
+    Vector(ScalarType),
+}
+
+impl TileTy {
+    fn ir(self) -> Type {
+        match self {
+            TileTy::Frag(role) => Type::Frag(role),
+            TileTy::Vector(elem) => Type::Vector {
+                elem,
+                lanes: VEC_LANES,
+            },
+        }
+    }
+
+    /// How messages name it, after the intrinsics that make it.
+    fn name(self) -> String {
+        match self {
+            TileTy::Frag(FragRole::A) => "an `a` fragment (from `frag_load_a`)".into(),
+            TileTy::Frag(FragRole::B) => "a `b` fragment (from `frag_load_b`)".into(),
+            TileTy::Frag(FragRole::Acc) => {
+                "an accumulator fragment (from `frag_zero` or `mma`)".into()
+            }
+            TileTy::Vector(elem) => format!("a vector of {VEC_LANES} {}", rust_name(elem)),
+        }
+    }
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -177,21 +240,23 @@ impl Lower {
     /// Gives the innermost variable `name` (a mutable local) a new value.
     fn set_local(&mut self, name: &str, value: Value) {
         for scope in self.scopes.iter_mut().rev() {
-            if let Some(Binding::Local { v, .. }) = scope.get_mut(name) {
+            if let Some(Binding::Local { v, .. } | Binding::Tile { v, .. }) = scope.get_mut(name) {
                 *v = value;
                 return;
             }
         }
     }
 
-    fn local_val(&self, name: &str) -> Val {
+    /// The current value of a carried variable and its IR type.
+    fn local_val(&self, name: &str) -> (Value, Type) {
         match self.lookup(name) {
-            Some(Binding::Local { v, ty, .. }) => Val { v, ty },
+            Some(Binding::Local { v, ty, .. }) => (v, Type::Scalar(ty)),
+            Some(Binding::Tile { v, ty, .. }) => (v, ty.ir()),
             _ => unreachable!("carried variables are locals"),
         }
     }
 
-    fn carried_vals(&self, names: &[String]) -> Vec<Val> {
+    fn carried_vals(&self, names: &[String]) -> Vec<(Value, Type)> {
         names.iter().map(|n| self.local_val(n)).collect()
     }
 
@@ -201,8 +266,10 @@ impl Lower {
         visit(&mut a);
         let mut names: Vec<String> = Vec::new();
         for n in a.0 {
-            if matches!(self.lookup(&n), Some(Binding::Local { mutable: true, .. }))
-                && !names.contains(&n)
+            if matches!(
+                self.lookup(&n),
+                Some(Binding::Local { mutable: true, .. } | Binding::Tile { mutable: true, .. })
+            ) && !names.contains(&n)
             {
                 names.push(n);
             }
@@ -314,6 +381,17 @@ impl Lower {
             }
             let binding = self.shared_array(b, call, &name)?;
             self.bind(name, binding);
+            return Ok(());
+        }
+        if let Some((v, ty)) = self.tile(b, &init.expr)? {
+            if let Some(ann) = ann {
+                return err(
+                    ann,
+                    "fragments and vectors take their type from the intrinsic that makes them: drop the annotation",
+                );
+            }
+            let mutable = pi.mutability.is_some();
+            self.bind(name, Binding::Tile { v, ty, mutable });
             return Ok(());
         }
         let expect = ann.map(|t| scalar_type(t, "variable")).transpose()?;
@@ -692,6 +770,7 @@ impl Lower {
             Some(Binding::Slice { .. }) => {
                 err(p, format!("`{ident}` is a slice: index it, `{ident}[i]`"))
             }
+            Some(Binding::Tile { ty, .. }) => err(p, tile_as_scalar(&ident.to_string(), ty)),
             None => err(p, format!("cannot find value `{ident}` in this kernel")),
         }
     }
@@ -884,6 +963,22 @@ impl Lower {
                     Some(Binding::Const(_)) => {
                         return err(p, format!("cannot assign to const generic `{name}`"));
                     }
+                    Some(Binding::Tile { mutable, ty, .. }) => {
+                        if !mutable {
+                            return err(
+                                p,
+                                format!(
+                                    "cannot assign twice to immutable variable `{name}`: declare it `let mut {name}`"
+                                ),
+                            );
+                        }
+                        if let Some((_, op)) = compound {
+                            return err(op, tile_as_scalar(&name, ty));
+                        }
+                        let new = self.tile_arg(b, right, ty)?;
+                        self.set_local(&name, new);
+                        return Ok(());
+                    }
                     None => return err(p, format!("cannot find value `{name}` in this kernel")),
                 };
                 let new = self.combine(b, compound, Val { v: old, ty }, right)?;
@@ -988,6 +1083,9 @@ impl Lower {
                     format!("cannot index into `{ident}`, a const generic"),
                 );
             }
+            Some(Binding::Tile { ty, .. }) => {
+                return err(base, format!("cannot index into `{ident}`, {}", ty.name()));
+            }
             None => return err(base, format!("cannot find value `{ident}` in this kernel")),
         };
         let t = self.infer(index).unwrap_or(S::U32);
@@ -1030,12 +1128,12 @@ impl Lower {
         };
         let carried = self.assigned_outer(|a| a.visit_expr_if(e));
         let saved = self.carried_vals(&carried);
-        let mut types: Vec<Type> = saved.iter().map(|v| Type::Scalar(v.ty)).collect();
+        let mut types: Vec<Type> = saved.iter().map(|v| v.1).collect();
         types.extend(value_ty.map(Type::Scalar));
         let mut failed = Ok(());
         let yields =
             |l: &mut Self, v: Option<Val>, tokens: &dyn quote::ToTokens| -> Result<Vec<Value>> {
-                let mut out: Vec<Value> = l.carried_vals(&carried).iter().map(|v| v.v).collect();
+                let mut out: Vec<Value> = l.carried_vals(&carried).iter().map(|v| v.0).collect();
                 match (value_ty, v) {
                     (Some(_), Some(v)) => out.push(v.v),
                     (Some(t), None) if !l.terminated => {
@@ -1062,7 +1160,7 @@ impl Lower {
                 |b| {
                     let (l, failed) = &mut *state.borrow_mut();
                     for (name, v) in carried.iter().zip(&saved) {
-                        l.set_local(name, v.v);
+                        l.set_local(name, v.0);
                     }
                     l.region(b, failed, |l, b| match &e.else_branch {
                         Some((_, else_expr)) => {
@@ -1130,7 +1228,7 @@ impl Lower {
             None => b.const_int(t, 1),
         };
         let carried = self.assigned_outer(|a| a.visit_block(&f.body));
-        let inits: Vec<Value> = self.carried_vals(&carried).iter().map(|v| v.v).collect();
+        let inits: Vec<Value> = self.carried_vals(&carried).iter().map(|v| v.0).collect();
         self.loops.push(LoopCtx {
             kind: LoopKind::For,
             carried: carried.clone(),
@@ -1156,7 +1254,7 @@ impl Lower {
                 let r = l.block(b, &f.body, None);
                 l.scopes.pop();
                 r?;
-                Ok(l.carried_vals(&carried).iter().map(|v| v.v).collect())
+                Ok(l.carried_vals(&carried).iter().map(|v| v.0).collect())
             })
         });
         self.loops.pop();
@@ -1173,8 +1271,8 @@ impl Lower {
         }
         let carried = self.assigned_outer(|a| a.visit_expr_while(w));
         let vals = self.carried_vals(&carried);
-        let inits: Vec<Value> = vals.iter().map(|v| v.v).collect();
-        let types: Vec<Type> = vals.iter().map(|v| Type::Scalar(v.ty)).collect();
+        let inits: Vec<Value> = vals.iter().map(|v| v.0).collect();
+        let types: Vec<Type> = vals.iter().map(|v| v.1).collect();
         let mut failed = Ok(());
         let results = b.loop_(&inits, &types, |b, args| {
             self.region(b, &mut failed, |l, b| {
@@ -1193,7 +1291,7 @@ impl Lower {
                 let r = l.block(b, &w.body, None);
                 l.loops.pop();
                 r?;
-                Ok(l.carried_vals(&carried).iter().map(|v| v.v).collect())
+                Ok(l.carried_vals(&carried).iter().map(|v| v.0).collect())
             })
         });
         failed?;
@@ -1222,8 +1320,8 @@ impl Lower {
         });
         let carried = self.assigned_outer(|a| a.visit_block(&lp.body));
         let vals = self.carried_vals(&carried);
-        let inits: Vec<Value> = vals.iter().map(|v| v.v).collect();
-        let mut types: Vec<Type> = vals.iter().map(|v| Type::Scalar(v.ty)).collect();
+        let inits: Vec<Value> = vals.iter().map(|v| v.0).collect();
+        let mut types: Vec<Type> = vals.iter().map(|v| v.1).collect();
         types.extend(value_ty.map(Type::Scalar));
         let mut failed = Ok(());
         let results = b.loop_(&inits, &types, |b, args| {
@@ -1239,7 +1337,7 @@ impl Lower {
                 let r = l.block(b, &lp.body, None);
                 l.loops.pop();
                 r?;
-                Ok(l.carried_vals(&carried).iter().map(|v| v.v).collect())
+                Ok(l.carried_vals(&carried).iter().map(|v| v.0).collect())
             })
         });
         failed?;
@@ -1266,7 +1364,7 @@ impl Lower {
             );
         }
         let (carried, value_ty) = (ctx.carried.clone(), ctx.value_ty);
-        let mut values: Vec<Value> = self.carried_vals(&carried).iter().map(|v| v.v).collect();
+        let mut values: Vec<Value> = self.carried_vals(&carried).iter().map(|v| v.0).collect();
         match (&br.expr, value_ty) {
             (Some(e), Some(t)) => values.push(self.value(b, e, Some(t))?.v),
             (Some(e), None) => return err(e, "`break` with a value is only allowed in `loop`"),
@@ -1332,7 +1430,50 @@ impl Lower {
                 ty: S::U32,
             }));
         }
+        if TILE_MAKERS.contains(&name.as_str()) {
+            return err(
+                c,
+                format!(
+                    "`{name}` makes a fragment or vector, not a number: bind it with `let`, or pass it to `mma`, `frag_store` or `store_vec8`"
+                ),
+            );
+        }
         let v = match name.as_str() {
+            "subgroup_size" | "subgroup_id" | "subgroup_lane" => {
+                arity(0, "none")?;
+                Val {
+                    v: match name.as_str() {
+                        "subgroup_size" => b.subgroup_size(),
+                        "subgroup_id" => b.subgroup_id(),
+                        _ => b.subgroup_lane(),
+                    },
+                    ty: S::U32,
+                }
+            }
+            "frag_store" => {
+                arity(3, "&c[i], accumulator, stride")?;
+                let (ptr, elem) = self.elem_ref(b, args[0], &name, true)?;
+                if elem != S::F32 {
+                    return err(
+                        args[0],
+                        format!(
+                            "`frag_store` writes f32 elements, found {}",
+                            rust_name(elem)
+                        ),
+                    );
+                }
+                let acc = self.tile_arg(b, args[1], TileTy::Frag(FragRole::Acc))?;
+                let stride = self.value(b, args[2], Some(S::U32))?;
+                b.frag_store(ptr, acc, stride.v);
+                return Ok(None);
+            }
+            "store_vec8" => {
+                arity(2, "&a[i], vector")?;
+                let (ptr, elem) = self.elem_ref(b, args[0], &name, true)?;
+                let v = self.tile_arg(b, args[1], TileTy::Vector(elem))?;
+                b.store(ptr, v);
+                return Ok(None);
+            }
             "barrier" => {
                 arity(0, "none")?;
                 b.barrier();
@@ -1366,7 +1507,7 @@ impl Lower {
             }
             "atomic_load" => {
                 arity(3, "&a[i], ordering, scope")?;
-                let (ptr, elem) = self.atomic_ptr(b, args[0], false)?;
+                let (ptr, elem) = self.elem_ref(b, args[0], &name, false)?;
                 check_atomic_type(args[0], &name, elem, false)?;
                 let ord = ordering(args[1])?;
                 if matches!(ord, Ordering::Release | Ordering::AcqRel) {
@@ -1382,7 +1523,7 @@ impl Lower {
             }
             "atomic_store" => {
                 arity(4, "&a[i], value, ordering, scope")?;
-                let (ptr, elem) = self.atomic_ptr(b, args[0], true)?;
+                let (ptr, elem) = self.elem_ref(b, args[0], &name, true)?;
                 check_atomic_type(args[0], &name, elem, false)?;
                 let v = self.value(b, args[1], Some(elem))?;
                 let ord = ordering(args[2])?;
@@ -1397,7 +1538,7 @@ impl Lower {
             }
             "atomic_cas" => {
                 arity(5, "&a[i], expected, desired, ordering, scope")?;
-                let (ptr, elem) = self.atomic_ptr(b, args[0], true)?;
+                let (ptr, elem) = self.elem_ref(b, args[0], &name, true)?;
                 check_atomic_type(args[0], &name, elem, false)?;
                 let expected = self.value(b, args[1], Some(elem))?;
                 let desired = self.value(b, args[2], Some(elem))?;
@@ -1418,7 +1559,7 @@ impl Lower {
                     "atomic_and" => RmwOp::And,
                     _ => RmwOp::Or,
                 };
-                let (ptr, elem) = self.atomic_ptr(b, args[0], true)?;
+                let (ptr, elem) = self.elem_ref(b, args[0], &name, true)?;
                 check_atomic_type(args[0], &name, elem, matches!(op, RmwOp::Add | RmwOp::Xchg))?;
                 let v = self.value(b, args[1], Some(elem))?;
                 let ord = ordering(args[2])?;
@@ -1595,11 +1736,13 @@ impl Lower {
         })
     }
 
-    /// The element an atomic works on: `&a[i]` (or `&mut a[i]`).
-    fn atomic_ptr(
+    /// The element an atomic, a fragment or a vector access starts at: `&a[i]` (or
+    /// `&mut a[i]`).
+    fn elem_ref(
         &mut self,
         b: &mut KernelBuilder,
         e: &Expr,
+        intrinsic: &str,
         write: bool,
     ) -> Result<(Value, ScalarType)> {
         if let Expr::Reference(r) = e
@@ -1607,7 +1750,111 @@ impl Lower {
         {
             return self.element_ptr(b, &ix.expr, &ix.index, write);
         }
-        err(e, "atomics take an element reference: `&a[i]`")
+        err(
+            e,
+            format!("`{intrinsic}` takes an element reference: `&a[i]`"),
+        )
+    }
+
+    // ---- fragments and vectors ----
+
+    /// Lowers `e` if it is a tile expression (a tile variable or a call of an intrinsic
+    /// that makes one); `None` if it is not, without lowering anything.
+    fn tile(&mut self, b: &mut KernelBuilder, e: &Expr) -> Result<Option<(Value, TileTy)>> {
+        let c = match strip_parens(e) {
+            Expr::Path(p) => {
+                return Ok(
+                    match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                        Some(Binding::Tile { v, ty, .. }) => Some((v, ty)),
+                        _ => None,
+                    },
+                );
+            }
+            Expr::Call(c) => c,
+            _ => return Ok(None),
+        };
+        let Expr::Path(p) = &*c.func else {
+            return Ok(None);
+        };
+        let seg = p.path.segments.last().expect("a path has a segment");
+        let name = seg.ident.to_string();
+        if !TILE_MAKERS.contains(&name.as_str()) {
+            return Ok(None);
+        }
+        if !seg.arguments.is_empty() {
+            return err(
+                &seg.arguments,
+                format!("`{name}` takes no generic arguments"),
+            );
+        }
+        let args: Vec<&Expr> = c.args.iter().collect();
+        let arity = |n: usize, what: &str| -> Result<()> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                err(
+                    c,
+                    format!(
+                        "`{name}` takes {n} argument(s) ({what}), found {}",
+                        args.len()
+                    ),
+                )
+            }
+        };
+        let made = match name.as_str() {
+            "frag_zero" => {
+                arity(0, "none")?;
+                (b.frag_zero(), TileTy::Frag(FragRole::Acc))
+            }
+            "frag_load_a" | "frag_load_b" => {
+                arity(2, "&tile[i], stride")?;
+                let (ptr, elem) = self.elem_ref(b, args[0], &name, false)?;
+                if elem != S::BF16 {
+                    return err(
+                        args[0],
+                        format!("`{name}` reads bf16 elements, found {}", rust_name(elem)),
+                    );
+                }
+                let stride = self.value(b, args[1], Some(S::U32))?;
+                let role = if name == "frag_load_a" {
+                    FragRole::A
+                } else {
+                    FragRole::B
+                };
+                (b.frag_load(role, ptr, stride.v), TileTy::Frag(role))
+            }
+            "mma" => {
+                arity(3, "a, b, accumulator")?;
+                let x = self.tile_arg(b, args[0], TileTy::Frag(FragRole::A))?;
+                let y = self.tile_arg(b, args[1], TileTy::Frag(FragRole::B))?;
+                let acc = self.tile_arg(b, args[2], TileTy::Frag(FragRole::Acc))?;
+                (b.mma(x, y, acc), TileTy::Frag(FragRole::Acc))
+            }
+            "load_vec8" => {
+                arity(1, "&a[i]")?;
+                let (ptr, elem) = self.elem_ref(b, args[0], &name, false)?;
+                check_vector_elem(args[0], elem)?;
+                let ty = TileTy::Vector(elem);
+                (b.load(ptr, ty.ir()), ty)
+            }
+            _ => {
+                arity(1, "a scalar for every lane")?;
+                let t = self.infer(args[0]);
+                let x = self.value(b, args[0], t)?;
+                check_vector_elem(args[0], x.ty)?;
+                (b.splat(x.v, VEC_LANES), TileTy::Vector(x.ty))
+            }
+        };
+        Ok(Some(made))
+    }
+
+    /// A tile expression of type `want`.
+    fn tile_arg(&mut self, b: &mut KernelBuilder, e: &Expr, want: TileTy) -> Result<Value> {
+        match self.tile(b, e)? {
+            Some((v, ty)) if ty == want => Ok(v),
+            Some((_, ty)) => err(e, format!("expected {}, found {}", want.name(), ty.name())),
+            None => err(e, format!("expected {}, found a scalar", want.name())),
+        }
     }
 
     // ---- static types ----
@@ -1698,7 +1945,12 @@ impl Lower {
             Expr::Call(c) => {
                 let Expr::Path(p) = &*c.func else { return None };
                 let name = p.path.segments.last()?.ident.to_string();
-                if id_intrinsic(&name).is_some() {
+                if id_intrinsic(&name).is_some()
+                    || matches!(
+                        name.as_str(),
+                        "subgroup_size" | "subgroup_id" | "subgroup_lane"
+                    )
+                {
                     return Some(S::U32);
                 }
                 match name.as_str() {
@@ -1814,7 +2066,7 @@ fn produces_value(e: &Expr) -> bool {
             Expr::Path(p) => !p.path.segments.last().is_some_and(|s| {
                 matches!(
                     s.ident.to_string().as_str(),
-                    "barrier" | "fence" | "sleep" | "atomic_store"
+                    "barrier" | "fence" | "sleep" | "atomic_store" | "frag_store" | "store_vec8"
                 )
             }),
             _ => true,
@@ -1901,6 +2153,32 @@ fn scope(e: &Expr) -> Result<Scope> {
         }
     };
     Ok(s)
+}
+
+/// The message for a tile variable used where a number is expected.
+fn tile_as_scalar(name: &str, ty: TileTy) -> String {
+    let takers = match ty {
+        TileTy::Frag(_) => "fragments only go to `mma` and `frag_store`",
+        TileTy::Vector(_) => "vectors only go to `store_vec8`",
+    };
+    format!(
+        "`{name}` is {}, not a number: {takers}, never into arithmetic",
+        ty.name()
+    )
+}
+
+/// Vectors are 16 bytes at most: 8 lanes of 8- or 16-bit elements.
+fn check_vector_elem(e: &Expr, elem: ScalarType) -> Result<()> {
+    if elem != S::I1 && elem.bits() <= 16 {
+        return Ok(());
+    }
+    err(
+        e,
+        format!(
+            "vectors of {VEC_LANES} take 8- or 16-bit elements (16 bytes at most), found {}",
+            rust_name(elem)
+        ),
+    )
 }
 
 fn check_atomic_type(e: &Expr, name: &str, elem: ScalarType, f32_ok: bool) -> Result<()> {

@@ -199,3 +199,146 @@ fn instances_are_checked() {
         error("#[kernel(instances(B = 1), instances(B = 1))] fn k<const B: u32>(a: &mut [u32]) {}");
     assert!(e.contains("declared twice"), "{e}");
 }
+
+/// Fragments carried through a `for` loop and an `if`, vectors staged through shared memory,
+/// and subgroup ids: `c = a x b` for one 16 x 32 by 32 x 16 product per subgroup, checked
+/// exactly (small integers are exact in bf16 and f32).
+#[test]
+fn fragments_vectors_and_subgroups() {
+    let src = r#"
+        #[kernel(max_workgroup_size = 64)]
+        fn k(a: &[bf16], b: &[bf16], c: &mut [f32], ids: &mut [u32], k: u32) {
+            let lane = workitem_id_x();
+            let a_tile = shared_array::<bf16, 512>();
+            let zero: bf16 = 0.0;
+            // 16 x 32 of a as 64 vectors; the second half of the lanes also zero-fills.
+            if lane < 64 {
+                let mut v = splat8(zero);
+                if lane * 8 < 16 * k {
+                    v = load_vec8(&a[lane * 8]);
+                }
+                store_vec8(&a_tile[lane * 8], v);
+            }
+            barrier();
+            let mut acc = frag_zero();
+            for k0 in (0..k).step_by(16) {
+                let x = frag_load_a(&a_tile[k0], k);
+                acc = mma(x, frag_load_b(&b[k0 * 16], 16), acc);
+            }
+            let mut out = acc;
+            if k == 0 {
+                out = frag_zero();
+            }
+            frag_store(&c[subgroup_id() * 256], out, 16);
+            ids[lane] = subgroup_id() * 1000 + subgroup_size() * 10 + subgroup_lane() % 10;
+        }
+    "#;
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    let device = Device::cpu().unwrap();
+    let module = device
+        .load_module(&ModuleImage::new(kosmos_ir::Module {
+            kernels: kernels.clone(),
+        }))
+        .unwrap();
+    let (m, n, kk) = (16usize, 16usize, 32usize);
+    let a: Vec<half::bf16> = (0..m * kk)
+        .map(|i| half::bf16::from_f32((i % 7) as f32 - 3.0))
+        .collect();
+    let bm: Vec<half::bf16> = (0..kk * n)
+        .map(|i| half::bf16::from_f32((i % 5) as f32 - 2.0))
+        .collect();
+    let da = Buffer::from_slice(&device, &a).unwrap();
+    let db = Buffer::from_slice(&device, &bm).unwrap();
+    let dc = Buffer::from_slice(&device, &vec![f32::NAN; 2 * m * n]).unwrap();
+    let ids = Buffer::<u32>::from_slice(&device, &[u32::MAX; 64]).unwrap();
+    let stream = device.stream().unwrap();
+    let args = [
+        KernelArg::from(&da),
+        KernelArg::from(&db),
+        KernelArg::from(&dc),
+        KernelArg::from(&ids),
+        KernelArg::from(kk as u32),
+    ];
+    module
+        .launch(&stream, "k", LaunchConfig::linear(1, 64), &args)
+        .unwrap();
+    let got = dc.download().unwrap();
+    for sg in 0..2 {
+        for i in 0..m {
+            for j in 0..n {
+                let want: f32 = (0..kk)
+                    .map(|p| a[i * kk + p].to_f32() * bm[p * n + j].to_f32())
+                    .sum();
+                assert_eq!(got[sg * 256 + i * n + j], want, "subgroup {sg} ({i}, {j})");
+            }
+        }
+    }
+    // The CPU device's default subgroups have 32 lanes.
+    let ids = ids.download().unwrap();
+    for (lane, id) in ids.into_iter().enumerate() {
+        let lane = lane as u32;
+        assert_eq!(id, lane / 32 * 1000 + 320 + lane % 32 % 10);
+    }
+}
+
+#[test]
+fn tile_misuse_is_an_error_at_its_tokens() {
+    // (body, message, the token the error points at)
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "fn k(t: &[bf16]) { let x = frag_load_a(&t[0], 16u32); let y = mma(x, x, frag_zero()); }",
+            "expected a `b` fragment (from `frag_load_b`), found an `a` fragment",
+            "x, frag_zero",
+        ),
+        (
+            "fn k(c: &mut [f32]) { let x = frag_zero(); c[0] = x + 1.0; }",
+            "`x` is an accumulator fragment (from `frag_zero` or `mma`), not a number",
+            "x + 1.0",
+        ),
+        (
+            "fn k(c: &mut [f32]) { let x = frag_zero() * 2.0; }",
+            "`frag_zero` makes a fragment or vector, not a number",
+            "frag_zero",
+        ),
+        (
+            "fn k(t: &[f32]) { let x = frag_load_a(&t[0], 16u32); }",
+            "`frag_load_a` reads bf16 elements, found f32",
+            "&t[0]",
+        ),
+        (
+            "fn k(c: &[f32]) { frag_store(&c[0], frag_zero(), 16u32); }",
+            "`c` is a `&[f32]` and cannot be written",
+            "c[0]",
+        ),
+        (
+            "fn k(c: &mut [f32]) { frag_store(&c[0], 1.0, 16u32); }",
+            "expected an accumulator fragment (from `frag_zero` or `mma`), found a scalar",
+            "1.0",
+        ),
+        (
+            "fn k(t: &mut [f32]) { let v = load_vec8(&t[0]); }",
+            "vectors of 8 take 8- or 16-bit elements",
+            "&t[0]",
+        ),
+        (
+            "fn k(t: &mut [bf16], u: &mut [u16]) { store_vec8(&t[0], load_vec8(&u[0])); }",
+            "expected a vector of 8 bf16, found a vector of 8 u16",
+            "load_vec8(&u",
+        ),
+        (
+            "fn k(t: &mut [bf16]) { let mut x = frag_zero(); x += frag_zero(); }",
+            "`x` is an accumulator fragment",
+            "+=",
+        ),
+        (
+            "fn k(t: &mut [bf16]) { frag_store(t, frag_zero(), 16u32); }",
+            "`frag_store` takes an element reference: `&a[i]`",
+            "t, frag",
+        ),
+    ];
+    for (body, message, token) in cases {
+        let (got, line, col) = error(&format!("#[kernel]\n{body}"));
+        assert!(got.contains(message), "{body}: {got}");
+        assert_eq!((line, body.find(token)), (2, Some(col)), "{body}: {got}");
+    }
+}
