@@ -20,12 +20,27 @@ pub mod demo;
 pub mod ops;
 
 use kosmos::bf16;
-use kosmos::runtime::{Buffer, Device, DeviceScalar, LaunchConfig, Module, Stream};
+use kosmos::runtime::{Buffer, Device, DeviceKind, DeviceScalar, LaunchConfig, Module, Stream};
 
 include!(concat!(env!("OUT_DIR"), "/kosmos_modules.rs"));
 
-/// Side of the square output tile of the gemm kernels (and of their workgroups).
-pub const GEMM_TILE: u32 = 16;
+/// The kernels of this crate, compiled for every target of the build (IR for the CPU
+/// device, PTX, HSACOs): what static checks of the binaries inspect.
+pub const MODULE: &kosmos::runtime::EmbeddedModule = &KERNELS;
+
+/// Side of the square output tiles of the gemm kernels.
+pub const GEMM_TILE: u32 = 128;
+/// Subgroups per gemm workgroup.
+pub const GEMM_SUBGROUPS: u32 = 8;
+
+/// Lanes per subgroup on `device`: what the gemm's workgroup size depends on.
+pub fn subgroup_size(device: &Device) -> u32 {
+    match device.kind() {
+        // The CPU device's default configuration runs warp-sized subgroups.
+        DeviceKind::Cpu | DeviceKind::Cuda => 32,
+        DeviceKind::Hip => 64,
+    }
+}
 
 /// Workgroups of the first pass of `reduce_sum` at most.
 const REDUCE_GROUPS: usize = 64;
@@ -52,6 +67,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// The operations, loaded on one device.
 pub struct Ops {
     module: Module,
+    /// The `counter` argument of the one-shot gemm instance, which never touches it.
+    no_counter: std::sync::Mutex<Buffer<u32>>,
 }
 
 impl Ops {
@@ -59,6 +76,7 @@ impl Ops {
     pub fn new(device: &Device) -> Result<Ops> {
         Ok(Ops {
             module: device.load_module(&KERNELS.image()?)?,
+            no_counter: std::sync::Mutex::new(device.alloc::<u32>(1)?),
         })
     }
 
@@ -159,7 +177,8 @@ impl Ops {
     }
 
     /// `c = a b` with `a` an `m x k` and `b` a `k x n` row-major bf16 matrix and `c` an
-    /// `m x n` row-major f32 matrix (f32 accumulation); one workgroup per output tile.
+    /// `m x n` row-major f32 matrix (f32 accumulation) on matrix instructions: one workgroup
+    /// per [`GEMM_TILE`] x [`GEMM_TILE`] output tile.
     #[allow(clippy::too_many_arguments)]
     pub fn gemm(
         &self,
@@ -174,16 +193,32 @@ impl Ops {
         const OP: &str = "gemm";
         let (mu, nu, ku) = self.check_gemm(OP, stream, a, b, c, m, n, k)?;
         let cfg = LaunchConfig {
-            grid: [nu.div_ceil(GEMM_TILE), mu.div_ceil(GEMM_TILE), 1],
-            block: [GEMM_TILE, GEMM_TILE, 1],
+            grid: [gemm_tiles(mu, nu), 1, 1],
+            block: [self.gemm_block(), 1, 1],
         };
-        ops::gemm::launch::<GEMM_TILE>(&self.module, stream, cfg, a, b, c, mu, nu, ku)?;
+        // The launcher wants the counter writable; this instance never touches it.
+        let mut no_counter = self
+            .no_counter
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        ops::gemm::launch::<0>(
+            &self.module,
+            stream,
+            cfg,
+            a,
+            b,
+            c,
+            &mut no_counter,
+            mu,
+            nu,
+            ku,
+        )?;
         Ok(())
     }
 
     /// [`Ops::gemm`] on a persistent grid: as many workgroups as can be resident at once
-    /// (`Module::max_resident_workgroups`), each pulling output tiles from an atomic counter
-    /// until none are left. Returns the number of workgroups launched.
+    /// (`Module::max_resident_workgroups`, at most one per tile), each pulling output tiles
+    /// from an atomic counter until none are left. Returns the number of workgroups launched.
     #[allow(clippy::too_many_arguments)]
     pub fn gemm_persistent(
         &self,
@@ -197,32 +232,24 @@ impl Ops {
     ) -> Result<u32> {
         const OP: &str = "gemm_persistent";
         let (mu, nu, ku) = self.check_gemm(OP, stream, a, b, c, m, n, k)?;
-        let block = [GEMM_TILE, GEMM_TILE, 1];
-        let name = ops::gemm_persistent::name::<GEMM_TILE>();
-        let tiles = mu.div_ceil(GEMM_TILE) * nu.div_ceil(GEMM_TILE);
+        let block = [self.gemm_block(), 1, 1];
+        let name = ops::gemm::name::<1>();
         let resident = self.module.max_resident_workgroups(&name, block)?;
-        let groups = resident.clamp(1, tiles.max(1));
+        let groups = resident.clamp(1, gemm_tiles(mu, nu));
         let mut counter = self.device().alloc::<u32>(1)?;
         counter.fill(0)?;
         let cfg = LaunchConfig {
             grid: [groups, 1, 1],
             block,
         };
-        ops::gemm_persistent::launch::<GEMM_TILE>(
-            &self.module,
-            stream,
-            cfg,
-            a,
-            b,
-            c,
-            &mut counter,
-            mu,
-            nu,
-            ku,
-        )?;
+        ops::gemm::launch::<1>(&self.module, stream, cfg, a, b, c, &mut counter, mu, nu, ku)?;
         // `counter` is freed when this returns: wait for the kernel that uses it.
         stream.synchronize()?;
         Ok(groups)
+    }
+
+    fn gemm_block(&self) -> u32 {
+        GEMM_SUBGROUPS * subgroup_size(self.device())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -265,6 +292,11 @@ impl Ops {
         }
         Ok((m as u32, n as u32, k as u32))
     }
+}
+
+/// Output tiles of an `m x n` gemm.
+fn gemm_tiles(m: u32, n: u32) -> u32 {
+    m.div_ceil(GEMM_TILE) * n.div_ceil(GEMM_TILE)
 }
 
 fn len_u32(op: &'static str, len: usize) -> Result<u32> {

@@ -43,46 +43,33 @@ pub fn reduce_partial(input: &[f32], partials: &mut [f32], n: u32) {
     }
 }
 
-/// `C = A B` (A `m x k`, B `k x n`, row-major bf16; C f32): each `TILE x TILE` output tile
-/// is computed by a `TILE x TILE` workgroup through shared-memory tiles of A and B (bf16
-/// widened to f32), with f32 accumulation.
-#[kernel(max_workgroup_size = 256, instances(TILE = 16))]
-pub fn gemm<const TILE: u32>(a: &[bf16], b: &[bf16], c: &mut [f32], m: u32, n: u32, k: u32) {
-    let a_tile = shared_array::<f32, { TILE * TILE }>();
-    let b_tile = shared_array::<f32, { TILE * TILE }>();
-    let tx = workitem_id_x();
-    let ty = workitem_id_y();
-    let row = workgroup_id_y() * TILE + ty;
-    let col = workgroup_id_x() * TILE + tx;
-    let mut acc: f32 = 0.0;
-    for k0 in (0..k).step_by(TILE) {
-        let ak = k0 + tx;
-        a_tile[ty * TILE + tx] = if row < m && ak < k {
-            a[row * k + ak] as f32
-        } else {
-            0.0
-        };
-        let bk = k0 + ty;
-        b_tile[ty * TILE + tx] = if bk < k && col < n {
-            b[bk * n + col] as f32
-        } else {
-            0.0
-        };
-        barrier();
-        for kk in 0..TILE {
-            acc = fma(a_tile[ty * TILE + kk], b_tile[kk * TILE + tx], acc);
-        }
-        barrier();
-    }
-    if row < m && col < n {
-        c[row * n + col] = acc;
-    }
-}
-
-/// `gemm` on a persistent grid: each workgroup pulls output tiles from `counter[0]` (which
-/// must be 0 at launch) until none are left, so any grid size covers the whole output.
-#[kernel(max_workgroup_size = 256, instances(TILE = 16))]
-pub fn gemm_persistent<const TILE: u32>(
+/// `C = A B` (A `m x k`, B `k x n`, row-major bf16; C f32, f32 accumulation) on register
+/// fragments, any sizes (ragged edges masked).
+///
+/// A workgroup of 8 subgroups computes 128 x 128 output tiles; the subgroups form a 2 x 4
+/// grid over the tile, each accumulating a 64 x 32 sub-tile as 4 x 2 fragments (`cIJ`), so
+/// every `a` fragment feeds two `mma`s and every `b` fragment four. Per 32-deep step the
+/// tile's `a` (128 x 32, row stride 40) and `b` (32 x 128, row stride 136) are staged in
+/// shared memory, zero outside the matrices; the padded strides are multiples of 8, as
+/// fragment loads need, and odd numbers of 16-byte units, so the rows of a matrix load hit
+/// distinct banks. When K and N are multiples of 8 the staging moves 16-byte vectors (each
+/// wholly inside or wholly outside the matrix), otherwise single elements.
+///
+/// Tiles are numbered in groups of 8 tile rows that walk the tile columns together, so the
+/// tiles running at one time share their `a` rows and `b` columns in L2. Interior tiles
+/// store their fragments straight to `c` (when N is a multiple of 8); edge tiles pass each
+/// fragment through a per-subgroup scratch in shared memory and store the part inside `c`.
+///
+/// `PERSISTENT = 0`: one workgroup per tile (`workgroup_id_x`), `counter` unused.
+/// `PERSISTENT = 1`: workgroup `w` starts with tile `w`, then pulls tile
+/// `grid + atomic_add(counter[0], 1)` (`counter[0]` is 0 at launch) until none are left.
+/// Launch with `8 * subgroup_size()` work-items; the subgroup size is read, never assumed.
+#[kernel(
+    max_workgroup_size = 512,
+    instances(PERSISTENT = 0),
+    instances(PERSISTENT = 1)
+)]
+pub fn gemm<const PERSISTENT: u32>(
     a: &[bf16],
     b: &[bf16],
     c: &mut [f32],
@@ -91,48 +78,175 @@ pub fn gemm_persistent<const TILE: u32>(
     n: u32,
     k: u32,
 ) {
-    let a_tile = shared_array::<f32, { TILE * TILE }>();
-    let b_tile = shared_array::<f32, { TILE * TILE }>();
+    let a_tile = shared_array::<bf16, { 128 * 40 }>();
+    let b_tile = shared_array::<bf16, { 32 * 136 }>();
+    let scratch = shared_array::<f32, { 8 * 16 * 24 }>();
     let claimed = shared_array::<u32, 1>();
-    let tx = workitem_id_x();
-    let ty = workitem_id_y();
-    let tiles_n = (n + TILE - 1) / TILE;
-    let tiles = tiles_n * ((m + TILE - 1) / TILE);
-    loop {
-        if tx == 0 && ty == 0 {
-            claimed[0] = atomic_add(&counter[0], 1, Ordering::Relaxed, Scope::Agent);
-        }
-        barrier();
-        let tile = claimed[0];
-        // Every lane has read the claim before lane 0 overwrites it.
-        barrier();
-        if tile >= tiles {
-            break;
-        }
-        let row = tile / tiles_n * TILE + ty;
-        let col = tile % tiles_n * TILE + tx;
-        let mut acc: f32 = 0.0;
-        for k0 in (0..k).step_by(TILE) {
-            let ak = k0 + tx;
-            a_tile[ty * TILE + tx] = if row < m && ak < k {
-                a[row * k + ak] as f32
+    let tid = workitem_id_x();
+    let threads = workgroup_size_x();
+    let sg = subgroup_id();
+    let sub_row = (sg >> 2) * 64;
+    let sub_col = (sg & 3) * 32;
+    let tiles_n = (n + 127) / 128;
+    let tiles_m = (m + 127) / 128;
+    let tiles = tiles_n * tiles_m;
+    let vectors = (k & 7) == 0 && (n & 7) == 0;
+    let zero: bf16 = 0.0;
+    let mut tile = workgroup_id_x();
+    while tile < tiles {
+        // Grouped order: runs of 8 tile rows, column by column.
+        let per_group = 8 * tiles_n;
+        let first_row = tile / per_group * 8;
+        let group_rows = min(tiles_m - first_row, 8);
+        let in_group = tile % per_group;
+        let m0 = (first_row + in_group % group_rows) * 128;
+        let n0 = in_group / group_rows * 128;
+
+        let mut c00 = frag_zero();
+        let mut c01 = frag_zero();
+        let mut c10 = frag_zero();
+        let mut c11 = frag_zero();
+        let mut c20 = frag_zero();
+        let mut c21 = frag_zero();
+        let mut c30 = frag_zero();
+        let mut c31 = frag_zero();
+        for k0 in (0..k).step_by(32) {
+            if vectors {
+                for i in (tid..512).step_by(threads) {
+                    let r = i >> 2;
+                    let col = (i & 3) * 8;
+                    let mut v = splat8(zero);
+                    if m0 + r < m && k0 + col < k {
+                        v = load_vec8(&a[(m0 + r) * k + k0 + col]);
+                    }
+                    store_vec8(&a_tile[r * 40 + col], v);
+                }
+                for i in (tid..512).step_by(threads) {
+                    let r = i >> 4;
+                    let col = (i & 15) * 8;
+                    let mut v = splat8(zero);
+                    if k0 + r < k && n0 + col < n {
+                        v = load_vec8(&b[(k0 + r) * n + n0 + col]);
+                    }
+                    store_vec8(&b_tile[r * 136 + col], v);
+                }
             } else {
-                0.0
-            };
-            let bk = k0 + ty;
-            b_tile[ty * TILE + tx] = if bk < k && col < n {
-                b[bk * n + col] as f32
-            } else {
-                0.0
-            };
-            barrier();
-            for kk in 0..TILE {
-                acc = fma(a_tile[ty * TILE + kk], b_tile[kk * TILE + tx], acc);
+                for i in (tid..4096).step_by(threads) {
+                    let r = i >> 5;
+                    let col = i & 31;
+                    let mut v = zero;
+                    if m0 + r < m && k0 + col < k {
+                        v = a[(m0 + r) * k + k0 + col];
+                    }
+                    a_tile[r * 40 + col] = v;
+                }
+                for i in (tid..4096).step_by(threads) {
+                    let r = i >> 7;
+                    let col = i & 127;
+                    let mut v = zero;
+                    if k0 + r < k && n0 + col < n {
+                        v = b[(k0 + r) * n + n0 + col];
+                    }
+                    b_tile[r * 136 + col] = v;
+                }
             }
             barrier();
+            // Both 16-deep halves of the step, written out: straight-line code lets the
+            // fragment loads of one half overlap the `mma`s of the other.
+            let a0 = frag_load_a(&a_tile[sub_row * 40], 40);
+            let a1 = frag_load_a(&a_tile[(sub_row + 16) * 40], 40);
+            let a2 = frag_load_a(&a_tile[(sub_row + 32) * 40], 40);
+            let a3 = frag_load_a(&a_tile[(sub_row + 48) * 40], 40);
+            let b0 = frag_load_b(&b_tile[sub_col], 136);
+            let b1 = frag_load_b(&b_tile[sub_col + 16], 136);
+            c00 = mma(a0, b0, c00);
+            c01 = mma(a0, b1, c01);
+            c10 = mma(a1, b0, c10);
+            c11 = mma(a1, b1, c11);
+            c20 = mma(a2, b0, c20);
+            c21 = mma(a2, b1, c21);
+            c30 = mma(a3, b0, c30);
+            c31 = mma(a3, b1, c31);
+            let a0 = frag_load_a(&a_tile[sub_row * 40 + 16], 40);
+            let a1 = frag_load_a(&a_tile[(sub_row + 16) * 40 + 16], 40);
+            let a2 = frag_load_a(&a_tile[(sub_row + 32) * 40 + 16], 40);
+            let a3 = frag_load_a(&a_tile[(sub_row + 48) * 40 + 16], 40);
+            let b0 = frag_load_b(&b_tile[16 * 136 + sub_col], 136);
+            let b1 = frag_load_b(&b_tile[16 * 136 + sub_col + 16], 136);
+            c00 = mma(a0, b0, c00);
+            c01 = mma(a0, b1, c01);
+            c10 = mma(a1, b0, c10);
+            c11 = mma(a1, b1, c11);
+            c20 = mma(a2, b0, c20);
+            c21 = mma(a2, b1, c21);
+            c30 = mma(a3, b0, c30);
+            c31 = mma(a3, b1, c31);
+            barrier();
         }
-        if row < m && col < n {
-            c[row * n + col] = acc;
+
+        let r0 = m0 + sub_row;
+        let col0 = n0 + sub_col;
+        if m0 + 128 <= m && n0 + 128 <= n && (n & 7) == 0 {
+            frag_store(&c[r0 * n + col0], c00, n);
+            frag_store(&c[r0 * n + col0 + 16], c01, n);
+            frag_store(&c[(r0 + 16) * n + col0], c10, n);
+            frag_store(&c[(r0 + 16) * n + col0 + 16], c11, n);
+            frag_store(&c[(r0 + 32) * n + col0], c20, n);
+            frag_store(&c[(r0 + 32) * n + col0 + 16], c21, n);
+            frag_store(&c[(r0 + 48) * n + col0], c30, n);
+            frag_store(&c[(r0 + 48) * n + col0 + 16], c31, n);
+        } else {
+            // The branch is uniform over the workgroup, so the barriers are too.
+            let mine = sg * 384;
+            for f in 0..8u32 {
+                let mut t = c00;
+                if f == 1 {
+                    t = c01;
+                }
+                if f == 2 {
+                    t = c10;
+                }
+                if f == 3 {
+                    t = c11;
+                }
+                if f == 4 {
+                    t = c20;
+                }
+                if f == 5 {
+                    t = c21;
+                }
+                if f == 6 {
+                    t = c30;
+                }
+                if f == 7 {
+                    t = c31;
+                }
+                frag_store(&scratch[mine], t, 24);
+                barrier();
+                let fr = r0 + (f >> 1) * 16;
+                let fc = col0 + (f & 1) * 16;
+                for e in (subgroup_lane()..256).step_by(subgroup_size()) {
+                    let row = fr + (e >> 4);
+                    let col = fc + (e & 15);
+                    if row < m && col < n {
+                        c[row * n + col] = scratch[mine + (e >> 4) * 24 + (e & 15)];
+                    }
+                }
+                barrier();
+            }
+        }
+
+        if PERSISTENT == 1 {
+            if tid == 0 {
+                claimed[0] = num_workgroups_x()
+                    + atomic_add(&counter[0], 1, Ordering::Relaxed, Scope::Agent);
+            }
+            barrier();
+            tile = claimed[0];
+            // Every lane has read the claim before lane 0 overwrites it.
+            barrier();
+        } else {
+            tile = tiles;
         }
     }
 }

@@ -71,14 +71,18 @@ fn reduce_sum_matches_reference() {
     }
 }
 
-/// (m, n, k) shapes sampling 1..=257 in each dimension, kept small for the interpreter.
-const GEMM_SHAPES: [(usize, usize, usize); 6] = [
+/// (m, n, k) shapes sampling 1..=257 in each dimension: edge tiles on both staging paths
+/// (K and N multiples of 8 or not), interior tiles stored straight to `c` beside edge tiles,
+/// and more tile rows than one group of the tile order (257 x 136: 3 x 2 tiles).
+const GEMM_SHAPES: [(usize, usize, usize); 8] = [
     (1, 1, 1),
     (2, 17, 64),
     (17, 2, 255),
     (64, 33, 2),
     (255, 1, 17),
     (16, 257, 31),
+    (257, 136, 48),
+    (130, 256, 200),
 ];
 
 fn check_gemm(device: &Device, persistent: bool) {
@@ -191,8 +195,8 @@ fn embedded_binaries_hold_every_kernel_instance() {
         [
             "vector_add",
             "reduce_partial",
-            "gemm__tile16",
-            "gemm_persistent__tile16"
+            "gemm__persistent0",
+            "gemm__persistent1"
         ]
     );
     // Built with KOSMOS_TARGETS naming sm_90a (the default): the joined PTX has one header
