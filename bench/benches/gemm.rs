@@ -1,6 +1,7 @@
-//! bf16 GEMM (f32 accumulation): our fragment GEMM (`gemm_bf16_mma`) through kosmos-runtime
-//! against cuBLAS `cublasGemmEx` in the same process, on the square 8192^3 shape and the four
-//! Llama-3-70B TP=8 shapes.
+//! bf16 GEMM (f32 accumulation): the kernels crate's fragment gemm (`kernels::Ops::gemm`,
+//! one workgroup per tile) and its persistent form (`gemm_persistent`: as many workgroups as
+//! can be resident, pulling tiles from a counter) against cuBLAS `cublasGemmEx` in the same
+//! process, on the square 8192^3 shape and the four Llama-3-70B TP=8 shapes.
 //!
 //! Needs a CUDA GPU (`KOSMOS_DEVICE`, default the first GPU); on another device it says so
 //! and exits with code 2. Prints a table, writes JSON to `KOSMOS_BENCH_JSON` when set.
@@ -13,10 +14,10 @@
 //! columns, against an f64 host reference, output poisoned with NaN before the checked run.
 
 use half::bf16;
+use kosmos_bench::Result;
 use kosmos_bench::cublas::{Cublas, GemmArgs, OutType};
 use kosmos_bench::gemm::{self, Operands, Ours, SHAPES, Shape};
 use kosmos_bench::report::{self, Field};
-use kosmos_bench::{BENCH, Result};
 use kosmos_runtime::{Device, DeviceKind};
 use std::process::ExitCode;
 
@@ -29,9 +30,11 @@ const BF16_TOLERANCE: f64 = 1e-2;
 struct Row {
     shape: Shape,
     ours_ms: f64,
+    persistent_ms: f64,
     cublas_ms: f64,
     cublas_bf16_ms: f64,
     ours_err: f64,
+    persistent_err: f64,
     cublas_err: f64,
     cublas_bf16_err: f64,
 }
@@ -50,7 +53,7 @@ fn bench_shape(
     seed: u64,
 ) -> Result<Row> {
     let ops = Operands::new(device, shape, seed)?;
-    let c = device.alloc::<f32>(shape.m * shape.n)?;
+    let mut c = device.alloc::<f32>(shape.m * shape.n)?;
     let c16 = device.alloc::<bf16>(shape.m * shape.n)?;
     let set = |i: usize| &ops.sets[i % ops.sets.len()];
     let rows = gemm::sample_rows(shape.m);
@@ -58,12 +61,32 @@ fn bench_shape(
 
     // Ours: checked run on set 0, then timing.
     c.fill(f32::NAN)?;
-    ours.launch(shape, &ops.sets[0].0, &ops.sets[0].1, &c)?;
+    ours.launch(shape, &ops.sets[0].0, &ops.sets[0].1, &mut c)?;
     device.synchronize()?;
     let ours_err = gemm::max_rel_err(&c.download()?, shape, &rows, &want);
     let ours_ms = gemm::median_ms(
         |f| gemm::time_on(ours.stream, f),
-        |i| ours.launch(shape, &set(i).0, &set(i).1, &c),
+        |i| ours.launch(shape, &set(i).0, &set(i).1, &mut c),
+    )?;
+    device.synchronize()?;
+
+    // Persistent: one zeroed tile counter per run (the checked one last), allocated and
+    // zeroed before timing, so that runs time the kernel alone.
+    let mut counters = (0..=gemm::WARMUP + gemm::TIMED)
+        .map(|_| {
+            let counter = device.alloc::<u32>(1)?;
+            counter.fill(0)?;
+            Ok(counter)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let (checked, timed) = counters.split_last_mut().expect("counters");
+    c.fill(f32::NAN)?;
+    ours.launch_persistent(shape, &ops.sets[0].0, &ops.sets[0].1, &mut c, checked)?;
+    device.synchronize()?;
+    let persistent_err = gemm::max_rel_err(&c.download()?, shape, &rows, &want);
+    let persistent_ms = gemm::median_ms(
+        |f| gemm::time_on(ours.stream, f),
+        |i| ours.launch_persistent(shape, &set(i).0, &set(i).1, &mut c, &mut timed[i]),
     )?;
     device.synchronize()?;
 
@@ -94,9 +117,11 @@ fn bench_shape(
     Ok(Row {
         shape,
         ours_ms,
+        persistent_ms,
         cublas_ms,
         cublas_bf16_ms,
         ours_err,
+        persistent_err,
         cublas_err,
         cublas_bf16_err,
     })
@@ -119,12 +144,11 @@ fn run() -> Result<ExitCode> {
         Err(_) => rand::random(),
     };
     let filter = std::env::var("KOSMOS_BENCH_SHAPE").unwrap_or_default();
-    let module = device.load_module(&BENCH.image()?)?;
+    let kernel_ops = kernels::Ops::new(&device)?;
     let stream = device.stream()?;
     let ours = Ours {
-        module: &module,
+        ops: &kernel_ops,
         stream: &stream,
-        subgroup: 32,
     };
     let cublas = Cublas::new(device.ordinal())?;
     println!(
@@ -140,8 +164,8 @@ fn run() -> Result<ExitCode> {
     for shape in SHAPES.iter().filter(|s| s.name.contains(&filter)) {
         let row = bench_shape(&device, &ours, &cublas, *shape, seed)?;
         println!(
-            "  {}: ours {:.3} ms, cuBLAS {:.3} ms",
-            shape.name, row.ours_ms, row.cublas_ms
+            "  {}: ours {:.3} ms, persistent {:.3} ms, cuBLAS {:.3} ms",
+            shape.name, row.ours_ms, row.persistent_ms, row.cublas_ms
         );
         rows.push(row);
     }
@@ -156,9 +180,12 @@ fn run() -> Result<ExitCode> {
                 format!("{:.1}", r.tflops(r.ours_ms)),
                 format!("{:.1}", r.tflops(r.cublas_ms)),
                 format!("{:.3}", r.cublas_ms / r.ours_ms),
+                format!("{:.1}", r.tflops(r.persistent_ms)),
+                format!("{:.3}", r.cublas_ms / r.persistent_ms),
                 format!("{:.1}", r.tflops(r.cublas_bf16_ms)),
                 format!("{:.3}", r.cublas_bf16_ms / r.ours_ms),
                 format!("{:.1e}", r.ours_err),
+                format!("{:.1e}", r.persistent_err),
                 format!("{:.1e}", r.cublas_err),
             ]
         })
@@ -172,16 +199,20 @@ fn run() -> Result<ExitCode> {
                 "ours TF/s",
                 "cuBLAS TF/s",
                 "ratio",
+                "persistent TF/s",
+                "ratio",
                 "cuBLAS-bf16out TF/s",
                 "ratio",
                 "ours err",
+                "persistent err",
                 "cuBLAS err",
             ],
             &cells
         )
     );
     println!(
-        "TF/s = 2MNK / median time; ratio = ours / cuBLAS throughput (f32 output unless noted)"
+        "TF/s = 2MNK / median time; ratio = ours (one-shot, then persistent) / cuBLAS \
+         throughput (f32 output unless noted)"
     );
 
     if let Ok(path) = std::env::var("KOSMOS_BENCH_JSON") {
@@ -199,6 +230,13 @@ fn run() -> Result<ExitCode> {
                     ("cublas_ms", Field::Num(r.cublas_ms)),
                     ("cublas_tflops", Field::Num(r.tflops(r.cublas_ms))),
                     ("ratio_to_cublas", Field::Num(r.cublas_ms / r.ours_ms)),
+                    ("persistent_ms", Field::Num(r.persistent_ms)),
+                    ("persistent_tflops", Field::Num(r.tflops(r.persistent_ms))),
+                    (
+                        "persistent_ratio_to_cublas",
+                        Field::Num(r.cublas_ms / r.persistent_ms),
+                    ),
+                    ("persistent_max_rel_err", Field::Num(r.persistent_err)),
                     ("cublas_bf16_out_ms", Field::Num(r.cublas_bf16_ms)),
                     (
                         "cublas_bf16_out_tflops",
@@ -233,6 +271,7 @@ fn run() -> Result<ExitCode> {
     for r in &rows {
         for (what, err, tol) in [
             ("ours", r.ours_err, F32_TOLERANCE),
+            ("ours persistent", r.persistent_err, F32_TOLERANCE),
             ("cuBLAS", r.cublas_err, F32_TOLERANCE),
             ("cuBLAS bf16 output", r.cublas_bf16_err, BF16_TOLERANCE),
         ] {

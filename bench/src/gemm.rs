@@ -1,10 +1,9 @@
 //! The GEMM benchmark's pieces: shapes, operand sets that defeat the L2 cache, our fragment
-//! GEMM launched through kosmos-runtime, timing, and the check against an f64 reference.
+//! gemm (through `kernels::Ops`), timing, and the check against an f64 reference.
 
-use crate::{BenchError, Result};
+use crate::Result;
 use half::bf16;
-use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, Module, Stream};
-use kosmos_testkernels as k;
+use kosmos_runtime::{Buffer, Device, Stream};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// Row-major `c[m,n] = a[m,k] x b[k,n]`.
@@ -137,37 +136,38 @@ pub fn time_on(stream: &Stream, f: &mut dyn FnMut() -> Result<()>) -> Result<f64
     Ok(start.elapsed_ms(&end)? as f64)
 }
 
-/// Our fragment GEMM, `gemm_bf16_mma`, on one operand set.
+/// The kernels crate's fragment gemm, one-shot and persistent, on one stream.
 pub struct Ours<'a> {
-    pub module: &'a Module,
+    pub ops: &'a kernels::Ops,
     pub stream: &'a Stream,
-    /// Lanes per subgroup of the device (32 on CUDA).
-    pub subgroup: u32,
 }
 
 impl Ours<'_> {
+    /// `kernels::Ops::gemm`.
     pub fn launch(
         &self,
         shape: Shape,
         a: &Buffer<bf16>,
         b: &Buffer<bf16>,
-        c: &Buffer<f32>,
+        c: &mut Buffer<f32>,
     ) -> Result<()> {
-        let dim = |x: usize| {
-            u32::try_from(x).map_err(|_| BenchError::Invalid {
-                what: "GEMM dimension".into(),
-                detail: format!("{x} does not fit u32"),
-            })
-        };
-        let (m, n, kk) = (dim(shape.m)?, dim(shape.n)?, dim(shape.k)?);
-        let cfg = LaunchConfig {
-            grid: k::gemm_grid(m, n),
-            block: [k::gemm_block(self.subgroup), 1, 1],
-        };
-        let args: [KernelArg; 6] = [a.into(), b.into(), c.into(), m.into(), n.into(), kk.into()];
-        Ok(self
-            .module
-            .launch(self.stream, "gemm_bf16_mma", cfg, &args)?)
+        let Shape { m, n, k, .. } = shape;
+        Ok(self.ops.gemm(self.stream, a, b, c, m, n, k)?)
+    }
+
+    /// `kernels::Ops::gemm_persistent_with_counter`; `counter` holds 0.
+    pub fn launch_persistent(
+        &self,
+        shape: Shape,
+        a: &Buffer<bf16>,
+        b: &Buffer<bf16>,
+        c: &mut Buffer<f32>,
+        counter: &mut Buffer<u32>,
+    ) -> Result<()> {
+        let Shape { m, n, k, .. } = shape;
+        self.ops
+            .gemm_persistent_with_counter(self.stream, a, b, c, counter, m, n, k)?;
+        Ok(())
     }
 }
 

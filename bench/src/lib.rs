@@ -1,20 +1,21 @@
 //! Benchmarks of KOSMOS kernels against vendor libraries measured in the same run.
 //!
-//! The kernels are compiled by this crate's build script (kosmos-build) and embedded as
-//! [`BENCH`]; the benchmark binaries under `benches/` launch them through kosmos-runtime.
+//! The kernels under test are the `kernels` crate's operations (compiled and embedded by
+//! that crate's build); the benchmark binaries under `benches/` call them through
+//! `kernels::Ops`.
 //! Every figure a benchmark prints is a ratio to a baseline timed in the same process.
 
 pub mod cublas;
 pub mod gemm;
 pub mod report;
 
-include!(concat!(env!("OUT_DIR"), "/kosmos_modules.rs"));
-
 /// What can go wrong while benchmarking.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
     #[error(transparent)]
     Runtime(#[from] kosmos_runtime::Error),
+    #[error(transparent)]
+    Kernels(#[from] kernels::Error),
     #[error("CUDA {op}: {source}")]
     Driver {
         op: &'static str,

@@ -230,21 +230,47 @@ impl Ops {
         n: usize,
         k: usize,
     ) -> Result<u32> {
+        let mut counter = self.device().alloc::<u32>(1)?;
+        counter.fill(0)?;
+        let groups = self.gemm_persistent_with_counter(stream, a, b, c, &mut counter, m, n, k)?;
+        // `counter` is freed when this returns: wait for the kernel that uses it.
+        stream.synchronize()?;
+        Ok(groups)
+    }
+
+    /// [`Ops::gemm_persistent`] with the caller's tile counter, which must hold 0 when the
+    /// kernel starts; the launch is asynchronous (no allocation, no synchronisation), for
+    /// callers that time it or queue several.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_persistent_with_counter(
+        &self,
+        stream: &Stream,
+        a: &Buffer<bf16>,
+        b: &Buffer<bf16>,
+        c: &mut Buffer<f32>,
+        counter: &mut Buffer<u32>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<u32> {
         const OP: &str = "gemm_persistent";
         let (mu, nu, ku) = self.check_gemm(OP, stream, a, b, c, m, n, k)?;
+        self.same_device(OP, "counter", counter)?;
+        if counter.len() != 1 {
+            return Err(Error::Shape {
+                op: OP,
+                message: format!("the counter is 1 element, not {}", counter.len()),
+            });
+        }
         let block = [self.gemm_block(), 1, 1];
         let name = ops::gemm::name::<1>();
         let resident = self.module.max_resident_workgroups(&name, block)?;
         let groups = resident.clamp(1, gemm_tiles(mu, nu));
-        let mut counter = self.device().alloc::<u32>(1)?;
-        counter.fill(0)?;
         let cfg = LaunchConfig {
             grid: [groups, 1, 1],
             block,
         };
-        ops::gemm::launch::<1>(&self.module, stream, cfg, a, b, c, &mut counter, mu, nu, ku)?;
-        // `counter` is freed when this returns: wait for the kernel that uses it.
-        stream.synchronize()?;
+        ops::gemm::launch::<1>(&self.module, stream, cfg, a, b, c, counter, mu, nu, ku)?;
         Ok(groups)
     }
 

@@ -3,12 +3,6 @@
 //! The tests' build script compiles [`module`] for every target, and the same kernels run on
 //! the CPU device and on GPUs, so they use only plain IR and document their launch shape.
 
-mod gemm;
-
-pub use gemm::{
-    GEMM_BK, GEMM_BM, GEMM_BN, GEMM_GROUP_M, GEMM_SUBGROUPS, gemm_bf16_mma, gemm_block, gemm_grid,
-};
-
 use half::bf16;
 use kosmos_ir::{
     CmpPred, Dim, Kernel, KernelBuilder, Module, Ordering, RmwOp, ScalarType, Scope, Type,
@@ -21,7 +15,6 @@ pub fn module() -> Module {
             vector_add(),
             workgroup_sum(),
             matmul_bf16(),
-            gemm_bf16_mma(),
             histogram(),
             handshake(),
         ],

@@ -1,6 +1,7 @@
-//! Static checks of the embedded reference binaries ([`REFERENCE`]): the PTX assembles with
-//! ptxas for sm_90a without spills; each HSACO's notes list every kernel without scratch and
-//! it disassembles; instructions the kernels rely on are pinned.
+//! Static checks of the embedded binaries of the reference kernels ([`REFERENCE`]) and of the
+//! kernels crate ([`kernels::MODULE`]): the PTX assembles with ptxas for sm_90a without
+//! spills; each HSACO's notes list every kernel without scratch and it disassembles;
+//! instructions the kernels rely on are pinned.
 //!
 //! A binary that the build left out (`KOSMOS_TARGETS`) fails these tests by name: CI must
 //! check every target.
@@ -9,47 +10,68 @@ use kosmos_codegen::TargetKind;
 use kosmos_codegen::check::{
     assemble_ptx, disassemble_hsaco, disassembly_of, hsaco_summary, ptx_entry,
 };
+use kosmos_runtime::EmbeddedModule;
 use kosmos_tests::REFERENCE;
 
-fn missing(binary: &str, target: TargetKind) -> String {
+/// Every embedded module these checks cover.
+const MODULES: [&EmbeddedModule; 2] = [&REFERENCE, kernels::MODULE];
+
+fn missing(module: &EmbeddedModule, binary: &str, target: TargetKind) -> String {
     format!(
-        "REFERENCE has no {binary}: the build left {target} out of KOSMOS_TARGETS, \
-         and these checks cover every target"
+        "{} has no {binary}: the build left {target} out of KOSMOS_TARGETS, \
+         and these checks cover every target",
+        module.name
     )
 }
 
-fn kernel_names() -> Vec<String> {
-    let ir = REFERENCE.ir().expect("the embedded IR verifies");
+fn kernel_names(module: &EmbeddedModule) -> Vec<String> {
+    let ir = module.ir().expect("the embedded IR verifies");
     ir.kernels.into_iter().map(|k| k.name).collect()
 }
 
-fn ptx() -> &'static str {
-    REFERENCE
+fn ptx(module: &'static EmbeddedModule) -> &'static str {
+    module
         .ptx
-        .unwrap_or_else(|| panic!("{}", missing("PTX", TargetKind::Sm90a)))
+        .unwrap_or_else(|| panic!("{}", missing(module, "PTX", TargetKind::Sm90a)))
 }
 
-fn hsacos() -> [(TargetKind, &'static [u8]); 2] {
+fn hsacos(module: &'static EmbeddedModule) -> [(TargetKind, &'static [u8]); 2] {
     [
-        (TargetKind::Gfx942, REFERENCE.hsaco_gfx942),
-        (TargetKind::Gfx950, REFERENCE.hsaco_gfx950),
+        (TargetKind::Gfx942, module.hsaco_gfx942),
+        (TargetKind::Gfx950, module.hsaco_gfx950),
     ]
     .map(|(target, bytes)| {
         (
             target,
-            bytes.unwrap_or_else(|| panic!("{}", missing(&format!("HSACO for {target}"), target))),
+            bytes.unwrap_or_else(|| {
+                panic!(
+                    "{}",
+                    missing(module, &format!("HSACO for {target}"), target)
+                )
+            }),
         )
     })
 }
 
-/// The PTX of one kernel.
+/// The PTX of one reference kernel.
 fn ptx_of(name: &str) -> &'static str {
-    ptx_entry(ptx(), name).unwrap_or_else(|| panic!("no .entry {name} in the PTX"))
+    module_ptx_of(&REFERENCE, name)
 }
 
-/// The disassembly of one kernel on each AMD target.
+fn module_ptx_of(module: &'static EmbeddedModule, name: &str) -> &'static str {
+    ptx_entry(ptx(module), name).unwrap_or_else(|| panic!("no .entry {name} in the PTX"))
+}
+
+/// The disassembly of one reference kernel on each AMD target.
 fn amd_disassembly_of(name: &str) -> Vec<(TargetKind, String)> {
-    hsacos()
+    module_amd_disassembly_of(&REFERENCE, name)
+}
+
+fn module_amd_disassembly_of(
+    module: &'static EmbeddedModule,
+    name: &str,
+) -> Vec<(TargetKind, String)> {
+    hsacos(module)
         .into_iter()
         .map(|(target, bytes)| {
             let dis = disassemble_hsaco(bytes, target).unwrap_or_else(|e| panic!("{e}"));
@@ -68,10 +90,16 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 
 #[test]
 fn ptx_assembles_for_sm_90a_without_spills() {
-    let ptx = ptx();
+    for module in MODULES {
+        ptx_assembles_without_spills(module);
+    }
+}
+
+fn ptx_assembles_without_spills(module: &'static EmbeddedModule) {
+    let ptx = ptx(module);
     assert!(ptx.contains(".target sm_90a"), "{ptx}");
     let report = assemble_ptx(ptx).unwrap_or_else(|e| panic!("{e}"));
-    for name in kernel_names() {
+    for name in kernel_names(module) {
         let k = report
             .kernel(&name)
             .unwrap_or_else(|| panic!("ptxas did not report {name}:\n{}", report.output));
@@ -84,7 +112,7 @@ fn ptx_assembles_for_sm_90a_without_spills() {
     }
     assert_eq!(
         report.kernels.len(),
-        kernel_names().len(),
+        kernel_names(module).len(),
         "{}",
         report.output
     );
@@ -92,7 +120,7 @@ fn ptx_assembles_for_sm_90a_without_spills() {
 
 #[test]
 fn hsaco_notes_list_every_kernel_without_scratch() {
-    for (target, bytes) in hsacos() {
+    for (module, (target, bytes)) in MODULES.into_iter().flat_map(|m| hsacos(m).map(|h| (m, h))) {
         let summary = hsaco_summary(bytes).unwrap_or_else(|e| panic!("{target}: {e}"));
         let notes = &summary.notes;
         assert!(
@@ -101,7 +129,7 @@ fn hsaco_notes_list_every_kernel_without_scratch() {
             "{target}: amdhsa.target is {}",
             summary.target
         );
-        for name in kernel_names() {
+        for name in kernel_names(module) {
             let k = summary
                 .kernel(&name)
                 .unwrap_or_else(|| panic!("{target}: {name} not in the notes:\n{notes}"));
@@ -116,15 +144,15 @@ fn hsaco_notes_list_every_kernel_without_scratch() {
                 "{target}: {name} spills:\n{notes}"
             );
         }
-        assert_eq!(summary.kernels.len(), kernel_names().len(), "{notes}");
+        assert_eq!(summary.kernels.len(), kernel_names(module).len(), "{notes}");
     }
 }
 
 #[test]
 fn hsaco_disassembles_with_every_kernel() {
-    for (target, bytes) in hsacos() {
+    for (module, (target, bytes)) in MODULES.into_iter().flat_map(|m| hsacos(m).map(|h| (m, h))) {
         let dis = disassemble_hsaco(bytes, target).unwrap_or_else(|e| panic!("{e}"));
-        for name in kernel_names() {
+        for name in kernel_names(module) {
             let function = disassembly_of(&dis, &name)
                 .unwrap_or_else(|| panic!("{target}: no <{name}> in the disassembly:\n{dis}"));
             assert!(function.contains("s_endpgm"), "{target}: {function}");
@@ -165,7 +193,7 @@ fn matmul_stages_tiles_in_shared_memory() {
             &format!("{target} matmul_bf16"),
         );
     }
-    for (target, bytes) in hsacos() {
+    for (target, bytes) in hsacos(&REFERENCE) {
         let summary = hsaco_summary(bytes).unwrap_or_else(|e| panic!("{e}"));
         let k = summary
             .kernel("matmul_bf16")
@@ -191,24 +219,28 @@ fn histogram_uses_atomic_adds() {
     }
 }
 
+/// The kernels crate's gemm, both instances: matrix instructions, matrix loads from shared
+/// memory and 16-byte global loads for the staging.
 #[test]
 fn gemm_uses_matrix_instructions() {
-    assert_has(
-        ptx_of("gemm_bf16_mma"),
-        &[
-            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
-            "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
-            "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
-            "ld.global.v4",
-            "bar.sync",
-        ],
-        "sm_90a gemm_bf16_mma",
-    );
-    for (target, dis) in amd_disassembly_of("gemm_bf16_mma") {
+    for name in kernels::ops::gemm::INSTANCES {
         assert_has(
-            &dis,
-            &["v_mfma_f32_16x16x16_bf16", "s_barrier"],
-            &format!("{target} gemm_bf16_mma"),
+            module_ptx_of(kernels::MODULE, name),
+            &[
+                "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+                "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+                "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                "ld.global.v4",
+                "bar.sync",
+            ],
+            &format!("sm_90a {name}"),
         );
+        for (target, dis) in module_amd_disassembly_of(kernels::MODULE, name) {
+            assert_has(
+                &dis,
+                &["v_mfma_f32_16x16x16_bf16", "s_barrier"],
+                &format!("{target} {name}"),
+            );
+        }
     }
 }

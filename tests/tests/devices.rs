@@ -75,6 +75,6 @@ fn handshake_release_acquire() {
 }
 
 #[test]
-fn gemm_bf16_mma_fragments_130x96x72() {
+fn kernels_gemm_fragments_257x136x72() {
     run_case(&suite::CASES[5]);
 }

@@ -1,5 +1,5 @@
-//! Fragments and `mma` on the CPU device: one 16x16x16 product and the fragment GEMM on
-//! ragged shapes, for subgroups of 32 and 64 lanes, against f64 references.
+//! Fragments and `mma` on the CPU device: one 16x16x16 product and the kernels crate's
+//! fragment gemm on ragged shapes, for subgroups of 32 and 64 lanes, against f64 references.
 
 use half::bf16;
 use kosmos_cpu::{Arg, CpuConfig, CpuDevice};
@@ -112,24 +112,49 @@ fn mma_16x16x16_matches_f64_for_both_subgroup_sizes() {
     }
 }
 
-fn run_gemm(rng: &mut SmallRng, subgroup: u32, m: usize, n: usize, kk: usize) {
+/// The kernels crate's gemm instance `name`, as IR for the CPU device.
+fn kernels_gemm(persistent: bool) -> kosmos_ir::Kernel {
+    let name = if persistent {
+        kernels::ops::gemm::name::<1>()
+    } else {
+        kernels::ops::gemm::name::<0>()
+    };
+    let ir = kernels::MODULE.ir().expect("the embedded IR verifies");
+    ir.kernels
+        .into_iter()
+        .find(|k| k.name == name)
+        .unwrap_or_else(|| panic!("{name} is not in kernels::MODULE"))
+}
+
+/// The kernels crate's gemm on an `m x n x kk` problem with `subgroup`-lane subgroups: one
+/// workgroup per tile, or (`persistent`) three workgroups pulling tiles from a counter.
+fn run_gemm(
+    rng: &mut SmallRng,
+    subgroup: u32,
+    persistent: bool,
+    (m, n, kk): (usize, usize, usize),
+) {
     let (a, b) = (random_bf16(rng, m * kk), random_bf16(rng, kk * n));
     let dev = device(subgroup);
     let (da, db) = (upload(&dev, &bf16_bytes(&a)), upload(&dev, &bf16_bytes(&b)));
     let dc = poisoned(&dev, m * n);
-    let grid = k::gemm_grid(m as u32, n as u32);
+    let counter = upload(&dev, &0u32.to_le_bytes());
+    let tile = kernels::GEMM_TILE as usize;
+    let tiles = (m.div_ceil(tile) * n.div_ceil(tile)) as u32;
+    let grid = if persistent { tiles.min(3) } else { tiles };
     let args = [
         Arg::Ptr(da),
         Arg::Ptr(db),
         Arg::Ptr(dc),
+        Arg::Ptr(counter),
         u32_arg(m as u32),
         u32_arg(n as u32),
         u32_arg(kk as u32),
     ];
     dev.launch(
-        &k::gemm_bf16_mma(),
-        grid,
-        [k::gemm_block(subgroup), 1, 1],
+        &kernels_gemm(persistent),
+        [grid, 1, 1],
+        [kernels::GEMM_SUBGROUPS * subgroup, 1, 1],
         &args,
     )
     .unwrap();
@@ -138,32 +163,35 @@ fn run_gemm(rng: &mut SmallRng, subgroup: u32, m: usize, n: usize, kk: usize) {
     let err = max_rel_err(&got, &want);
     assert!(
         err < 1e-5,
-        "subgroup {subgroup}, M={m} N={n} K={kk}: max relative error {err}"
+        "subgroup {subgroup}, persistent {persistent}, M={m} N={n} K={kk}: max relative error {err}"
     );
 }
 
 #[test]
 fn gemm_ragged_shapes_subgroup_32() {
     let mut rng = rng("gemm_ragged_32");
-    for (m, n, kk) in [(130, 96, 72), (1, 1, 1), (257, 257, 257)] {
-        run_gemm(&mut rng, 32, m, n, kk);
+    for shape in [(130, 96, 72), (1, 1, 1), (257, 257, 257)] {
+        run_gemm(&mut rng, 32, false, shape);
     }
 }
 
-/// Whole blocks (fragments stored straight to `c`) beside edge blocks, and more block rows
-/// than one group of the workgroup order, on both staging paths (K a multiple of 8 or not).
+/// Whole tiles (fragments stored straight to `c`) beside edge tiles, and more tile rows
+/// than one group of the tile order, on both staging paths (K a multiple of 8 or not); the
+/// persistent instance on the same shapes.
 #[test]
-fn gemm_interior_blocks_and_grouped_order() {
+fn gemm_interior_tiles_and_grouped_order() {
     let mut rng = rng("gemm_interior");
-    for (m, n, kk) in [(256, 256, 48), (1100, 136, 24), (1100, 136, 20)] {
-        run_gemm(&mut rng, 32, m, n, kk);
+    for shape in [(256, 256, 48), (1100, 136, 24), (1100, 136, 20)] {
+        run_gemm(&mut rng, 32, false, shape);
+        run_gemm(&mut rng, 32, true, shape);
     }
 }
 
 #[test]
 fn gemm_ragged_shapes_subgroup_64() {
     let mut rng = rng("gemm_ragged_64");
-    for (m, n, kk) in [(130, 96, 72), (1, 1, 1), (64, 200, 33)] {
-        run_gemm(&mut rng, 64, m, n, kk);
+    for shape in [(130, 96, 72), (1, 1, 1), (64, 200, 33), (200, 129, 257)] {
+        run_gemm(&mut rng, 64, false, shape);
+        run_gemm(&mut rng, 64, true, shape);
     }
 }
