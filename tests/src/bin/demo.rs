@@ -1,7 +1,8 @@
 //! The main job: every reference kernel on the default device (`KOSMOS_DEVICE`, else the first
-//! GPU, else the CPU device), each checked against its host reference.
+//! GPU, else the CPU device), each checked against its host reference, then the kernels
+//! crate's `gemm` and `gemm_persistent` on ragged shapes (`kernels::demo::check_gemm`).
 
-use kosmos_runtime::Device;
+use kosmos_runtime::{Device, DeviceKind};
 use kosmos_tests::suite;
 use std::process::ExitCode;
 
@@ -19,13 +20,23 @@ fn main() -> ExitCode {
     }
 }
 
-fn run() -> kosmos_runtime::Result<bool> {
+/// Shapes of the kernels crate's gemm: ragged in every dimension, and on a GPU a larger
+/// square one (the CPU device would take minutes on it).
+fn gemm_shapes(device: &Device) -> Vec<(usize, usize, usize)> {
+    let mut shapes = vec![(257, 200, 129)];
+    if device.kind() != DeviceKind::Cpu {
+        shapes.push((1024, 1024, 1024));
+    }
+    shapes
+}
+
+fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let device = Device::from_env()?;
     let module = suite::load(&device)?;
     let seed = suite::seed();
     println!("device {device} ({}), seed {seed}", device.name());
     println!(
-        "{:<14} {:<22} {:>10} {:>12} {:>8}  result",
+        "{:<16} {:<22} {:>10} {:>12} {:>8}  result",
         "kernel", "shape", "time ms", "max rel err", "wrong"
     );
     let mut all_passed = true;
@@ -33,7 +44,7 @@ fn run() -> kosmos_runtime::Result<bool> {
         let o = (case.run)(&device, &module, seed)?;
         all_passed &= o.passed();
         println!(
-            "{:<14} {:<22} {:>10.3} {:>12.2e} {:>8}  {}",
+            "{:<16} {:<22} {:>10.3} {:>12.2e} {:>8}  {}",
             o.case,
             o.shape,
             o.ms,
@@ -41,6 +52,20 @@ fn run() -> kosmos_runtime::Result<bool> {
             o.mismatches,
             if o.passed() { "ok" } else { "WRONG" }
         );
+    }
+    for (m, n, k) in gemm_shapes(&device) {
+        for c in kernels::demo::check_gemm(&device, m, n, k, seed)? {
+            all_passed &= c.passed();
+            println!(
+                "{:<16} {:<22} {:>10.3} {:>12.2e} {:>8}  {}",
+                c.op,
+                c.shape,
+                c.ms,
+                c.max_rel_err,
+                c.mismatches,
+                if c.passed() { "ok" } else { "WRONG" }
+            );
+        }
     }
     Ok(all_passed)
 }
