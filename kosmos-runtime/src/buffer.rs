@@ -93,6 +93,18 @@ impl<T: DeviceScalar> Buffer<T> {
         })
     }
 
+    /// Takes ownership of `addr`, an allocation of `len` elements that `device`'s backend
+    /// made by other means than `alloc` (e.g. fine-grained memory); freed on drop.
+    #[cfg(feature = "hip")]
+    pub(crate) fn adopt(device: &Device, addr: u64, len: usize) -> Buffer<T> {
+        Buffer {
+            device: device.clone(),
+            addr,
+            len,
+            _elem: PhantomData,
+        }
+    }
+
     /// A buffer holding a copy of `data`.
     pub fn from_slice(device: &Device, data: &[T]) -> Result<Buffer<T>> {
         let buffer = Buffer::new(device, data.len())?;

@@ -146,6 +146,96 @@ impl CudaBackend {
         Ok(true)
     }
 
+    /// Whether this GPU shares one virtual address space with the host and the other GPUs
+    /// (`CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING`): then every allocation of every device
+    /// has a distinct address, and a peer's buffer is reachable at its own address.
+    pub(crate) fn unified_addressing(&self) -> Result<bool> {
+        let v = self.check(
+            "unified addressing query",
+            self.ctx
+                .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING),
+        )?;
+        Ok(v != 0)
+    }
+
+    /// Lets kernels on this GPU access `peer`'s memory; `Ok(Err(reason))` when the pair
+    /// cannot (no peer path, or no native atomics on it: the scheduling protocol needs
+    /// system-scope atomics on peer memory). Enabling twice is not an error.
+    pub(crate) fn enable_peer_access(
+        &self,
+        peer: &CudaBackend,
+    ) -> Result<std::result::Result<(), String>> {
+        let op = "peer access";
+        let (me, them) = (self.ctx.cu_device(), peer.ctx.cu_device());
+        let mut can = 0;
+        self.check(
+            op,
+            unsafe { sys::cuDeviceCanAccessPeer(&mut can, me, them) }.result(),
+        )?;
+        if can == 0 {
+            return Ok(Err("cuDeviceCanAccessPeer says no".into()));
+        }
+        let mut atomics = 0;
+        self.check(
+            op,
+            unsafe {
+                sys::cuDeviceGetP2PAttribute(
+                    &mut atomics,
+                    sys::CUdevice_P2PAttribute::CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED,
+                    me,
+                    them,
+                )
+            }
+            .result(),
+        )?;
+        if atomics == 0 {
+            return Ok(Err(
+                "the link has no native atomics (CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED = 0)"
+                    .into(),
+            ));
+        }
+        // Peer access is granted to the current context, for the peer's context.
+        self.check(op, self.ctx.bind_to_thread())?;
+        match unsafe { sys::cuCtxEnablePeerAccess(peer.ctx.cu_ctx(), 0) } {
+            sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {
+                Ok(Ok(()))
+            }
+            e => Err(Error::Cuda {
+                device: self.label.clone(),
+                op,
+                source: DriverError(e),
+            }),
+        }
+    }
+
+    /// Queues a copy of `bytes` from `src` on `peer` to `dst` on this GPU on `stream` (of
+    /// this GPU), through the driver's copy path (`cuMemcpyPeerAsync`).
+    pub(crate) fn copy_from_peer(
+        &self,
+        stream: &CudaStream,
+        dst: u64,
+        peer: &CudaBackend,
+        src: u64,
+        bytes: usize,
+    ) -> Result<()> {
+        let op = "peer copy";
+        self.check(op, self.ctx.bind_to_thread())?;
+        self.check(
+            op,
+            unsafe {
+                sys::cuMemcpyPeerAsync(
+                    dst,
+                    self.ctx.cu_ctx(),
+                    src,
+                    peer.ctx.cu_ctx(),
+                    bytes,
+                    stream.cu_stream(),
+                )
+            }
+            .result(),
+        )
+    }
+
     pub(crate) fn stream(&self) -> Result<Arc<CudaStream>> {
         self.check("stream creation", self.ctx.new_stream())
     }

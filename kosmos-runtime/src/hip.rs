@@ -207,6 +207,93 @@ impl HipBackend {
         Ok(true)
     }
 
+    /// Allocates fine-grained device memory (`hipDeviceMallocFinegrained`): the memory
+    /// that signals and control words polled by other GPUs must live in, since
+    /// system-scope atomics and release/acquire are coherent across devices only there
+    /// (coarse-grained memory is made visible to peers only at kernel boundaries).
+    pub(crate) fn alloc_fine_grained(&self, bytes: usize) -> Result<u64> {
+        self.bind("fine-grained allocation")?;
+        let mut p: *mut c_void = ptr::null_mut();
+        self.check("fine-grained allocation", unsafe {
+            hip::hipExtMallocWithFlags(&mut p, bytes, hip::hipDeviceMallocFinegrained)
+        })?;
+        Ok(p as u64)
+    }
+
+    /// Whether this GPU shares one virtual address space with the host and the other GPUs
+    /// (`hipDeviceAttributeUnifiedAddressing`), so that peers' buffers keep their addresses.
+    pub(crate) fn unified_addressing(&self) -> Result<bool> {
+        let mut v = 0;
+        self.check("unified addressing query", unsafe {
+            hip::hipDeviceGetAttribute(
+                &mut v,
+                hip::hipDeviceAttribute_t::hipDeviceAttributeUnifiedAddressing,
+                self.ordinal,
+            )
+        })?;
+        Ok(v != 0)
+    }
+
+    /// Lets kernels on this GPU access `peer`'s memory; `Ok(Err(reason))` when the pair
+    /// cannot (no peer path, or no native atomics on it: the scheduling protocol needs
+    /// system-scope atomics on peer memory). Enabling twice is not an error.
+    pub(crate) fn enable_peer_access(
+        &self,
+        peer: &HipBackend,
+    ) -> Result<std::result::Result<(), String>> {
+        let op = "peer access";
+        let mut can = 0;
+        self.check(op, unsafe {
+            hip::hipDeviceCanAccessPeer(&mut can, self.ordinal, peer.ordinal)
+        })?;
+        if can == 0 {
+            return Ok(Err("hipDeviceCanAccessPeer says no".into()));
+        }
+        let mut atomics = 0;
+        self.check(op, unsafe {
+            hip::hipDeviceGetP2PAttribute(
+                &mut atomics,
+                hip::hipDeviceP2PAttr::hipDevP2PAttrNativeAtomicSupported,
+                self.ordinal,
+                peer.ordinal,
+            )
+        })?;
+        if atomics == 0 {
+            return Ok(Err(
+                "the link has no native atomics (hipDevP2PAttrNativeAtomicSupported = 0)".into(),
+            ));
+        }
+        // Peer access is granted to the current device.
+        self.bind(op)?;
+        match unsafe { hip::hipDeviceEnablePeerAccess(peer.ordinal, 0) } {
+            hipError_t::hipSuccess | hipError_t::hipErrorPeerAccessAlreadyEnabled => Ok(Ok(())),
+            e => self.check(op, e).map(Ok),
+        }
+    }
+
+    /// Queues a copy of `bytes` from `src` on `peer` to `dst` on this GPU on `stream` (of
+    /// this GPU), through the runtime's copy path (`hipMemcpyPeerAsync`).
+    pub(crate) fn copy_from_peer(
+        &self,
+        stream: &HipStream,
+        dst: u64,
+        peer: &HipBackend,
+        src: u64,
+        bytes: usize,
+    ) -> Result<()> {
+        self.bind("peer copy")?;
+        self.check("peer copy", unsafe {
+            hip::hipMemcpyPeerAsync(
+                dst as *mut c_void,
+                self.ordinal,
+                src as *const c_void,
+                peer.ordinal,
+                bytes,
+                stream.0,
+            )
+        })
+    }
+
     pub(crate) fn stream(&self) -> Result<HipStream> {
         self.bind("stream creation")?;
         let mut s = ptr::null_mut();

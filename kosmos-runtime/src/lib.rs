@@ -27,6 +27,7 @@ mod hip;
 mod module;
 mod stream;
 pub mod world;
+mod world_peer;
 
 pub use buffer::{Buffer, DeviceScalar};
 pub use device::{CPU_RESIDENT_ENV, DEVICE_ENV, Device, DeviceKind, DeviceSpec};
@@ -34,4 +35,5 @@ pub use embedded::EmbeddedModule;
 pub use error::{Error, Result};
 pub use module::{ARG_ALIGN, KernelArg, LaunchConfig, Module, ModuleImage};
 pub use stream::{Event, Stream};
-pub use world::{SymmetricBuffer, World, WorldError, WorldOptions};
+pub use world::{SymmetricBuffer, World, WorldError, WorldModules, WorldOptions};
+pub use world_peer::copy_from_peer;

@@ -1,17 +1,17 @@
 //! Multi-rank worlds: ranks with symmetric buffers and peer pointers, and checked launches
 //! of persistent kernels built with `kosmos-sched` (see its `abi` module for the contract).
 //!
-//! A world here is *emulated*: all ranks run in one launch on one device (the CPU device, or
-//! one GPU hosting every rank's workgroups in one co-resident grid: grid = ranks x
-//! workgroups-per-rank, rank = workgroup / workgroups-per-rank), and each rank's memory is
-//! its own allocations, reached by peers only through the peer table. The kernels do not
-//! know the difference: `team_rank_base` and `team_wgs` also describe one launch per GPU,
-//! which is what worlds of several GPUs will use.
+//! A world is either *emulated* — all ranks run in one launch on one device (the CPU
+//! device, or one GPU hosting every rank's workgroups in one co-resident grid: grid = ranks
+//! x workgroups-per-rank, rank = workgroup / workgroups-per-rank), each rank's memory its
+//! own allocations, reached by peers only through the peer table — or spans several GPUs
+//! ([`World::multi_gpu`]): one rank per GPU, one launch per GPU with `team_rank_base` =
+//! rank, peer access enabled between every pair. The kernels do not know the difference.
 
 use crate::buffer::{Buffer, DeviceScalar};
 use crate::device::{Device, DeviceKind};
 use crate::error::Error;
-use crate::module::{KernelArg, LaunchConfig, Module};
+use crate::module::{KernelArg, LaunchConfig, Module, ModuleImage};
 use crate::stream::Stream;
 use kosmos_sched::abi::{self, ErrorRecord, TraceEvent, control};
 use std::fmt;
@@ -42,11 +42,33 @@ pub enum WorldError {
         needed: u64,
         resident: u32,
     },
-    /// Worlds spanning several GPUs (one launch per GPU with peer access) are not built yet.
+    /// `World::multi_gpu` was given fewer than two GPUs.
     #[error(
-        "multi-GPU worlds need {ranks} GPUs with peer access (one launch per GPU); only emulated worlds on one device are implemented: use World::emulated"
+        "a multi-GPU world needs at least 2 GPUs (one rank per GPU), got {given}; one GPU or the CPU device hosts a world with World::emulated"
     )]
-    MultiGpuUnsupported { ranks: usize },
+    TooFewGpus { given: usize },
+    /// `World::multi_gpu` was given a device that is not a GPU.
+    #[error(
+        "a multi-GPU world runs one rank per GPU, and {device} is not a GPU; the CPU device hosts a world with World::emulated"
+    )]
+    NotAGpu { device: String },
+    #[error("a multi-GPU world needs GPUs of one kind: {first} and {other} differ")]
+    MixedKinds { first: String, other: String },
+    #[error("{device} appears twice in a multi-GPU world (one rank per GPU)")]
+    SameGpuTwice { device: String },
+    /// Peer pointers are plain addresses: every GPU must see one virtual address space.
+    #[error("{device} has no unified addressing, which peer pointers of a multi-GPU world need")]
+    NoUnifiedAddressing { device: String },
+    /// A pair of GPUs cannot reach each other's memory with atomics.
+    #[error("{from} cannot access the memory of {to}: {reason}")]
+    NoPeerAccess {
+        from: String,
+        to: String,
+        reason: String,
+    },
+    /// The modules given to a launch have none loaded on one of the world's devices.
+    #[error("launch of `{kernel}`: no module is loaded on {device} (see World::load_module)")]
+    NoModuleFor { kernel: String, device: String },
     /// Bounded waits ran out: the kernel recorded who waited on what and left.
     #[error("{}", describe_timeouts(records))]
     Timeout { records: Vec<ErrorRecord> },
@@ -93,29 +115,93 @@ impl<T: DeviceScalar> SymmetricBuffer<T> {
     }
 }
 
-/// A world of ranks on one device.
-pub struct World {
+/// The modules a world's launches use: one loaded on every device the world runs on.
+/// A single [`Module`] serves worlds on its device; [`World::load_module`] gives a
+/// `Vec<Module>` for any world.
+pub trait WorldModules {
+    /// The module loaded on `device`, if any.
+    fn on(&self, device: &Device) -> Option<&Module>;
+}
+
+impl WorldModules for Module {
+    fn on(&self, device: &Device) -> Option<&Module> {
+        (self.device() == device).then_some(self)
+    }
+}
+
+impl WorldModules for [Module] {
+    fn on(&self, device: &Device) -> Option<&Module> {
+        self.iter().find(|m| m.device() == device)
+    }
+}
+
+impl WorldModules for Vec<Module> {
+    fn on(&self, device: &Device) -> Option<&Module> {
+        self.as_slice().on(device)
+    }
+}
+
+/// One launch of every world launch: `ranks` consecutive ranks from `first_rank`, all on
+/// `device`, with their own stream and their own copy of the peer table (entries are
+/// offsets from the table's address, so each copy differs).
+struct Site {
     device: Device,
-    ranks: u32,
     stream: Stream,
+    first_rank: u32,
+    ranks: u32,
+    table: Buffer<i64>,
+}
+
+impl Site {
+    fn new(device: &Device, first_rank: u32, ranks: u32) -> Result<Site, Error> {
+        Ok(Site {
+            device: device.clone(),
+            stream: device.stream()?,
+            first_rank,
+            ranks,
+            table: device.alloc::<i64>(0)?,
+        })
+    }
+}
+
+/// A world of ranks: either emulated on one device (one launch holds every rank) or one
+/// rank per GPU (one launch per GPU; see [`World::multi_gpu`]).
+pub struct World {
+    sites: Vec<Site>,
+    ranks: u32,
+    /// Symmetric buffers must be readable by peers' system-scope atomics (fine-grained on
+    /// AMD): true for worlds of several GPUs.
+    peer_visible: bool,
     options: WorldOptions,
     control: SymmetricBuffer<u32>,
     /// Addresses by rank of every symmetric buffer, by index.
     buffers: Vec<Vec<u64>>,
-    table: Buffer<i64>,
     generation: u32,
+    /// Milliseconds each site's last launch took (device events), by site.
+    last_launch_ms: Vec<f32>,
 }
 
 impl fmt::Debug for World {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let devices: Vec<String> = self.sites.iter().map(|s| s.device.to_string()).collect();
         write!(
             f,
             "World({} ranks on {}, {} symmetric buffers)",
             self.ranks,
-            self.device,
+            devices.join(", "),
             self.buffers.len()
         )
     }
+}
+
+/// Byte offsets from `table` (an address) to every rank's copy of every buffer, in peer
+/// table order (`buffer * ranks + rank`). Addresses may lie on other devices: in one
+/// unified address space the difference is still the distance between them.
+fn peer_offsets(buffers: &[Vec<u64>], table: u64) -> Vec<i64> {
+    buffers
+        .iter()
+        .flat_map(|a| a.iter().map(move |addr| addr.wrapping_sub(table) as i64))
+        .collect()
 }
 
 impl World {
@@ -128,54 +214,128 @@ impl World {
         if ranks == 0 {
             return Err(WorldError::NoRanks);
         }
-        let words = control::words(options.trace_capacity);
-        let control_ranks = (0..ranks)
-            .map(|_| {
-                let b = device.alloc::<u32>(words)?;
-                b.fill(0)?;
-                Ok(b)
-            })
+        World::build(vec![Site::new(device, 0, ranks)?], ranks, false, options)
+    }
+
+    /// A world with one rank per GPU of `devices` (rank `r` on `devices[r]`), all CUDA or
+    /// all HIP, driven by this process: checks that every ordered pair can access each
+    /// other's memory with native atomics and enables that access (already enabled is
+    /// fine), and that every GPU has unified addressing — a peer's buffer is then
+    /// reachable at its own address, so the peer table of rank `r`, on `devices[r]`, holds
+    /// the offsets from itself to every rank's buffers just as in an emulated world.
+    /// Launches are one per GPU (`team_rank_base` = rank, `team_wgs` = grid), all queued
+    /// before any is waited on. Errors name the device or the pair that does not fit.
+    pub fn multi_gpu(devices: &[Device], options: WorldOptions) -> Result<World, WorldError> {
+        crate::world_peer::connect(devices)?;
+        let sites = devices
+            .iter()
+            .enumerate()
+            .map(|(r, d)| Site::new(d, r as u32, 1))
             .collect::<Result<Vec<_>, Error>>()?;
+        World::build(sites, devices.len() as u32, true, options)
+    }
+
+    fn build(
+        sites: Vec<Site>,
+        ranks: u32,
+        peer_visible: bool,
+        options: WorldOptions,
+    ) -> Result<World, WorldError> {
         let mut world = World {
-            device: device.clone(),
+            last_launch_ms: vec![0.0; sites.len()],
+            sites,
             ranks,
-            stream: device.stream()?,
+            peer_visible,
             options,
             control: SymmetricBuffer {
                 index: abi::CONTROL_BUFFER,
                 ranks: Vec::new(),
             },
             buffers: Vec::new(),
-            table: device.alloc::<i64>(0)?,
             generation: 0,
         };
-        world.register(&control_ranks)?;
-        world.control.ranks = control_ranks;
+        let control = world.alloc_ranks::<u32>(control::words(options.trace_capacity))?;
+        world.register(&control)?;
+        world.control.ranks = control;
         Ok(world)
-    }
-
-    /// A world with one rank per GPU. Not implemented yet: always
-    /// [`WorldError::MultiGpuUnsupported`].
-    pub fn multi_gpu(devices: &[Device]) -> Result<World, WorldError> {
-        Err(WorldError::MultiGpuUnsupported {
-            ranks: devices.len(),
-        })
     }
 
     pub fn ranks(&self) -> u32 {
         self.ranks
     }
 
+    /// The device of rank 0 (the only one of an emulated world).
     pub fn device(&self) -> &Device {
-        &self.device
+        &self.sites[0].device
+    }
+
+    /// The device rank `rank` runs on (`None` past the last rank).
+    pub fn rank_device(&self, rank: u32) -> Option<&Device> {
+        self.site_of(rank).map(|s| &s.device)
+    }
+
+    /// The stream rank `rank`'s launches run on (shared by the ranks of an emulated
+    /// world; `None` past the last rank).
+    pub fn rank_stream(&self, rank: u32) -> Option<&Stream> {
+        self.site_of(rank).map(|s| &s.stream)
+    }
+
+    /// Every device of the world, once each, in rank order.
+    pub fn devices(&self) -> Vec<&Device> {
+        let mut out: Vec<&Device> = Vec::new();
+        for s in &self.sites {
+            if !out.contains(&&s.device) {
+                out.push(&s.device);
+            }
+        }
+        out
+    }
+
+    fn site_of(&self, rank: u32) -> Option<&Site> {
+        self.sites
+            .iter()
+            .find(|s| (s.first_rank..s.first_rank + s.ranks).contains(&rank))
+    }
+
+    /// Loads `image` on every device of the world (what [`World::launch`] takes).
+    pub fn load_module(&self, image: &ModuleImage) -> Result<Vec<Module>, WorldError> {
+        Ok(self
+            .devices()
+            .into_iter()
+            .map(|d| d.load_module(image))
+            .collect::<Result<Vec<_>, Error>>()?)
     }
 
     /// Polls a wait makes before giving up in this world's launches.
     pub fn wait_bound(&self) -> u32 {
-        self.options.wait_bound.unwrap_or(match self.device.kind() {
-            DeviceKind::Cpu => CPU_WAIT_BOUND,
-            _ => GPU_WAIT_BOUND,
-        })
+        self.options
+            .wait_bound
+            .unwrap_or(match self.device().kind() {
+                DeviceKind::Cpu => CPU_WAIT_BOUND,
+                _ => GPU_WAIT_BOUND,
+            })
+    }
+
+    /// One zero-filled buffer of `len` elements per rank, each on its rank's device.
+    fn alloc_ranks<T: DeviceScalar>(&self, len: usize) -> Result<Vec<Buffer<T>>, Error> {
+        // Sites cover ranks 0..ranks, one after another.
+        let devices = self
+            .sites
+            .iter()
+            .flat_map(|s| std::iter::repeat_n(&s.device, s.ranks as usize));
+        devices
+            .map(|device| {
+                let b = if self.peer_visible {
+                    crate::world_peer::alloc_peer_visible::<T>(device, len)?
+                } else {
+                    device.alloc::<T>(len)?
+                };
+                if b.size_bytes() > 0 {
+                    device.fill_bytes(b.device_ptr(), &[0], b.size_bytes())?;
+                }
+                Ok(b)
+            })
+            .collect()
     }
 
     /// Allocates `len` elements on every rank (zero-filled) and adds them to the peer table.
@@ -183,83 +343,95 @@ impl World {
         &mut self,
         len: usize,
     ) -> Result<SymmetricBuffer<T>, WorldError> {
-        let ranks = (0..self.ranks)
-            .map(|_| {
-                let b = self.device.alloc::<T>(len)?;
-                if b.size_bytes() > 0 {
-                    self.device
-                        .fill_bytes(b.device_ptr(), &[0], b.size_bytes())?;
-                }
-                Ok(b)
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
+        let ranks = self.alloc_ranks::<T>(len)?;
         let index = self.register(&ranks)?;
         Ok(SymmetricBuffer { index, ranks })
     }
 
-    /// Adds a buffer per rank to the peer table and uploads the table.
+    /// Adds a buffer per rank to the peer table and uploads every site's copy of the table.
     fn register<T: DeviceScalar>(&mut self, ranks: &[Buffer<T>]) -> Result<u32, Error> {
         let index = self.buffers.len() as u32;
         self.buffers
             .push(ranks.iter().map(Buffer::device_ptr).collect());
-        // Entries are byte offsets from the table's own address (see `Team::peer_ptr`).
-        let table = self
-            .device
-            .alloc::<i64>(self.buffers.len() * self.ranks as usize)?;
-        let base = table.device_ptr();
-        let deltas: Vec<i64> = self
-            .buffers
-            .iter()
-            .flat_map(|a| a.iter().map(|addr| addr.wrapping_sub(base) as i64))
-            .collect();
-        table.upload(&deltas)?;
-        self.table = table;
+        for site in &mut self.sites {
+            // Entries are byte offsets from the table's own address (see `Team::peer_ptr`).
+            let table = site
+                .device
+                .alloc::<i64>(self.buffers.len() * self.ranks as usize)?;
+            table.upload(&peer_offsets(&self.buffers, table.device_ptr()))?;
+            site.table = table;
+        }
         Ok(index)
     }
 
     /// Workgroups per rank of a persistent launch of `kernel` with `block` lanes: as many
-    /// as can be resident at once, shared among the ranks (never an assumed SM count).
-    pub fn persistent_workgroups(
+    /// as can be resident at once on every device, shared among the ranks each device
+    /// hosts (never an assumed SM count).
+    pub fn persistent_workgroups<M: WorldModules + ?Sized>(
         &self,
-        module: &Module,
+        modules: &M,
         kernel: &str,
         block: u32,
     ) -> Result<u32, WorldError> {
-        let resident = module.max_resident_workgroups(kernel, [block, 1, 1])?;
-        let per_rank = resident / self.ranks;
-        if per_rank == 0 {
-            return Err(self.not_co_resident(kernel, 1, resident));
+        let mut fewest: Option<(u32, &Site, u32)> = None;
+        for site in &self.sites {
+            let resident = self
+                .module_on(modules, kernel, site)?
+                .max_resident_workgroups(kernel, [block, 1, 1])?;
+            let per_rank = resident / site.ranks;
+            if fewest.is_none_or(|(p, ..)| per_rank < p) {
+                fewest = Some((per_rank, site, resident));
+            }
         }
-        Ok(per_rank)
+        match fewest {
+            Some((0, site, resident)) => Err(not_co_resident(kernel, site, 1, resident)),
+            Some((per_rank, ..)) => Ok(per_rank),
+            None => Err(WorldError::NoRanks),
+        }
     }
 
-    fn not_co_resident(&self, kernel: &str, per_rank: u32, resident: u32) -> WorldError {
-        WorldError::NotCoResident {
-            kernel: kernel.to_string(),
-            device: self.device.to_string(),
-            ranks: self.ranks,
-            per_rank,
-            needed: self.ranks as u64 * per_rank as u64,
-            resident,
-        }
+    fn module_on<'m, M: WorldModules + ?Sized>(
+        &self,
+        modules: &'m M,
+        kernel: &str,
+        site: &Site,
+    ) -> Result<&'m Module, WorldError> {
+        modules
+            .on(&site.device)
+            .ok_or_else(|| WorldError::NoModuleFor {
+                kernel: kernel.to_string(),
+                device: site.device.to_string(),
+            })
     }
 
     /// Launches `kernel` (built with `kosmos_sched::Team::params` first) with
     /// `per_rank` workgroups of `block` lanes for every rank, the team arguments followed
-    /// by `args`, and waits for it. Refused before launch if the grid cannot be
-    /// co-resident; afterwards every rank's error records become [`WorldError::Timeout`].
-    pub fn launch(
+    /// by `args`, and waits for it. `modules` must hold the kernel's module on every
+    /// device of the world (a [`Module`] for an emulated world, [`World::load_module`]'s
+    /// result for any). Refused before any launch if some device's grid cannot be
+    /// co-resident; all launches are queued before any is waited on, and afterwards every
+    /// rank's error records become [`WorldError::Timeout`].
+    ///
+    /// `args` are the same for every rank; a buffer argument must live on the device of
+    /// every launch (so in worlds of several GPUs kernels reach their data through the
+    /// peer table: symmetric buffers).
+    pub fn launch<M: WorldModules + ?Sized>(
         &mut self,
-        module: &Module,
+        modules: &M,
         kernel: &str,
         per_rank: u32,
         block: u32,
         args: &[KernelArg<'_>],
     ) -> Result<(), WorldError> {
-        let resident = module.max_resident_workgroups(kernel, [block, 1, 1])?;
-        let needed = self.ranks as u64 * per_rank as u64;
-        if per_rank == 0 || needed > resident as u64 {
-            return Err(self.not_co_resident(kernel, per_rank, resident));
+        let mut chosen = Vec::with_capacity(self.sites.len());
+        for site in &self.sites {
+            let module = self.module_on(modules, kernel, site)?;
+            let resident = module.max_resident_workgroups(kernel, [block, 1, 1])?;
+            let needed = site.ranks as u64 * per_rank as u64;
+            if per_rank == 0 || needed > resident as u64 {
+                return Err(not_co_resident(kernel, site, per_rank, resident));
+            }
+            chosen.push(module);
         }
         // Fresh error, trace and abort words; the barrier word keeps counting generations.
         let words = [
@@ -271,36 +443,85 @@ impl World {
         for b in self.control.ranks() {
             for (at, value) in words {
                 let addr = b.device_ptr() + 4 * at as u64;
-                self.device.write_bytes(addr, &value.to_ne_bytes())?;
+                b.device().write_bytes(addr, &value.to_ne_bytes())?;
             }
         }
         self.generation += 1;
-        let mut all: Vec<KernelArg<'_>> = vec![
-            KernelArg::from(&self.table),
-            KernelArg::from(self.ranks),
-            KernelArg::from(0u32),
-            KernelArg::from(per_rank),
-            KernelArg::from(self.generation),
-            KernelArg::from(self.wait_bound()),
-        ];
-        all.extend_from_slice(args);
-        let config = LaunchConfig::linear(needed as u32, block);
-        let launched = module
-            .launch(&self.stream, kernel, config, &all)
-            .and_then(|()| self.stream.synchronize());
-        // Records explain a failure better than what the device saw afterwards.
+        let launched = self.launch_sites(&chosen, kernel, per_rank, block, args);
+        // Records explain a failure better than what the devices saw afterwards.
         let records = self.error_records()?;
         if !records.is_empty() {
             return Err(WorldError::Timeout { records });
         }
-        launched?;
+        self.last_launch_ms = launched?;
         Ok(())
+    }
+
+    /// Queues one launch per site, then waits for all of them (even after a failed launch:
+    /// the ones already running end at their bounded start barrier), and returns each
+    /// site's kernel time, or the first failure.
+    fn launch_sites(
+        &self,
+        modules: &[&Module],
+        kernel: &str,
+        per_rank: u32,
+        block: u32,
+        args: &[KernelArg<'_>],
+    ) -> Result<Vec<f32>, Error> {
+        let mut events = Vec::with_capacity(self.sites.len());
+        let mut failure = None;
+        for (site, module) in self.sites.iter().zip(modules) {
+            let mut all: Vec<KernelArg<'_>> = vec![
+                KernelArg::from(&site.table),
+                KernelArg::from(self.ranks),
+                KernelArg::from(site.first_rank),
+                KernelArg::from(per_rank),
+                KernelArg::from(self.generation),
+                KernelArg::from(self.wait_bound()),
+            ];
+            all.extend_from_slice(args);
+            let config = LaunchConfig::linear(site.ranks * per_rank, block);
+            let queued = site.stream.record_event().and_then(|start| {
+                module.launch(&site.stream, kernel, config, &all)?;
+                Ok((start, site.stream.record_event()?))
+            });
+            match queued {
+                Ok(pair) => events.push(pair),
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        let mut times = Vec::with_capacity(events.len());
+        for (site, (start, end)) in self.sites.iter().zip(&events) {
+            match site
+                .stream
+                .synchronize()
+                .and_then(|()| start.elapsed_ms(end))
+            {
+                Ok(ms) => times.push(ms),
+                Err(e) => {
+                    failure.get_or_insert(e);
+                }
+            }
+        }
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(times),
+        }
+    }
+
+    /// Device time in milliseconds of the last successful launch, by launch: one entry
+    /// for an emulated world, one per GPU (in rank order) otherwise.
+    pub fn last_launch_ms(&self) -> &[f32] {
+        &self.last_launch_ms
     }
 
     fn control_words(&self, rank: u32, words: usize) -> Result<Vec<u32>, Error> {
         let b = self.control.rank(rank);
         let mut bytes = vec![0u8; words * 4];
-        self.device.read_bytes(b.device_ptr(), &mut bytes)?;
+        b.device().read_bytes(b.device_ptr(), &mut bytes)?;
         Ok(bytes
             .chunks_exact(4)
             .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
@@ -329,5 +550,39 @@ impl World {
             dropped += d;
         }
         Ok((events, dropped))
+    }
+}
+
+fn not_co_resident(kernel: &str, site: &Site, per_rank: u32, resident: u32) -> WorldError {
+    WorldError::NotCoResident {
+        kernel: kernel.to_string(),
+        device: site.device.to_string(),
+        ranks: site.ranks,
+        per_rank,
+        needed: site.ranks as u64 * per_rank as u64,
+        resident,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peer_offsets_reach_buffers_on_both_sides_of_the_table() {
+        // Two buffers x two ranks, some below the table's address (another device's
+        // allocation in a unified address space), some above.
+        let table = 0x7f00_0000_1000u64;
+        let buffers = vec![
+            vec![0x7f00_0000_0000, 0x7e00_0000_0000],
+            vec![0x7f10_0000_0000, table + 64],
+        ];
+        let offsets = peer_offsets(&buffers, table);
+        assert_eq!(offsets.len(), 4);
+        for (i, addr) in buffers.iter().flatten().enumerate() {
+            assert_eq!(table.wrapping_add(offsets[i] as u64), *addr, "entry {i}");
+        }
+        assert!(offsets[1] < 0 && offsets[2] > 0);
+        assert_eq!(offsets[3], 64);
     }
 }

@@ -2,7 +2,9 @@
 //! random inputs and task durations, checked against a host reference. Shared by the
 //! CPU-device tests, the opt-in GPU tests and the benchmark binaries.
 
-use kosmos_runtime::{Device, KernelArg, Module, World, WorldError, WorldOptions};
+pub mod world_kernels;
+
+use kosmos_runtime::{Device, KernelArg, Module, World, WorldError, WorldModules, WorldOptions};
 use kosmos_sched::pipeline::{BLOCK, Pipeline, buffers};
 use kosmos_sched::plan::{PipelineShape, RankPlan};
 use kosmos_sched::{SchedOptions, TraceEvent};
@@ -73,21 +75,35 @@ impl RunOutcome {
     }
 }
 
+impl RunConfig {
+    /// The world options this run asks for.
+    pub fn world_options(&self) -> WorldOptions {
+        WorldOptions {
+            trace_capacity: self.trace_capacity,
+            wait_bound: self.wait_bound,
+        }
+    }
+}
+
 /// Runs the pipeline on a fresh emulated world on `device`.
 pub fn run_pipeline(
     device: &Device,
     module: &Module,
     cfg: &RunConfig,
 ) -> Result<RunOutcome, WorldError> {
+    let world = World::emulated(device, cfg.ranks, cfg.world_options())?;
+    run_pipeline_in(world, module, cfg)
+}
+
+/// Runs the pipeline on `world` (fresh: no symmetric buffers yet, `cfg.ranks` ranks) with
+/// the scheduling kernels loaded on each of its devices.
+pub fn run_pipeline_in<M: WorldModules + ?Sized>(
+    mut world: World,
+    module: &M,
+    cfg: &RunConfig,
+) -> Result<RunOutcome, WorldError> {
+    assert_eq!(world.ranks(), cfg.ranks, "the run's world size");
     let p = cfg.pipeline;
-    let mut world = World::emulated(
-        device,
-        cfg.ranks,
-        WorldOptions {
-            trace_capacity: cfg.trace_capacity,
-            wait_bound: cfg.wait_bound,
-        },
-    )?;
     let plans: Vec<RankPlan> = (0..cfg.ranks)
         .map(|r| RankPlan::new(p.shape, r).expect("a valid test shape"))
         .collect();
@@ -177,4 +193,49 @@ pub fn seed() -> u64 {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64),
     }
+}
+
+/// The world measurement kernels (`WORLD`, see [`world_kernels`]) loaded on every device
+/// of `world`.
+pub fn load_world_kernels(world: &World) -> Result<Vec<Module>, WorldError> {
+    world.load_module(&WORLD.image()?)
+}
+
+/// Median of the slowest launch's device time (ms) over `trials` world launches of
+/// `kernel` with `per_rank` workgroups and the single parameter `n`, after a warm-up;
+/// `before` runs ahead of each launch (e.g. to poison outputs).
+pub fn time_world_launch<M: WorldModules + ?Sized>(
+    world: &mut World,
+    modules: &M,
+    kernel: &str,
+    per_rank: u32,
+    n: u32,
+    trials: usize,
+    mut before: impl FnMut(&World) -> Result<(), WorldError>,
+) -> Result<f64, WorldError> {
+    let mut times = Vec::with_capacity(trials);
+    for trial in 0..=trials {
+        before(world)?;
+        world.launch(
+            modules,
+            kernel,
+            per_rank,
+            world_kernels::BLOCK,
+            &[KernelArg::from(n)],
+        )?;
+        let slowest = world
+            .last_launch_ms()
+            .iter()
+            .fold(0f64, |m, t| m.max(*t as f64));
+        if trial > 0 {
+            times.push(slowest);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[times.len() / 2])
+}
+
+/// Random `u32` words, from `rng`.
+pub fn random_words(rng: &mut SmallRng, len: usize) -> Vec<u32> {
+    (0..len).map(|_| rng.random()).collect()
 }

@@ -96,8 +96,24 @@ fn a_missing_signal_times_out_naming_rank_workgroup_and_task() {
 
 #[test]
 fn multi_gpu_worlds_say_what_they_need() {
-    let err = World::multi_gpu(&[]).unwrap_err();
-    assert!(err.to_string().contains("multi-GPU worlds need"), "{err}");
+    let options = WorldOptions::default();
+    let err = World::multi_gpu(&[], options).unwrap_err();
+    assert!(matches!(err, WorldError::TooFewGpus { given: 0 }), "{err}");
+    assert!(err.to_string().contains("at least 2 GPUs"), "{err}");
+    let cpu = Device::cpu_with_resident_limit(4);
+    for devices in [vec![cpu.clone()], vec![cpu.clone(), cpu.clone()]] {
+        let err = World::multi_gpu(&devices, options).unwrap_err();
+        assert!(
+            matches!(&err, WorldError::NotAGpu { device } if device == "cpu"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("World::emulated"), "{err}");
+    }
+    // Without a CUDA driver (CI), asking for GPUs fails before any world is built.
+    if Device::cuda_device_count() < 2 {
+        let err = Device::cuda(1).unwrap_err();
+        assert!(err.to_string().contains("cuda:1"), "{err}");
+    }
     let err = World::emulated(
         &Device::cpu_with_resident_limit(4),
         0,

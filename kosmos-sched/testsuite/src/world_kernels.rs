@@ -1,0 +1,112 @@
+//! Kernels that measure a world's links: a cross-rank signal -> wait ping-pong and a peer
+//! tile copy, with an empty kernel (same team parameters, same start barrier) as the
+//! baseline. Built from `kosmos-sched`'s primitives; compiled by this crate's build script
+//! (which includes this file) and named by the tests through the constants here.
+
+use kosmos_ir::{CmpPred, Dim, Kernel, KernelBuilder, ScalarType, Scope, Type, Value};
+use kosmos_sched::{Sched, SchedOptions, Team};
+
+/// Lanes per workgroup of every kernel here.
+pub const BLOCK: u32 = 256;
+/// The baseline: team parameters and the start barrier (parameter `n`, unused).
+pub const EMPTY: &str = "world_empty";
+/// `n` round trips between workgroup 0 of rank 0 and workgroup 0 of rank 1 (parameter
+/// `n`): rank 0 signals `FLAGS[0]` in rank 1's memory and waits for its own `FLAGS[1]`;
+/// rank 1 waits for its `FLAGS[0]` and signals `FLAGS[1]` in rank 0's memory. Both at
+/// system scope: the producer and the consumer are on different GPUs.
+pub const PINGPONG: &str = "world_pingpong";
+/// Every rank pulls all of `SRC` of rank `rank + 1 (mod ranks)` into its own `DST`
+/// (parameter `n`: 16-byte vectors per buffer), every workgroup of the rank copying tiles
+/// of [`BLOCK`] vectors in turn.
+pub const PEER_COPY: &str = "world_peer_copy";
+
+/// Symmetric buffers of these kernels, in allocation order after the control buffer.
+pub mod buffers {
+    /// `u32[2]`: ping and pong counters.
+    pub const FLAGS: u32 = 1;
+    /// `u32[4 n]`: what peers copy.
+    pub const SRC: u32 = 2;
+    /// `u32[4 n]`: where the copy lands.
+    pub const DST: u32 = 3;
+}
+
+/// Elements of one copied vector.
+pub const VECTOR_LANES: u32 = 4;
+
+fn start(name: &str) -> (KernelBuilder, Team, Sched, Value) {
+    let mut b = KernelBuilder::new(name, BLOCK);
+    let team = Team::params(&mut b);
+    let n = b.param("n", Type::U32);
+    let sched = Sched::new(&mut b, team, SchedOptions::default());
+    sched.start_barrier(&mut b);
+    (b, team, sched, n)
+}
+
+fn empty() -> Kernel {
+    start(EMPTY).0.finish()
+}
+
+fn pingpong() -> Kernel {
+    let (mut b, team, sched, n) = start(PINGPONG);
+    let [zero, one] = [0, 1].map(|v| b.const_u32(v));
+    let first = b.cmp(CmpPred::Eq, team.workgroup(), zero);
+    for (me, peer) in [(0u32, 1u32), (1, 0)] {
+        let me_v = b.const_u32(me);
+        let is_me = b.cmp(CmpPred::Eq, team.rank(), me_v);
+        let active = b.and(is_me, first);
+        b.if_then(active, |b| {
+            let peer_v = b.const_u32(peer);
+            let theirs = team.peer_ptr(b, buffers::FLAGS, peer_v);
+            let mine = team.local_ptr(b, buffers::FLAGS);
+            // Rank 0 signals word 0 and waits on word 1; rank 1 the other way round.
+            let send = b.ptr_offset(theirs, if me == 0 { zero } else { one }, Type::U32);
+            let recv = b.ptr_offset(mine, if me == 0 { one } else { zero }, Type::U32);
+            b.for_range(zero, n, one, &[], |b, i, _| {
+                let one = b.const_u32(1);
+                let round = b.add(i, one);
+                if me == 0 {
+                    sched.signal(b, send, one, Scope::System);
+                    sched.wait(b, recv, round, Scope::System, i, i);
+                } else {
+                    sched.wait(b, recv, round, Scope::System, i, i);
+                    sched.signal(b, send, one, Scope::System);
+                }
+                vec![]
+            });
+        });
+    }
+    b.finish()
+}
+
+fn peer_copy() -> Kernel {
+    let (mut b, team, _, n) = start(PEER_COPY);
+    let one = b.const_u32(1);
+    let next = b.add(team.rank(), one);
+    let from = b.rem(next, team.world_size());
+    let src = team.peer_ptr(&mut b, buffers::SRC, from);
+    let dst = team.local_ptr(&mut b, buffers::DST);
+    let lanes = b.workgroup_size(Dim::X);
+    let lane = b.workitem_id(Dim::X);
+    let tile = b.mul(team.workgroup(), lanes);
+    let first = b.add(tile, lane);
+    let step = b.mul(team.workgroups_per_rank(), lanes);
+    let vector = Type::Vector {
+        elem: ScalarType::U32,
+        lanes: VECTOR_LANES,
+    };
+    b.for_range(first, n, step, &[], |b, i, _| {
+        let p = b.ptr_offset(src, i, vector);
+        let x = b.load(p, vector);
+        let q = b.ptr_offset(dst, i, vector);
+        b.store(q, x);
+        vec![]
+    });
+    b.finish()
+}
+
+/// Every kernel of this file, as one module.
+pub fn module() -> kosmos_ir::Module {
+    kosmos_ir::Module {
+        kernels: vec![empty(), pingpong(), peer_copy()],
+    }
+}
