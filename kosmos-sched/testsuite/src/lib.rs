@@ -17,6 +17,11 @@ pub fn load(device: &Device) -> Result<Module, WorldError> {
     Ok(device.load_module(&SCHED.image()?)?)
 }
 
+/// Loads the scheduling kernels (`SCHED`) on every device of `world`.
+pub fn load_in(world: &World) -> Result<Vec<Module>, WorldError> {
+    world.load_module(&SCHED.image()?)
+}
+
 /// One run of the synthetic pipeline.
 #[derive(Clone, Debug)]
 pub struct RunConfig {
