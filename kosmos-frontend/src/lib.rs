@@ -46,6 +46,19 @@
 //! loops like scalars (an accumulator through the K loop), but only these intrinsics take
 //! them — no arithmetic, no indexing, no type annotations.
 //!
+//! Scheduling (docs/scheduling.md "In the DSL"): a kernel whose first parameter is
+//! `team: &Team` runs on a `kosmos_runtime::World`; the frontend expands that parameter to
+//! the six team parameters (`kosmos_sched::Team::params`, so the IR signature is what
+//! `World::launch` passes) and a `kosmos_sched::Sched`, and the launcher becomes
+//! `launch(&mut world, &modules, per_rank, block, args...)`. Its intrinsics: `team_rank()`,
+//! `world_size()`, `start_barrier()`, `let x = peer::<T, K>(rank);` (rank `rank`'s copy of
+//! symmetric buffer `K` — the world's allocations in order, from 1 — as a writable slice),
+//! and on `u32` counters `&c[i]`: `signal(&c[i], n, Scope::System)` (after a barrier, one
+//! release add), `wait(&c[i], expected, Scope::System, task)` (bounded: on timeout the
+//! workgroup records rank, workgroup, `task` and the counter's index `i`, and returns) and
+//! `let t = claim(&head[i], len);` (a workgroup-wide ticket, `>= len` once drained). These
+//! act once per workgroup and contain barriers: call them in uniform control flow.
+//!
 //! Every misuse is a [`syn::Error`] at the user's own tokens.
 
 mod lower;

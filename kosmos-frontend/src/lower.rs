@@ -11,6 +11,7 @@ use kosmos_ir::{
     BinOp, CmpPred, Constant, Dim, FragRole, IdKind, Kernel, KernelBuilder, Ordering, RmwOp,
     ScalarType, Scope, Type, UnOp, Value,
 };
+use kosmos_sched::{Sched, SchedOptions, Team};
 use std::collections::HashMap;
 use syn::visit::Visit;
 use syn::{Error, Expr, Result};
@@ -61,6 +62,13 @@ pub const INTRINSICS: &[&str] = &[
     "load_vec8",
     "store_vec8",
     "splat8",
+    "team_rank",
+    "world_size",
+    "peer",
+    "signal",
+    "wait",
+    "claim",
+    "start_barrier",
 ];
 
 /// Intrinsics that make a tile value (a fragment or a vector) rather than a scalar.
@@ -158,6 +166,8 @@ struct Lower {
     depth: usize,
     /// The current region already ended with `break` or `return`.
     terminated: bool,
+    /// The scheduling context of a kernel with a `team: &Team` parameter.
+    sched: Option<Sched>,
 }
 
 fn err<T>(tokens: impl quote::ToTokens, message: impl std::fmt::Display) -> Result<T> {
@@ -176,9 +186,15 @@ impl KernelDef {
         for (c, v) in self.consts.iter().zip(&inst.values) {
             scope.insert(c.to_string(), Binding::Const(*v));
         }
+        let mut team = None;
         for p in &self.params {
             let name = p.name.to_string();
             let binding = match p.kind {
+                // The team is reached through intrinsics only, so its name binds nothing.
+                ParamKind::Team => {
+                    team = Some(Team::params(&mut b));
+                    continue;
+                }
                 ParamKind::Slice { elem, mutable } => Binding::Slice {
                     ptr: b.param(&name, Type::GLOBAL_PTR),
                     elem,
@@ -197,6 +213,7 @@ impl KernelDef {
             loops: Vec::new(),
             depth: 0,
             terminated: false,
+            sched: team.map(|t| Sched::new(&mut b, t, SchedOptions::default())),
         };
         if let Some(v) = l.stmts(&mut b, &self.body.stmts, None)? {
             let tail = self
@@ -380,6 +397,14 @@ impl Lower {
                 );
             }
             let binding = self.shared_array(b, call, &name)?;
+            self.bind(name, binding);
+            return Ok(());
+        }
+        if let Some((call, seg)) = peer_call(&init.expr) {
+            if ann.is_some() {
+                return err(ann, "peer slices take their type from `peer::<T, K>(rank)`");
+            }
+            let binding = self.peer_slice(b, call, seg)?;
             self.bind(name, binding);
             return Ok(());
         }
@@ -1044,6 +1069,18 @@ impl Lower {
         index: &Expr,
         write: bool,
     ) -> Result<(Value, ScalarType)> {
+        let (ptr, elem, _) = self.element_ptr_at(b, base, index, write)?;
+        Ok((ptr, elem))
+    }
+
+    /// [`Lower::element_ptr`] that also returns the index it lowered.
+    fn element_ptr_at(
+        &mut self,
+        b: &mut KernelBuilder,
+        base: &Expr,
+        index: &Expr,
+        write: bool,
+    ) -> Result<(Value, ScalarType, Val)> {
         let ident = match base {
             Expr::Path(p) => p.path.get_ident(),
             _ => None,
@@ -1096,7 +1133,7 @@ impl Lower {
             );
         }
         let i = self.value(b, index, Some(t))?;
-        Ok((b.ptr_offset(ptr, i.v, elem), elem))
+        Ok((b.ptr_offset(ptr, i.v, elem), elem, i))
     }
 
     // ---- control flow ----
@@ -1403,6 +1440,12 @@ impl Lower {
                 "`shared_array` is only allowed as `let name = shared_array::<T, N>();`",
             );
         }
+        if name == "peer" {
+            return err(
+                c,
+                "`peer` is only allowed as `let name = peer::<T, K>(rank);` (symmetric buffer `K` of rank `rank`)",
+            );
+        }
         if !seg.arguments.is_empty() {
             return err(
                 &seg.arguments,
@@ -1566,6 +1609,56 @@ impl Lower {
                 Val {
                     v: b.atomic_rmw(op, ptr, v.v, ord, scope(args[3])?),
                     ty: elem,
+                }
+            }
+            "team_rank" | "world_size" => {
+                arity(0, "none")?;
+                let team = *self.sched(c, &name)?.team();
+                Val {
+                    v: if name == "team_rank" {
+                        team.rank()
+                    } else {
+                        team.world_size()
+                    },
+                    ty: S::U32,
+                }
+            }
+            "start_barrier" => {
+                arity(0, "none")?;
+                self.sched(c, &name)?.start_barrier(b);
+                return Ok(None);
+            }
+            "signal" => {
+                arity(3, "&counter[i], n, scope")?;
+                let (ptr, _) = self.counter_ref(b, args[0], &name)?;
+                let n = self.value(b, args[1], Some(S::U32))?;
+                let scope = scope(args[2])?;
+                self.sched(c, &name)?.signal(b, ptr, n.v, scope);
+                return Ok(None);
+            }
+            "wait" => {
+                arity(4, "&counter[i], expected, scope, task")?;
+                let (ptr, index) = self.counter_ref(b, args[0], &name)?;
+                let expected = self.value(b, args[1], Some(S::U32))?;
+                let scope = scope(args[2])?;
+                let task = self.value(b, args[3], Some(S::U32))?;
+                // The counter's index names it in the error record of a timed-out wait.
+                let id = if index.ty == S::U32 {
+                    index.v
+                } else {
+                    b.cast(index.v, Type::U32)
+                };
+                self.sched(c, &name)?
+                    .wait(b, ptr, expected.v, scope, task.v, id);
+                return Ok(None);
+            }
+            "claim" => {
+                arity(2, "&head[i], len")?;
+                let (ptr, _) = self.counter_ref(b, args[0], &name)?;
+                let len = self.value(b, args[1], Some(S::U32))?;
+                Val {
+                    v: self.sched(c, &name)?.claim(b, ptr, len.v),
+                    ty: S::U32,
                 }
             }
             "sqrt" | "exp2" | "log2" | "abs" => {
@@ -1754,6 +1847,87 @@ impl Lower {
             e,
             format!("`{intrinsic}` takes an element reference: `&a[i]`"),
         )
+    }
+
+    // ---- scheduling ----
+
+    /// The scheduling context, or an error at `c` for a kernel without a team.
+    fn sched(&self, c: &syn::ExprCall, name: &str) -> Result<&Sched> {
+        self.sched.as_ref().ok_or_else(|| {
+            Error::new_spanned(
+                c,
+                format!("`{name}` needs a world: make `team: &Team` the kernel's first parameter"),
+            )
+        })
+    }
+
+    /// A readiness counter or queue head `&c[i]` of a `u32` slice (written): its pointer and
+    /// its index.
+    fn counter_ref(&mut self, b: &mut KernelBuilder, e: &Expr, name: &str) -> Result<(Value, Val)> {
+        if let Expr::Reference(r) = e
+            && let Expr::Index(ix) = strip_parens(&r.expr)
+        {
+            let (ptr, elem, index) = self.element_ptr_at(b, &ix.expr, &ix.index, true)?;
+            if elem != S::U32 {
+                return err(
+                    e,
+                    format!("`{name}` takes a `u32` counter, found {}", rust_name(elem)),
+                );
+            }
+            return Ok((ptr, index));
+        }
+        err(
+            e,
+            format!(
+                "`{name}` takes a counter: an element reference `&counters[i]` of a `&mut [u32]`"
+            ),
+        )
+    }
+
+    /// `peer::<T, K>(rank)`: rank `rank`'s copy of symmetric buffer `K` (the world's
+    /// allocations in order, from 1), as a writable slice of `T`.
+    fn peer_slice(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &syn::ExprCall,
+        seg: &syn::PathSegment,
+    ) -> Result<Binding> {
+        let usage = "write `peer::<T, K>(rank)`: element type `T`, symmetric buffer `K`";
+        let syn::PathArguments::AngleBracketed(g) = &seg.arguments else {
+            return err(call, usage);
+        };
+        let gargs: Vec<&syn::GenericArgument> = g.args.iter().collect();
+        let [syn::GenericArgument::Type(ty), k] = gargs[..] else {
+            return err(g, usage);
+        };
+        let elem = scalar_type(ty, "symmetric buffer element")?;
+        let k_expr = match k {
+            syn::GenericArgument::Const(e) => e.clone(),
+            syn::GenericArgument::Type(syn::Type::Path(p)) => Expr::Path(syn::ExprPath {
+                attrs: Vec::new(),
+                qself: None,
+                path: p.path.clone(),
+            }),
+            other => return err(other, usage),
+        };
+        let index = u32::try_from(self.const_eval(&k_expr)?)
+            .map_err(|_| Error::new_spanned(k, "symmetric buffer index out of range for u32"))?;
+        if index == kosmos_sched::abi::CONTROL_BUFFER {
+            return err(
+                k,
+                "symmetric buffer 0 is the world's control buffer: the world's allocations start at 1",
+            );
+        }
+        if call.args.len() != 1 {
+            return err(call, "`peer` takes 1 argument (rank)");
+        }
+        let rank = self.value(b, &call.args[0], Some(S::U32))?;
+        let team = *self.sched(call, "peer")?.team();
+        Ok(Binding::Slice {
+            ptr: team.peer_ptr(b, index, rank.v),
+            elem,
+            writable: true,
+        })
     }
 
     // ---- fragments and vectors ----
@@ -1948,7 +2122,12 @@ impl Lower {
                 if id_intrinsic(&name).is_some()
                     || matches!(
                         name.as_str(),
-                        "subgroup_size" | "subgroup_id" | "subgroup_lane"
+                        "subgroup_size"
+                            | "subgroup_id"
+                            | "subgroup_lane"
+                            | "team_rank"
+                            | "world_size"
+                            | "claim"
                     )
                 {
                     return Some(S::U32);
@@ -2087,6 +2266,18 @@ fn shared_array_call(e: &Expr) -> Option<&syn::ExprCall> {
     match strip_parens(e) {
         Expr::Call(c) => match &*c.func {
             Expr::Path(p) if p.path.segments.last()?.ident == "shared_array" => Some(c),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn peer_call(e: &Expr) -> Option<(&syn::ExprCall, &syn::PathSegment)> {
+    match strip_parens(e) {
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) if p.path.segments.last()?.ident == "peer" => {
+                Some((c, p.path.segments.last()?))
+            }
             _ => None,
         },
         _ => None,

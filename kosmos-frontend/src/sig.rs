@@ -37,6 +37,9 @@ pub enum ParamKind {
         mutable: bool,
     },
     Scalar(ScalarType),
+    /// `team: &Team`, the first parameter of a kernel launched on a `World`: it stands for
+    /// the six team parameters of `kosmos_sched::abi::TEAM_PARAMS`.
+    Team,
 }
 
 /// One set of values for the const generics (in declaration order).
@@ -179,6 +182,27 @@ impl KernelDef {
                 syn::Type::Reference(r) => {
                     if let Some(l) = &r.lifetime {
                         return Err(Error::new_spanned(l, "kernel parameters take no lifetimes"));
+                    }
+                    if let syn::Type::Path(tp) = &*r.elem
+                        && tp.path.is_ident("Team")
+                    {
+                        if r.mutability.is_some() {
+                            return Err(Error::new_spanned(
+                                &pt.ty,
+                                "write `&Team`, not `&mut Team`",
+                            ));
+                        }
+                        if !params.is_empty() {
+                            return Err(Error::new_spanned(
+                                &pt.ty,
+                                "`&Team` is the first parameter of a kernel: the team parameters open its signature",
+                            ));
+                        }
+                        params.push(Param {
+                            name: pi.ident.clone(),
+                            kind: ParamKind::Team,
+                        });
+                        continue;
                     }
                     let syn::Type::Slice(s) = &*r.elem else {
                         return Err(Error::new_spanned(
@@ -336,6 +360,13 @@ impl KernelDef {
             name.push_str(&format!("{}{{}}", c.to_string().to_lowercase()));
         }
         name
+    }
+
+    /// Whether the kernel runs on a `World` (its first parameter is `team: &Team`).
+    pub fn has_team(&self) -> bool {
+        self.params
+            .first()
+            .is_some_and(|p| p.kind == ParamKind::Team)
     }
 
     /// Every instance, lowered and verified.

@@ -342,3 +342,61 @@ fn tile_misuse_is_an_error_at_its_tokens() {
         assert_eq!((line, body.find(token)), (2, Some(col)), "{body}: {got}");
     }
 }
+
+#[test]
+fn team_kernels_open_with_the_team_parameters() {
+    let src = r#"
+        #[kernel]
+        fn k(team: &Team, out: &mut [u32]) {
+            let mine = peer::<u32, 1>(team_rank());
+            out[0] = mine[0] + world_size();
+        }
+    "#;
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    let k = &kernels[0];
+    let names: Vec<&str> = k.params.iter().filter_map(|p| k.value_name(*p)).collect();
+    let mut want = kosmos_sched::abi::TEAM_PARAMS.to_vec();
+    want.push("out");
+    assert_eq!(names, want);
+}
+
+#[test]
+fn scheduling_misuse_is_reported_at_its_tokens() {
+    let cases = [
+        (
+            "fn k(out: &mut [u32]) { out[0] = team_rank(); }",
+            "`team_rank` needs a world: make `team: &Team` the kernel's first parameter",
+            "team_rank",
+        ),
+        (
+            "fn k(out: &mut [u32], team: &Team) { }",
+            "`&Team` is the first parameter of a kernel",
+            "&Team",
+        ),
+        (
+            "fn k(team: &Team, c: &mut [f32]) { signal(&c[0], 1, Scope::System); }",
+            "`signal` takes a `u32` counter, found f32",
+            "&c[0]",
+        ),
+        (
+            "fn k(team: &Team, c: &mut [u32]) { wait(c, 1, Scope::System, 0); }",
+            "`wait` takes a counter: an element reference `&counters[i]`",
+            "c, 1",
+        ),
+        (
+            "fn k(team: &Team, c: &mut [u32]) { let p = peer::<u32, 0>(0); }",
+            "symmetric buffer 0 is the world's control buffer",
+            "0>",
+        ),
+        (
+            "fn k(team: &Team, c: &mut [u32]) { c[0] = peer(0); }",
+            "`peer` is only allowed as `let name = peer::<T, K>(rank);`",
+            "peer(0)",
+        ),
+    ];
+    for (body, message, token) in cases {
+        let (got, line, col) = error(&format!("#[kernel]\n{body}"));
+        assert!(got.contains(message), "{body}: {got}");
+        assert_eq!((line, body.find(token)), (2, Some(col)), "{body}: {got}");
+    }
+}

@@ -84,6 +84,8 @@ fn expand(
                 params.push(quote!(#ident: #t));
                 args.push(quote!(#rt::KernelArg::from(#ident)));
             }
+            // `World::launch` passes the team arguments itself.
+            ParamKind::Team => {}
         }
     }
     let instances: Vec<String> = def.instances.iter().map(|i| def.instance_name(i)).collect();
@@ -120,11 +122,28 @@ fn expand(
         )
     };
     let mod_name = format_ident!("{}", name);
-    Ok(quote! {
-        #(#docs)*
-        #vis mod #mod_name {
-            #name_item
-
+    let launch = if def.has_team() {
+        let const_params = consts.iter().map(|c| quote!(const #c: u32));
+        let generics = quote!(<M: #rt::WorldModules + ?Sized, #(#const_params),*>);
+        let launch_doc = format!(
+            "Launches `{name}` on every rank of `world` (`per_rank` workgroups of `block` lanes \
+             each) from `modules`, and waits for it; see `World::launch`."
+        );
+        quote! {
+            #[doc = #launch_doc]
+            #[allow(clippy::too_many_arguments)]
+            pub fn launch #generics (
+                world: &mut #rt::World,
+                modules: &M,
+                per_rank: u32,
+                block: u32,
+                #(#params),*
+            ) -> ::std::result::Result<(), #rt::WorldError> {
+                world.launch(modules, #name_expr, per_rank, block, &[#(#args),*])
+            }
+        }
+    } else {
+        quote! {
             #[doc = #launch_doc]
             #[allow(clippy::too_many_arguments)]
             pub fn launch #generics (
@@ -135,6 +154,14 @@ fn expand(
             ) -> #rt::Result<()> {
                 module.launch(stream, #name_expr, cfg, &[#(#args),*])
             }
+        }
+    };
+    Ok(quote! {
+        #(#docs)*
+        #vis mod #mod_name {
+            #name_item
+
+            #launch
         }
     })
 }

@@ -26,9 +26,15 @@ pub use kosmos_ir::Ordering;
 /// Scopes of atomics and fences, as written inside kernels (`Scope::Agent`).
 pub use kosmos_ir::Scope;
 
+/// The first parameter of a kernel that runs on a `World` (`team: &Team`): it stands for the
+/// team parameters `World::launch` passes and gives the kernel `team_rank()`,
+/// `world_size()`, `peer::<T, K>(rank)`, `signal`, `wait`, `claim` and `start_barrier()`.
+/// Only kernel signatures name it; no value of it exists.
+pub enum Team {}
+
 /// What kernel files import: the macro, the element types, the names kernels use for
 /// orderings and scopes, and the runtime types a host program needs to launch.
 pub mod prelude {
     pub use crate::runtime::{Buffer, Device, LaunchConfig, Module, Stream};
-    pub use crate::{Ordering, Scope, bf16, f16, kernel};
+    pub use crate::{Ordering, Scope, Team, bf16, f16, kernel};
 }

@@ -2,6 +2,7 @@
 //! random inputs and task durations, checked against a host reference. Shared by the
 //! CPU-device tests, the opt-in GPU tests and the benchmark binaries.
 
+pub mod dsl_kernels;
 pub mod world_kernels;
 
 use kosmos_runtime::{Device, KernelArg, Module, World, WorldError, WorldModules, WorldOptions};
