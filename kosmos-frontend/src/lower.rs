@@ -178,6 +178,59 @@ fn mismatch(expected: ScalarType, found: &str) -> String {
     format!("expected {}, found {found}", rust_name(expected))
 }
 
+/// A call of a named function (an intrinsic) being lowered: its name and arguments,
+/// with the checks every intrinsic makes of them.
+struct Call<'a> {
+    call: &'a syn::ExprCall,
+    seg: &'a syn::PathSegment,
+    name: String,
+    args: Vec<&'a Expr>,
+}
+
+impl<'a> Call<'a> {
+    /// `c` as a call of a named function; `None` if it calls anything else.
+    fn of(c: &'a syn::ExprCall) -> Option<Self> {
+        let Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let seg = p.path.segments.last().expect("a path has a segment");
+        Some(Call {
+            call: c,
+            seg,
+            name: seg.ident.to_string(),
+            args: c.args.iter().collect(),
+        })
+    }
+
+    /// Intrinsics take no generic arguments.
+    fn no_generics(&self) -> Result<()> {
+        if self.seg.arguments.is_empty() {
+            Ok(())
+        } else {
+            err(
+                &self.seg.arguments,
+                format!("`{}` takes no generic arguments", self.name),
+            )
+        }
+    }
+
+    /// The call has `n` arguments; `what` names them for the error.
+    fn arity(&self, n: usize, what: &str) -> Result<()> {
+        if self.args.len() == n {
+            Ok(())
+        } else {
+            err(
+                self.call,
+                format!(
+                    "`{}` takes {n} argument(s) ({what}), found {}",
+                    self.name,
+                    self.args.len()
+                ),
+            )
+        }
+    }
+}
+
 impl KernelDef {
     /// Lowers one instance to an IR kernel and verifies it.
     pub fn lower(&self, inst: &Instance) -> Result<Kernel> {
@@ -1429,11 +1482,10 @@ impl Lower {
         c: &syn::ExprCall,
         expect: Option<ScalarType>,
     ) -> Result<Option<Val>> {
-        let Expr::Path(p) = &*c.func else {
+        let Some(call) = Call::of(c) else {
             return err(&c.func, "only intrinsics can be called in kernels");
         };
-        let seg = p.path.segments.last().expect("a path has a segment");
-        let name = seg.ident.to_string();
+        let (name, args) = (&call.name, &call.args);
         if name == "shared_array" {
             return err(
                 c,
@@ -1446,28 +1498,9 @@ impl Lower {
                 "`peer` is only allowed as `let name = peer::<T, K>(rank);` (symmetric buffer `K` of rank `rank`)",
             );
         }
-        if !seg.arguments.is_empty() {
-            return err(
-                &seg.arguments,
-                format!("`{name}` takes no generic arguments"),
-            );
-        }
-        let args: Vec<&Expr> = c.args.iter().collect();
-        let arity = |n: usize, what: &str| -> Result<()> {
-            if args.len() == n {
-                Ok(())
-            } else {
-                err(
-                    c,
-                    format!(
-                        "`{name}` takes {n} argument(s) ({what}), found {}",
-                        args.len()
-                    ),
-                )
-            }
-        };
-        if let Some((kind, dim)) = id_intrinsic(&name) {
-            arity(0, "none")?;
+        call.no_generics()?;
+        if let Some((kind, dim)) = id_intrinsic(name) {
+            call.arity(0, "none")?;
             return Ok(Some(Val {
                 v: b.id(kind, dim),
                 ty: S::U32,
@@ -1483,7 +1516,7 @@ impl Lower {
         }
         let v = match name.as_str() {
             "subgroup_size" | "subgroup_id" | "subgroup_lane" => {
-                arity(0, "none")?;
+                call.arity(0, "none")?;
                 Val {
                     v: match name.as_str() {
                         "subgroup_size" => b.subgroup_size(),
@@ -1494,8 +1527,8 @@ impl Lower {
                 }
             }
             "frag_store" => {
-                arity(3, "&c[i], accumulator, stride")?;
-                let (ptr, elem) = self.elem_ref(b, args[0], &name, true)?;
+                call.arity(3, "&c[i], accumulator, stride")?;
+                let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
                 if elem != S::F32 {
                     return err(
                         args[0],
@@ -1511,19 +1544,19 @@ impl Lower {
                 return Ok(None);
             }
             "store_vec8" => {
-                arity(2, "&a[i], vector")?;
-                let (ptr, elem) = self.elem_ref(b, args[0], &name, true)?;
+                call.arity(2, "&a[i], vector")?;
+                let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
                 let v = self.tile_arg(b, args[1], TileTy::Vector(elem))?;
                 b.store(ptr, v);
                 return Ok(None);
             }
             "barrier" => {
-                arity(0, "none")?;
+                call.arity(0, "none")?;
                 b.barrier();
                 return Ok(None);
             }
             "fence" => {
-                arity(2, "ordering, scope")?;
+                call.arity(2, "ordering, scope")?;
                 let ord = ordering(args[0])?;
                 if ord == Ordering::Relaxed {
                     return err(
@@ -1535,23 +1568,23 @@ impl Lower {
                 return Ok(None);
             }
             "sleep" => {
-                arity(1, "nanoseconds, a constant")?;
+                call.arity(1, "nanoseconds, a constant")?;
                 let ns = u32::try_from(self.const_eval(args[0])?)
                     .map_err(|_| Error::new_spanned(args[0], "sleep time out of range for u32"))?;
                 b.sleep(ns);
                 return Ok(None);
             }
             "clock" => {
-                arity(0, "none")?;
+                call.arity(0, "none")?;
                 Val {
                     v: b.clock(),
                     ty: S::U64,
                 }
             }
             "atomic_load" => {
-                arity(3, "&a[i], ordering, scope")?;
-                let (ptr, elem) = self.elem_ref(b, args[0], &name, false)?;
-                check_atomic_type(args[0], &name, elem, false)?;
+                call.arity(3, "&a[i], ordering, scope")?;
+                let (ptr, elem) = self.elem_ref(b, args[0], name, false)?;
+                check_atomic_type(args[0], name, elem, false)?;
                 let ord = ordering(args[1])?;
                 if matches!(ord, Ordering::Release | Ordering::AcqRel) {
                     return err(
@@ -1565,9 +1598,9 @@ impl Lower {
                 }
             }
             "atomic_store" => {
-                arity(4, "&a[i], value, ordering, scope")?;
-                let (ptr, elem) = self.elem_ref(b, args[0], &name, true)?;
-                check_atomic_type(args[0], &name, elem, false)?;
+                call.arity(4, "&a[i], value, ordering, scope")?;
+                let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
+                check_atomic_type(args[0], name, elem, false)?;
                 let v = self.value(b, args[1], Some(elem))?;
                 let ord = ordering(args[2])?;
                 if matches!(ord, Ordering::Acquire | Ordering::AcqRel) {
@@ -1580,9 +1613,9 @@ impl Lower {
                 return Ok(None);
             }
             "atomic_cas" => {
-                arity(5, "&a[i], expected, desired, ordering, scope")?;
-                let (ptr, elem) = self.elem_ref(b, args[0], &name, true)?;
-                check_atomic_type(args[0], &name, elem, false)?;
+                call.arity(5, "&a[i], expected, desired, ordering, scope")?;
+                let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
+                check_atomic_type(args[0], name, elem, false)?;
                 let expected = self.value(b, args[1], Some(elem))?;
                 let desired = self.value(b, args[2], Some(elem))?;
                 let ord = ordering(args[3])?;
@@ -1593,7 +1626,7 @@ impl Lower {
             }
             "atomic_add" | "atomic_min" | "atomic_max" | "atomic_xchg" | "atomic_and"
             | "atomic_or" => {
-                arity(4, "&a[i], value, ordering, scope")?;
+                call.arity(4, "&a[i], value, ordering, scope")?;
                 let op = match name.as_str() {
                     "atomic_add" => RmwOp::Add,
                     "atomic_min" => RmwOp::Min,
@@ -1602,8 +1635,8 @@ impl Lower {
                     "atomic_and" => RmwOp::And,
                     _ => RmwOp::Or,
                 };
-                let (ptr, elem) = self.elem_ref(b, args[0], &name, true)?;
-                check_atomic_type(args[0], &name, elem, matches!(op, RmwOp::Add | RmwOp::Xchg))?;
+                let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
+                check_atomic_type(args[0], name, elem, matches!(op, RmwOp::Add | RmwOp::Xchg))?;
                 let v = self.value(b, args[1], Some(elem))?;
                 let ord = ordering(args[2])?;
                 Val {
@@ -1612,8 +1645,8 @@ impl Lower {
                 }
             }
             "team_rank" | "world_size" => {
-                arity(0, "none")?;
-                let team = *self.sched(c, &name)?.team();
+                call.arity(0, "none")?;
+                let team = *self.sched(c, name)?.team();
                 Val {
                     v: if name == "team_rank" {
                         team.rank()
@@ -1624,21 +1657,21 @@ impl Lower {
                 }
             }
             "start_barrier" => {
-                arity(0, "none")?;
-                self.sched(c, &name)?.start_barrier(b);
+                call.arity(0, "none")?;
+                self.sched(c, name)?.start_barrier(b);
                 return Ok(None);
             }
             "signal" => {
-                arity(3, "&counter[i], n, scope")?;
-                let (ptr, _) = self.counter_ref(b, args[0], &name)?;
+                call.arity(3, "&counter[i], n, scope")?;
+                let (ptr, _) = self.counter_ref(b, args[0], name)?;
                 let n = self.value(b, args[1], Some(S::U32))?;
                 let scope = scope(args[2])?;
-                self.sched(c, &name)?.signal(b, ptr, n.v, scope);
+                self.sched(c, name)?.signal(b, ptr, n.v, scope);
                 return Ok(None);
             }
             "wait" => {
-                arity(4, "&counter[i], expected, scope, task")?;
-                let (ptr, index) = self.counter_ref(b, args[0], &name)?;
+                call.arity(4, "&counter[i], expected, scope, task")?;
+                let (ptr, index) = self.counter_ref(b, args[0], name)?;
                 let expected = self.value(b, args[1], Some(S::U32))?;
                 let scope = scope(args[2])?;
                 let task = self.value(b, args[3], Some(S::U32))?;
@@ -1648,34 +1681,34 @@ impl Lower {
                 } else {
                     b.cast(index.v, Type::U32)
                 };
-                self.sched(c, &name)?
+                self.sched(c, name)?
                     .wait(b, ptr, expected.v, scope, task.v, id);
                 return Ok(None);
             }
             "claim" => {
-                arity(2, "&head[i], len")?;
-                let (ptr, _) = self.counter_ref(b, args[0], &name)?;
+                call.arity(2, "&head[i], len")?;
+                let (ptr, _) = self.counter_ref(b, args[0], name)?;
                 let len = self.value(b, args[1], Some(S::U32))?;
                 Val {
-                    v: self.sched(c, &name)?.claim(b, ptr, len.v),
+                    v: self.sched(c, name)?.claim(b, ptr, len.v),
                     ty: S::U32,
                 }
             }
             "sqrt" | "exp2" | "log2" | "abs" => {
-                arity(1, "x")?;
+                call.arity(1, "x")?;
                 let t = expect.or_else(|| self.infer(args[0]));
                 let x = self.value(b, args[0], t)?;
-                self.math1(b, &name, x, c)?
+                self.math1(b, name, x, c)?
             }
             "min" | "max" => {
-                arity(2, "a, b")?;
+                call.arity(2, "a, b")?;
                 let t = expect.or_else(|| self.infer_pair(args[0], args[1]));
                 let x = self.value(b, args[0], t)?;
                 let y = self.value(b, args[1], Some(x.ty))?;
-                self.minmax(b, &name, x, y, c)?
+                self.minmax(b, name, x, y, c)?
             }
             "fma" => {
-                arity(3, "a, b, c")?;
+                call.arity(3, "a, b, c")?;
                 let t = expect.or_else(|| args.iter().find_map(|a| self.infer(a)));
                 let x = self.value(b, args[0], t)?;
                 let y = self.value(b, args[1], Some(x.ty))?;
@@ -1947,42 +1980,22 @@ impl Lower {
             Expr::Call(c) => c,
             _ => return Ok(None),
         };
-        let Expr::Path(p) = &*c.func else {
+        let Some(call) = Call::of(c) else {
             return Ok(None);
         };
-        let seg = p.path.segments.last().expect("a path has a segment");
-        let name = seg.ident.to_string();
+        let (name, args) = (&call.name, &call.args);
         if !TILE_MAKERS.contains(&name.as_str()) {
             return Ok(None);
         }
-        if !seg.arguments.is_empty() {
-            return err(
-                &seg.arguments,
-                format!("`{name}` takes no generic arguments"),
-            );
-        }
-        let args: Vec<&Expr> = c.args.iter().collect();
-        let arity = |n: usize, what: &str| -> Result<()> {
-            if args.len() == n {
-                Ok(())
-            } else {
-                err(
-                    c,
-                    format!(
-                        "`{name}` takes {n} argument(s) ({what}), found {}",
-                        args.len()
-                    ),
-                )
-            }
-        };
+        call.no_generics()?;
         let made = match name.as_str() {
             "frag_zero" => {
-                arity(0, "none")?;
+                call.arity(0, "none")?;
                 (b.frag_zero(), TileTy::Frag(FragRole::Acc))
             }
             "frag_load_a" | "frag_load_b" => {
-                arity(2, "&tile[i], stride")?;
-                let (ptr, elem) = self.elem_ref(b, args[0], &name, false)?;
+                call.arity(2, "&tile[i], stride")?;
+                let (ptr, elem) = self.elem_ref(b, args[0], name, false)?;
                 if elem != S::BF16 {
                     return err(
                         args[0],
@@ -1998,21 +2011,21 @@ impl Lower {
                 (b.frag_load(role, ptr, stride.v), TileTy::Frag(role))
             }
             "mma" => {
-                arity(3, "a, b, accumulator")?;
+                call.arity(3, "a, b, accumulator")?;
                 let x = self.tile_arg(b, args[0], TileTy::Frag(FragRole::A))?;
                 let y = self.tile_arg(b, args[1], TileTy::Frag(FragRole::B))?;
                 let acc = self.tile_arg(b, args[2], TileTy::Frag(FragRole::Acc))?;
                 (b.mma(x, y, acc), TileTy::Frag(FragRole::Acc))
             }
             "load_vec8" => {
-                arity(1, "&a[i]")?;
-                let (ptr, elem) = self.elem_ref(b, args[0], &name, false)?;
+                call.arity(1, "&a[i]")?;
+                let (ptr, elem) = self.elem_ref(b, args[0], name, false)?;
                 check_vector_elem(args[0], elem)?;
                 let ty = TileTy::Vector(elem);
                 (b.load(ptr, ty.ir()), ty)
             }
             _ => {
-                arity(1, "a scalar for every lane")?;
+                call.arity(1, "a scalar for every lane")?;
                 let t = self.infer(args[0]);
                 let x = self.value(b, args[0], t)?;
                 check_vector_elem(args[0], x.ty)?;
