@@ -48,9 +48,10 @@ pub fn reduce_partial(input: &[f32], partials: &mut [f32], n: u32) {
 ///
 /// A workgroup of 8 subgroups computes 128 x 128 output tiles; the subgroups form a 2 x 4
 /// grid over the tile, each accumulating a 64 x 32 sub-tile as 4 x 2 fragments (`cIJ`), so
-/// every `a` fragment feeds two `mma`s and every `b` fragment four. Per 32-deep step the
-/// tile's `a` (128 x 32, row stride 40) and `b` (32 x 128, row stride 136) are staged in
-/// shared memory, zero outside the matrices; the padded strides are multiples of 8, as
+/// every `a` fragment feeds two `mma`s and every `b` fragment four. Per 64-deep step the
+/// tile's `a` (128 x 64, row stride 72) and `b` (64 x 128, row stride 136) are staged in
+/// shared memory (64 deep rather than 32 halves the barriers per `mma`; with the scratch
+/// below it stays just under the 48 KiB of static shared memory CUDA allows), zero outside the matrices; the padded strides are multiples of 8, as
 /// fragment loads need, and odd numbers of 16-byte units, so the rows of a matrix load hit
 /// distinct banks. When K and N are multiples of 8 the staging moves 16-byte vectors (each
 /// wholly inside or wholly outside the matrix), otherwise single elements.
@@ -78,8 +79,8 @@ pub fn gemm<const PERSISTENT: u32>(
     n: u32,
     k: u32,
 ) {
-    let a_tile = shared_array::<bf16, { 128 * 40 }>();
-    let b_tile = shared_array::<bf16, { 32 * 136 }>();
+    let a_tile = shared_array::<bf16, { 128 * 72 }>();
+    let b_tile = shared_array::<bf16, { 64 * 136 }>();
     let scratch = shared_array::<f32, { 8 * 16 * 24 }>();
     let claimed = shared_array::<u32, 1>();
     let tid = workitem_id_x();
@@ -110,18 +111,18 @@ pub fn gemm<const PERSISTENT: u32>(
         let mut c21 = frag_zero();
         let mut c30 = frag_zero();
         let mut c31 = frag_zero();
-        for k0 in (0..k).step_by(32) {
+        for k0 in (0..k).step_by(64) {
             if vectors {
-                for i in (tid..512).step_by(threads) {
-                    let r = i >> 2;
-                    let col = (i & 3) * 8;
+                for i in (tid..1024).step_by(threads) {
+                    let r = i >> 3;
+                    let col = (i & 7) * 8;
                     let mut v = splat8(zero);
                     if m0 + r < m && k0 + col < k {
                         v = load_vec8(&a[(m0 + r) * k + k0 + col]);
                     }
-                    store_vec8(&a_tile[r * 40 + col], v);
+                    store_vec8(&a_tile[r * 72 + col], v);
                 }
-                for i in (tid..512).step_by(threads) {
+                for i in (tid..1024).step_by(threads) {
                     let r = i >> 4;
                     let col = (i & 15) * 8;
                     let mut v = splat8(zero);
@@ -131,16 +132,16 @@ pub fn gemm<const PERSISTENT: u32>(
                     store_vec8(&b_tile[r * 136 + col], v);
                 }
             } else {
-                for i in (tid..4096).step_by(threads) {
-                    let r = i >> 5;
-                    let col = i & 31;
+                for i in (tid..8192).step_by(threads) {
+                    let r = i >> 6;
+                    let col = i & 63;
                     let mut v = zero;
                     if m0 + r < m && k0 + col < k {
                         v = a[(m0 + r) * k + k0 + col];
                     }
-                    a_tile[r * 40 + col] = v;
+                    a_tile[r * 72 + col] = v;
                 }
-                for i in (tid..4096).step_by(threads) {
+                for i in (tid..8192).step_by(threads) {
                     let r = i >> 7;
                     let col = i & 127;
                     let mut v = zero;
@@ -151,36 +152,38 @@ pub fn gemm<const PERSISTENT: u32>(
                 }
             }
             barrier();
-            // Both 16-deep halves of the step, written out: straight-line code lets the
-            // fragment loads of one half overlap the `mma`s of the other.
-            let a0 = frag_load_a(&a_tile[sub_row * 40], 40);
-            let a1 = frag_load_a(&a_tile[(sub_row + 16) * 40], 40);
-            let a2 = frag_load_a(&a_tile[(sub_row + 32) * 40], 40);
-            let a3 = frag_load_a(&a_tile[(sub_row + 48) * 40], 40);
-            let b0 = frag_load_b(&b_tile[sub_col], 136);
-            let b1 = frag_load_b(&b_tile[sub_col + 16], 136);
-            c00 = mma(a0, b0, c00);
-            c01 = mma(a0, b1, c01);
-            c10 = mma(a1, b0, c10);
-            c11 = mma(a1, b1, c11);
-            c20 = mma(a2, b0, c20);
-            c21 = mma(a2, b1, c21);
-            c30 = mma(a3, b0, c30);
-            c31 = mma(a3, b1, c31);
-            let a0 = frag_load_a(&a_tile[sub_row * 40 + 16], 40);
-            let a1 = frag_load_a(&a_tile[(sub_row + 16) * 40 + 16], 40);
-            let a2 = frag_load_a(&a_tile[(sub_row + 32) * 40 + 16], 40);
-            let a3 = frag_load_a(&a_tile[(sub_row + 48) * 40 + 16], 40);
-            let b0 = frag_load_b(&b_tile[16 * 136 + sub_col], 136);
-            let b1 = frag_load_b(&b_tile[16 * 136 + sub_col + 16], 136);
-            c00 = mma(a0, b0, c00);
-            c01 = mma(a0, b1, c01);
-            c10 = mma(a1, b0, c10);
-            c11 = mma(a1, b1, c11);
-            c20 = mma(a2, b0, c20);
-            c21 = mma(a2, b1, c21);
-            c30 = mma(a3, b0, c30);
-            c31 = mma(a3, b1, c31);
+            // Two 32-deep halves; inside each, both 16-deep quarters written out: straight-line
+            // code lets the fragment loads of one quarter overlap the `mma`s of the other.
+            for kh in (0..64u32).step_by(32) {
+                let a0 = frag_load_a(&a_tile[sub_row * 72 + kh], 72);
+                let a1 = frag_load_a(&a_tile[(sub_row + 16) * 72 + kh], 72);
+                let a2 = frag_load_a(&a_tile[(sub_row + 32) * 72 + kh], 72);
+                let a3 = frag_load_a(&a_tile[(sub_row + 48) * 72 + kh], 72);
+                let b0 = frag_load_b(&b_tile[kh * 136 + sub_col], 136);
+                let b1 = frag_load_b(&b_tile[kh * 136 + sub_col + 16], 136);
+                c00 = mma(a0, b0, c00);
+                c01 = mma(a0, b1, c01);
+                c10 = mma(a1, b0, c10);
+                c11 = mma(a1, b1, c11);
+                c20 = mma(a2, b0, c20);
+                c21 = mma(a2, b1, c21);
+                c30 = mma(a3, b0, c30);
+                c31 = mma(a3, b1, c31);
+                let a0 = frag_load_a(&a_tile[sub_row * 72 + kh + 16], 72);
+                let a1 = frag_load_a(&a_tile[(sub_row + 16) * 72 + kh + 16], 72);
+                let a2 = frag_load_a(&a_tile[(sub_row + 32) * 72 + kh + 16], 72);
+                let a3 = frag_load_a(&a_tile[(sub_row + 48) * 72 + kh + 16], 72);
+                let b0 = frag_load_b(&b_tile[(kh + 16) * 136 + sub_col], 136);
+                let b1 = frag_load_b(&b_tile[(kh + 16) * 136 + sub_col + 16], 136);
+                c00 = mma(a0, b0, c00);
+                c01 = mma(a0, b1, c01);
+                c10 = mma(a1, b0, c10);
+                c11 = mma(a1, b1, c11);
+                c20 = mma(a2, b0, c20);
+                c21 = mma(a2, b1, c21);
+                c30 = mma(a3, b0, c30);
+                c31 = mma(a3, b1, c31);
+            }
             barrier();
         }
 
