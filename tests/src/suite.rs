@@ -77,12 +77,7 @@ pub const CASES: &[Case] = &[
 fn kernels_gemm(device: &Device, _reference: &Module, seed: u64) -> Result<Outcome> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let (m, n, kk) = (257usize, 136usize, 72usize);
-    let mut draw = |len: usize| -> Vec<bf16> {
-        (0..len)
-            .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
-            .collect()
-    };
-    let (a, b) = (draw(m * kk), draw(kk * n));
+    let (a, b) = (random_bf16(&mut rng, m * kk), random_bf16(&mut rng, kk * n));
     let (da, db) = (
         Buffer::from_slice(device, &a)?,
         Buffer::from_slice(device, &b)?,
@@ -125,6 +120,13 @@ fn kernels_gemm(device: &Device, _reference: &Module, seed: u64) -> Result<Outco
 /// Loads the embedded reference module on `device`.
 pub fn load(device: &Device) -> Result<Module> {
     device.load_module(&crate::REFERENCE.image()?)
+}
+
+/// `len` bf16 values uniform in [-1, 1).
+fn random_bf16(rng: &mut SmallRng, len: usize) -> Vec<bf16> {
+    (0..len)
+        .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
+        .collect()
 }
 
 /// A buffer of `len` elements filled with `poison`, so that unwritten outputs show.
@@ -245,12 +247,7 @@ fn workgroup_sum(device: &Device, module: &Module, seed: u64) -> Result<Outcome>
 fn matmul_bf16(device: &Device, module: &Module, seed: u64) -> Result<Outcome> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let (m, n, kk) = (130usize, 96usize, 72usize);
-    let mut draw = |len: usize| -> Vec<bf16> {
-        (0..len)
-            .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
-            .collect()
-    };
-    let (a, b) = (draw(m * kk), draw(kk * n));
+    let (a, b) = (random_bf16(&mut rng, m * kk), random_bf16(&mut rng, kk * n));
     let (da, db) = (
         Buffer::from_slice(device, &a)?,
         Buffer::from_slice(device, &b)?,
