@@ -56,8 +56,13 @@
 //! and on `u32` counters `&c[i]`: `signal(&c[i], n, Scope::System)` (after a barrier, one
 //! release add), `wait(&c[i], expected, Scope::System, task)` (bounded: on timeout the
 //! workgroup records rank, workgroup, `task` and the counter's index `i`, and returns) and
-//! `let t = claim(&head[i], len);` (a workgroup-wide ticket, `>= len` once drained). These
-//! act once per workgroup and contain barriers: call them in uniform control flow.
+//! `let t = claim(&head[i], len);` (a workgroup-wide ticket, `>= len` once drained). The
+//! role switch `dispatch(&comm_head[i], n_comm, &compute_head[j], n_compute, Scope::System,
+//! |t| (&ready[k], expected), |t| { comm }, |t| { compute })` lowers to
+//! `kosmos_sched::Sched::dispatch_loop`; its closures are syntax only, lowered inline with
+//! the task bound to their parameter, and the roles may not assign outer variables,
+//! `break` out of the loop, `return` or nest a `dispatch`. These act once per workgroup
+//! and contain barriers: call them in uniform control flow.
 //!
 //! Every misuse is a [`syn::Error`] at the user's own tokens.
 

@@ -11,8 +11,10 @@ use kosmos_ir::{
     BinOp, CmpPred, Constant, Dim, FragRole, IdKind, Kernel, KernelBuilder, Ordering, RmwOp,
     ScalarType, Scope, Type, UnOp, Value,
 };
-use kosmos_sched::{Sched, SchedOptions, Team};
+use kosmos_sched::{Queues, Sched, SchedOptions, Team};
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use syn::visit::Visit;
 use syn::{Error, Expr, Result};
 
@@ -69,6 +71,7 @@ pub const INTRINSICS: &[&str] = &[
     "wait",
     "claim",
     "start_barrier",
+    "dispatch",
 ];
 
 /// Intrinsics that make a tile value (a fragment or a vector) rather than a scalar.
@@ -166,8 +169,11 @@ struct Lower {
     depth: usize,
     /// The current region already ended with `break` or `return`.
     terminated: bool,
-    /// The scheduling context of a kernel with a `team: &Team` parameter.
-    sched: Option<Sched>,
+    /// The scheduling context of a kernel with a `team: &Team` parameter (shared: the
+    /// role bodies of `dispatch` are lowered while its loop holds it).
+    sched: Option<Rc<Sched>>,
+    /// Lowering a role body of `dispatch`.
+    in_role: bool,
 }
 
 fn err<T>(tokens: impl quote::ToTokens, message: impl std::fmt::Display) -> Result<T> {
@@ -266,7 +272,8 @@ impl KernelDef {
             loops: Vec::new(),
             depth: 0,
             terminated: false,
-            sched: team.map(|t| Sched::new(&mut b, t, SchedOptions::default())),
+            sched: team.map(|t| Rc::new(Sched::new(&mut b, t, SchedOptions::default()))),
+            in_role: false,
         };
         if let Some(v) = l.stmts(&mut b, &self.body.stmts, None)? {
             let tail = self
@@ -677,6 +684,12 @@ impl Lower {
                 return err(c, "`continue` is not supported in kernels: use `if`");
             }
             Expr::Return(r) => {
+                if self.in_role {
+                    return err(
+                        r,
+                        "`return` cannot leave a `dispatch` role: the loop ends when both queues are drained",
+                    );
+                }
                 if let Some(v) = &r.expr {
                     return err(v, "kernels return nothing: write results into a `&mut [T]`");
                 }
@@ -1685,6 +1698,14 @@ impl Lower {
                     .wait(b, ptr, expected.v, scope, task.v, id);
                 return Ok(None);
             }
+            "dispatch" => {
+                call.arity(
+                    8,
+                    "&comm_head[i], n_comm, &compute_head[j], n_compute, scope, |t| (&ready[k], expected), |t| { comm }, |t| { compute }",
+                )?;
+                self.dispatch(b, c, args)?;
+                return Ok(None);
+            }
             "claim" => {
                 call.arity(2, "&head[i], len")?;
                 let (ptr, _) = self.counter_ref(b, args[0], name)?;
@@ -1885,7 +1906,7 @@ impl Lower {
     // ---- scheduling ----
 
     /// The scheduling context, or an error at `c` for a kernel without a team.
-    fn sched(&self, c: &syn::ExprCall, name: &str) -> Result<&Sched> {
+    fn sched(&self, c: &syn::ExprCall, name: &str) -> Result<&Rc<Sched>> {
         self.sched.as_ref().ok_or_else(|| {
             Error::new_spanned(
                 c,
@@ -1915,6 +1936,116 @@ impl Lower {
                 "`{name}` takes a counter: an element reference `&counters[i]` of a `&mut [u32]`"
             ),
         )
+    }
+
+    /// `dispatch(&comm_head[i], n_comm, &compute_head[j], n_compute, scope,
+    /// |t| (&ready[k], expected), |t| { comm }, |t| { compute })`: the role switch,
+    /// lowered onto `Sched::dispatch_loop`. The closures are syntax only: each is lowered
+    /// inline with its parameter bound to the task (`u32`); the readiness one is lowered
+    /// twice (the head check and the bounded wait), the roles once each. The roles run
+    /// inside the dispatch loop without carried values, so they may not assign outer
+    /// variables, `break` out of it, `return`, or nest another `dispatch`.
+    fn dispatch(&mut self, b: &mut KernelBuilder, c: &syn::ExprCall, args: &[&Expr]) -> Result<()> {
+        if self.in_role {
+            return err(
+                c,
+                "`dispatch` cannot be nested in a role of another `dispatch`",
+            );
+        }
+        let sched = Rc::clone(self.sched(c, "dispatch")?);
+        let (comm_head, _) = self.counter_ref(b, args[0], "dispatch")?;
+        let comm_len = self.value(b, args[1], Some(S::U32))?.v;
+        let (compute_head, _) = self.counter_ref(b, args[2], "dispatch")?;
+        let compute_len = self.value(b, args[3], Some(S::U32))?.v;
+        let ready_scope = scope(args[4])?;
+        let (ready_task, ready_body) = role_closure(args[5], "the readiness")?;
+        let syn::Expr::Tuple(ready) = strip_parens(ready_body) else {
+            return err(
+                ready_body,
+                "the readiness closure returns `(&counter[i], expected)`",
+            );
+        };
+        let [counter, expected] = ready.elems.iter().collect::<Vec<_>>()[..] else {
+            return err(
+                ready,
+                "the readiness closure returns `(&counter[i], expected)`",
+            );
+        };
+        let roles = [
+            role_closure(args[6], "the communication")?,
+            role_closure(args[7], "the compute")?,
+        ];
+        for (_, body) in &roles {
+            let assigned = self.assigned_outer(|a| a.visit_expr(body));
+            if let Some(name) = assigned.first() {
+                return err(
+                    body,
+                    format!(
+                        "a `dispatch` role cannot assign the outer variable `{name}`: its loop carries no values"
+                    ),
+                );
+            }
+        }
+        let q = Queues {
+            compute_head,
+            compute_len,
+            comm_head,
+            comm_len,
+            ready_scope,
+        };
+        // `break` inside a role would leave the dispatch loop: no enclosing loop is visible.
+        let outer_loops = std::mem::take(&mut self.loops);
+        self.in_role = true;
+        let failed = RefCell::new(Ok(()));
+        let this = RefCell::new(&mut *self);
+        let role = |b: &mut KernelBuilder, task: Value, (name, body): (String, &Expr)| {
+            let mut failed = failed.borrow_mut();
+            this.borrow_mut().region(b, &mut failed, |l, b| {
+                l.scopes.push(HashMap::new());
+                l.bind(name, task_binding(task));
+                let r = l.expr(b, body, None);
+                l.scopes.pop();
+                r?;
+                Ok(Vec::new())
+            });
+        };
+        let [comm, compute] = roles;
+        sched.dispatch_loop(
+            b,
+            &q,
+            |b, task| {
+                let mut l = this.borrow_mut();
+                l.scopes.push(HashMap::new());
+                l.bind(ready_task.clone(), task_binding(task));
+                let r = l
+                    .counter_ref(b, counter, "dispatch")
+                    .and_then(|(ptr, index)| {
+                        let expected = l.value(b, expected, Some(S::U32))?.v;
+                        // The counter's index names it in the error record of a timed-out wait.
+                        let id = if index.ty == S::U32 {
+                            index.v
+                        } else {
+                            b.cast(index.v, Type::U32)
+                        };
+                        Ok((ptr, expected, id))
+                    });
+                l.scopes.pop();
+                r.unwrap_or_else(|e| {
+                    let mut failed = failed.borrow_mut();
+                    if failed.is_ok() {
+                        *failed = Err(e);
+                    }
+                    // Well-typed placeholders: the kernel is discarded.
+                    let zero = b.const_u32(0);
+                    (comm_head, zero, zero)
+                })
+            },
+            |b, task| role(b, task, comm),
+            |b, task| role(b, task, compute),
+        );
+        self.in_role = false;
+        self.loops = outer_loops;
+        failed.into_inner()
     }
 
     /// `peer::<T, K>(rank)`: rank `rank`'s copy of symmetric buffer `K` (the world's
@@ -2163,6 +2294,31 @@ impl Lower {
     }
 }
 
+/// A closure argument of `dispatch`: `|t| body` with one plain parameter, the task.
+fn role_closure<'a>(e: &'a Expr, what: &str) -> Result<(String, &'a Expr)> {
+    let usage = format!("{what} argument of `dispatch` is a closure of the task: `|t| ...`");
+    let Expr::Closure(c) = strip_parens(e) else {
+        return err(e, usage);
+    };
+    match c.inputs.iter().collect::<Vec<_>>()[..] {
+        [syn::Pat::Ident(p)]
+            if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() =>
+        {
+            Ok((p.ident.to_string(), &c.body))
+        }
+        _ => err(&c.inputs, usage),
+    }
+}
+
+/// The task parameter of a `dispatch` closure.
+fn task_binding(task: Value) -> Binding {
+    Binding::Local {
+        v: task,
+        ty: S::U32,
+        mutable: false,
+    }
+}
+
 /// Names assigned (`x = ...`, `x += ...`) anywhere in a syntax tree.
 struct Assigned(Vec<String>);
 
@@ -2398,4 +2554,66 @@ fn check_atomic_type(e: &Expr, name: &str, elem: ScalarType, f32_ok: bool) -> Re
             rust_name(elem)
         ),
     )
+}
+
+#[cfg(test)]
+mod dispatch_tests {
+    use crate::lower_source;
+
+    /// A team kernel whose `dispatch` call has `args` (after the queues, lengths and scope).
+    fn with_roles(roles: &str) -> String {
+        format!(
+            "#[kernel] fn k(team: &Team, n: u32) {{ let q = peer::<u32, 1>(team_rank()); \
+             let mut x = 0u32; \
+             dispatch(&q[0], n, &q[1], n, Scope::System, {roles}); }}"
+        )
+    }
+
+    fn error(src: &str) -> String {
+        lower_source(src)
+            .expect_err("the kernel should not lower")
+            .to_string()
+    }
+
+    #[test]
+    fn dispatch_lowers_its_roles_inline() {
+        let src = with_roles("|t| (&q[2 + t], 1), |t| { q[t] = t; }, |t| { q[t] = 2 * t; }");
+        assert!(lower_source(&src).is_ok());
+    }
+
+    #[test]
+    fn dispatch_misuse_is_an_error() {
+        for (roles, want) in [
+            (
+                "|t| (&q[t], 1), |t| { x = t; }, |t| {}",
+                "cannot assign the outer variable `x`",
+            ),
+            (
+                "|t| (&q[t], 1), |t| { break; }, |t| {}",
+                "`break` outside of a loop",
+            ),
+            (
+                "|t| (&q[t], 1), |t| {}, |t| { return; }",
+                "`return` cannot leave a `dispatch` role",
+            ),
+            (
+                "|t| &q[t], |t| {}, |t| {}",
+                "returns `(&counter[i], expected)`",
+            ),
+            ("|t| (&q[t], 1), 3u32, |t| {}", "closure of the task"),
+            ("|a, b| (&q[a], 1), |t| {}, |t| {}", "closure of the task"),
+            (
+                "|t| (&q[t], 1), |t| { dispatch(&q[0], 1u32, &q[1], 1u32, Scope::System, |s| (&q[s], 1), |s| {}, |s| {}); }, |t| {}",
+                "cannot be nested",
+            ),
+            ("|t| (&q[t], 1), |t| { q[y] = t; }, |t| {}", "y"),
+        ] {
+            let e = error(&with_roles(roles));
+            assert!(e.contains(want), "{roles}: {e}");
+        }
+        let e = error(
+            "#[kernel] fn k(a: &mut [u32]) { dispatch(&a[0], 1u32, &a[1], 1u32, Scope::System, |t| (&a[t], 1), |t| {}, |t| {}); }",
+        );
+        assert!(e.contains("needs a world"), "{e}");
+    }
 }

@@ -13,6 +13,9 @@ pub mod allgather_buffers {
     pub const READY: u32 = 3;
     pub const OUT: u32 = 4;
     pub const QUEUES: u32 = 5;
+    /// Per-task run counts of [`super::allgather_scale_dispatch`] (`2 * ranks` u32: the
+    /// pushes, then the consumer rows).
+    pub const TALLY: u32 = 6;
 }
 
 /// A ring all-gather with a consumer: every rank pushes its shard into every rank's
@@ -63,4 +66,53 @@ pub fn allgather_scale(team: &Team, chunk: u32, scale: f32, skip: u32) {
             out[at] = gathered[at] * scale + 1.0;
         }
     }
+}
+
+/// [`allgather_scale`] through the role switch: one persistent loop in which every
+/// workgroup serves both queues. The pushes are communication tasks; the consumer rows
+/// (task `src` computes source `src`'s shard) are compute tasks gated on `ready[src]`. A
+/// free workgroup takes the head row once its shard has arrived, else claims a push, else
+/// waits (bounded) for the head row. Lane 0 of every task counts it in `tally`.
+#[kernel(max_workgroup_size = 64)]
+pub fn allgather_scale_dispatch(team: &Team, chunk: u32, scale: f32) {
+    start_barrier();
+    let rank = team_rank();
+    let ranks = world_size();
+    let lane = workitem_id_x();
+    let lanes = workgroup_size_x();
+    let shard = peer::<f32, 1>(rank);
+    let ready = peer::<u32, 3>(rank);
+    let gathered = peer::<f32, 2>(rank);
+    let out = peer::<f32, 4>(rank);
+    let queues = peer::<u32, 5>(rank);
+    let tally = peer::<u32, 6>(rank);
+    dispatch(
+        &queues[0],
+        ranks,
+        &queues[1],
+        ranks,
+        Scope::System,
+        |src| (&ready[src], 1),
+        |t| {
+            let dest = (rank + t) % ranks;
+            let remote = peer::<f32, 2>(dest);
+            for i in (lane..chunk).step_by(lanes) {
+                remote[rank * chunk + i] = shard[i];
+            }
+            if lane == 0 {
+                atomic_add(&tally[t], 1, Ordering::Relaxed, Scope::Agent);
+            }
+            let remote_ready = peer::<u32, 3>(dest);
+            signal(&remote_ready[rank], 1, Scope::System);
+        },
+        |src| {
+            for i in (lane..chunk).step_by(lanes) {
+                let at = src * chunk + i;
+                out[at] = gathered[at] * scale + 1.0;
+            }
+            if lane == 0 {
+                atomic_add(&tally[ranks + src], 1, Ordering::Relaxed, Scope::Agent);
+            }
+        },
+    );
 }

@@ -4,7 +4,9 @@
 
 use kosmos_runtime::{Device, Module, SymmetricBuffer, World, WorldError, WorldOptions};
 use kosmos_sched::WaitKind;
-use kosmos_sched_tests::dsl_kernels::{allgather_buffers as buf, allgather_scale};
+use kosmos_sched_tests::dsl_kernels::{
+    allgather_buffers as buf, allgather_scale, allgather_scale_dispatch,
+};
 use kosmos_sched_tests::{DSL, seed};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
@@ -16,6 +18,8 @@ struct Run {
     shards: Vec<Vec<f32>>,
     gathered: SymmetricBuffer<f32>,
     out: SymmetricBuffer<f32>,
+    /// Per-task run counts of `allgather_scale_dispatch` (zeroed).
+    tally: SymmetricBuffer<u32>,
     /// The rest of the kernel's buffers, kept alive for its launches (the shard, the
     /// counters, the queue heads).
     _inputs: (
@@ -40,12 +44,14 @@ fn setup(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Run {
     let ready = world.alloc_symmetric::<u32>(ranks as usize + 1).unwrap();
     let out = world.alloc_symmetric::<f32>(n).unwrap();
     let queues = world.alloc_symmetric::<u32>(2).unwrap();
+    let tally = world.alloc_symmetric::<u32>(2 * ranks as usize).unwrap();
     let indices = [shard.index(), gathered.index(), ready.index(), out.index()];
     assert_eq!(
-        (indices, queues.index()),
+        (indices, queues.index(), tally.index()),
         (
             [buf::SHARD, buf::GATHERED, buf::READY, buf::OUT],
-            buf::QUEUES
+            buf::QUEUES,
+            buf::TALLY
         )
     );
     let mut shards = Vec::new();
@@ -61,6 +67,7 @@ fn setup(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Run {
         shards,
         gathered,
         out,
+        tally,
         _inputs: (shard, ready, queues),
     }
 }
@@ -89,25 +96,61 @@ fn dsl_allgather_delivers_every_shard_and_computes_after_its_signal() {
                 u32::MAX,
             )
             .unwrap_or_else(|e| panic!("R={ranks} W={per_rank} seed {seed}: {e}"));
-            let all: Vec<f32> = run.shards.concat();
+            check_gathered_and_scaled(&run, scale, &format!("R={ranks} W={per_rank} seed {seed}"));
+        }
+    }
+}
+
+/// Every rank holds every shard bit for bit and `out = gathered * scale + 1` (checked in
+/// f64).
+fn check_gathered_and_scaled(run: &Run, scale: f32, what: &str) {
+    let all: Vec<f32> = run.shards.concat();
+    for r in 0..run.world.ranks() {
+        let gathered = run.gathered.rank(r).download().unwrap();
+        assert!(
+            gathered
+                .iter()
+                .zip(&all)
+                .all(|(g, x)| g.to_bits() == x.to_bits()),
+            "{what}: rank {r} gathered the wrong shards"
+        );
+        let out = run.out.rank(r).download().unwrap();
+        for (i, (y, x)) in out.iter().zip(&all).enumerate() {
+            let want = f64::from(*x) * f64::from(scale) + 1.0;
+            let rel = (f64::from(*y) - want).abs() / want.abs().max(1e-3);
+            assert!(rel <= 1e-6, "{what}: rank {r} out[{i}] = {y}, want {want}");
+        }
+    }
+}
+
+#[test]
+fn dsl_dispatch_runs_every_push_and_row_once_after_its_signal() {
+    let device = Device::cpu_with_resident_limit(16);
+    let module = load(&device);
+    for ranks in [1, 2, 4] {
+        for per_rank in [1, 3] {
+            let seed = seed();
+            let what = format!("R={ranks} W={per_rank} seed {seed}");
+            println!("{what}");
+            let mut run = setup(&device, ranks, None, seed);
+            let scale = 1.25f32;
+            allgather_scale_dispatch::launch(
+                &mut run.world,
+                &module,
+                per_rank,
+                BLOCK,
+                CHUNK,
+                scale,
+            )
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            check_gathered_and_scaled(&run, scale, &what);
             for r in 0..ranks {
-                let gathered = run.gathered.rank(r).download().unwrap();
-                assert!(
-                    gathered
-                        .iter()
-                        .zip(&all)
-                        .all(|(g, x)| g.to_bits() == x.to_bits()),
-                    "R={ranks} W={per_rank} seed {seed}: rank {r} gathered the wrong shards"
+                let tally = run.tally.rank(r).download().unwrap();
+                assert_eq!(
+                    tally,
+                    vec![1; 2 * ranks as usize],
+                    "{what}: rank {r} ran its pushes and rows these many times"
                 );
-                let out = run.out.rank(r).download().unwrap();
-                for (i, (y, x)) in out.iter().zip(&all).enumerate() {
-                    let want = f64::from(*x) * f64::from(scale) + 1.0;
-                    let rel = (f64::from(*y) - want).abs() / want.abs().max(1e-3);
-                    assert!(
-                        rel <= 1e-6,
-                        "R={ranks} W={per_rank} seed {seed}: rank {r} out[{i}] = {y}, want {want}"
-                    );
-                }
             }
         }
     }
