@@ -315,6 +315,13 @@ impl Lower {
     }
 
     /// Gives the innermost variable `name` (a mutable local) a new value.
+    /// After an `if` or a loop: the outer variables it assigned now name its results.
+    fn rebind(&mut self, carried: &[String], results: &[Value]) {
+        for (name, v) in carried.iter().zip(results) {
+            self.set_local(name, *v);
+        }
+    }
+
     fn set_local(&mut self, name: &str, value: Value) {
         for scope in self.scopes.iter_mut().rev() {
             if let Some(Binding::Local { v, .. } | Binding::Tile { v, .. }) = scope.get_mut(name) {
@@ -1276,9 +1283,7 @@ impl Lower {
             )
         };
         failed?;
-        for (name, v) in carried.iter().zip(&results) {
-            self.set_local(name, *v);
-        }
+        self.rebind(&carried, &results);
         Ok(value_ty.map(|ty| Val {
             v: *results.last().expect("the if's value"),
             ty,
@@ -1362,9 +1367,7 @@ impl Lower {
         });
         self.loops.pop();
         failed?;
-        for (name, v) in carried.iter().zip(&results) {
-            self.set_local(name, *v);
-        }
+        self.rebind(&carried, &results);
         Ok(())
     }
 
@@ -1398,9 +1401,7 @@ impl Lower {
             })
         });
         failed?;
-        for (name, v) in carried.iter().zip(&results) {
-            self.set_local(name, *v);
-        }
+        self.rebind(&carried, &results);
         Ok(())
     }
 
@@ -1444,9 +1445,7 @@ impl Lower {
             })
         });
         failed?;
-        for (name, v) in carried.iter().zip(&results) {
-            self.set_local(name, *v);
-        }
+        self.rebind(&carried, &results);
         Ok(value_ty.map(|ty| Val {
             v: *results.last().expect("the loop's value"),
             ty,
