@@ -144,6 +144,9 @@ impl TileTy {
             TileTy::Frag(FragRole::Acc) => {
                 "an accumulator fragment (from `frag_zero` or `mma`)".into()
             }
+            TileTy::Frag(FragRole::WideAcc) => {
+                "a wide accumulator (from `wide_zero` or `mma_group`)".into()
+            }
             TileTy::Vector(elem) => format!("a vector of {VEC_LANES} {}", rust_name(elem)),
         }
     }

@@ -368,7 +368,16 @@ impl KernelBuilder {
 
     /// A `frag<acc>` of zeros.
     pub fn frag_zero(&mut self) -> Value {
-        self.value(Op::FragZero)
+        self.value(Op::FragZero {
+            role: FragRole::Acc,
+        })
+    }
+
+    /// A `frag<wacc>` of zeros.
+    pub fn wide_zero(&mut self) -> Value {
+        self.value(Op::FragZero {
+            role: FragRole::WideAcc,
+        })
     }
 
     /// Loads a row-major `bf16` tile (`stride` `u32` elements between rows) as a fragment.
@@ -376,14 +385,56 @@ impl KernelBuilder {
         self.value(Op::FragLoad { role, ptr, stride })
     }
 
-    /// Stores a `frag<acc>` as a row-major `f32` tile.
+    /// Stores a `frag<acc>` or `frag<wacc>` as a row-major `f32` tile.
     pub fn frag_store(&mut self, ptr: Value, value: Value, stride: Value) {
-        self.push(Op::FragStore { ptr, value, stride });
+        self.push(Op::FragStore {
+            ptr,
+            value,
+            stride,
+            within: None,
+        });
+    }
+
+    /// Stores the part of an accumulator inside `rows x cols` (`u32`s).
+    pub fn frag_store_within(
+        &mut self,
+        ptr: Value,
+        value: Value,
+        stride: Value,
+        rows: Value,
+        cols: Value,
+    ) {
+        self.push(Op::FragStore {
+            ptr,
+            value,
+            stride,
+            within: Some((rows, cols)),
+        });
     }
 
     /// `acc + a x b`.
     pub fn mma(&mut self, a: Value, b: Value, acc: Value) -> Value {
         self.value(Op::Mma { a, b, acc })
+    }
+
+    /// `acc + A x B` over a group of four subgroups, `A` and `B` swizzled tiles in shared
+    /// memory (see [`Op::MmaGroup`]).
+    pub fn mma_group(&mut self, a: Value, b: Value, acc: Value) -> Value {
+        self.value(Op::MmaGroup { a, b, acc })
+    }
+
+    /// Starts a 16-byte copy from `src` (global) to `dst` (shared); zeros when `pred` is
+    /// false.
+    pub fn copy_async(&mut self, dst: Value, src: Value, pred: Value) {
+        self.push(Op::CopyAsync { dst, src, pred });
+    }
+
+    pub fn async_commit(&mut self) {
+        self.push(Op::AsyncCommit);
+    }
+
+    pub fn async_wait(&mut self, pending: u32) {
+        self.push(Op::AsyncWait { pending });
     }
 
     /// `workgroup_id * workgroup_size + workitem_id` in dimension x, as `u32`.

@@ -56,6 +56,9 @@ pub struct Kernel {
     pub params: Vec<Value>,
     /// The largest workgroup a launch may use (lowered to the targets' launch bounds).
     pub max_workgroup_size: u32,
+    /// A tighter bound in subgroups, when given: a target's bound is
+    /// [`Kernel::workgroup_bound`] (eight subgroups are 256 lanes on NVIDIA, 512 on AMD).
+    pub max_subgroups: Option<u32>,
     pub body: Region,
     pub values: Vec<ValueData>,
 }
@@ -89,12 +92,53 @@ impl fmt::Display for InstPos {
     }
 }
 
+/// Alignment of a shared allocation of `bytes` bytes, the same on every target: 1024 from
+/// 1 KiB up (what `mma.group` tiles need), else 16 (vector accesses).
+pub fn shared_alloc_align(bytes: u64) -> u64 {
+    if bytes >= 1024 { 1024 } else { 16 }
+}
+
 impl Kernel {
+    /// Byte offsets of the kernel's `shared.alloc`s (in walk order) and the total size:
+    /// allocations laid out in order, each aligned by [`shared_alloc_align`].
+    pub fn shared_layout(&self) -> (Vec<u64>, u64) {
+        let mut offsets = Vec::new();
+        let mut total = 0u64;
+        self.walk(|_, inst| {
+            if let Op::SharedAlloc { elem, count } = inst.op {
+                let bytes = u64::from(elem.size_bytes()).saturating_mul(u64::from(count));
+                let start = total.next_multiple_of(shared_alloc_align(bytes));
+                offsets.push(start);
+                total = start.saturating_add(bytes);
+            }
+        });
+        (offsets, total)
+    }
+
+    /// Whether the kernel uses group-wide ops (`mma.group`), which need workgroups of whole
+    /// groups of four subgroups.
+    pub fn uses_groups(&self) -> bool {
+        let mut found = false;
+        self.walk(|_, inst| found |= matches!(inst.op, Op::MmaGroup { .. }));
+        found
+    }
+
+    /// The largest workgroup on a target with `subgroup_size`-lane subgroups.
+    pub fn workgroup_bound(&self, subgroup_size: u32) -> u32 {
+        match self.max_subgroups {
+            Some(n) => self
+                .max_workgroup_size
+                .min(n.saturating_mul(subgroup_size)),
+            None => self.max_workgroup_size,
+        }
+    }
+
     pub fn new(name: impl Into<String>, max_workgroup_size: u32) -> Kernel {
         Kernel {
             name: name.into(),
             params: Vec::new(),
             max_workgroup_size,
+            max_subgroups: None,
             body: Region::default(),
             values: Vec::new(),
         }

@@ -13,12 +13,14 @@ mod types;
 mod verifier;
 
 pub use builder::{KernelBuilder, natural_align};
-pub use kernel::{Inst, InstPos, Kernel, Loc, Module, Region, Value, ValueData};
+pub use kernel::{
+    Inst, InstPos, Kernel, Loc, Module, Region, Value, ValueData, shared_alloc_align,
+};
 pub use ops::{BinOp, CmpPred, Constant, Dim, IdKind, Op, Ordering, RmwOp, Scope, UnOp};
 pub use text::{ParseError, parse_module, print_kernel, print_module};
 pub use types::{
-    AddrSpace, FRAG_K, FRAG_M, FRAG_N, FragRole, MAX_VECTOR_BYTES, MAX_VECTOR_LANES, ScalarType,
-    Type,
+    AddrSpace, FRAG_K, FRAG_M, FRAG_N, FragRole, GROUP_K, GROUP_N, GROUP_SUBGROUPS,
+    MAX_VECTOR_BYTES, MAX_VECTOR_LANES, ScalarType, Type,
 };
 pub use verifier::{
     KERNEL_OP, MAX_SHARED_BYTES, MAX_WORKGROUP_SIZE, VerifyError, VerifyErrorKind, VerifyErrors,

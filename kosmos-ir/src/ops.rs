@@ -304,9 +304,11 @@ pub enum Op {
         elem: Type,
         count: u32,
     },
-    /// A `frag<acc>` of zeros. Like every fragment op, collective over the subgroup: all its
-    /// lanes execute it together, with the same operands.
-    FragZero,
+    /// A `frag<acc>` or `frag<wacc>` (`role`) of zeros. Like every fragment op, collective
+    /// over the subgroup: all its lanes execute it together, with the same operands.
+    FragZero {
+        role: FragRole,
+    },
     /// Loads a row-major tile (`role.shape()`, `bf16`) into a `frag<a>` or `frag<b>`:
     /// element (r, c) at `ptr + (r * stride + c) * 2`. `ptr` is 16-byte aligned and
     /// `stride` (`u32`, in elements) a multiple of 8, both the same in every lane of the
@@ -316,12 +318,15 @@ pub enum Op {
         ptr: Value,
         stride: Value,
     },
-    /// Stores a `frag<acc>` as a row-major 16x16 `f32` tile: element (r, c) at
-    /// `ptr + (r * stride + c) * 4`; alignment and stride as for `FragLoad`.
+    /// Stores a `frag<acc>` (16x16) or `frag<wacc>` (16x128) as a row-major `f32` tile:
+    /// element (r, c) at `ptr + (r * stride + c) * 4`; alignment and stride as for
+    /// `FragLoad`. With `within: (rows, cols)` (`u32`s), only elements with `r < rows` and
+    /// `c < cols` are written (ragged edges); the others' addresses are never formed.
     FragStore {
         ptr: Value,
         value: Value,
         stride: Value,
+        within: Option<(Value, Value)>,
     },
     /// `acc + a x b` (`frag<a>`, `frag<b>`, `frag<acc>` -> `frag<acc>`): products of `bf16`
     /// are exact in `f32`; sums are `f32`, in a target-defined order (k ascending on the
@@ -330,6 +335,39 @@ pub enum Op {
         a: Value,
         b: Value,
         acc: Value,
+    },
+    /// `acc + A x B` for a group of four subgroups (see [`crate::GROUP_SUBGROUPS`]): `A` is a
+    /// 64x64 (M x K) and `B` a 64x128 (K x N) `bf16` tile in shared memory, `acc` a
+    /// `frag<wacc>`; subgroup `4g + q` adds rows `16q .. 16q + 16` of the product to its
+    /// slab. Both pointers are `ptr<shared>`, 1024-byte aligned, the same in every lane of
+    /// the group; all lanes of the four subgroups execute it together. The tiles are laid out
+    /// in 16-byte chunks swizzled by row (so that the rows a matrix unit reads at once hit
+    /// distinct banks):
+    /// `A(i, k)` at byte `128 i + 16 ((k / 8) ^ (i % 8)) + 2 (k % 8)` of `a`, and
+    /// `B(k, n)` at byte `8192 (n / 64) + 128 k + 16 (((n % 64) / 8) ^ (k % 8)) + 2 (n % 8)`
+    /// of `b`. Shared memory written before it must be ordered by a `barrier` (and, for
+    /// `copy.async`, completed by `async.wait` before that barrier). Products are exact in
+    /// `f32`; sums in a target-defined order (k ascending on the CPU device).
+    MmaGroup {
+        a: Value,
+        b: Value,
+        acc: Value,
+    },
+    /// Copies 16 bytes from `src` (`ptr<global>`) to `dst` (`ptr<shared>`), both 16-byte
+    /// aligned, without waiting for them; when `pred` (`i1`) is false it writes 16 zero bytes
+    /// and reads nothing. Per lane. The copy is complete once an `async.wait` of the same
+    /// lane has waited for the group it was committed in; other lanes see the data after that
+    /// and a `barrier`.
+    CopyAsync {
+        dst: Value,
+        src: Value,
+        pred: Value,
+    },
+    /// Closes the lane's current group of `copy.async`s.
+    AsyncCommit,
+    /// Waits until at most `pending` of the lane's committed groups are still in flight.
+    AsyncWait {
+        pending: u32,
     },
     /// A vector with every lane set to `value`.
     Splat {
@@ -407,10 +445,14 @@ impl Op {
             Op::Clock => "clock",
             Op::Id { kind, .. } => kind.name(),
             Op::SharedAlloc { .. } => "shared.alloc",
-            Op::FragZero => "frag.zero",
+            Op::FragZero { .. } => "frag.zero",
             Op::FragLoad { .. } => "frag.load",
             Op::FragStore { .. } => "frag.store",
             Op::Mma { .. } => "mma",
+            Op::MmaGroup { .. } => "mma.group",
+            Op::CopyAsync { .. } => "copy.async",
+            Op::AsyncCommit => "async.commit",
+            Op::AsyncWait { .. } => "async.wait",
             Op::Splat { .. } => "vec.splat",
             Op::Extract { .. } => "vec.extract",
             Op::Insert { .. } => "vec.insert",
@@ -433,11 +475,25 @@ impl Op {
             | Op::Clock
             | Op::Id { .. }
             | Op::SharedAlloc { .. }
-            | Op::FragZero
+            | Op::FragZero { .. }
+            | Op::AsyncCommit
+            | Op::AsyncWait { .. }
             | Op::Return => vec![],
             Op::FragLoad { ptr, stride, .. } => vec![*ptr, *stride],
-            Op::FragStore { ptr, value, stride } => vec![*ptr, *value, *stride],
-            Op::Mma { a, b, acc } => vec![*a, *b, *acc],
+            Op::FragStore {
+                ptr,
+                value,
+                stride,
+                within,
+            } => {
+                let mut v = vec![*ptr, *value, *stride];
+                if let Some((rows, cols)) = within {
+                    v.extend([*rows, *cols]);
+                }
+                v
+            }
+            Op::Mma { a, b, acc } | Op::MmaGroup { a, b, acc } => vec![*a, *b, *acc],
+            Op::CopyAsync { dst, src, pred } => vec![*dst, *src, *pred],
             Op::Binary { lhs, rhs, .. } | Op::Cmp { lhs, rhs, .. } => vec![*lhs, *rhs],
             Op::Unary { arg, .. } | Op::Cast { arg, .. } | Op::Bitcast { arg, .. } => vec![*arg],
             Op::Fma { a, b, c } => vec![*a, *b, *c],
@@ -547,7 +603,9 @@ impl Op {
             Op::Id { .. } => vec![Type::U32],
             Op::Clock => vec![Type::U64],
             Op::SharedAlloc { .. } => vec![Type::SHARED_PTR],
-            Op::FragZero | Op::Mma { .. } => vec![Type::Frag(FragRole::Acc)],
+            Op::FragZero { role } => vec![Type::Frag(*role)],
+            Op::Mma { .. } => vec![Type::Frag(FragRole::Acc)],
+            Op::MmaGroup { .. } => vec![Type::Frag(FragRole::WideAcc)],
             Op::FragLoad { role, .. } => vec![Type::Frag(*role)],
             Op::Splat { value, lanes } => {
                 let elem = type_of(*value).elem().unwrap_or(ScalarType::I32);
@@ -570,6 +628,9 @@ impl Op {
             | Op::Barrier
             | Op::Sleep { .. }
             | Op::FragStore { .. }
+            | Op::CopyAsync { .. }
+            | Op::AsyncCommit
+            | Op::AsyncWait { .. }
             | Op::Yield { .. }
             | Op::Break { .. }
             | Op::Return => vec![],

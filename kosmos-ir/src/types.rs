@@ -155,6 +155,14 @@ pub const FRAG_M: u32 = 16;
 pub const FRAG_N: u32 = 16;
 pub const FRAG_K: u32 = 16;
 
+/// A group of this many consecutive subgroups (ids `4g .. 4g + 4`) runs a `mma.group`
+/// together; subgroup `4g + q` holds rows `16q .. 16q + 16` of the group's tile.
+pub const GROUP_SUBGROUPS: u32 = 4;
+/// Columns of a `frag<wacc>` and of the `B` tile of a `mma.group`.
+pub const GROUP_N: u32 = 128;
+/// Depth of one `mma.group`.
+pub const GROUP_K: u32 = 64;
+
 /// What a register fragment holds (see docs/ir.md, "Tiles"): a tile owned by a whole
 /// subgroup, spread over its lanes in a way only the target knows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -165,16 +173,20 @@ pub enum FragRole {
     B,
     /// The accumulator: 16x16 (M x N) `f32`.
     Acc,
+    /// The wide accumulator of `mma.group`: a 16x128 (M x N) `f32` row slab per subgroup;
+    /// the four subgroups of a group together hold a 64x128 tile.
+    WideAcc,
 }
 
 impl FragRole {
-    pub const ALL: [FragRole; 3] = [FragRole::A, FragRole::B, FragRole::Acc];
+    pub const ALL: [FragRole; 4] = [FragRole::A, FragRole::B, FragRole::Acc, FragRole::WideAcc];
 
     pub fn name(self) -> &'static str {
         match self {
             FragRole::A => "a",
             FragRole::B => "b",
             FragRole::Acc => "acc",
+            FragRole::WideAcc => "wacc",
         }
     }
 
@@ -186,7 +198,7 @@ impl FragRole {
     pub fn elem(self) -> ScalarType {
         match self {
             FragRole::A | FragRole::B => ScalarType::BF16,
-            FragRole::Acc => ScalarType::F32,
+            FragRole::Acc | FragRole::WideAcc => ScalarType::F32,
         }
     }
 
@@ -196,7 +208,14 @@ impl FragRole {
             FragRole::A => (FRAG_M, FRAG_K),
             FragRole::B => (FRAG_K, FRAG_N),
             FragRole::Acc => (FRAG_M, FRAG_N),
+            FragRole::WideAcc => (FRAG_M, GROUP_N),
         }
+    }
+
+    /// Whether this role is an accumulator (the result of `frag.zero`, stored by
+    /// `frag.store`).
+    pub fn is_acc(self) -> bool {
+        matches!(self, FragRole::Acc | FragRole::WideAcc)
     }
 }
 
@@ -218,7 +237,7 @@ pub enum Type {
         elem: ScalarType,
         lanes: u32,
     },
-    /// A register fragment (`frag<a>`, `frag<b>`, `frag<acc>`): one value per subgroup,
+    /// A register fragment (`frag<a>`, `frag<b>`, `frag<acc>`, `frag<wacc>`): one value per subgroup,
     /// never in memory, observable only through the fragment ops.
     Frag(FragRole),
 }

@@ -87,9 +87,13 @@ pub enum VerifyErrorKind {
     /// A fragment where only scalars, vectors or pointers go: a parameter, memory, an
     /// arithmetic, vector, conversion or `select` operand, a `shared.alloc` element.
     FragPlacement,
-    /// A fragment op's operand of the wrong type: `mma` roles out of place, a stride that is
-    /// not `u32`, `frag.store` of something other than a `frag<acc>`, `frag.load acc`.
+    /// A fragment op's operand of the wrong type: `mma` roles out of place, a stride or
+    /// bound that is not `u32`, `frag.store` of something other than an accumulator,
+    /// `frag.load acc`, `frag.zero a`, `mma.group` tiles outside shared memory.
     FragOperand,
+    /// `copy.async` with a destination not in shared memory, a source not in global memory
+    /// or a predicate that is not `i1`.
+    CopyAsyncOperand,
     // ---- shared memory ----
     /// `shared.alloc` outside the kernel body's top level.
     SharedAllocPlacement,
@@ -368,6 +372,15 @@ impl<'k> Verifier<'k> {
                 KERNEL_SITE,
                 VerifyErrorKind::WorkgroupSize,
                 format!("max_workgroup_size {size} is outside 1..={MAX_WORKGROUP_SIZE}"),
+            );
+        }
+        if let Some(n) = self.kernel.max_subgroups
+            && !(1..=MAX_WORKGROUP_SIZE / 32).contains(&n)
+        {
+            self.error(
+                KERNEL_SITE,
+                VerifyErrorKind::WorkgroupSize,
+                format!("max_subgroups {n} is outside 1..={}", MAX_WORKGROUP_SIZE / 32),
             );
         }
     }
@@ -656,7 +669,21 @@ impl<'k> Verifier<'k> {
                     );
                 }
             }
-            Op::Barrier | Op::Sleep { .. } | Op::Clock | Op::Return | Op::FragZero => {}
+            Op::Barrier
+            | Op::Sleep { .. }
+            | Op::Clock
+            | Op::Return
+            | Op::AsyncCommit
+            | Op::AsyncWait { .. } => {}
+            Op::FragZero { role } => {
+                if !role.is_acc() {
+                    self.error(
+                        at,
+                        VerifyErrorKind::FragOperand,
+                        format!("frag.zero makes accumulators (acc, wacc), not frag<{role}>"),
+                    );
+                }
+            }
             Op::FragLoad { role, ptr, stride } => {
                 self.pointer(at, *ptr);
                 self.frag_stride(at, *stride);
@@ -670,7 +697,12 @@ impl<'k> Verifier<'k> {
                     );
                 }
             }
-            Op::FragStore { ptr, value, stride } => {
+            Op::FragStore {
+                ptr,
+                value,
+                stride,
+                within,
+            } => {
                 if self.pointer(at, *ptr) == Some(AddrSpace::Constant) {
                     self.error(
                         at,
@@ -678,8 +710,62 @@ impl<'k> Verifier<'k> {
                         format!("{} points to read-only constant memory", self.name(*ptr)),
                     );
                 }
-                self.frag_role(at, *value, FragRole::Acc, "the stored value");
+                if let Some(t) = self.ty(*value)
+                    && !matches!(t, Type::Frag(role) if role.is_acc())
+                {
+                    self.error(
+                        at,
+                        VerifyErrorKind::FragOperand,
+                        format!(
+                            "the stored value {} must be a frag<acc> or frag<wacc>",
+                            self.describe(*value)
+                        ),
+                    );
+                }
                 self.frag_stride(at, *stride);
+                if let Some((rows, cols)) = within {
+                    self.frag_stride(at, *rows);
+                    self.frag_stride(at, *cols);
+                }
+            }
+            Op::MmaGroup { a, b, acc } => {
+                for (v, what) in [(*a, "the a tile"), (*b, "the b tile")] {
+                    if let Some(space) = self.pointer(at, v)
+                        && space != AddrSpace::Shared
+                    {
+                        self.error(
+                            at,
+                            VerifyErrorKind::FragOperand,
+                            format!("{what} {} must be a ptr<shared>", self.describe(v)),
+                        );
+                    }
+                }
+                self.frag_role(at, *acc, FragRole::WideAcc, "the accumulator");
+            }
+            Op::CopyAsync { dst, src, pred } => {
+                for (v, space, what) in [
+                    (*dst, AddrSpace::Shared, "the destination"),
+                    (*src, AddrSpace::Global, "the source"),
+                ] {
+                    if let Some(s) = self.pointer(at, v)
+                        && s != space
+                    {
+                        self.error(
+                            at,
+                            VerifyErrorKind::CopyAsyncOperand,
+                            format!("{what} {} must be a ptr<{space}>", self.describe(v)),
+                        );
+                    }
+                }
+                if let Some(t) = self.ty(*pred)
+                    && t != Type::I1
+                {
+                    self.error(
+                        at,
+                        VerifyErrorKind::CopyAsyncOperand,
+                        format!("the predicate {} must be i1", self.describe(*pred)),
+                    );
+                }
             }
             Op::Mma { a, b, acc } => {
                 self.frag_role(at, *a, FragRole::A, "the first operand");
@@ -724,10 +810,11 @@ impl<'k> Verifier<'k> {
     /// structured control flow carry them; nothing else does); returns whether it found any.
     fn misplaced_frag(&mut self, at: Site, op: &Op, operands: &[Value]) -> bool {
         let named = match op {
-            Op::FragZero
+            Op::FragZero { .. }
             | Op::FragLoad { .. }
             | Op::FragStore { .. }
             | Op::Mma { .. }
+            | Op::MmaGroup { .. }
             | Op::If { .. }
             | Op::For { .. }
             | Op::Loop { .. }
@@ -1158,12 +1245,12 @@ impl<'k> Verifier<'k> {
         if !self.well_formed(at, elem, "the element") {
             return;
         }
-        // Laid out in order, each allocation aligned to its element (as the lowering does).
-        let size = u64::from(elem.size_bytes());
-        // Saturating: a huge kernel must yield an error, never an overflow.
-        let align = size.clamp(1, 16);
+        // Laid out in order as every target does (`shared_alloc_align`); saturating: a huge
+        // kernel must yield an error, never an overflow.
+        let bytes = u64::from(elem.size_bytes()).saturating_mul(u64::from(count));
+        let align = crate::shared_alloc_align(bytes);
         let start = self.shared_bytes.saturating_add(align - 1) / align * align;
-        self.shared_bytes = start.saturating_add(size * u64::from(count));
+        self.shared_bytes = start.saturating_add(bytes);
         if self.shared_bytes > MAX_SHARED_BYTES && !self.shared_limit_reported {
             self.shared_limit_reported = true;
             self.error(

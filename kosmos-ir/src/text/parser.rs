@@ -376,6 +376,9 @@ impl Parser {
         }
         self.keyword("max_workgroup_size", "after the parameters")?;
         self.kernel.max_workgroup_size = self.u32_literal("max_workgroup_size")?;
+        if self.eat_keyword("max_subgroups") {
+            self.kernel.max_subgroups = Some(self.u32_literal("max_subgroups")?);
+        }
         self.kernel.body = self.block(Vec::new(), false)?;
         self.end_of_line("after the kernel's '}'")?;
         Ok(std::mem::replace(&mut self.kernel, Kernel::new("", 0)))
@@ -644,7 +647,9 @@ impl Parser {
                     scope: self.scope()?,
                 }
             }
-            "frag.zero" => Op::FragZero,
+            "frag.zero" => Op::FragZero {
+                role: self.frag_role()?,
+            },
             "frag.load" => {
                 let role = self.frag_role()?;
                 self.punct(',', "after the fragment role")?;
@@ -654,15 +659,42 @@ impl Parser {
                     stride: self.comma_operand()?,
                 }
             }
-            "frag.store" => Op::FragStore {
-                ptr: self.operand()?,
-                value: self.comma_operand()?,
-                stride: self.comma_operand()?,
-            },
+            "frag.store" => {
+                let (ptr, value, stride) = (
+                    self.operand()?,
+                    self.comma_operand()?,
+                    self.comma_operand()?,
+                );
+                let within = if self.eat_keyword("within") {
+                    Some((self.operand()?, self.comma_operand()?))
+                } else {
+                    None
+                };
+                Op::FragStore {
+                    ptr,
+                    value,
+                    stride,
+                    within,
+                }
+            }
             "mma" => Op::Mma {
                 a: self.operand()?,
                 b: self.comma_operand()?,
                 acc: self.comma_operand()?,
+            },
+            "mma.group" => Op::MmaGroup {
+                a: self.operand()?,
+                b: self.comma_operand()?,
+                acc: self.comma_operand()?,
+            },
+            "copy.async" => Op::CopyAsync {
+                dst: self.operand()?,
+                src: self.comma_operand()?,
+                pred: self.comma_operand()?,
+            },
+            "async.commit" => Op::AsyncCommit,
+            "async.wait" => Op::AsyncWait {
+                pending: self.u32_literal("number of pending groups")?,
             },
             "barrier" => Op::Barrier,
             "clock" => Op::Clock,

@@ -37,9 +37,13 @@ impl<'k> Printer<'k> {
             .iter()
             .map(|&p| format!("{}: {}", self.name(p), self.ty(p)))
             .collect();
+        let subgroups = match k.max_subgroups {
+            Some(n) => format!(" max_subgroups {n}"),
+            None => String::new(),
+        };
         let _ = writeln!(
             self.out,
-            "kernel @{}({}) max_workgroup_size {} {{",
+            "kernel @{}({}) max_workgroup_size {}{subgroups} {{",
             sanitize(&k.name),
             params.join(", "),
             k.max_workgroup_size
@@ -153,14 +157,29 @@ impl<'k> Printer<'k> {
             Op::Clock => "clock".to_string(),
             Op::Id { kind, dim } if kind.has_dim() => format!("{kind} {dim}"),
             Op::Id { kind, .. } => kind.to_string(),
-            Op::FragZero => "frag.zero".to_string(),
+            Op::FragZero { role } => format!("frag.zero {role}"),
             Op::FragLoad { role, ptr, stride } => {
                 format!("frag.load {role}, {}, {}", n(ptr), n(stride))
             }
-            Op::FragStore { ptr, value, stride } => {
-                format!("frag.store {}, {}, {}", n(ptr), n(value), n(stride))
+            Op::FragStore {
+                ptr,
+                value,
+                stride,
+                within,
+            } => {
+                let mut s = format!("frag.store {}, {}, {}", n(ptr), n(value), n(stride));
+                if let Some((rows, cols)) = within {
+                    s += &format!(" within {}, {}", n(rows), n(cols));
+                }
+                s
             }
             Op::Mma { a, b, acc } => format!("mma {}, {}, {}", n(a), n(b), n(acc)),
+            Op::MmaGroup { a, b, acc } => format!("mma.group {}, {}, {}", n(a), n(b), n(acc)),
+            Op::CopyAsync { dst, src, pred } => {
+                format!("copy.async {}, {}, {}", n(dst), n(src), n(pred))
+            }
+            Op::AsyncCommit => "async.commit".to_string(),
+            Op::AsyncWait { pending } => format!("async.wait {pending}"),
             Op::SharedAlloc { elem, count } => format!("shared.alloc {elem}, {count}"),
             Op::Splat { value, lanes } => format!("vec.splat {}, {lanes}", n(value)),
             Op::Extract { vector, lane } => format!("vec.extract {}, {lane}", n(vector)),
