@@ -26,6 +26,11 @@ impl CpuBackend {
         u32::try_from(self.device.config().max_resident_workgroups).unwrap_or(u32::MAX)
     }
 
+    /// Lanes of a subgroup, as the interpreter forms them.
+    pub(crate) fn subgroup_size(&self) -> u32 {
+        self.device.config().subgroup_size
+    }
+
     pub(crate) fn alloc(&self, bytes: usize) -> Result<u64> {
         Ok(self.device.alloc(bytes as u64)?)
     }

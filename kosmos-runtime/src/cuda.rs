@@ -1,5 +1,10 @@
 //! The CUDA backend, through cudarc's driver API (loaded at run time: binaries start without
 //! libcuda and report its absence as an error).
+//!
+//! A kernel's shared memory is one dynamic shared array laid out by
+//! [`kosmos_ir::Kernel::shared_layout`]: every launch and occupancy query passes its size, and
+//! kernels above the 48 KiB that need no opt-in get
+//! `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` when their module is loaded.
 
 use crate::error::{Error, Result};
 use crate::module::ArgBits;
@@ -8,6 +13,28 @@ use cudarc::driver::{
     result, sys,
 };
 use std::sync::Arc;
+
+/// Lanes of a warp.
+pub(crate) const SUBGROUP_SIZE: u32 = 32;
+
+/// Shared memory a workgroup may use without raising the kernel's
+/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`.
+const SHARED_WITHOUT_OPT_IN: u64 = 48 * 1024;
+
+/// `needed` bytes of shared memory as the dynamic size of a launch of `kernel`, or an error
+/// when `device` allows a workgroup only `limit` bytes.
+fn shared_for_launch(kernel: &str, device: &str, needed: u64, limit: u32) -> Result<u32> {
+    match u32::try_from(needed) {
+        Ok(bytes) if bytes <= limit => Ok(bytes),
+        _ => Err(Error::invalid_launch(
+            kernel,
+            format!(
+                "the kernel needs {needed} bytes of shared memory, but {device} allows a \
+                 workgroup at most {limit} (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)"
+            ),
+        )),
+    }
+}
 
 /// Number of CUDA devices, or why there are none to be had.
 pub(crate) fn device_count() -> Result<usize> {
@@ -36,6 +63,8 @@ pub(crate) struct CudaBackend {
     label: String,
     name: String,
     multiprocessors: u32,
+    /// Most shared memory a workgroup may have once its kernel opts in.
+    shared_limit: u32,
 }
 
 impl CudaBackend {
@@ -67,6 +96,7 @@ impl CudaBackend {
             label,
             name: String::new(),
             multiprocessors: 0,
+            shared_limit: 0,
         };
         backend.name = backend.check("device name query", backend.ctx.name())?;
         let sms = backend.check(
@@ -76,6 +106,13 @@ impl CudaBackend {
                 .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
         )?;
         backend.multiprocessors = sms.max(0) as u32;
+        let shared = backend.check(
+            "shared memory limit query",
+            backend.ctx.attribute(
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            ),
+        )?;
+        backend.shared_limit = shared.max(0) as u32;
         Ok(backend)
     }
 
@@ -255,11 +292,13 @@ impl CudaBackend {
         self.check("event elapsed time", start.elapsed_ms(end))
     }
 
-    /// Loads PTX text and looks up every named kernel in it.
+    /// Loads PTX text and looks up every kernel in it, given by name and shared memory
+    /// bytes; raises the dynamic shared limit of those above 48 KiB that the device can
+    /// hold (the others are refused at launch by [`Self::dynamic_shared`]).
     pub(crate) fn load_module(
         &self,
         ptx: &str,
-        kernels: &[&str],
+        kernels: &[(&str, u64)],
     ) -> Result<(Arc<CudaModule>, Vec<CudaFunction>)> {
         if ptx.contains('\0') {
             return Err(Error::Unavailable {
@@ -272,19 +311,39 @@ impl CudaBackend {
             self.ctx
                 .load_module(cudarc::nvrtc::Ptx::from_src(ptx.to_string())),
         )?;
-        let functions = kernels
-            .iter()
-            .map(|name| self.check("kernel lookup", module.load_function(name)))
-            .collect::<Result<Vec<_>>>()?;
+        let mut functions = Vec::with_capacity(kernels.len());
+        for &(name, shared) in kernels {
+            let func = self.check("kernel lookup", module.load_function(name))?;
+            if shared > SHARED_WITHOUT_OPT_IN && shared <= u64::from(self.shared_limit) {
+                let op = "dynamic shared memory opt-in";
+                self.check(op, self.ctx.bind_to_thread())?;
+                self.check(
+                    op,
+                    func.set_attribute(
+                        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        shared as i32,
+                    ),
+                )?;
+            }
+            functions.push(func);
+        }
         Ok((module, functions))
     }
 
-    /// Workgroups of `block` lanes of `func` that fit on one multiprocessor at once.
-    pub(crate) fn occupancy(&self, func: &CudaFunction, block: u32) -> Result<u32> {
+    /// The dynamic shared memory of a launch of `kernel`, which needs `needed` bytes; an
+    /// error when this GPU cannot give a workgroup that many.
+    pub(crate) fn dynamic_shared(&self, kernel: &str, needed: u64) -> Result<u32> {
+        let device = format!("{} ({})", self.label, self.name);
+        shared_for_launch(kernel, &device, needed, self.shared_limit)
+    }
+
+    /// Workgroups of `block` lanes of `func`, each with `shared` bytes of dynamic shared
+    /// memory, that fit on one multiprocessor at once.
+    pub(crate) fn occupancy(&self, func: &CudaFunction, block: u32, shared: u32) -> Result<u32> {
         self.check("context bind", self.ctx.bind_to_thread())?;
         self.check(
             "occupancy query",
-            func.occupancy_max_active_blocks_per_multiprocessor(block, 0, None),
+            func.occupancy_max_active_blocks_per_multiprocessor(block, shared as usize, None),
         )
     }
 
@@ -296,6 +355,7 @@ impl CudaBackend {
         func: &CudaFunction,
         grid: [u32; 3],
         block: [u32; 3],
+        shared: u32,
         args: &[ArgBits],
     ) -> Result<()> {
         let mut builder = stream.launch_builder(func);
@@ -310,9 +370,46 @@ impl CudaBackend {
         let cfg = cudarc::driver::LaunchConfig {
             grid_dim: (grid[0], grid[1], grid[2]),
             block_dim: (block[0], block[1], block[2]),
-            shared_mem_bytes: 0,
+            shared_mem_bytes: shared,
         };
         self.check("kernel launch", unsafe { builder.launch(cfg) })
             .map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_memory_within_the_limit_is_the_dynamic_size() {
+        assert_eq!(shared_for_launch("k", "cuda:0", 0, 232_448).unwrap(), 0);
+        assert_eq!(
+            shared_for_launch("k", "cuda:0", 65_536, 232_448).unwrap(),
+            65_536
+        );
+        assert_eq!(
+            shared_for_launch("k", "cuda:0", 232_448, 232_448).unwrap(),
+            232_448
+        );
+    }
+
+    #[test]
+    fn shared_memory_over_the_limit_is_refused_with_kernel_bytes_and_limit() {
+        let msg = shared_for_launch("gemm", "cuda:1 (NVIDIA H200)", 65_536, 49_152)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with("launch of `gemm`:")
+                && msg.contains("65536 bytes")
+                && msg.contains("cuda:1 (NVIDIA H200)")
+                && msg.contains("49152"),
+            "{msg}"
+        );
+        // Sizes beyond u32 are refused rather than truncated.
+        let msg = shared_for_launch("huge", "cuda:0", 1 << 32, u32::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("4294967296 bytes"), "{msg}");
     }
 }

@@ -251,6 +251,18 @@ impl Device {
         }
     }
 
+    /// Lanes of a subgroup (warp, wavefront): 32 on CUDA, the GPU's wavefront size on HIP
+    /// (64 on MI300), the configured size on the CPU device. Bounds a kernel's workgroups
+    /// through [`kosmos_ir::Kernel::workgroup_bound`].
+    pub fn subgroup_size(&self) -> u32 {
+        match &self.inner.backend {
+            Backend::Cpu(b) => b.subgroup_size(),
+            Backend::Cuda(_) => crate::cuda::SUBGROUP_SIZE,
+            #[cfg(feature = "hip")]
+            Backend::Hip(b) => b.subgroup_size(),
+        }
+    }
+
     /// A buffer of `len` elements; its contents are unspecified until written.
     pub fn alloc<T: DeviceScalar>(&self, len: usize) -> Result<Buffer<T>> {
         Buffer::new(self, len)

@@ -6,7 +6,7 @@ use std::fmt;
 /// panic.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// `KOSMOS_DEVICE` (or a string given to [`crate::Device::parse`]) is not a device name.
+    /// `KOSMOS_DEVICE` (or a string given to [`crate::DeviceSpec::parse`]) is not a device name.
     #[error(
         "invalid device `{value}`: expected `cpu`, `cuda`, `cuda:N`, `hip` or `hip:N` (N a device index)"
     )]

@@ -38,6 +38,8 @@ pub(crate) struct HipBackend {
     /// The gfx target without feature suffixes, e.g. `gfx942`.
     arch: String,
     multiprocessors: u32,
+    /// Lanes of a wavefront (64 on MI300).
+    subgroup_size: u32,
 }
 
 /// A stream owned by the runtime.
@@ -101,6 +103,7 @@ impl HipBackend {
             name: String::new(),
             arch: String::new(),
             multiprocessors: 0,
+            subgroup_size: 0,
         };
         let mut props = std::mem::MaybeUninit::<hip::hipDeviceProp_t>::zeroed();
         backend.check("device properties", unsafe {
@@ -113,6 +116,7 @@ impl HipBackend {
         // by the processor alone.
         backend.arch = arch.split(':').next().unwrap_or_default().to_string();
         backend.multiprocessors = props.multiProcessorCount.max(0) as u32;
+        backend.subgroup_size = props.warpSize.max(1) as u32;
         Ok(backend)
     }
 
@@ -148,6 +152,10 @@ impl HipBackend {
 
     pub(crate) fn multiprocessors(&self) -> u32 {
         self.multiprocessors
+    }
+
+    pub(crate) fn subgroup_size(&self) -> u32 {
+        self.subgroup_size
     }
 
     pub(crate) fn synchronize(&self) -> Result<()> {
@@ -357,7 +365,8 @@ impl HipBackend {
         Ok(module)
     }
 
-    /// Workgroups of `block` lanes of `func` that fit on one compute unit at once.
+    /// Workgroups of `block` lanes of `func` that fit on one compute unit at once. Kernels'
+    /// LDS is static on AMD (part of the code object), so no dynamic size is passed.
     pub(crate) fn occupancy(&self, func: hip::hipFunction_t, block: u32) -> Result<u32> {
         self.bind("occupancy query")?;
         let mut n = 0;
@@ -367,8 +376,9 @@ impl HipBackend {
         Ok(n.max(0) as u32)
     }
 
-    /// Launches `func` with a parameter array. Safety rests on the caller: `args` were checked
-    /// against the IR signature the binary was compiled from.
+    /// Launches `func` with a parameter array, with no dynamic LDS (see [`Self::occupancy`]).
+    /// Safety rests on the caller: `args` were checked against the IR signature the binary
+    /// was compiled from.
     pub(crate) fn launch(
         &self,
         stream: &HipStream,

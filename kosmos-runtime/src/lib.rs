@@ -15,6 +15,16 @@
 //! let host = x.download()?;
 //! # Ok(()) }
 //! ```
+//!
+//! Launches are checked before they reach the device (see [`Module::launch`]): a workgroup
+//! has at most [`kosmos_ir::Kernel::workgroup_bound`] lanes for the device's
+//! [`Device::subgroup_size`] (32 on CUDA, the wavefront size on HIP, the configured size on
+//! the CPU device), and a kernel with `mma.group` needs a multiple of four subgroups. On CUDA
+//! a kernel's shared memory ([`kosmos_ir::Kernel::shared_layout`]) is the dynamic shared
+//! memory of every launch and occupancy query; kernels above 48 KiB are opted in to it when
+//! their module is loaded, and a launch needing more than the GPU allows a workgroup
+//! (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`) is refused. HIP kernels keep
+//! static LDS.
 
 mod buffer;
 mod cpu;

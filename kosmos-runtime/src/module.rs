@@ -1,10 +1,17 @@
 //! Modules loaded from compiled images, and checked kernel launches.
+//!
+//! Every launch (and every [`Module::max_resident_workgroups`] query) is checked before it
+//! reaches the device: a nonzero grid and workgroup; a workgroup of at most
+//! [`Kernel::workgroup_bound`] lanes for the device's [`Device::subgroup_size`]; for kernels
+//! with `mma.group` ([`Kernel::uses_groups`]) a whole number of groups of
+//! [`GROUP_SUBGROUPS`] subgroups; on CUDA at most the shared memory the GPU allows a
+//! workgroup; and the arguments against the kernel's parameters.
 
 use crate::buffer::{Buffer, DeviceScalar};
 use crate::device::{Backend, Device};
 use crate::error::{Error, Result};
 use crate::stream::{Stream, StreamInner};
-use kosmos_ir::{AddrSpace, Constant, Kernel, ScalarType, Type};
+use kosmos_ir::{AddrSpace, Constant, GROUP_SUBGROUPS, Kernel, ScalarType, Type};
 use std::sync::Arc;
 
 /// Smallest alignment of a buffer passed to a kernel: the widest vector access is 16 bytes.
@@ -185,10 +192,37 @@ enum ModuleInner {
     Hip(crate::hip::HipModule),
 }
 
+/// What the launch checks need of a kernel on one device, worked out when its module is
+/// loaded.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct KernelShape {
+    /// The device's subgroup size.
+    subgroup: u32,
+    /// The largest workgroup: [`Kernel::workgroup_bound`] for `subgroup`.
+    max_lanes: u32,
+    /// Whether workgroups must be whole groups of [`GROUP_SUBGROUPS`] subgroups.
+    groups: bool,
+    /// Bytes of shared memory ([`Kernel::shared_layout`]): the dynamic size of CUDA launches.
+    shared_bytes: u64,
+}
+
+impl KernelShape {
+    fn of(kernel: &Kernel, subgroup: u32) -> KernelShape {
+        KernelShape {
+            subgroup,
+            max_lanes: kernel.workgroup_bound(subgroup),
+            groups: kernel.uses_groups(),
+            shared_bytes: kernel.shared_layout().1,
+        }
+    }
+}
+
 /// A module loaded on a device: its kernels can be launched.
 pub struct Module {
     device: Device,
     ir: Arc<kosmos_ir::Module>,
+    /// One per kernel of `ir`, in order.
+    shapes: Vec<KernelShape>,
     inner: ModuleInner,
 }
 
@@ -198,6 +232,13 @@ impl Device {
     /// kernel of the IR in it.
     pub fn load_module(&self, image: &ModuleImage) -> Result<Module> {
         let names: Vec<&str> = image.ir.kernels.iter().map(|k| k.name.as_str()).collect();
+        let subgroup = self.subgroup_size();
+        let shapes: Vec<KernelShape> = image
+            .ir
+            .kernels
+            .iter()
+            .map(|k| KernelShape::of(k, subgroup))
+            .collect();
         let missing = |binary: &str| Error::MissingBinary {
             binary: binary.to_string(),
             device: self.to_string(),
@@ -206,7 +247,12 @@ impl Device {
             Backend::Cpu(_) => ModuleInner::Cpu,
             Backend::Cuda(b) => {
                 let ptx = image.ptx.as_deref().ok_or_else(|| missing("PTX"))?;
-                let (module, functions) = b.load_module(ptx, &names)?;
+                let kernels: Vec<(&str, u64)> = names
+                    .iter()
+                    .zip(&shapes)
+                    .map(|(name, shape)| (*name, shape.shared_bytes))
+                    .collect();
+                let (module, functions) = b.load_module(ptx, &kernels)?;
                 ModuleInner::Cuda {
                     _module: module,
                     functions,
@@ -223,6 +269,7 @@ impl Device {
         Ok(Module {
             device: self.clone(),
             ir: Arc::new(image.ir.clone()),
+            shapes,
             inner,
         })
     }
@@ -239,12 +286,13 @@ impl Module {
         &self.ir
     }
 
-    fn kernel(&self, name: &str) -> Result<(usize, &Kernel)> {
+    fn kernel(&self, name: &str) -> Result<(usize, &Kernel, KernelShape)> {
         self.ir
             .kernels
             .iter()
             .enumerate()
             .find(|(_, k)| k.name == name)
+            .map(|(i, k)| (i, k, self.shapes[i]))
             .ok_or_else(|| Error::NoSuchKernel {
                 name: name.to_string(),
                 available: self
@@ -267,7 +315,7 @@ impl Module {
         config: LaunchConfig,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
-        let (index, kernel) = self.kernel(name)?;
+        let (index, kernel, shape) = self.kernel(name)?;
         if stream.device != self.device {
             return Err(Error::WrongDevice {
                 what: "the stream".into(),
@@ -275,7 +323,7 @@ impl Module {
                 device: self.device.to_string(),
             });
         }
-        check_config(kernel, config)?;
+        check_config(kernel, shape, config)?;
         let bits = check_args(kernel, &self.device, args)?;
         match (&self.device.inner.backend, &self.inner, &stream.inner) {
             (Backend::Cpu(b), ModuleInner::Cpu, StreamInner::Cpu) => {
@@ -289,7 +337,15 @@ impl Module {
                 b.launch(kernel, config.grid, config.block, &cpu_args)
             }
             (Backend::Cuda(b), ModuleInner::Cuda { functions, .. }, StreamInner::Cuda(s)) => {
-                b.launch(s, &functions[index], config.grid, config.block, &bits)
+                let shared = b.dynamic_shared(&kernel.name, shape.shared_bytes)?;
+                b.launch(
+                    s,
+                    &functions[index],
+                    config.grid,
+                    config.block,
+                    shared,
+                    &bits,
+                )
             }
             #[cfg(feature = "hip")]
             (Backend::Hip(b), ModuleInner::Hip(m), StreamInner::Hip(s)) => {
@@ -303,12 +359,13 @@ impl Module {
     /// at once: the size of a persistent grid. On GPUs occupancy per compute unit times the
     /// number of compute units; on the CPU device its configured resident limit.
     pub fn max_resident_workgroups(&self, name: &str, block: [u32; 3]) -> Result<u32> {
-        let (index, kernel) = self.kernel(name)?;
-        let lanes = check_block(kernel, block)?;
+        let (index, kernel, shape) = self.kernel(name)?;
+        let lanes = check_block(kernel, shape, block)?;
         match (&self.device.inner.backend, &self.inner) {
             (Backend::Cpu(b), ModuleInner::Cpu) => Ok(b.resident_workgroups()),
             (Backend::Cuda(b), ModuleInner::Cuda { functions, .. }) => {
-                Ok(b.occupancy(&functions[index], lanes)? * b.multiprocessors())
+                let shared = b.dynamic_shared(&kernel.name, shape.shared_bytes)?;
+                Ok(b.occupancy(&functions[index], lanes, shared)? * b.multiprocessors())
             }
             #[cfg(feature = "hip")]
             (Backend::Hip(b), ModuleInner::Hip(m)) => {
@@ -320,7 +377,7 @@ impl Module {
 }
 
 /// Checks the workgroup shape; returns its lane count.
-fn check_block(kernel: &Kernel, block: [u32; 3]) -> Result<u32> {
+fn check_block(kernel: &Kernel, shape: KernelShape, block: [u32; 3]) -> Result<u32> {
     if block.contains(&0) {
         return Err(Error::invalid_launch(
             &kernel.name,
@@ -328,26 +385,46 @@ fn check_block(kernel: &Kernel, block: [u32; 3]) -> Result<u32> {
         ));
     }
     let lanes: u64 = block.iter().map(|d| *d as u64).product();
-    if lanes > kernel.max_workgroup_size as u64 {
+    if lanes > u64::from(shape.max_lanes) {
+        let bound = match kernel.max_subgroups {
+            Some(n) if shape.max_lanes < kernel.max_workgroup_size => format!(
+                "max_subgroups {n} of {} lanes: {}",
+                shape.subgroup, shape.max_lanes
+            ),
+            _ => kernel.max_workgroup_size.to_string(),
+        };
         return Err(Error::invalid_launch(
             &kernel.name,
             format!(
-                "a workgroup of {lanes} lanes ({block:?}) exceeds the kernel's maximum of {}",
-                kernel.max_workgroup_size
+                "a workgroup of {lanes} lanes ({block:?}) exceeds the kernel's maximum of {bound}"
+            ),
+        ));
+    }
+    // Lanes are numbered x fastest, so subgroups (and groups of them) are runs of
+    // consecutive lanes whatever the workgroup's shape: only the total matters.
+    let group = u64::from(GROUP_SUBGROUPS * shape.subgroup);
+    if shape.groups && !lanes.is_multiple_of(group) {
+        return Err(Error::invalid_launch(
+            &kernel.name,
+            format!(
+                "a workgroup of {lanes} lanes ({block:?}) is not a whole number of groups: the \
+                 kernel uses mma.group, which needs workgroups of a multiple of \
+                 {GROUP_SUBGROUPS} subgroups of {} lanes ({group} lanes)",
+                shape.subgroup
             ),
         ));
     }
     Ok(lanes as u32)
 }
 
-fn check_config(kernel: &Kernel, config: LaunchConfig) -> Result<()> {
+fn check_config(kernel: &Kernel, shape: KernelShape, config: LaunchConfig) -> Result<()> {
     if config.grid.contains(&0) {
         return Err(Error::invalid_launch(
             &kernel.name,
             format!("grid dimensions {:?} contain a zero", config.grid),
         ));
     }
-    check_block(kernel, config.block).map(|_| ())
+    check_block(kernel, shape, config.block).map(|_| ())
 }
 
 /// Checks `args` against the kernel's parameters; returns their bits in parameter order.
@@ -407,4 +484,123 @@ fn check_args(kernel: &Kernel, device: &Device, args: &[KernelArg<'_>]) -> Resul
         }
     }
     Ok(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kosmos_ir::KernelBuilder;
+
+    /// A kernel bounded to `subgroups` subgroups of any size, in a 1024-lane maximum.
+    fn bounded(subgroups: u32) -> Kernel {
+        let mut b = KernelBuilder::new("bounded", 1024);
+        let out = b.param("out", Type::GLOBAL_PTR);
+        let i = b.global_id_x();
+        let p = b.ptr_offset(out, i, Type::U32);
+        b.store(p, i);
+        let mut k = b.finish();
+        k.max_subgroups = Some(subgroups);
+        kosmos_ir::verify(&k).unwrap();
+        k
+    }
+
+    /// One `mma.group` on tiles in shared memory (24 KiB: an 8 KiB `A`, a 16 KiB `B`).
+    fn grouped() -> Kernel {
+        let mut b = KernelBuilder::new("grouped", 512);
+        let a = b.shared_alloc("a", ScalarType::BF16, 64 * 64);
+        let bt = b.shared_alloc("b", ScalarType::BF16, 64 * 128);
+        let acc = b.wide_zero();
+        b.mma_group(a, bt, acc);
+        let k = b.finish();
+        kosmos_ir::verify(&k).unwrap();
+        k
+    }
+
+    fn refusal(kernel: &Kernel, subgroup: u32, block: [u32; 3]) -> String {
+        check_block(kernel, KernelShape::of(kernel, subgroup), block)
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn max_subgroups_bounds_workgroups_by_the_subgroup_size() {
+        let k = bounded(2);
+        for (subgroup, bound) in [(32, 64), (64, 128)] {
+            let shape = KernelShape::of(&k, subgroup);
+            assert_eq!(shape.max_lanes, bound);
+            assert_eq!(check_block(&k, shape, [bound, 1, 1]).unwrap(), bound);
+            assert_eq!(check_block(&k, shape, [bound / 4, 2, 2]).unwrap(), bound);
+            let msg = refusal(&k, subgroup, [bound + subgroup, 1, 1]);
+            assert_eq!(
+                msg,
+                format!(
+                    "launch of `bounded`: a workgroup of {} lanes ([{}, 1, 1]) exceeds the \
+                     kernel's maximum of max_subgroups 2 of {subgroup} lanes: {bound}",
+                    bound + subgroup,
+                    bound + subgroup
+                )
+            );
+        }
+        // A bound looser than max_workgroup_size leaves it in force.
+        let loose = bounded(32);
+        assert_eq!(KernelShape::of(&loose, 64).max_lanes, 1024);
+        let msg = refusal(&loose, 64, [1024, 2, 1]);
+        assert!(msg.ends_with("maximum of 1024"), "{msg}");
+    }
+
+    #[test]
+    fn group_kernels_need_whole_groups_of_four_subgroups() {
+        let k = grouped();
+        for subgroup in [32, 64] {
+            let shape = KernelShape::of(&k, subgroup);
+            assert!(shape.groups);
+            let group = 4 * subgroup;
+            assert_eq!(check_block(&k, shape, [group, 1, 1]).unwrap(), group);
+            assert_eq!(check_block(&k, shape, [subgroup, 4, 1]).unwrap(), group);
+            for lanes in [subgroup, 2 * subgroup, group + subgroup] {
+                let msg = refusal(&k, subgroup, [lanes, 1, 1]);
+                assert!(
+                    msg.starts_with(&format!(
+                        "launch of `grouped`: a workgroup of {lanes} lanes"
+                    )) && msg.contains("mma.group")
+                        && msg.contains(&format!(
+                            "multiple of 4 subgroups of {subgroup} lanes ({group} lanes)"
+                        )),
+                    "{msg}"
+                );
+            }
+        }
+        assert_eq!(
+            check_block(&k, KernelShape::of(&k, 32), [256, 1, 1]).unwrap(),
+            256
+        );
+        // Kernels without mma.group take any workgroup up to their bound.
+        let plain = bounded(8);
+        assert!(!KernelShape::of(&plain, 32).groups);
+        assert_eq!(
+            check_block(&plain, KernelShape::of(&plain, 32), [33, 1, 1]).unwrap(),
+            33
+        );
+    }
+
+    #[test]
+    fn shared_bytes_follow_the_layout_rule() {
+        assert_eq!(KernelShape::of(&bounded(2), 32).shared_bytes, 0);
+        assert_eq!(KernelShape::of(&grouped(), 32).shared_bytes, 24 * 1024);
+
+        // 400 bytes at 0; 16 KiB aligned to 1 KiB, at 1024; 12 bytes aligned to 16, at 17408.
+        let mut b = KernelBuilder::new("mixed", 256);
+        b.shared_alloc("small", ScalarType::F32, 100);
+        b.shared_alloc("tile", ScalarType::BF16, 8192);
+        b.shared_alloc("flags", ScalarType::U32, 3);
+        let k = b.finish();
+        assert_eq!(KernelShape::of(&k, 32).shared_bytes, 17_420);
+
+        // More than CUDA's 48 KiB of static shared memory.
+        let mut b = KernelBuilder::new("big", 256);
+        b.shared_alloc("a", ScalarType::F32, 16 * 1024);
+        b.shared_alloc("b", ScalarType::U8, 1);
+        let k = b.finish();
+        assert_eq!(KernelShape::of(&k, 32).shared_bytes, 65_537);
+    }
 }

@@ -259,3 +259,117 @@ fn missing_binary_is_an_error_on_gpus() {
         assert_eq!(msg, format!("module has no PTX for {d}"));
     }
 }
+
+/// `out[i] = i + salt` for every lane `i` of the grid; at most two subgroups a workgroup.
+fn two_subgroups() -> kosmos_ir::Kernel {
+    use kosmos_ir::{KernelBuilder, Type};
+    let mut b = KernelBuilder::new("two_subgroups", 1024);
+    let out = b.param("out", Type::GLOBAL_PTR);
+    let salt = b.param("salt", Type::U32);
+    let i = b.global_id_x();
+    let v = b.add(i, salt);
+    let p = b.ptr_offset(out, i, Type::U32);
+    b.store(p, v);
+    let mut k = b.finish();
+    k.max_subgroups = Some(2);
+    kosmos_ir::verify(&k).unwrap();
+    k
+}
+
+/// One `mma.group` on shared tiles: needs workgroups of whole groups of four subgroups.
+fn one_group() -> kosmos_ir::Kernel {
+    use kosmos_ir::{KernelBuilder, ScalarType};
+    let mut b = KernelBuilder::new("one_group", 256);
+    let a = b.shared_alloc("a", ScalarType::BF16, 64 * 64);
+    let t = b.shared_alloc("b", ScalarType::BF16, 64 * 128);
+    let acc = b.wide_zero();
+    b.mma_group(a, t, acc);
+    let k = b.finish();
+    kosmos_ir::verify(&k).unwrap();
+    k
+}
+
+#[test]
+fn max_subgroups_bounds_launches_on_the_cpu_device() {
+    let d = cpu();
+    assert_eq!(d.subgroup_size(), 32);
+    let ir = kosmos_ir::Module {
+        kernels: vec![two_subgroups()],
+    };
+    let module = d.load_module(&ModuleImage::new(ir)).unwrap();
+    let stream = d.stream().unwrap();
+    let mut rng = SmallRng::seed_from_u64(11);
+    let groups = rng.random_range(1..6u32);
+    let salt: u32 = rng.random_range(0..1 << 30);
+    let n = (groups * 64) as usize;
+    let out = d.alloc::<u32>(n).unwrap();
+    out.fill(u32::MAX).unwrap();
+    let args = [KernelArg::from(&out), salt.into()];
+
+    // Two subgroups of 32 lanes: 64 lanes, not the kernel's 1024.
+    let msg = module
+        .launch(&stream, "two_subgroups", LaunchConfig::linear(1, 96), &args)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        msg,
+        "launch of `two_subgroups`: a workgroup of 96 lanes ([96, 1, 1]) exceeds the kernel's \
+         maximum of max_subgroups 2 of 32 lanes: 64"
+    );
+    assert!(
+        module
+            .max_resident_workgroups("two_subgroups", [128, 1, 1])
+            .is_err()
+    );
+    assert_eq!(
+        out.download().unwrap(),
+        vec![u32::MAX; n],
+        "a refused launch ran"
+    );
+
+    module
+        .launch(
+            &stream,
+            "two_subgroups",
+            LaunchConfig::linear(groups, 64),
+            &args,
+        )
+        .unwrap();
+    let want: Vec<u32> = (0..n as u32).map(|i| i + salt).collect();
+    assert_eq!(out.download().unwrap(), want);
+}
+
+#[test]
+fn group_kernels_need_whole_groups_on_the_cpu_device() {
+    let d = cpu();
+    let ir = kosmos_ir::Module {
+        kernels: vec![one_group()],
+    };
+    let module = d.load_module(&ModuleImage::new(ir)).unwrap();
+    let stream = d.stream().unwrap();
+    for block in [[64, 1, 1], [32, 3, 1], [192, 1, 1]] {
+        let lanes: u32 = block.iter().product();
+        let rule = format!(
+            "a workgroup of {lanes} lanes ({block:?}) is not a whole number of groups: the \
+             kernel uses mma.group, which needs workgroups of a multiple of 4 subgroups of 32 \
+             lanes (128 lanes)"
+        );
+        let cfg = LaunchConfig {
+            grid: [1, 1, 1],
+            block,
+        };
+        let msg = module
+            .launch(&stream, "one_group", cfg, &[])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(msg, format!("launch of `one_group`: {rule}"));
+        let msg = module
+            .max_resident_workgroups("one_group", block)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(msg, format!("launch of `one_group`: {rule}"));
+    }
+    for block in [[128, 1, 1], [32, 4, 2], [256, 1, 1]] {
+        assert!(module.max_resident_workgroups("one_group", block).is_ok());
+    }
+}
