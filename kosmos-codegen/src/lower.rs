@@ -433,7 +433,10 @@ impl<'a, 'ctx> Cx<'a, 'ctx> {
             if slot.is_some() {
                 return Err(Fail::Msg(format!("value %{} is defined twice", r.0)));
             }
-            if let Some(name) = self.kernel.value_name(*r) {
+            // Constants (a global, or a constant expression over one) keep their names.
+            if let Some(name) = self.kernel.value_name(*r)
+                && !v.is_const()
+            {
                 v.set_name(name);
             }
             *slot = Some(v);
@@ -850,13 +853,31 @@ impl<'a, 'ctx> Cx<'a, 'ctx> {
             }
             Op::Id { kind, dim } => vec![self.target.emit_id(self, *kind, *dim)?.into()],
             Op::SharedAlloc { elem, count } => vec![self.shared_alloc(inst, *elem, *count)?],
-            Op::FragZero => vec![self.frag_zero()?],
+            Op::FragZero { role } => vec![self.frag_zero(*role)?],
             Op::FragLoad { role, ptr, stride } => vec![self.frag_load(*role, *ptr, *stride)?],
-            Op::FragStore { ptr, value, stride } => {
-                self.frag_store(*ptr, *value, *stride)?;
+            Op::FragStore {
+                ptr,
+                value,
+                stride,
+                within,
+            } => {
+                self.frag_store(*ptr, *value, *stride, *within)?;
                 vec![]
             }
             Op::Mma { a, b, acc } => vec![self.mma(*a, *b, *acc)?],
+            Op::MmaGroup { a, b, acc } => vec![self.mma_group(*a, *b, *acc)?],
+            Op::CopyAsync { dst, src, pred } => {
+                self.copy_async(*dst, *src, *pred)?;
+                vec![]
+            }
+            Op::AsyncCommit => {
+                self.target.emit_async_commit(self)?;
+                vec![]
+            }
+            Op::AsyncWait { pending } => {
+                self.target.emit_async_wait(self, *pending)?;
+                vec![]
+            }
             Op::Splat { value, lanes } => vec![self.splat(*value, *lanes)?],
             Op::Extract { vector, lane } => {
                 let v = self.vector(*vector, *lane)?;
@@ -1482,6 +1503,32 @@ impl<'a, 'ctx> Cx<'a, 'ctx> {
         }
         let bytes = u64::from(elem.size_bytes()) * u64::from(count);
         let bytes = u32::try_from(bytes).map_err(|_| Fail::Msg("shared.alloc too large".into()))?;
+        if self.target.dynamic_shared() {
+            // One dynamically sized array for the kernel, at the offsets every target and the
+            // runtime compute alike.
+            let (offsets, _) = self.kernel.shared_layout();
+            let mut index = None;
+            let mut seen = 0;
+            self.kernel.walk(|_, i| {
+                if matches!(i.op, Op::SharedAlloc { .. }) {
+                    if i.results == inst.results {
+                        index = Some(seen);
+                    }
+                    seen += 1;
+                }
+            });
+            let offset = index
+                .and_then(|i| offsets.get(i).copied())
+                .ok_or("shared.alloc outside the kernel's layout")?;
+            let base = self.dynamic_shared_base();
+            let at = self.ctx.i64_type().const_int(offset, false);
+            // SAFETY: a plain (not inbounds) byte GEP is defined for any offset.
+            let p = unsafe {
+                self.builder
+                    .build_gep(self.ctx.i8_type(), base, &[at], "")?
+            };
+            return Ok(p.into());
+        }
         let array = self.ctx.i8_type().array_type(bytes);
         let name = match inst
             .results
@@ -1498,8 +1545,30 @@ impl<'a, 'ctx> Cx<'a, 'ctx> {
         );
         global.set_linkage(Linkage::Internal);
         global.set_initializer(&array.get_undef());
-        global.set_alignment(16);
+        global.set_alignment(kosmos_ir::shared_alloc_align(u64::from(bytes)) as u32);
         Ok(global.as_pointer_value().into())
+    }
+
+    /// The module's dynamic shared array (declared once, shared by its kernels).
+    fn dynamic_shared_base(&self) -> PointerValue<'ctx> {
+        const NAME: &str = "kosmos_dynamic_shared";
+        let global = self.module.get_global(NAME).unwrap_or_else(|| {
+            let array = self.ctx.i8_type().array_type(0);
+            let g = self.module.add_global(
+                array,
+                Some(self.target.addr_space(AddrSpace::Shared)),
+                NAME,
+            );
+            g.set_linkage(Linkage::External);
+            g.set_alignment(1024);
+            g
+        });
+        global.as_pointer_value()
+    }
+
+    /// The kernel being lowered.
+    pub fn kernel(&self) -> &Kernel {
+        self.kernel
     }
 
     fn splat(&self, value: Value, lanes: u32) -> Result<BasicValueEnum<'ctx>, Fail> {

@@ -127,6 +127,40 @@ pub(crate) trait Target {
         b: VectorValue<'ctx>,
         acc: VectorValue<'ctx>,
     ) -> Result<VectorValue<'ctx>, Fail>;
+    /// `mma.group` on a `frag<wacc>` (pieces of `frag<acc>`); the default gathers 16x16
+    /// fragments from the swizzled tiles and runs [`Target::emit_mma`] on them.
+    fn emit_mma_group<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        a: PointerValue<'ctx>,
+        b: PointerValue<'ctx>,
+        acc: VectorValue<'ctx>,
+    ) -> Result<VectorValue<'ctx>, Fail> {
+        cx.mma_group_by_fragments(a, b, acc)
+    }
+    /// `copy.async`; the default is a plain load (when `pred`) and store, complete at once.
+    fn emit_copy_async<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        dst: PointerValue<'ctx>,
+        src: PointerValue<'ctx>,
+        pred: IntValue<'ctx>,
+    ) -> Result<(), Fail> {
+        cx.copy_by_load_store(dst, src, pred)
+    }
+    /// `async.commit`: nothing to do where copies complete at once.
+    fn emit_async_commit(&self, _cx: &Cx<'_, '_>) -> Result<(), Fail> {
+        Ok(())
+    }
+    /// `async.wait`: nothing to do where copies complete at once.
+    fn emit_async_wait(&self, _cx: &Cx<'_, '_>, _pending: u32) -> Result<(), Fail> {
+        Ok(())
+    }
+    /// Whether a kernel's shared memory is one dynamically sized array (laid out by
+    /// `Kernel::shared_layout`, its size given at launch) rather than static allocations.
+    fn dynamic_shared(&self) -> bool {
+        false
+    }
 }
 
 const fn lane_term(shift: u32, mask: u32, scale: u32) -> LaneTerm {
@@ -242,7 +276,7 @@ impl Target for Amdgpu {
 
     fn configure_kernel(&self, cx: &Cx<'_, '_>, function: FunctionValue<'_>, kernel: &Kernel) {
         function.set_call_conventions(AMDGPU_KERNEL_CC);
-        let bound = format!("1,{}", kernel.max_workgroup_size);
+        let bound = format!("1,{}", kernel.workgroup_bound(self.subgroup_size()));
         cx.add_fn_attr(function, "amdgpu-flat-work-group-size", &bound);
     }
 
@@ -306,7 +340,8 @@ impl Target for Amdgpu {
     fn frag_layout(&self, role: FragRole) -> FragLayout {
         match role {
             FragRole::A => MFMA_A,
-            FragRole::B | FragRole::Acc => MFMA_B_ACC,
+            // A `frag<wacc>` is `frag<acc>` pieces side by side: the layout is per piece.
+            FragRole::B | FragRole::Acc | FragRole::WideAcc => MFMA_B_ACC,
         }
     }
 
@@ -411,7 +446,7 @@ impl Target for Nvptx {
         cx.add_fn_attr(
             function,
             "nvvm.maxntid",
-            &kernel.max_workgroup_size.to_string(),
+            &kernel.workgroup_bound(self.subgroup_size()).to_string(),
         );
     }
 
@@ -440,6 +475,11 @@ impl Target for Nvptx {
     }
 
     fn emit_barrier(&self, cx: &Cx<'_, '_>) -> Result<(), Fail> {
+        if cx.kernel().uses_groups() {
+            // `wgmma` reads shared memory through the async proxy: what this thread wrote
+            // (stores, completed cp.async) must be fenced towards it before the barrier.
+            inline_asm(cx, "fence.proxy.async.shared::cta;", "~{memory}", &[])?;
+        }
         // bar.sync orders the CTA's memory accesses itself.
         let zero = cx.ctx.i32_type().const_zero();
         cx.call_void_intrinsic("llvm.nvvm.barrier.cta.sync.aligned.all", &[zero.into()])
@@ -568,7 +608,8 @@ impl Target for Nvptx {
 
     fn frag_layout(&self, role: FragRole) -> FragLayout {
         match role {
-            FragRole::A | FragRole::Acc => MMA_A_ACC,
+            // A `frag<wacc>` is `frag<acc>` pieces side by side: the layout is per piece.
+            FragRole::A | FragRole::Acc | FragRole::WideAcc => MMA_A_ACC,
             FragRole::B => MMA_B,
         }
     }
@@ -587,7 +628,7 @@ impl Target for Nvptx {
         let name = match role {
             FragRole::A => "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16",
             FragRole::B => "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16",
-            FragRole::Acc => return Ok(None),
+            FragRole::Acc | FragRole::WideAcc => return Ok(None),
         };
         let b = &cx.builder;
         let i32t = cx.ctx.i32_type();
@@ -656,4 +697,155 @@ impl Target for Nvptx {
         }
         Ok(d)
     }
+
+    /// Four `wgmma.mma_async` m64n128k16 (one per 16-deep step), A and B from shared memory
+    /// through descriptors of their 128-byte-swizzled layouts, waited for before the
+    /// accumulator is used: the four subgroups of the group are the warpgroup.
+    fn emit_mma_group<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        a: PointerValue<'ctx>,
+        b: PointerValue<'ctx>,
+        acc: VectorValue<'ctx>,
+    ) -> Result<VectorValue<'ctx>, Fail> {
+        let bld = &cx.builder;
+        let i64t = cx.ctx.i64_type();
+        let f32t = cx.ctx.f32_type();
+        let n = acc.get_type().get_size();
+        // Descriptor: start address >> 4 (bits 0-13), leading byte offset >> 4 (16-29),
+        // stride byte offset >> 4 (32-45), swizzle mode 1 = 128 bytes (62-63).
+        let desc = |p: PointerValue<'ctx>, lbo: u64, sbo: u64| -> Result<IntValue<'ctx>, Fail> {
+            let addr = bld.build_ptr_to_int(p, i64t, "")?;
+            let addr = bld.build_and(addr, i64t.const_int(0x3ffff, false), "")?;
+            let start = bld.build_right_shift(addr, i64t.const_int(4, false), false, "")?;
+            let fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (1 << 62);
+            Ok(bld.build_or(start, i64t.const_int(fixed, false), "")?)
+        };
+        // A is K-major: rows of 128 bytes, 8-row atoms 1024 bytes apart (the leading offset
+        // is unused inside one swizzle atom); a 16-deep step moves 32 bytes along the row.
+        // B is N-major: 64-column blocks 8192 bytes apart, 8-row (k) atoms 1024 bytes apart;
+        // a 16-deep step moves 16 rows, 2048 bytes.
+        let (da, db) = (desc(a, 16, 1024)?, desc(b, 8192, 1024)?);
+        let mut args: Vec<inkwell::values::BasicMetadataValueEnum> = Vec::new();
+        for i in 0..n {
+            let x =
+                bld.build_extract_element(acc, cx.ctx.i32_type().const_int(i as u64, false), "")?;
+            args.push(x.into());
+        }
+        let steps = kosmos_ir::GROUP_K / 16;
+        for k in 0..steps as u64 {
+            args.push(
+                bld.build_int_add(da, i64t.const_int(2 * k, false), "")?
+                    .into(),
+            );
+            args.push(
+                bld.build_int_add(db, i64t.const_int(128 * k, false), "")?
+                    .into(),
+            );
+        }
+        args.push(cx.ctx.i32_type().const_int(1, false).into());
+        let regs = |from: u32| -> String {
+            let list: Vec<String> = (from..from + n).map(|i| format!("${i}")).collect();
+            format!("{{{}}}", list.join(", "))
+        };
+        // `p` (scale-d) true: accumulate into the registers.
+        let mut asm = format!(
+            "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\nwgmma.fence.sync.aligned;\n",
+            2 * n + 2 * steps
+        );
+        for k in 0..steps {
+            asm += &format!(
+                "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {}, ${}, ${}, p, 1, 1, 0, 1;\n",
+                regs(0),
+                2 * n + 2 * k,
+                2 * n + 2 * k + 1
+            );
+        }
+        asm += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n}";
+        let mut constraints: Vec<String> = (0..n).map(|_| "=f".to_string()).collect();
+        constraints.extend((0..n).map(|i| i.to_string()));
+        constraints.extend((0..2 * steps).map(|_| "l".to_string()));
+        constraints.push("r".into());
+        constraints.push("~{memory}".into());
+        let mut params: Vec<inkwell::types::BasicMetadataTypeEnum> =
+            (0..n).map(|_| f32t.into()).collect();
+        params.extend((0..2 * steps).map(|_| inkwell::types::BasicMetadataTypeEnum::from(i64t)));
+        params.push(cx.ctx.i32_type().into());
+        let out_ty = cx.ctx.struct_type(&vec![f32t.into(); n as usize], false);
+        let fn_ty = out_ty.fn_type(&params, false);
+        let asm_fn =
+            cx.ctx
+                .create_inline_asm(fn_ty, asm, constraints.join(","), true, false, None, false);
+        let r = bld.build_indirect_call(fn_ty, asm_fn, &args, "")?;
+        let BasicValueEnum::StructValue(r) = cx.call_result(r)? else {
+            return Err(Fail::Msg("wgmma returned no struct".into()));
+        };
+        let mut d = acc.get_type().get_undef();
+        for i in 0..n {
+            let x = bld.build_extract_value(r, i, "")?;
+            d = bld.build_insert_element(d, x, cx.ctx.i32_type().const_int(i as u64, false), "")?;
+        }
+        Ok(d)
+    }
+
+    /// `cp.async.cg` (16 bytes, through L2 only) with a source size of 0 when `pred` is
+    /// false: the hardware then reads nothing and fills zeros.
+    fn emit_copy_async<'ctx>(
+        &self,
+        cx: &Cx<'_, 'ctx>,
+        dst: PointerValue<'ctx>,
+        src: PointerValue<'ctx>,
+        pred: IntValue<'ctx>,
+    ) -> Result<(), Fail> {
+        let i32t = cx.ctx.i32_type();
+        let size =
+            cx.builder
+                .build_select(pred, i32t.const_int(16, false), i32t.const_zero(), "")?;
+        cx.call_void_intrinsic(
+            "llvm.nvvm.cp.async.cg.shared.global.16.s",
+            &[dst.into(), src.into(), size.into()],
+        )
+    }
+
+    fn emit_async_commit(&self, cx: &Cx<'_, '_>) -> Result<(), Fail> {
+        cx.call_void_intrinsic("llvm.nvvm.cp.async.commit.group", &[])
+    }
+
+    fn emit_async_wait(&self, cx: &Cx<'_, '_>, pending: u32) -> Result<(), Fail> {
+        let n = cx.ctx.i32_type().const_int(pending as u64, false);
+        cx.call_void_intrinsic("llvm.nvvm.cp.async.wait.group", &[n.into()])
+    }
+
+    fn dynamic_shared(&self) -> bool {
+        // CUDA caps static shared memory at 48 KiB; the dynamic array may be larger.
+        true
+    }
+}
+
+/// A `void` inline-asm statement with side effects.
+fn inline_asm(
+    cx: &Cx<'_, '_>,
+    asm: &str,
+    constraints: &str,
+    args: &[inkwell::values::BasicMetadataValueEnum],
+) -> Result<(), Fail> {
+    let params: Vec<inkwell::types::BasicMetadataTypeEnum> = args
+        .iter()
+        .map(|a| match a {
+            inkwell::values::BasicMetadataValueEnum::IntValue(v) => Ok(v.get_type().into()),
+            _ => Err(Fail::Msg("inline asm takes integer operands here".into())),
+        })
+        .collect::<Result<_, _>>()?;
+    let fn_ty = cx.ctx.void_type().fn_type(&params, false);
+    let f = cx.ctx.create_inline_asm(
+        fn_ty,
+        asm.to_string(),
+        constraints.to_string(),
+        true,
+        false,
+        None,
+        false,
+    );
+    cx.builder.build_indirect_call(fn_ty, f, args, "")?;
+    Ok(())
 }

@@ -467,3 +467,42 @@ fn clock_reads_a_device_wide_timer() {
         assert!(a.contains("s_memrealtime"), "{a}");
     }
 }
+
+#[test]
+fn group_product_and_async_copies() {
+    let p = ptx(group_product());
+    for needle in [
+        "cp.async.cg.shared.global",
+        "cp.async.commit_group",
+        "cp.async.wait_group",
+        // Shared memory written by threads is fenced towards the async proxy wgmma reads.
+        "fence.proxy.async.shared::cta",
+        "wgmma.fence.sync.aligned",
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
+        "wgmma.wait_group.sync.aligned 0",
+        // One dynamic array (beyond CUDA's 48 KiB static limit), aligned for swizzled tiles.
+        ".extern .shared .align 1024 .b8 kosmos_dynamic_shared[]",
+        // Eight subgroups of warps: the register budget of 256 threads.
+        ".maxntid 256",
+    ] {
+        assert!(p.contains(needle), "missing {needle}:\n{p}");
+    }
+    assert_eq!(p.matches("wgmma.mma_async").count(), 4, "{p}");
+    for target in AMD {
+        let a = asm(group_product(), target);
+        // 4 steps of 16 deep x 8 column pieces of 16x16x16 MFMAs.
+        assert_eq!(
+            a.matches("v_mfma_f32_16x16x16").count(),
+            32,
+            "{target}:\n{a}"
+        );
+        assert!(a.contains(".amdhsa_group_segment_fixed_size 24576"), "{a}");
+        assert!(a.contains(".amdhsa_private_segment_fixed_size 0"), "{a}");
+        // Eight wave64 subgroups.
+        assert!(
+            a.contains("\"amdgpu-flat-work-group-size\"=\"1,512\"")
+                || a.contains(".max_flat_workgroup_size: 512"),
+            "{a}"
+        );
+    }
+}

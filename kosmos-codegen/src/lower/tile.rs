@@ -7,10 +7,13 @@
 
 use super::{Cx, Fail};
 use crate::target::Target;
+use inkwell::IntPredicate;
+use inkwell::builder::Builder;
 use inkwell::context::Context;
-use inkwell::types::BasicTypeEnum;
+use inkwell::types::{BasicTypeEnum, VectorType};
+use inkwell::values::PointerValue;
 use inkwell::values::{BasicValue, BasicValueEnum, IntValue, VectorValue};
-use kosmos_ir::{Dim, FragRole, IdKind, Type, Value};
+use kosmos_ir::{AddrSpace, Dim, FRAG_N, FragRole, GROUP_N, IdKind, Type, Value};
 
 /// `((lane >> shift) & mask) * scale`: a row or column coordinate of a lane.
 #[derive(Copy, Clone, Debug)]
@@ -66,7 +69,63 @@ pub(crate) fn frag_type<'ctx>(
     match role {
         FragRole::A | FragRole::B => ctx.i16_type().vec_type(n).into(),
         FragRole::Acc => ctx.f32_type().vec_type(n).into(),
+        FragRole::WideAcc => ctx.f32_type().vec_type(n * WIDE_PIECES).into(),
     }
+}
+
+/// A run of a lane's fragment at its place in memory: the address of its first element and
+/// that element's (row, column) in the stored tile.
+struct RunAt<'ctx> {
+    run: Run,
+    ptr: PointerValue<'ctx>,
+    row: IntValue<'ctx>,
+    col: IntValue<'ctx>,
+}
+
+/// A `frag<wacc>` is this many `frag<acc>` pieces side by side (piece `j` holds columns
+/// `16j .. 16j + 16`), concatenated in one vector. On NVIDIA this is exactly the register
+/// order of a `wgmma` m64n128 accumulator.
+pub(crate) const WIDE_PIECES: u32 = GROUP_N / FRAG_N;
+
+/// Byte offset of `A(i, k)` in a `mma.group` `a` tile (see `Op::MmaGroup`).
+fn swizzled_a<'ctx>(
+    b: &Builder<'ctx>,
+    c: &dyn Fn(u32) -> IntValue<'ctx>,
+    i: IntValue<'ctx>,
+    k: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Fail> {
+    let chunk = b.build_xor(
+        b.build_right_shift(k, c(3), false, "")?,
+        b.build_and(i, c(7), "")?,
+        "",
+    )?;
+    let row = b.build_int_mul(i, c(128), "")?;
+    let within = b.build_int_mul(b.build_and(k, c(7), "")?, c(2), "")?;
+    Ok(b.build_int_add(
+        b.build_int_add(row, b.build_int_mul(chunk, c(16), "")?, "")?,
+        within,
+        "",
+    )?)
+}
+
+/// Byte offset of `B(k, n)` in a `mma.group` `b` tile (see `Op::MmaGroup`).
+fn swizzled_b<'ctx>(
+    b: &Builder<'ctx>,
+    c: &dyn Fn(u32) -> IntValue<'ctx>,
+    k: IntValue<'ctx>,
+    n: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Fail> {
+    let block = b.build_int_mul(b.build_right_shift(n, c(6), false, "")?, c(8192), "")?;
+    let chunk = b.build_xor(
+        b.build_and(b.build_right_shift(n, c(3), false, "")?, c(7), "")?,
+        b.build_and(k, c(7), "")?,
+        "",
+    )?;
+    let row = b.build_int_mul(k, c(128), "")?;
+    let within = b.build_int_mul(b.build_and(n, c(7), "")?, c(2), "")?;
+    let x = b.build_int_add(block, row, "")?;
+    let x = b.build_int_add(x, b.build_int_mul(chunk, c(16), "")?, "")?;
+    Ok(b.build_int_add(x, within, "")?)
 }
 
 impl<'ctx> Cx<'_, 'ctx> {
@@ -113,23 +172,15 @@ impl<'ctx> Cx<'_, 'ctx> {
         }
     }
 
-    pub(super) fn frag_zero(&self) -> Result<BasicValueEnum<'ctx>, Fail> {
-        Ok(self.llvm_type(Type::Frag(FragRole::Acc))?.const_zero())
+    pub(super) fn frag_zero(&self, role: FragRole) -> Result<BasicValueEnum<'ctx>, Fail> {
+        if !role.is_acc() {
+            return Err(format!("frag.zero of a frag<{role}>").into());
+        }
+        Ok(self.llvm_type(Type::Frag(role))?.const_zero())
     }
 
-    /// Per run of the lane's layout: the address of its first element.
-    fn run_addresses(
-        &self,
-        role: FragRole,
-        ptr: Value,
-        stride: Value,
-    ) -> Result<Vec<(Run, inkwell::values::PointerValue<'ctx>)>, Fail> {
-        let (base, _) = self.get_ptr(ptr)?;
-        if self.ty(stride)? != Type::U32 {
-            return Err("the row stride must be u32".into());
-        }
-        let stride = self.get_int(stride)?;
-        let layout = self.target.frag_layout(role);
+    /// The lane's (row, column) in its fragment tile, from a layout's lane terms.
+    fn lane_coords(&self, layout: &FragLayout) -> Result<(IntValue<'ctx>, IntValue<'ctx>), Fail> {
         let i32t = self.ctx.i32_type();
         let c = |x: u32| i32t.const_int(x as u64, false);
         let lane = self.subgroup_id(self.target, IdKind::SubgroupLane)?;
@@ -139,19 +190,206 @@ impl<'ctx> Cx<'_, 'ctx> {
             let masked = b.build_and(shifted, c(t.mask), "")?;
             Ok(b.build_int_mul(masked, c(t.scale), "")?)
         };
-        let (row, col) = (term(layout.row)?, term(layout.col)?);
+        Ok((term(layout.row)?, term(layout.col)?))
+    }
+
+    /// Loads a `frag<a>`/`frag<b>` whose element (r, c) is at byte `offset(r, c)` of `base`;
+    /// runs must not cross a 16-byte chunk of the swizzled tiles (they are at most 8 long
+    /// and aligned to their length, so they do not).
+    fn gather_frag(
+        &self,
+        role: FragRole,
+        base: PointerValue<'ctx>,
+        offset: &dyn Fn(IntValue<'ctx>, IntValue<'ctx>) -> Result<IntValue<'ctx>, Fail>,
+    ) -> Result<VectorValue<'ctx>, Fail> {
+        let layout = self.target.frag_layout(role);
+        let (row, col) = self.lane_coords(&layout)?;
+        let i32t = self.ctx.i32_type();
+        let i16t = self.ctx.i16_type();
+        let b = &self.builder;
+        let mut v = self
+            .llvm_type(Type::Frag(role))?
+            .into_vector_type()
+            .get_undef();
+        let mut next = 0u64;
+        for run in layout.runs {
+            let r = b.build_int_add(row, i32t.const_int(run.row as u64, false), "")?;
+            let cc = b.build_int_add(col, i32t.const_int(run.col as u64, false), "")?;
+            let bytes = b.build_int_z_extend(offset(r, cc)?, self.ctx.i64_type(), "")?;
+            // SAFETY: a plain (not inbounds) byte GEP is defined for any offset.
+            let p = unsafe { b.build_gep(self.ctx.i8_type(), base, &[bytes], "")? };
+            let x = b.build_load(i16t.vec_type(run.len), p, "")?;
+            super::set_align(x, 2 * run.len)?;
+            for i in 0..run.len {
+                let e = b.build_extract_element(
+                    x.into_vector_value(),
+                    i32t.const_int(i as u64, false),
+                    "",
+                )?;
+                v = b.build_insert_element(v, e, i32t.const_int(next, false), "")?;
+                next += 1;
+            }
+        }
+        Ok(v)
+    }
+
+    /// `mma.group` from 16x16 `mma`s: the subgroup's rows of `A` and all of `B` gathered
+    /// from the swizzled tiles fragment by fragment (the lowering of targets without a
+    /// group-wide matrix instruction).
+    pub(crate) fn mma_group_by_fragments(
+        &self,
+        a: PointerValue<'ctx>,
+        b_tile: PointerValue<'ctx>,
+        acc: VectorValue<'ctx>,
+    ) -> Result<VectorValue<'ctx>, Fail> {
+        let i32t = self.ctx.i32_type();
+        let c = |x: u32| i32t.const_int(x as u64, false);
+        let b = &self.builder;
+        let sg = self.subgroup_id(self.target, IdKind::SubgroupId)?;
+        let first_row = b.build_int_mul(b.build_and(sg, c(3), "")?, c(16), "")?;
+        let piece_len = self.target.frag_layout(FragRole::Acc).elems();
+        let mut pieces: Vec<VectorValue<'ctx>> = (0..WIDE_PIECES)
+            .map(|j| self.piece(acc, j, piece_len))
+            .collect::<Result<_, _>>()?;
+        for kk in 0..kosmos_ir::GROUP_K / 16 {
+            let fa = self.gather_frag(FragRole::A, a, &|r, k| {
+                let i = b.build_int_add(first_row, r, "")?;
+                let k = b.build_int_add(k, c(16 * kk), "")?;
+                swizzled_a(b, &c, i, k)
+            })?;
+            for (j, piece) in pieces.iter_mut().enumerate() {
+                let fb = self.gather_frag(FragRole::B, b_tile, &|k, n| {
+                    let k = b.build_int_add(k, c(16 * kk), "")?;
+                    let n = b.build_int_add(n, c(16 * j as u32), "")?;
+                    swizzled_b(b, &c, k, n)
+                })?;
+                *piece = self.target.emit_mma(self, fa, fb, *piece)?;
+            }
+        }
+        self.concat_pieces(&pieces)
+    }
+
+    /// Piece `j` (elements `j * len ..`) of a `frag<wacc>` vector.
+    fn piece(&self, v: VectorValue<'ctx>, j: u32, len: u32) -> Result<VectorValue<'ctx>, Fail> {
+        let i32t = self.ctx.i32_type();
+        let mask: Vec<_> = (0..len)
+            .map(|i| i32t.const_int((j * len + i) as u64, false))
+            .collect();
+        let mask = VectorType::const_vector(&mask);
+        Ok(self.builder.build_shuffle_vector(v, v, mask, "")?)
+    }
+
+    fn concat_pieces(&self, pieces: &[VectorValue<'ctx>]) -> Result<VectorValue<'ctx>, Fail> {
+        let i32t = self.ctx.i32_type();
+        let len = pieces[0].get_type().get_size();
+        let mut v = self
+            .llvm_type(Type::Frag(FragRole::WideAcc))?
+            .into_vector_type()
+            .get_undef();
+        for (j, piece) in pieces.iter().enumerate() {
+            for i in 0..len {
+                let e = self.builder.build_extract_element(
+                    *piece,
+                    i32t.const_int(i as u64, false),
+                    "",
+                )?;
+                let at = i32t.const_int((j as u32 * len + i) as u64, false);
+                v = self.builder.build_insert_element(v, e, at, "")?;
+            }
+        }
+        Ok(v)
+    }
+
+    pub(super) fn mma_group(
+        &self,
+        a: Value,
+        b: Value,
+        acc: Value,
+    ) -> Result<BasicValueEnum<'ctx>, Fail> {
+        let (a, a_space) = self.get_ptr(a)?;
+        let (b, b_space) = self.get_ptr(b)?;
+        if a_space != AddrSpace::Shared || b_space != AddrSpace::Shared {
+            return Err("mma.group reads its tiles from shared memory".into());
+        }
+        let acc = self.frag_value(acc, FragRole::WideAcc)?;
+        Ok(self.target.emit_mma_group(self, a, b, acc)?.into())
+    }
+
+    pub(super) fn copy_async(&self, dst: Value, src: Value, pred: Value) -> Result<(), Fail> {
+        let (dst, dst_space) = self.get_ptr(dst)?;
+        let (src, src_space) = self.get_ptr(src)?;
+        if dst_space != AddrSpace::Shared || src_space != AddrSpace::Global {
+            return Err("copy.async copies from global to shared memory".into());
+        }
+        if self.ty(pred)? != Type::I1 {
+            return Err("the copy.async predicate must be i1".into());
+        }
+        let pred = self.get_int(pred)?;
+        self.target.emit_copy_async(self, dst, src, pred)
+    }
+
+    /// `copy.async` as a plain load (only when `pred`) and store: the lowering of targets
+    /// without asynchronous copies.
+    pub(crate) fn copy_by_load_store(
+        &self,
+        dst: PointerValue<'ctx>,
+        src: PointerValue<'ctx>,
+        pred: IntValue<'ctx>,
+    ) -> Result<(), Fail> {
+        let v4 = self.ctx.i32_type().vec_type(4);
+        let from = self.current_block()?;
+        let (load, join) = (self.block("copy.load"), self.block("copy.join"));
+        self.builder.build_conditional_branch(pred, load, join)?;
+        self.builder.position_at_end(load);
+        let x = self.builder.build_load(v4, src, "")?;
+        super::set_align(x, 16)?;
+        self.builder.build_unconditional_branch(join)?;
+        self.builder.position_at_end(join);
+        let phi = self.builder.build_phi(v4, "")?;
+        phi.add_incoming(&[(&x, load), (&v4.const_zero(), from)]);
+        let st = self.builder.build_store(dst, phi.as_basic_value())?;
+        st.set_alignment(16).map_err(|e| Fail::Msg(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Per run of the lane's layout: the address of its first element.
+    /// Per run of the lane's layout: where its first element is (the tile's column 0 being
+    /// column `col0` at `ptr`).
+    fn run_addresses(
+        &self,
+        role: FragRole,
+        ptr: Value,
+        stride: Value,
+        col0: u32,
+    ) -> Result<Vec<RunAt<'ctx>>, Fail> {
+        let (base, _) = self.get_ptr(ptr)?;
+        if self.ty(stride)? != Type::U32 {
+            return Err("the row stride must be u32".into());
+        }
+        let stride = self.get_int(stride)?;
+        let layout = self.target.frag_layout(role);
+        let i32t = self.ctx.i32_type();
+        let c = |x: u32| i32t.const_int(x as u64, false);
+        let (row, col) = self.lane_coords(&layout)?;
+        let b = &self.builder;
+        let col = b.build_int_add(col, c(col0), "")?;
         let elem_bytes = role.elem().size_bytes();
         let mut out = Vec::with_capacity(layout.runs.len());
         for run in layout.runs {
             let r = b.build_int_add(row, c(run.row), "")?;
-            let index = b.build_int_add(b.build_int_mul(r, stride, "")?, col, "")?;
-            let index = b.build_int_add(index, c(run.col), "")?;
+            let cc = b.build_int_add(col, c(run.col), "")?;
+            let index = b.build_int_add(b.build_int_mul(r, stride, "")?, cc, "")?;
             // Tile offsets stay below 2^32 elements: 32-bit math, widened once.
             let bytes = b.build_int_mul(index, c(elem_bytes), "")?;
             let bytes = b.build_int_z_extend(bytes, self.ctx.i64_type(), "")?;
             // SAFETY: a plain (not inbounds) byte GEP is defined for any offset.
             let p = unsafe { b.build_gep(self.ctx.i8_type(), base, &[bytes], "")? };
-            out.push((*run, p));
+            out.push(RunAt {
+                run: *run,
+                ptr: p,
+                row: r,
+                col: cc,
+            });
         }
         Ok(out)
     }
@@ -162,7 +400,7 @@ impl<'ctx> Cx<'_, 'ctx> {
         ptr: Value,
         stride: Value,
     ) -> Result<BasicValueEnum<'ctx>, Fail> {
-        if role == FragRole::Acc {
+        if role.is_acc() {
             return Err("frag.load loads frag<a> or frag<b>".into());
         }
         let (base, space) = self.get_ptr(ptr)?;
@@ -185,7 +423,7 @@ impl<'ctx> Cx<'_, 'ctx> {
             .into_vector_type()
             .get_undef();
         let mut next = 0u64;
-        for (run, p) in self.run_addresses(role, ptr, stride)? {
+        for RunAt { run, ptr: p, .. } in self.run_addresses(role, ptr, stride, 0)? {
             let ty: BasicTypeEnum = if run.len == 1 {
                 i16t.into()
             } else {
@@ -210,24 +448,99 @@ impl<'ctx> Cx<'_, 'ctx> {
         Ok(v.as_basic_value_enum())
     }
 
-    pub(super) fn frag_store(&self, ptr: Value, value: Value, stride: Value) -> Result<(), Fail> {
-        if self.get_ptr(ptr)?.1 == kosmos_ir::AddrSpace::Constant {
+    pub(super) fn frag_store(
+        &self,
+        ptr: Value,
+        value: Value,
+        stride: Value,
+        within: Option<(Value, Value)>,
+    ) -> Result<(), Fail> {
+        if self.get_ptr(ptr)?.1 == AddrSpace::Constant {
             return Err("frag.store to constant memory".into());
         }
-        let v = self.frag_value(value, FragRole::Acc)?;
+        let pieces = match self.ty(value)? {
+            Type::Frag(FragRole::Acc) => 1,
+            Type::Frag(FragRole::WideAcc) => WIDE_PIECES,
+            other => return Err(format!("frag.store of a {other}").into()),
+        };
+        let role = if pieces == 1 {
+            FragRole::Acc
+        } else {
+            FragRole::WideAcc
+        };
+        let v = self.frag_value(value, role)?;
+        let within = match within {
+            Some((rows, cols)) => {
+                if self.ty(rows)? != Type::U32 || self.ty(cols)? != Type::U32 {
+                    return Err("frag.store bounds must be u32".into());
+                }
+                Some((self.get_int(rows)?, self.get_int(cols)?))
+            }
+            None => None,
+        };
+        let len = self.target.frag_layout(FragRole::Acc).elems();
+        for j in 0..pieces {
+            let piece = if pieces == 1 {
+                v
+            } else {
+                self.piece(v, j, len)?
+            };
+            self.store_piece(ptr, stride, j * FRAG_N, piece, within)?;
+        }
+        Ok(())
+    }
+
+    /// Stores one 16x16 accumulator whose column 0 is column `col0` of the stored tile;
+    /// with `within`, each element only inside the bounds.
+    fn store_piece(
+        &self,
+        ptr: Value,
+        stride: Value,
+        col0: u32,
+        v: VectorValue<'ctx>,
+        within: Option<(IntValue<'ctx>, IntValue<'ctx>)>,
+    ) -> Result<(), Fail> {
         let f32t = self.ctx.f32_type();
+        let i32t = self.ctx.i32_type();
+        let c = |x: u64| i32t.const_int(x, false);
         let b = &self.builder;
+        let elem = |i: u64| b.build_extract_element(v, c(i), "");
         let mut next = 0u64;
-        for (run, p) in self.run_addresses(FragRole::Acc, ptr, stride)? {
-            let elem =
-                |i: u64| b.build_extract_element(v, self.ctx.i32_type().const_int(i, false), "");
+        for at in self.run_addresses(FragRole::Acc, ptr, stride, col0)? {
+            let RunAt {
+                run,
+                ptr: p,
+                row,
+                col,
+            } = at;
+            if let Some((rows, cols)) = within {
+                // Element by element, each behind its own bounds check.
+                for i in 0..run.len as u64 {
+                    let col = b.build_int_add(col, c(i), "")?;
+                    let inside = b.build_and(
+                        b.build_int_compare(IntPredicate::ULT, row, rows, "")?,
+                        b.build_int_compare(IntPredicate::ULT, col, cols, "")?,
+                        "",
+                    )?;
+                    let (then, join) = (self.block("store.in"), self.block("store.join"));
+                    b.build_conditional_branch(inside, then, join)?;
+                    b.position_at_end(then);
+                    // SAFETY: a plain (not inbounds) GEP is defined for any offset.
+                    let q = unsafe { b.build_gep(f32t, p, &[c(i)], "")? };
+                    let st = b.build_store(q, elem(next + i)?)?;
+                    st.set_alignment(4).map_err(|e| Fail::Msg(e.to_string()))?;
+                    b.build_unconditional_branch(join)?;
+                    b.position_at_end(join);
+                }
+                next += run.len as u64;
+                continue;
+            }
             let x: BasicValueEnum = if run.len == 1 {
                 elem(next)?
             } else {
                 let mut x = f32t.vec_type(run.len).get_undef();
                 for i in 0..run.len as u64 {
-                    let at = self.ctx.i32_type().const_int(i, false);
-                    x = b.build_insert_element(x, elem(next + i)?, at, "")?;
+                    x = b.build_insert_element(x, elem(next + i)?, c(i), "")?;
                 }
                 x.into()
             };
@@ -260,7 +573,8 @@ mod tests {
     fn layouts_cover_the_tile_once_with_aligned_runs() {
         for kind in TargetKind::ALL {
             let target = kind.target();
-            for role in FragRole::ALL {
+            // A `frag<wacc>` is `frag<acc>` pieces: its layout is the accumulator's.
+            for role in [FragRole::A, FragRole::B, FragRole::Acc] {
                 let layout = target.frag_layout(role);
                 let (rows, cols) = role.shape();
                 let mut seen = vec![0u32; (rows * cols) as usize];

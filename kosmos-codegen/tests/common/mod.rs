@@ -321,3 +321,45 @@ pub fn control_flow() -> Kernel {
     b.store(q, acc);
     b.finish()
 }
+
+/// Every lane copies 16-byte chunks of `a` (24 KiB: an `a` and a `b` tile) into shared memory
+/// with `copy.async`, then a group product accumulates it and every subgroup stores its slab,
+/// plainly and masked to `rows x cols`.
+pub fn group_product() -> Kernel {
+    let mut b = KernelBuilder::new("group_product", 512);
+    let a = b.param("a", Type::GLOBAL_PTR);
+    let c = b.param("c", Type::GLOBAL_PTR);
+    let rows = b.param("rows", Type::U32);
+    let cols = b.param("cols", Type::U32);
+    let tiles = b.shared_alloc("tiles", Type::U32, 6144);
+    let tid = b.workitem_id(Dim::X);
+    let four = b.const_u32(4);
+    let limit = b.const_u32(6144);
+    let size = b.workgroup_size(Dim::X);
+    let step = b.mul(size, four);
+    let first = b.mul(tid, four);
+    b.for_range(first, limit, step, &[], |b, i, _| {
+        let dst = b.ptr_offset(tiles, i, Type::U32);
+        let src = b.ptr_offset(a, i, Type::U32);
+        let inside = b.cmp(CmpPred::Lt, i, rows);
+        b.copy_async(dst, src, inside);
+        vec![]
+    });
+    b.async_commit();
+    b.async_wait(0);
+    b.barrier();
+    let zero = b.wide_zero();
+    let off = b.const_u32(2048);
+    let tb = b.ptr_offset(tiles, off, Type::U32);
+    let acc = b.mma_group(tiles, tb, zero);
+    let sg = b.subgroup_id();
+    let slab = b.const_u32(16 * 128);
+    let at = b.mul(sg, slab);
+    let pc = b.ptr_offset(c, at, Type::F32);
+    let stride = b.const_u32(128);
+    b.frag_store(pc, acc, stride);
+    b.frag_store_within(pc, acc, stride, rows, cols);
+    let mut k = b.finish();
+    k.max_subgroups = Some(8);
+    k
+}
