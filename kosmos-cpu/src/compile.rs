@@ -5,14 +5,21 @@
 
 use crate::CpuError;
 use kosmos_ir::{
-    AddrSpace, BinOp, CmpPred, Dim, FragRole, IdKind, Inst, InstPos, Kernel, Op, Ordering, Region,
-    RmwOp, ScalarType, Type, UnOp, Value,
+    AddrSpace, BinOp, CmpPred, Dim, FragRole, IdKind, Inst, InstPos, Kernel, MAX_SHARED_BYTES, Op,
+    Ordering, Region, RmwOp, ScalarType, Type, UnOp, Value,
 };
 
 pub(crate) type Slot = u32;
 
-/// Elements of a fragment's tile (16 x 16, whatever the role).
+/// Elements of a `frag<a>`, `frag<b>` or `frag<acc>` tile (16 x 16).
 pub(crate) const FRAG_ELEMS: usize = (kosmos_ir::FRAG_M * kosmos_ir::FRAG_N) as usize;
+
+/// Words per lane of a fragment of `role` in subgroups of `subgroup` lanes (a power of two
+/// in 8..=64, which divides every tile's 128 or 1024 words).
+fn frag_words(role: FragRole, subgroup: u32) -> usize {
+    let (rows, cols) = role.shape();
+    (rows * cols / 2 / subgroup) as usize
+}
 
 /// A scalar or vector type as the executor sees it.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -166,10 +173,14 @@ pub(crate) enum Ins {
         space: Space,
         pos: u32,
     },
+    /// `frag.store` of a tile with `cols` columns (`frag<acc>` or `frag<wacc>`), writing
+    /// only inside `within` (rows, cols) when given.
     FragStore {
         ptr: Slot,
         val: Slot,
         stride: Slot,
+        within: Option<(Slot, Slot)>,
+        cols: u32,
         space: Space,
         pos: u32,
     },
@@ -178,6 +189,21 @@ pub(crate) enum Ins {
         a: Slot,
         b: Slot,
         c: Slot,
+        pos: u32,
+    },
+    /// `mma.group`: `a` and `b` are shared-memory offsets, `c` and `dst` `frag<wacc>`s.
+    MmaGroup {
+        dst: Slot,
+        a: Slot,
+        b: Slot,
+        c: Slot,
+        pos: u32,
+    },
+    /// `copy.async`, done at once (`async.commit` and `async.wait` compile to nothing).
+    CopyAsync {
+        dst: Slot,
+        src: Slot,
+        pred: Slot,
         pos: u32,
     },
     Splat {
@@ -241,15 +267,13 @@ pub(crate) struct Program {
     pub body: Vec<Ins>,
     /// Per slot: whether it holds a 16-byte vector (two words per lane) instead of one word.
     pub wide: Vec<bool>,
-    /// Per slot: whether it holds a fragment, [`Program::frag_words`] words per lane.
-    pub frag: Vec<bool>,
+    /// Per slot: words per lane of a fragment, 0 for other values. A subgroup's fragment
+    /// is the elements of its tile (256, or 2048 for a `frag<wacc>`), row-major, two
+    /// 32-bit elements (`bf16` bits or `f32`) per word, over the consecutive words of its
+    /// lanes: lane j of the subgroup holds elements `j * 2 * words ..`.
+    pub frag: Vec<usize>,
     /// Lanes per subgroup.
     pub subgroup: usize,
-    /// Words per lane of a fragment. A subgroup's fragment is the 256 elements of its tile,
-    /// row-major, two 32-bit elements (`bf16` bits or `f32`) per word, over the
-    /// consecutive words of its lanes: lane j of the subgroup holds elements
-    /// `j * 2 * frag_words ..`.
-    pub frag_words: usize,
     /// Slots with the same value in every lane of every workgroup (constants, shared offsets).
     pub consts: Vec<(Slot, u64)>,
     pub shared_bytes: usize,
@@ -259,10 +283,9 @@ pub(crate) struct Program {
 impl Program {
     /// Words per lane of `slot`.
     pub fn words(&self, slot: Slot) -> usize {
-        if self.frag[slot as usize] {
-            self.frag_words
-        } else {
-            1 + self.wide[slot as usize] as usize
+        match self.frag[slot as usize] {
+            0 => 1 + self.wide[slot as usize] as usize,
+            words => words,
         }
     }
 }
@@ -278,10 +301,13 @@ enum Target {
 struct Compiler<'k> {
     k: &'k Kernel,
     wide: Vec<bool>,
-    frag: Vec<bool>,
+    frag: Vec<usize>,
     defined: Vec<bool>,
     consts: Vec<(Slot, u64)>,
-    shared_bytes: usize,
+    /// Offsets of the `shared.alloc`s in walk order ([`Kernel::shared_layout`]) and how
+    /// many of them were compiled.
+    shared_offsets: Vec<u64>,
+    shared_seen: usize,
     positions: Vec<InstPos>,
     /// The innermost enclosing loop's (next, results) slots.
     loops: Vec<(Vec<Slot>, Vec<Slot>)>,
@@ -289,6 +315,9 @@ struct Compiler<'k> {
 
 /// Compiles `k` for subgroups of `subgroup` lanes (a power of two in 8..=64).
 pub(crate) fn compile(k: &Kernel, subgroup: u32) -> Result<Program, CpuError> {
+    // The layout every target uses, so that offsets (and the 1 KiB alignment `mma.group`
+    // tiles need) agree with the verifier and the code generators.
+    let (shared_offsets, shared_bytes) = k.shared_layout();
     let mut c = Compiler {
         k,
         wide: k
@@ -296,10 +325,18 @@ pub(crate) fn compile(k: &Kernel, subgroup: u32) -> Result<Program, CpuError> {
             .iter()
             .map(|v| !v.ty.is_frag() && v.ty.size_bytes() > 8)
             .collect(),
-        frag: k.values.iter().map(|v| v.ty.is_frag()).collect(),
+        frag: k
+            .values
+            .iter()
+            .map(|v| match v.ty {
+                Type::Frag(role) => frag_words(role, subgroup),
+                _ => 0,
+            })
+            .collect(),
         defined: vec![false; k.values.len()],
         consts: Vec::new(),
-        shared_bytes: 0,
+        shared_offsets,
+        shared_seen: 0,
         positions: Vec::new(),
         loops: Vec::new(),
     };
@@ -312,9 +349,9 @@ pub(crate) fn compile(k: &Kernel, subgroup: u32) -> Result<Program, CpuError> {
         wide: c.wide,
         frag: c.frag,
         subgroup: subgroup as usize,
-        frag_words: FRAG_ELEMS / 2 / subgroup as usize,
         consts: c.consts,
-        shared_bytes: c.shared_bytes,
+        // Each allocation was checked to end within MAX_SHARED_BYTES, so the total fits.
+        shared_bytes: shared_bytes as usize,
         positions: c.positions,
     })
 }
@@ -524,14 +561,19 @@ impl<'k> Compiler<'k> {
                     ));
                 }
                 let dst = self.one_result(inst, name, pos)?;
-                // 16-byte alignment for every buffer keeps vector accesses aligned.
-                let start = self.shared_bytes.next_multiple_of(16);
-                let bytes = elem.size_bytes() as usize * *count as usize;
-                self.shared_bytes = start + bytes;
-                if self.shared_bytes > 1 << 20 {
-                    return Err(self.err(pos, name, "shared memory exceeds 1 MiB"));
+                let Some(&start) = self.shared_offsets.get(self.shared_seen) else {
+                    return Err(self.err(pos, name, "not in the kernel's shared layout"));
+                };
+                self.shared_seen += 1;
+                let end = start.saturating_add(u64::from(elem.size_bytes()) * u64::from(*count));
+                if end > MAX_SHARED_BYTES {
+                    return Err(self.err(
+                        pos,
+                        name,
+                        format!("shared memory reaches {end} bytes; at most {MAX_SHARED_BYTES}"),
+                    ));
                 }
-                self.consts.push((dst, start as u64));
+                self.consts.push((dst, start));
                 return Ok(None);
             }
             Op::Binary { op, lhs, rhs } => {
@@ -786,12 +828,17 @@ impl<'k> Compiler<'k> {
                 kind: *kind,
                 dim: *dim,
             },
-            Op::FragZero => Ins::FragZero {
-                dst: self.one_result(inst, name, pos)?,
-                pos: index,
-            },
+            Op::FragZero { role } => {
+                if !role.is_acc() {
+                    return Err(self.err(pos, name, "frag.zero makes frag<acc> or frag<wacc>"));
+                }
+                Ins::FragZero {
+                    dst: self.one_result(inst, name, pos)?,
+                    pos: index,
+                }
+            }
             Op::FragLoad { role, ptr, stride } => {
-                if *role == FragRole::Acc {
+                if role.is_acc() {
                     return Err(self.err(pos, name, "frag.load loads frag<a> or frag<b>"));
                 }
                 self.expect_ty(*stride, Type::U32, name, pos)?;
@@ -803,13 +850,33 @@ impl<'k> Compiler<'k> {
                     pos: index,
                 }
             }
-            Op::FragStore { ptr, value, stride } => {
-                self.expect_ty(*value, Type::Frag(FragRole::Acc), name, pos)?;
+            Op::FragStore {
+                ptr,
+                value,
+                stride,
+                within,
+            } => {
+                let cols = match self.ty(*value) {
+                    Type::Frag(role) if role.is_acc() => role.shape().1,
+                    t => {
+                        return Err(self.err(pos, name, format!("cannot store a {t} as a tile")));
+                    }
+                };
                 self.expect_ty(*stride, Type::U32, name, pos)?;
+                let within = match within {
+                    Some((rows, cols)) => {
+                        self.expect_ty(*rows, Type::U32, name, pos)?;
+                        self.expect_ty(*cols, Type::U32, name, pos)?;
+                        Some((u(self, *rows)?, u(self, *cols)?))
+                    }
+                    None => None,
+                };
                 Ins::FragStore {
                     ptr: u(self, *ptr)?,
                     val: u(self, *value)?,
                     stride: u(self, *stride)?,
+                    within,
+                    cols,
                     space: self.space(*ptr, name, pos)?,
                     pos: index,
                 }
@@ -826,6 +893,31 @@ impl<'k> Compiler<'k> {
                     pos: index,
                 }
             }
+            Op::MmaGroup { a, b, acc } => {
+                self.expect_ty(*a, Type::SHARED_PTR, name, pos)?;
+                self.expect_ty(*b, Type::SHARED_PTR, name, pos)?;
+                self.expect_ty(*acc, Type::Frag(FragRole::WideAcc), name, pos)?;
+                Ins::MmaGroup {
+                    a: u(self, *a)?,
+                    b: u(self, *b)?,
+                    c: u(self, *acc)?,
+                    dst: self.one_result(inst, name, pos)?,
+                    pos: index,
+                }
+            }
+            Op::CopyAsync { dst, src, pred } => {
+                self.expect_ty(*dst, Type::SHARED_PTR, name, pos)?;
+                self.expect_ty(*src, Type::GLOBAL_PTR, name, pos)?;
+                self.expect_ty(*pred, Type::I1, name, pos)?;
+                Ins::CopyAsync {
+                    dst: u(self, *dst)?,
+                    src: u(self, *src)?,
+                    pred: u(self, *pred)?,
+                    pos: index,
+                }
+            }
+            // Copies complete when they start, so there is nothing to wait for.
+            Op::AsyncCommit | Op::AsyncWait { .. } => return Ok(None),
             Op::Splat { value, lanes } => {
                 let a = u(self, *value)?;
                 let elem = self.sty(*value, name, pos)?;

@@ -84,6 +84,18 @@ pub enum CpuError {
         size: u64,
         limit: u32,
     },
+    /// A kernel with `mma.group` launched with a workgroup that is not whole groups of
+    /// [`kosmos_ir::GROUP_SUBGROUPS`] subgroups.
+    #[error(
+        "kernel {kernel}: workgroup size {size} is not a multiple of {group} lanes: mma.group \
+         needs whole groups of 4 subgroups ({subgroup} lanes each)"
+    )]
+    PartialGroup {
+        kernel: String,
+        size: u64,
+        group: u64,
+        subgroup: u32,
+    },
     #[error(
         "kernel {kernel}: workgroup {workgroup:?} lane {lane}: {pos}: `{op}` of {bytes} bytes at {addr:#x} is out of bounds ({space})"
     )]

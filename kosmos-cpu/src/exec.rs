@@ -9,7 +9,10 @@ use crate::arith::{self, width_mask};
 use crate::compile::{FRAG_ELEMS, Ins, Program, Slot, Space, VTy};
 use crate::memory::{Allocation, MemoryView, load_ordering, rmw_ordering, store_ordering};
 use crate::{CpuError, StuckWorkgroup};
-use kosmos_ir::{BinOp, IdKind, Kernel, Ordering, RmwOp, ScalarType};
+use kosmos_ir::{
+    BinOp, FRAG_M, GROUP_K, GROUP_N, GROUP_SUBGROUPS, IdKind, Kernel, Ordering, RmwOp, ScalarType,
+};
+use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{self, AtomicBool, AtomicU64, Ordering as AO};
 use std::time::Duration;
@@ -280,8 +283,8 @@ impl<'a> Exec<'a> {
     /// Copies `srcs` into `dsts` for the lanes of `mask`.
     fn copy_masked(&mut self, srcs: &[Slot], dsts: &[Slot], mask: &[bool]) {
         for (s, d) in srcs.iter().zip(dsts) {
-            if self.l.prog.frag[*d as usize] {
-                let w = self.l.prog.frag_words;
+            let w = self.l.prog.frag[*d as usize];
+            if w != 0 {
                 let mut dv = std::mem::take(&mut self.vals[*d as usize]);
                 let sv = &self.vals[*s as usize];
                 for l in (0..self.n).filter(|l| mask[*l]) {
@@ -311,8 +314,8 @@ impl<'a> Exec<'a> {
     /// Whether any lane of `mask` holds different values in `a` and `b`.
     fn differs(&self, a: &[Slot], b: &[Slot], mask: &[bool]) -> bool {
         a.iter().zip(b).any(|(x, y)| {
-            if self.l.prog.frag[*x as usize] {
-                let w = self.l.prog.frag_words;
+            let w = self.l.prog.frag[*x as usize];
+            if w != 0 {
                 let (xv, yv) = (&self.vals[*x as usize], &self.vals[*y as usize]);
                 return (0..self.n)
                     .any(|l| mask[l] && xv[l * w..(l + 1) * w] != yv[l * w..(l + 1) * w]);
@@ -587,9 +590,11 @@ impl<'a> Exec<'a> {
                 ptr,
                 val,
                 stride,
+                within,
+                cols,
                 space,
                 pos,
-            } => self.frag_store(ptr, val, stride, space, pos, mask)?,
+            } => self.frag_store(ptr, val, stride, within, cols, space, pos, mask)?,
             Ins::Mma { dst, a, b, c, pos } => {
                 for sg in self.full_subgroups(mask, pos)? {
                     let tile = |s: Slot| -> [u32; FRAG_ELEMS] {
@@ -616,6 +621,13 @@ impl<'a> Exec<'a> {
                     }
                 }
             }
+            Ins::MmaGroup { dst, a, b, c, pos } => self.mma_group(dst, a, b, c, pos, mask)?,
+            Ins::CopyAsync {
+                dst,
+                src,
+                pred,
+                pos,
+            } => self.copy_async(dst, src, pred, pos, mask)?,
             Ins::Splat {
                 dst,
                 a,
@@ -1045,13 +1057,43 @@ impl<'a> Exec<'a> {
     }
 
     fn frag(&self, slot: Slot, subgroup: usize) -> &[u64] {
-        let w = self.l.prog.frag_words * self.l.prog.subgroup;
+        let w = self.l.prog.frag[slot as usize] * self.l.prog.subgroup;
         &self.vals[slot as usize][subgroup * w..(subgroup + 1) * w]
     }
 
     fn frag_mut(&mut self, slot: Slot, subgroup: usize) -> &mut [u64] {
-        let w = self.l.prog.frag_words * self.l.prog.subgroup;
+        let w = self.l.prog.frag[slot as usize] * self.l.prog.subgroup;
         &mut self.vals[slot as usize][subgroup * w..(subgroup + 1) * w]
+    }
+
+    /// The values of `operands` in `lanes`, the lanes of a collective op (a subgroup, or
+    /// the four of a group), where they must all agree.
+    fn uniform<const N: usize>(
+        &self,
+        lanes: Range<usize>,
+        operands: [(Slot, &str); N],
+        pos: u32,
+    ) -> Result<[u64; N], Stop> {
+        let sg = self.l.prog.subgroup;
+        let first = lanes.start;
+        let values = operands.map(|(s, _)| self.vals[s as usize][first]);
+        for ((s, what), want) in operands.iter().zip(values) {
+            let v = &self.vals[*s as usize];
+            if let Some(l) = lanes.clone().find(|l| v[*l] != want) {
+                return Err(self.subgroup_error(
+                    l / sg,
+                    pos,
+                    format!(
+                        "{what} is {:#x} in lane {} but {want:#x} in lane 0 of subgroup {}: the \
+                         operands must be the same in every lane",
+                        v[l],
+                        l % sg,
+                        first / sg
+                    ),
+                ));
+            }
+        }
+        Ok(values)
     }
 
     /// The pointer and row stride (in elements) of a fragment op in `subgroup`: the same in
@@ -1065,21 +1107,11 @@ impl<'a> Exec<'a> {
     ) -> Result<(u64, u64), Stop> {
         let sg = self.l.prog.subgroup;
         let lanes = subgroup * sg..(subgroup + 1) * sg;
-        let (pv, sv) = (&self.vals[ptr as usize], &self.vals[stride as usize]);
-        let (p, st) = (pv[lanes.start], sv[lanes.start]);
-        if let Some(l) = lanes.clone().find(|l| pv[*l] != p || sv[*l] != st) {
-            return Err(self.subgroup_error(
-                subgroup,
-                pos,
-                format!(
-                    "lane {} has pointer {:#x} and stride {}, lane 0 has {p:#x} and {st}: the \
-                     operands must be the same in every lane",
-                    l % sg,
-                    pv[l],
-                    sv[l]
-                ),
-            ));
-        }
+        let [p, st] = self.uniform(
+            lanes.clone(),
+            [(ptr, "the pointer"), (stride, "the row stride")],
+            pos,
+        )?;
         self.check_align(lanes.start, p, 16, pos)?;
         if st % 8 != 0 {
             return Err(self.subgroup_error(
@@ -1105,15 +1137,24 @@ impl<'a> Exec<'a> {
         }
     }
 
-    fn write16(&mut self, lane: usize, addr: u64, v: u128, space: Space, pos: u32) -> Res {
+    /// The low `len` (<= 16) bytes of `v` to memory at `addr`.
+    fn write(
+        &mut self,
+        lane: usize,
+        addr: u64,
+        len: usize,
+        v: u128,
+        space: Space,
+        pos: u32,
+    ) -> Res {
         match space {
-            Space::Global => match self.global(addr, 16) {
-                Some((a, off)) => a.store(off, 16, v, AO::Relaxed),
-                None => return Err(self.oob(lane, addr, 16, pos, space)),
+            Space::Global => match self.global(addr, len as u64) {
+                Some((a, off)) => a.store(off, len, v, AO::Relaxed),
+                None => return Err(self.oob(lane, addr, len, pos, space)),
             },
             Space::Shared => {
-                let off = self.shared_range(lane, addr, 16, pos)?;
-                self.shared_store(off, 16, v);
+                let off = self.shared_range(lane, addr, len, pos)?;
+                self.shared_store(off, len, v);
             }
         }
         Ok(())
@@ -1149,28 +1190,140 @@ impl<'a> Exec<'a> {
         Ok(())
     }
 
+    /// Stores the 16 x `cols` accumulator `val`: whole 16-byte chunks of four elements,
+    /// and within `within` only the elements inside, so no other address is touched.
+    #[allow(clippy::too_many_arguments)]
     fn frag_store(
         &mut self,
         ptr: Slot,
         val: Slot,
         stride: Slot,
+        within: Option<(Slot, Slot)>,
+        cols: u32,
         space: Space,
         pos: u32,
         mask: &[bool],
     ) -> Res {
+        let cols = u64::from(cols);
         for sg in self.full_subgroups(mask, pos)? {
             let (p, st) = self.tile_operands(sg, ptr, stride, pos)?;
-            let lane = sg * self.l.prog.subgroup;
+            let lanes = sg * self.l.prog.subgroup..(sg + 1) * self.l.prog.subgroup;
+            let (rows_in, cols_in) = match within {
+                Some((r, c)) => {
+                    let bounds = [(r, "the row bound"), (c, "the column bound")];
+                    let [r, c] = self.uniform(lanes.clone(), bounds, pos)?;
+                    (r.min(16), c.min(cols))
+                }
+                None => (16, cols),
+            };
             let tile: Vec<u64> = self.frag(val, sg).to_vec();
-            for r in 0..16u64 {
+            for r in 0..rows_in {
                 let row = p.wrapping_add(r.wrapping_mul(st).wrapping_mul(4));
-                for quarter in 0..4u64 {
-                    // Four f32 = two words of the tile, already in memory order.
-                    let w = (r * 8 + quarter * 2) as usize;
+                for c in (0..cols_in).step_by(4) {
+                    // Up to four f32 of two words of the tile, already in memory order.
+                    let w = ((r * cols + c) / 2) as usize;
                     let v = tile[w] as u128 | (tile[w + 1] as u128) << 64;
-                    self.write16(lane, row.wrapping_add(16 * quarter), v, space, pos)?;
+                    let len = 4 * (cols_in - c).min(4) as usize;
+                    self.write(lanes.start, row.wrapping_add(4 * c), len, v, space, pos)?;
                 }
             }
+        }
+        self.writes += 1;
+        Ok(())
+    }
+
+    /// `mma.group`: every group of four subgroups with live lanes multiplies its shared
+    /// tiles, each subgroup into its own 16-row slab. Launches of kernels with `mma.group`
+    /// have workgroups of whole groups, so every group's lanes exist.
+    fn mma_group(&mut self, dst: Slot, a: Slot, b: Slot, c: Slot, pos: u32, mask: &[bool]) -> Res {
+        const M: usize = (GROUP_SUBGROUPS * FRAG_M) as usize;
+        const N: usize = GROUP_N as usize;
+        const K: usize = GROUP_K as usize;
+        let (sg, per_group) = (self.l.prog.subgroup, GROUP_SUBGROUPS as usize);
+        let group = per_group * sg;
+        for g in 0..self.n / group {
+            let lanes = g * group..(g + 1) * group;
+            if !lanes.clone().any(|l| mask[l]) {
+                continue;
+            }
+            if let Some(l) = lanes.clone().find(|l| !mask[*l]) {
+                return Err(self.subgroup_error(
+                    l / sg,
+                    pos,
+                    format!(
+                        "lane {} is not here (divergent control flow or returned): every lane \
+                         of subgroups {}..{} runs the group's mma.group",
+                        l % sg,
+                        per_group * g,
+                        per_group * (g + 1)
+                    ),
+                ));
+            }
+            let tiles = [(a, "the a tile"), (b, "the b tile")];
+            let [pa, pb] = self.uniform(lanes.clone(), tiles, pos)?;
+            let first = lanes.start;
+            self.check_align(first, pa, 1024, pos)?;
+            self.check_align(first, pb, 1024, pos)?;
+            let a0 = self.shared_range(first, pa, M * K * 2, pos)?;
+            let b0 = self.shared_range(first, pb, K * N * 2, pos)?;
+            let shared = &self.shared;
+            // bf16 widens to f32 exactly.
+            let bf = |at: usize| {
+                f32::from_bits(u32::from(u16::from_le_bytes([shared[at], shared[at + 1]])) << 16)
+            };
+            // Unswizzled: A row-major (i, k), B transposed (n, k) so that k runs contiguously.
+            let ta: Vec<f32> = (0..M * K)
+                .map(|e| {
+                    let (i, k) = (e / K, e % K);
+                    bf(a0 + 128 * i + 16 * ((k / 8) ^ (i % 8)) + 2 * (k % 8))
+                })
+                .collect();
+            let tb: Vec<f32> = (0..N * K)
+                .map(|e| {
+                    let (n, k) = (e / K, e % K);
+                    bf(b0
+                        + 8192 * (n / 64)
+                        + 128 * k
+                        + 16 * (((n % 64) / 8) ^ (k % 8))
+                        + 2 * (n % 8))
+                })
+                .collect();
+            for q in 0..per_group {
+                let s = per_group * g + q;
+                let acc = self.frag(c, s);
+                let mut out = vec![0u64; acc.len()];
+                for r in 0..FRAG_M as usize {
+                    let row = &ta[(16 * q + r) * K..][..K];
+                    for n in 0..N {
+                        let e = r * N + n;
+                        let mut x = f32::from_bits((acc[e / 2] >> (32 * (e % 2))) as u32);
+                        // k ascending, one f32 rounding per step: bf16 products are exact in
+                        // f32, so only the additions round.
+                        for (ya, yb) in row.iter().zip(&tb[n * K..][..K]) {
+                            x += ya * yb;
+                        }
+                        out[e / 2] |= u64::from(x.to_bits()) << (32 * (e % 2));
+                    }
+                }
+                self.frag_mut(dst, s).copy_from_slice(&out);
+            }
+        }
+        Ok(())
+    }
+
+    /// `copy.async`, lane by lane and at once: 16 bytes from global to shared memory, or
+    /// 16 zeros without reading the source when the predicate is false.
+    fn copy_async(&mut self, dst: Slot, src: Slot, pred: Slot, pos: u32, mask: &[bool]) -> Res {
+        for l in (0..self.n).filter(|l| mask[*l]) {
+            let (d, s) = (self.vals[dst as usize][l], self.vals[src as usize][l]);
+            self.check_align(l, d, 16, pos)?;
+            self.check_align(l, s, 16, pos)?;
+            let v = if self.vals[pred as usize][l] & 1 != 0 {
+                self.read16(l, s, Space::Global, pos)?
+            } else {
+                0
+            };
+            self.write(l, d, 16, v, Space::Shared, pos)?;
         }
         self.writes += 1;
         Ok(())

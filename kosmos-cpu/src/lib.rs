@@ -15,7 +15,7 @@ mod memory;
 pub use error::{CpuError, StuckWorkgroup};
 
 use exec::{Exec, Launch, SlotState, Stop};
-use kosmos_ir::{Constant, Kernel, Type};
+use kosmos_ir::{Constant, GROUP_SUBGROUPS, Kernel, Type};
 use memory::{Allocation, MemoryView};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering as AO};
@@ -182,11 +182,11 @@ impl CpuDevice {
             kernel: kernel.name.clone(),
             errors,
         })?;
-        check_dims(kernel, grid, block)?;
         let subgroup = self.inner.config.subgroup_size;
         if !subgroup.is_power_of_two() || !(8..=64).contains(&subgroup) {
             return Err(CpuError::SubgroupSize { size: subgroup });
         }
+        check_dims(kernel, grid, block, subgroup)?;
         let prog = compile::compile(kernel, subgroup)?;
         let mem = MemoryView {
             allocs: self.allocs().live.values().cloned().collect(),
@@ -290,7 +290,12 @@ impl CpuDevice {
     }
 }
 
-fn check_dims(kernel: &Kernel, grid: [u32; 3], block: [u32; 3]) -> Result<(), CpuError> {
+fn check_dims(
+    kernel: &Kernel,
+    grid: [u32; 3],
+    block: [u32; 3],
+    subgroup: u32,
+) -> Result<(), CpuError> {
     for (what, dims) in [("grid", grid), ("block", block)] {
         for (d, name) in dims.iter().zip(['x', 'y', 'z']) {
             if *d == 0 {
@@ -304,12 +309,23 @@ fn check_dims(kernel: &Kernel, grid: [u32; 3], block: [u32; 3]) -> Result<(), Cp
         }
     }
     let size: u64 = block.iter().map(|b| *b as u64).product();
-    let limit = kernel.max_workgroup_size.min(MAX_WORKGROUP_SIZE);
+    let limit = kernel.workgroup_bound(subgroup).min(MAX_WORKGROUP_SIZE);
     if size > limit as u64 {
         return Err(CpuError::WorkgroupTooLarge {
             kernel: kernel.name.clone(),
             size,
             limit,
+        });
+    }
+    // `mma.group` runs on whole groups of subgroups; checked here so that no group of any
+    // workgroup lacks lanes.
+    let group = u64::from(GROUP_SUBGROUPS * subgroup);
+    if kernel.uses_groups() && !size.is_multiple_of(group) {
+        return Err(CpuError::PartialGroup {
+            kernel: kernel.name.clone(),
+            size,
+            group,
+            subgroup,
         });
     }
     Ok(())

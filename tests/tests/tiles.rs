@@ -1,9 +1,10 @@
-//! Fragments and `mma` on the CPU device: one 16x16x16 product and the kernels crate's
-//! fragment gemm on ragged shapes, for subgroups of 32 and 64 lanes, against f64 references.
+//! Fragments and `mma` on the CPU device: one 16x16x16 product, the kernels crate's fragment
+//! gemm on ragged shapes, and a 128x128 tile on `copy.async` and `mma.group`, for subgroups
+//! of 32 and 64 lanes, against f64 references.
 
 use half::bf16;
 use kosmos_cpu::{Arg, CpuConfig, CpuDevice};
-use kosmos_ir::{Constant, FragRole, KernelBuilder, ScalarType, Type};
+use kosmos_ir::{CmpPred, Constant, Dim, FragRole, KernelBuilder, ScalarType, Type};
 use kosmos_testkernels as k;
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
@@ -194,4 +195,197 @@ fn gemm_ragged_shapes_subgroup_64() {
         run_gemm(&mut rng, 64, false, shape);
         run_gemm(&mut rng, 64, true, shape);
     }
+}
+
+/// `c` (m x n, at most 128 x 128, row stride `ldc`) = `a` (m x k) x `b` (k x n), row-major,
+/// by one workgroup of eight subgroups (two groups), the model of a GEMM on `mma.group`.
+/// Per 64-deep K block, `copy.async` stages each group's swizzled 64x64 A tile and the
+/// shared 64x128 B tile (zeros outside the matrices, whose addresses are then never read),
+/// then every group runs `mma.group` into its subgroups' 16x128 slabs. `k`, `n` and `ldc`
+/// are multiples of 8 (whole 16-byte chunks). With `masked`, the slabs are stored within the
+/// ragged edges of `c`; without, whole.
+fn group_gemm_kernel(masked: bool) -> kosmos_ir::Kernel {
+    let mut kb = KernelBuilder::new("group_gemm", 1024);
+    let pa = kb.param("a", Type::GLOBAL_PTR);
+    let pb = kb.param("b", Type::GLOBAL_PTR);
+    let pc = kb.param("c", Type::GLOBAL_PTR);
+    let m = kb.param("m", Type::U32);
+    let n = kb.param("n", Type::U32);
+    let kk = kb.param("k", Type::U32);
+    let ldc = kb.param("ldc", Type::U32);
+    // Two A tiles of 64x64 and one B tile of 64x128, 1 KiB aligned by the shared layout.
+    let sa = kb.shared_alloc("a_tiles", Type::BF16, 2 * 64 * 64);
+    let sb = kb.shared_alloc("b_tile", Type::BF16, 64 * 128);
+    let tid = kb.workitem_id(Dim::X);
+    let lanes = kb.workgroup_size(Dim::X);
+    let sg = kb.subgroup_id();
+    let [c0, c1, c4, c8, c16, c63, c64, c128, c512, c1024, c8192] =
+        [0, 1, 4, 8, 16, 63, 64, 128, 512, 1024, 8192].map(|v| kb.const_u32(v));
+    let group = kb.div(sg, c4);
+    let q = kb.rem(sg, c4);
+    let k_pad = kb.add(kk, c63);
+    let blocks = kb.div(k_pad, c64);
+    let zero = kb.wide_zero();
+    let acc = kb.for_range(c0, blocks, c1, &[zero], |kb, blk, acc| {
+        let k0 = kb.mul(blk, c64);
+        // A: chunk (t, i, kc) holds A(64 t + i, k0 + 8 kc .. + 8), placed at byte
+        // 8192 t + 128 i + 16 (kc ^ (i % 8)).
+        kb.for_range(tid, c1024, lanes, &[], |kb, ch, _| {
+            let t = kb.div(ch, c512);
+            let row_in = kb.div(ch, c8);
+            let i = kb.rem(row_in, c64);
+            let kc = kb.rem(ch, c8);
+            let row0 = kb.mul(t, c64);
+            let row = kb.add(row0, i);
+            let col0 = kb.mul(kc, c8);
+            let col = kb.add(k0, col0);
+            let src_row = kb.mul(row, kk);
+            let src_at = kb.add(src_row, col);
+            let src = kb.ptr_offset(pa, src_at, Type::BF16);
+            let i_mod8 = kb.rem(i, c8);
+            let swz = kb.xor(kc, i_mod8);
+            let swz = kb.mul(swz, c16);
+            let line = kb.mul(i, c128);
+            let tile = kb.mul(t, c8192);
+            let at = kb.add(tile, line);
+            let at = kb.add(at, swz);
+            let dst = kb.ptr_offset(sa, at, Type::Scalar(ScalarType::U8));
+            let row_ok = kb.cmp(CmpPred::Lt, row, m);
+            let col_ok = kb.cmp(CmpPred::Lt, col, kk);
+            let inside = kb.and(row_ok, col_ok);
+            kb.copy_async(dst, src, inside);
+            vec![]
+        });
+        // B: chunk (kr, nc) holds B(k0 + kr, 8 nc .. + 8), placed at byte
+        // 8192 (nc / 8) + 128 kr + 16 ((nc % 8) ^ (kr % 8)).
+        kb.for_range(tid, c1024, lanes, &[], |kb, ch, _| {
+            let kr = kb.div(ch, c16);
+            let nc = kb.rem(ch, c16);
+            let krow = kb.add(k0, kr);
+            let col = kb.mul(nc, c8);
+            let src_row = kb.mul(krow, n);
+            let src_at = kb.add(src_row, col);
+            let src = kb.ptr_offset(pb, src_at, Type::BF16);
+            let half = kb.div(nc, c8);
+            let half = kb.mul(half, c8192);
+            let line = kb.mul(kr, c128);
+            let nc8 = kb.rem(nc, c8);
+            let kr8 = kb.rem(kr, c8);
+            let swz = kb.xor(nc8, kr8);
+            let swz = kb.mul(swz, c16);
+            let at = kb.add(half, line);
+            let at = kb.add(at, swz);
+            let dst = kb.ptr_offset(sb, at, Type::Scalar(ScalarType::U8));
+            let row_ok = kb.cmp(CmpPred::Lt, krow, kk);
+            let col_ok = kb.cmp(CmpPred::Lt, col, n);
+            let inside = kb.and(row_ok, col_ok);
+            kb.copy_async(dst, src, inside);
+            vec![]
+        });
+        kb.async_commit();
+        kb.async_wait(0);
+        kb.barrier();
+        let a_at = kb.mul(group, c8192);
+        let a_tile = kb.ptr_offset(sa, a_at, Type::Scalar(ScalarType::U8));
+        let next = kb.mma_group(a_tile, sb, acc[0]);
+        // The next K block overwrites the tiles only after every group has read them.
+        kb.barrier();
+        vec![next]
+    });
+    let g_rows = kb.mul(group, c64);
+    let s_rows = kb.mul(q, c16);
+    let row0 = kb.add(g_rows, s_rows);
+    let at = kb.mul(row0, ldc);
+    let slab = kb.ptr_offset(pc, at, Type::F32);
+    if masked {
+        let inside = kb.cmp(CmpPred::Lt, row0, m);
+        let left = kb.sub(m, row0);
+        let rows = kb.select(inside, left, c0);
+        kb.frag_store_within(slab, acc[0], ldc, rows, n);
+    } else {
+        kb.frag_store(slab, acc[0], ldc);
+    }
+    let mut kernel = kb.finish();
+    kernel.max_subgroups = Some(8);
+    kernel
+}
+
+/// Runs [`group_gemm_kernel`] on fresh random bf16 inputs with `subgroup`-lane subgroups;
+/// `c` is `128 x ldc` NaNs first, and everything outside `m x n` must stay NaN.
+fn run_group_gemm(
+    rng: &mut SmallRng,
+    subgroup: u32,
+    masked: bool,
+    (m, n, kk): (usize, usize, usize),
+    ldc: usize,
+) {
+    let (a, b) = (random_bf16(rng, m * kk), random_bf16(rng, kk * n));
+    let dev = device(subgroup);
+    let (da, db) = (upload(&dev, &bf16_bytes(&a)), upload(&dev, &bf16_bytes(&b)));
+    let dc = poisoned(&dev, 128 * ldc);
+    let dims = [m, n, kk, ldc].map(|d| u32_arg(d as u32));
+    let mut args = vec![Arg::Ptr(da), Arg::Ptr(db), Arg::Ptr(dc)];
+    args.extend(dims);
+    let kernel = group_gemm_kernel(masked);
+    dev.launch(&kernel, [1, 1, 1], [8 * subgroup, 1, 1], &args)
+        .unwrap();
+    let got = download_f32(&dev, dc, 128 * ldc);
+    let want = k::matmul_bf16_ref(&a, &b, m, n, kk);
+    let inside: Vec<f32> = (0..m * n).map(|e| got[e / n * ldc + e % n]).collect();
+    let err = max_rel_err(&inside, &want);
+    let shape = format!("subgroup {subgroup}, M={m} N={n} K={kk} ldc={ldc}");
+    assert!(err < 1e-5, "{shape}: max relative error {err}");
+    let outside = (0..128 * ldc).filter(|e| e / ldc >= m || e % ldc >= n);
+    for e in outside {
+        assert!(
+            got[e].is_nan(),
+            "{shape}: c({}, {}) = {} was written",
+            e / ldc,
+            e % ldc,
+            got[e]
+        );
+    }
+}
+
+/// Two K blocks of whole tiles: 128 x 128 x 128, whole slabs stored.
+#[test]
+fn group_mma_128x128x128_matches_f64() {
+    let mut rng = rng("group_mma");
+    for subgroup in [32, 64] {
+        run_group_gemm(&mut rng, subgroup, false, (128, 128, 128), 128);
+    }
+}
+
+/// Ragged C (rows of the second group's last slabs and columns past `n` masked off, row
+/// stride wider than `n`) and a ragged K (the second block's last columns zero-filled).
+#[test]
+fn group_mma_ragged_c_masked_stores() {
+    let mut rng = rng("group_mma_ragged");
+    for subgroup in [32, 64] {
+        run_group_gemm(&mut rng, subgroup, true, (100, 88, 120), 96);
+        run_group_gemm(&mut rng, subgroup, true, (17, 8, 8), 8);
+    }
+}
+
+/// The kernel's `max_subgroups 8` bounds its launch below `max_workgroup_size`.
+#[test]
+fn group_mma_launch_bound_is_max_subgroups() {
+    let dev = device(32);
+    let dc = poisoned(&dev, 128 * 128);
+    let mut args = vec![Arg::Ptr(dc); 3];
+    args.extend([u32_arg(128); 4]);
+    let e = dev
+        .launch(&group_gemm_kernel(false), [1, 1, 1], [16 * 32, 1, 1], &args)
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            kosmos_cpu::CpuError::WorkgroupTooLarge {
+                size: 512,
+                limit: 256,
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
