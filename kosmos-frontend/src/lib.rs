@@ -13,6 +13,10 @@
 //! pub fn gemm<const BM: u32, const BN: u32>(a: &[bf16], c: &mut [f32], n: u32) { ... }
 //! ```
 //!
+//! `max_subgroups = N` (1..=32) bounds the workgroup in subgroups as well: a target's bound
+//! is the smaller of `max_workgroup_size` and `N` subgroups of its width
+//! (`kosmos_ir::Kernel::workgroup_bound`).
+//!
 //! The body is a statement-level Rust subset, lowered by [`KernelDef::lower`]:
 //! `let`/`let mut` (with optional scalar type annotations), assignment and compound assignment,
 //! arithmetic, bit operations, comparisons, `&&`/`||` (both sides are evaluated: they are
@@ -40,8 +44,19 @@
 //! Tiles (docs/ir.md "Tiles"): `subgroup_size()`, `subgroup_id()`, `subgroup_lane()`;
 //! fragments `let acc = frag_zero();`, `let x = frag_load_a(&tile[i], stride);` (and
 //! `frag_load_b`, from bf16 elements), `acc = mma(x, y, acc);`,
-//! `frag_store(&c[i], acc, stride);` (f32 elements); 16-byte vectors of 8- or 16-bit
-//! elements `let v = load_vec8(&a[i]);`, `store_vec8(&tile[i], v);`, `splat8(x)`. Fragments
+//! `frag_store(&c[i], acc, stride);` (f32 elements) and
+//! `frag_store_within(&c[i], acc, stride, rows, cols);` (only the elements in the first
+//! `rows` x `cols`: ragged edges); 16-byte vectors of 8- or 16-bit elements
+//! `let v = load_vec8(&a[i]);`, `store_vec8(&tile[i], v);`, `splat8(x)`. Groups of four
+//! subgroups share one product: `let mut acc = wide_zero();` (a 16x128 slab per subgroup,
+//! stored by the same `frag_store`s) and `acc = mma_group(&a_tile[i], &b_tile[j], acc);`,
+//! whose 64x64 and 64x128 bf16 tiles start at elements of `shared_array`s, swizzled and
+//! 1024-byte aligned as `mma.group` reads them (a shared array of 1 KiB or more starts
+//! 1024-byte aligned). Asynchronous copies fill shared memory:
+//! `copy_async(&tile[i], &a[j], pred);` (16 bytes per lane from a global slice into a
+//! shared array, both 16-byte aligned; zeros when `pred` is false), `async_commit();`
+//! (closes the lane's group of copies) and `async_wait(N);` (until at most `N` groups are in
+//! flight; `N` a constant), then `barrier()` before other lanes read the data. Fragments
 //! and vectors are values: `let mut` variables of them are carried through branches and
 //! loops like scalars (an accumulator through the K loop), but only these intrinsics take
 //! them — no arithmetic, no indexing, no type annotations.

@@ -8,8 +8,8 @@
 use crate::sig::Instance;
 use crate::sig::{KernelDef, ParamKind, rust_name, scalar_of_name, scalar_type};
 use kosmos_ir::{
-    BinOp, CmpPred, Constant, Dim, FragRole, IdKind, Kernel, KernelBuilder, Ordering, RmwOp,
-    ScalarType, Scope, Type, UnOp, Value,
+    AddrSpace, BinOp, CmpPred, Constant, Dim, FragRole, IdKind, Kernel, KernelBuilder, Ordering,
+    RmwOp, ScalarType, Scope, Type, UnOp, Value,
 };
 use kosmos_sched::{Queues, Sched, SchedOptions, Team};
 use std::cell::RefCell;
@@ -60,7 +60,13 @@ pub const INTRINSICS: &[&str] = &[
     "frag_load_a",
     "frag_load_b",
     "frag_store",
+    "frag_store_within",
     "mma",
+    "wide_zero",
+    "mma_group",
+    "copy_async",
+    "async_commit",
+    "async_wait",
     "load_vec8",
     "store_vec8",
     "splat8",
@@ -80,6 +86,8 @@ const TILE_MAKERS: &[&str] = &[
     "frag_load_a",
     "frag_load_b",
     "mma",
+    "wide_zero",
+    "mma_group",
     "load_vec8",
     "splat8",
 ];
@@ -106,6 +114,8 @@ enum Binding {
         ptr: Value,
         elem: ScalarType,
         writable: bool,
+        /// Global (parameters, peer slices) or shared (`shared_array`).
+        space: AddrSpace,
     },
     Const(u32),
     /// A fragment or vector variable: only tile intrinsics take it.
@@ -261,6 +271,7 @@ impl KernelDef {
                     ptr: b.param(&name, Type::GLOBAL_PTR),
                     elem,
                     writable: mutable,
+                    space: AddrSpace::Global,
                 },
                 ParamKind::Scalar(ty) => Binding::Local {
                     v: b.param(&name, Type::Scalar(ty)),
@@ -292,7 +303,8 @@ impl KernelDef {
                 ),
             );
         }
-        let kernel = b.finish();
+        let mut kernel = b.finish();
+        kernel.max_subgroups = self.max_subgroups;
         kosmos_ir::verify(&kernel).map_err(|e| {
             Error::new(
                 self.name.span(),
@@ -543,16 +555,13 @@ impl Lower {
             );
         }
         let len = match len {
-            syn::GenericArgument::Const(e) => self.const_eval(e)?,
+            syn::GenericArgument::Const(e) => self.const_eval(e, SHARED_LEN)?,
             syn::GenericArgument::Type(syn::Type::Path(p)) if p.path.get_ident().is_some() => {
                 let ident = p.path.get_ident().expect("checked");
                 match self.lookup(&ident.to_string()) {
                     Some(Binding::Const(v)) => u64::from(v),
                     _ => {
-                        return err(
-                            p,
-                            "the length of a shared array must be a constant: literals and const generics only",
-                        );
+                        return err(p, non_constant(SHARED_LEN));
                     }
                 }
             }
@@ -569,34 +578,34 @@ impl Lower {
             ptr,
             elem,
             writable: true,
+            space: AddrSpace::Shared,
         })
     }
 
-    /// Evaluates a constant expression of literals and const generics.
-    fn const_eval(&self, e: &Expr) -> Result<u64> {
-        let non_constant = || {
-            err(
-                e,
-                "the length of a shared array must be a constant: literals and const generics only",
-            )
-        };
+    /// Evaluates a constant expression of literals and const generics; `what` names it in
+    /// the error for anything else.
+    fn const_eval(&self, e: &Expr, what: &str) -> Result<u64> {
+        let fail = || err(e, non_constant(what));
         match e {
             Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(i),
                 ..
             }) => i.base10_parse(),
-            Expr::Paren(p) => self.const_eval(&p.expr),
-            Expr::Group(g) => self.const_eval(&g.expr),
+            Expr::Paren(p) => self.const_eval(&p.expr, what),
+            Expr::Group(g) => self.const_eval(&g.expr, what),
             Expr::Block(bl) if bl.block.stmts.len() == 1 => match &bl.block.stmts[0] {
-                syn::Stmt::Expr(inner, None) => self.const_eval(inner),
-                _ => non_constant(),
+                syn::Stmt::Expr(inner, None) => self.const_eval(inner, what),
+                _ => fail(),
             },
             Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
                 Some(Binding::Const(v)) => Ok(u64::from(v)),
-                _ => non_constant(),
+                _ => fail(),
             },
             Expr::Binary(bin) => {
-                let (l, r) = (self.const_eval(&bin.left)?, self.const_eval(&bin.right)?);
+                let (l, r) = (
+                    self.const_eval(&bin.left, what)?,
+                    self.const_eval(&bin.right, what)?,
+                );
                 let v = match bin.op {
                     syn::BinOp::Add(_) => l.checked_add(r),
                     syn::BinOp::Sub(_) => l.checked_sub(r),
@@ -605,11 +614,11 @@ impl Lower {
                     syn::BinOp::Rem(_) => l.checked_rem(r),
                     syn::BinOp::Shl(_) => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
                     syn::BinOp::Shr(_) => u32::try_from(r).ok().and_then(|r| l.checked_shr(r)),
-                    _ => return non_constant(),
+                    _ => return fail(),
                 };
                 v.ok_or_else(|| Error::new_spanned(e, "this constant overflows"))
             }
-            _ => non_constant(),
+            _ => fail(),
         }
     }
 
@@ -1172,6 +1181,7 @@ impl Lower {
                 ptr,
                 elem,
                 writable,
+                ..
             }) => {
                 if write && !writable {
                     let e = rust_name(elem);
@@ -1525,7 +1535,7 @@ impl Lower {
             return err(
                 c,
                 format!(
-                    "`{name}` makes a fragment or vector, not a number: bind it with `let`, or pass it to `mma`, `frag_store` or `store_vec8`"
+                    "`{name}` makes a fragment or vector, not a number: bind it with `let`, or pass it to `mma`, `mma_group`, `frag_store` or `store_vec8`"
                 ),
             );
         }
@@ -1541,21 +1551,63 @@ impl Lower {
                     ty: S::U32,
                 }
             }
-            "frag_store" => {
-                call.arity(3, "&c[i], accumulator, stride")?;
+            "frag_store" | "frag_store_within" => {
+                let within = name == "frag_store_within";
+                if within {
+                    call.arity(5, "&c[i], accumulator, stride, rows, cols")?;
+                } else {
+                    call.arity(3, "&c[i], accumulator, stride")?;
+                }
                 let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
                 if elem != S::F32 {
                     return err(
                         args[0],
-                        format!(
-                            "`frag_store` writes f32 elements, found {}",
-                            rust_name(elem)
-                        ),
+                        format!("`{name}` writes f32 elements, found {}", rust_name(elem)),
                     );
                 }
-                let acc = self.tile_arg(b, args[1], TileTy::Frag(FragRole::Acc))?;
+                let acc = self.acc_arg(b, args[1])?;
                 let stride = self.value(b, args[2], Some(S::U32))?;
-                b.frag_store(ptr, acc, stride.v);
+                if within {
+                    let rows = self.value(b, args[3], Some(S::U32))?;
+                    let cols = self.value(b, args[4], Some(S::U32))?;
+                    b.frag_store_within(ptr, acc, stride.v, rows.v, cols.v);
+                } else {
+                    b.frag_store(ptr, acc, stride.v);
+                }
+                return Ok(None);
+            }
+            "copy_async" => {
+                call.arity(3, "&shared_dst[i], &global_src[j], pred")?;
+                let (dst, _) = self.elem_ref_in(
+                    b,
+                    args[0],
+                    (name, "the destination of `copy_async`"),
+                    true,
+                    AddrSpace::Shared,
+                )?;
+                let (src, _) = self.elem_ref_in(
+                    b,
+                    args[1],
+                    (name, "the source of `copy_async`"),
+                    false,
+                    AddrSpace::Global,
+                )?;
+                let pred = self.value(b, args[2], Some(S::I1))?;
+                b.copy_async(dst, src, pred.v);
+                return Ok(None);
+            }
+            "async_commit" => {
+                call.arity(0, "none")?;
+                b.async_commit();
+                return Ok(None);
+            }
+            "async_wait" => {
+                call.arity(1, "groups left in flight, a constant")?;
+                let what = "the count of `async_wait`";
+                let pending = u32::try_from(self.const_eval(args[0], what)?).map_err(|_| {
+                    Error::new_spanned(args[0], format!("{what} out of range for u32"))
+                })?;
+                b.async_wait(pending);
                 return Ok(None);
             }
             "store_vec8" => {
@@ -1584,7 +1636,7 @@ impl Lower {
             }
             "sleep" => {
                 call.arity(1, "nanoseconds, a constant")?;
-                let ns = u32::try_from(self.const_eval(args[0])?)
+                let ns = u32::try_from(self.const_eval(args[0], "the time of `sleep`")?)
                     .map_err(|_| Error::new_spanned(args[0], "sleep time out of range for u32"))?;
                 b.sleep(ns);
                 return Ok(None);
@@ -1905,6 +1957,43 @@ impl Lower {
         )
     }
 
+    /// [`Lower::elem_ref`] of an element in `space`: shared memory is a `shared_array`'s,
+    /// global memory a slice parameter's or a peer slice's. `what` names the operand in
+    /// errors ("the source of `copy_async`").
+    fn elem_ref_in(
+        &mut self,
+        b: &mut KernelBuilder,
+        e: &Expr,
+        (intrinsic, what): (&str, &str),
+        write: bool,
+        space: AddrSpace,
+    ) -> Result<(Value, ScalarType)> {
+        if let Expr::Reference(r) = e
+            && let Expr::Index(ix) = strip_parens(&r.expr)
+            && let Expr::Path(p) = &*ix.expr
+            && let Some(ident) = p.path.get_ident()
+            && let Some(Binding::Slice { space: found, .. }) = self.lookup(&ident.to_string())
+            && found != space
+        {
+            let (want, found) = if space == AddrSpace::Shared {
+                (
+                    "in shared memory (an element of a `shared_array`)",
+                    "a global slice",
+                )
+            } else {
+                (
+                    "in global memory (an element of a slice parameter)",
+                    "a shared array",
+                )
+            };
+            return err(
+                e,
+                format!("{what} must be {want}, but `{ident}` is {found}"),
+            );
+        }
+        self.elem_ref(b, e, intrinsic, write)
+    }
+
     // ---- scheduling ----
 
     /// The scheduling context, or an error at `c` for a kernel without a team.
@@ -2076,7 +2165,7 @@ impl Lower {
             }),
             other => return err(other, usage),
         };
-        let index = u32::try_from(self.const_eval(&k_expr)?)
+        let index = u32::try_from(self.const_eval(&k_expr, "the symmetric buffer index")?)
             .map_err(|_| Error::new_spanned(k, "symmetric buffer index out of range for u32"))?;
         if index == kosmos_sched::abi::CONTROL_BUFFER {
             return err(
@@ -2093,6 +2182,7 @@ impl Lower {
             ptr: team.peer_ptr(b, index, rank.v),
             elem,
             writable: true,
+            space: AddrSpace::Global,
         })
     }
 
@@ -2126,6 +2216,10 @@ impl Lower {
                 call.arity(0, "none")?;
                 (b.frag_zero(), TileTy::Frag(FragRole::Acc))
             }
+            "wide_zero" => {
+                call.arity(0, "none")?;
+                (b.wide_zero(), TileTy::Frag(FragRole::WideAcc))
+            }
             "frag_load_a" | "frag_load_b" => {
                 call.arity(2, "&tile[i], stride")?;
                 let (ptr, elem) = self.elem_ref(b, args[0], name, false)?;
@@ -2150,6 +2244,13 @@ impl Lower {
                 let acc = self.tile_arg(b, args[2], TileTy::Frag(FragRole::Acc))?;
                 (b.mma(x, y, acc), TileTy::Frag(FragRole::Acc))
             }
+            "mma_group" => {
+                call.arity(3, "&a_tile[i], &b_tile[j], wide accumulator")?;
+                let x = self.group_tile(b, args[0], "the `a` tile")?;
+                let y = self.group_tile(b, args[1], "the `b` tile")?;
+                let acc = self.tile_arg(b, args[2], TileTy::Frag(FragRole::WideAcc))?;
+                (b.mma_group(x, y, acc), TileTy::Frag(FragRole::WideAcc))
+            }
             "load_vec8" => {
                 call.arity(1, "&a[i]")?;
                 let (ptr, elem) = self.elem_ref(b, args[0], name, false)?;
@@ -2166,6 +2267,29 @@ impl Lower {
             }
         };
         Ok(Some(made))
+    }
+
+    /// A `bf16` tile of `mma_group` in shared memory, `&tile[i]`; `tile` names it in errors.
+    fn group_tile(&mut self, b: &mut KernelBuilder, e: &Expr, tile: &str) -> Result<Value> {
+        let what = format!("{tile} of `mma_group`");
+        let (ptr, elem) = self.elem_ref_in(b, e, ("mma_group", &what), false, AddrSpace::Shared)?;
+        if elem != S::BF16 {
+            return err(
+                e,
+                format!("{what} holds bf16 elements, found {}", rust_name(elem)),
+            );
+        }
+        Ok(ptr)
+    }
+
+    /// An accumulator of either width, as `frag_store` takes.
+    fn acc_arg(&mut self, b: &mut KernelBuilder, e: &Expr) -> Result<Value> {
+        let want = "an accumulator (from `frag_zero`, `mma`, `wide_zero` or `mma_group`)";
+        match self.tile(b, e)? {
+            Some((v, TileTy::Frag(role))) if role.is_acc() => Ok(v),
+            Some((_, ty)) => err(e, format!("expected {want}, found {}", ty.name())),
+            None => err(e, format!("expected {want}, found a scalar")),
+        }
     }
 
     /// A tile expression of type `want`.
@@ -2416,7 +2540,16 @@ fn produces_value(e: &Expr) -> bool {
             Expr::Path(p) => !p.path.segments.last().is_some_and(|s| {
                 matches!(
                     s.ident.to_string().as_str(),
-                    "barrier" | "fence" | "sleep" | "atomic_store" | "frag_store" | "store_vec8"
+                    "barrier"
+                        | "fence"
+                        | "sleep"
+                        | "atomic_store"
+                        | "frag_store"
+                        | "frag_store_within"
+                        | "store_vec8"
+                        | "copy_async"
+                        | "async_commit"
+                        | "async_wait"
                 )
             }),
             _ => true,
@@ -2517,10 +2650,18 @@ fn scope(e: &Expr) -> Result<Scope> {
     Ok(s)
 }
 
+/// What the length of a shared array is called in messages.
+const SHARED_LEN: &str = "the length of a shared array";
+
+/// The message for a non-constant where `what` must be a constant.
+fn non_constant(what: &str) -> String {
+    format!("{what} must be a constant: literals and const generics only")
+}
+
 /// The message for a tile variable used where a number is expected.
 fn tile_as_scalar(name: &str, ty: TileTy) -> String {
     let takers = match ty {
-        TileTy::Frag(_) => "fragments only go to `mma` and `frag_store`",
+        TileTy::Frag(_) => "fragments only go to `mma`, `mma_group` and `frag_store`",
         TileTy::Vector(_) => "vectors only go to `store_vec8`",
     };
     format!(

@@ -8,6 +8,9 @@ use syn::{Error, Ident, Result};
 /// The workgroup-size bound of a kernel whose attribute names none.
 pub const DEFAULT_MAX_WORKGROUP_SIZE: u32 = 256;
 
+/// The largest `max_subgroups`: a largest workgroup of the smallest subgroups (32 lanes).
+pub const MAX_SUBGROUPS: u32 = kosmos_ir::MAX_WORKGROUP_SIZE / 32;
+
 /// A parsed `#[kernel]` function.
 #[derive(Clone, Debug)]
 pub struct KernelDef {
@@ -20,6 +23,9 @@ pub struct KernelDef {
     pub consts: Vec<Ident>,
     pub instances: Vec<Instance>,
     pub max_workgroup_size: u32,
+    /// `max_subgroups = N`: a bound in subgroups, tighter than `max_workgroup_size` on
+    /// targets with narrow subgroups (`kosmos_ir::Kernel::max_subgroups`).
+    pub max_subgroups: Option<u32>,
     pub body: syn::Block,
 }
 
@@ -242,6 +248,7 @@ impl KernelDef {
             consts,
             instances: Vec::new(),
             max_workgroup_size: DEFAULT_MAX_WORKGROUP_SIZE,
+            max_subgroups: None,
             body: (*f.block).clone(),
         };
         def.parse_args(args)?;
@@ -283,6 +290,17 @@ impl KernelDef {
                 }
                 self.max_workgroup_size = v;
                 Ok(())
+            } else if meta.path.is_ident("max_subgroups") {
+                let lit: syn::LitInt = meta.value()?.parse()?;
+                let v: u32 = lit.base10_parse()?;
+                if !(1..=MAX_SUBGROUPS).contains(&v) {
+                    return Err(Error::new_spanned(
+                        lit,
+                        format!("max_subgroups must be in 1..={MAX_SUBGROUPS}"),
+                    ));
+                }
+                self.max_subgroups = Some(v);
+                Ok(())
             } else if meta.path.is_ident("instances") {
                 let span = meta.path.span();
                 let mut values: Vec<Option<u32>> = vec![None; self.consts.len()];
@@ -320,8 +338,9 @@ impl KernelDef {
                 });
                 Ok(())
             } else {
-                Err(meta
-                    .error("expected `max_workgroup_size = N` or `instances(NAME = value, ...)`"))
+                Err(meta.error(
+                    "expected `max_workgroup_size = N`, `max_subgroups = N` or `instances(NAME = value, ...)`",
+                ))
             }
         });
         syn::parse::Parser::parse2(parser, args)?;

@@ -2,7 +2,10 @@
 //! breaks are checked by what they compute), and errors checked by message and position.
 
 use crate::lower_source;
+use kosmos_ir::{Constant, FragRole, Op, ScalarType, Type, Value};
 use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, ModuleImage};
+use rand::{Rng, SeedableRng, rngs::SmallRng};
+use std::collections::HashMap;
 
 /// Lowers `src`, runs its one kernel as `grid x block` on `args`, and returns the `u32`
 /// buffer `out` afterwards.
@@ -312,7 +315,7 @@ fn tile_misuse_is_an_error_at_its_tokens() {
         ),
         (
             "fn k(c: &mut [f32]) { frag_store(&c[0], 1.0, 16u32); }",
-            "expected an accumulator fragment (from `frag_zero` or `mma`), found a scalar",
+            "expected an accumulator (from `frag_zero`, `mma`, `wide_zero` or `mma_group`), found a scalar",
             "1.0",
         ),
         (
@@ -398,5 +401,346 @@ fn scheduling_misuse_is_reported_at_its_tokens() {
         let (got, line, col) = error(&format!("#[kernel]\n{body}"));
         assert!(got.contains(message), "{body}: {got}");
         assert_eq!((line, body.find(token)), (2, Some(col)), "{body}: {got}");
+    }
+}
+
+/// The instructions of `k` that define each value, by value index.
+fn definitions(k: &kosmos_ir::Kernel) -> HashMap<Value, Op> {
+    let mut defs = HashMap::new();
+    k.walk(|_, inst| {
+        for r in &inst.results {
+            defs.insert(*r, inst.op.clone());
+        }
+    });
+    defs
+}
+
+/// Each new tile intrinsic lowers to its op with the operands the DSL names: tiles and copy
+/// destinations in the shared arrays, copy sources in the slice, bounds and predicates
+/// from the kernel's values, the wait count from a const generic.
+#[test]
+fn group_intrinsics_lower_to_their_ops() {
+    let src = r#"
+        #[kernel(max_workgroup_size = 512, max_subgroups = 8, instances(P = 3))]
+        fn k<const P: u32>(a: &[bf16], c: &mut [f32], m: u32) {
+            let a_tile = shared_array::<bf16, 4096>();
+            let b_tile = shared_array::<bf16, 8192>();
+            let lane = workitem_id_x();
+            copy_async(&a_tile[lane * 8], &a[lane * 8], lane < m);
+            async_commit();
+            async_wait(P - 1);
+            barrier();
+            let mut acc = wide_zero();
+            acc = mma_group(&a_tile[0], &b_tile[4096], acc);
+            frag_store(&c[0], acc, 128);
+            frag_store_within(&c[8192], acc, 128, m, 100);
+        }
+    "#;
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    let k = &kernels[0];
+    assert_eq!((k.max_subgroups, k.max_workgroup_size), (Some(8), 512));
+    assert!(k.uses_groups());
+    let defs = definitions(k);
+    let (a, c, m) = (k.params[0], k.params[1], k.params[2]);
+    // The base of a pointer `ptr_offset(base, _)` and the op that made it.
+    let base = |p: Value| match &defs[&p] {
+        Op::PtrOffset { base, .. } => *base,
+        op => panic!("{p:?} is made by {}, not ptr.offset", op.name()),
+    };
+    let mut allocs = Vec::new();
+    let mut ops = Vec::new();
+    k.walk(|_, inst| match &inst.op {
+        Op::SharedAlloc { .. } => allocs.push(inst.results[0]),
+        Op::FragZero { .. }
+        | Op::MmaGroup { .. }
+        | Op::FragStore { .. }
+        | Op::CopyAsync { .. }
+        | Op::AsyncCommit
+        | Op::AsyncWait { .. } => ops.push((inst.op.clone(), inst.results.clone())),
+        _ => {}
+    });
+    let names: Vec<&str> = ops.iter().map(|(op, _)| op.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "copy.async",
+            "async.commit",
+            "async.wait",
+            "frag.zero",
+            "mma.group",
+            "frag.store",
+            "frag.store"
+        ]
+    );
+    let Op::CopyAsync { dst, src, pred } = ops[0].0 else {
+        unreachable!()
+    };
+    assert_eq!((base(dst), base(src)), (allocs[0], a));
+    assert_eq!(k.ty(pred), Type::I1);
+    assert!(matches!(defs[&pred], Op::Cmp { rhs, .. } if rhs == m));
+    assert_eq!(ops[2].0, Op::AsyncWait { pending: 2 });
+    assert_eq!(
+        ops[3].0,
+        Op::FragZero {
+            role: FragRole::WideAcc
+        }
+    );
+    let zero = ops[3].1[0];
+    let Op::MmaGroup { a: ta, b: tb, acc } = ops[4].0 else {
+        unreachable!()
+    };
+    assert_eq!((base(ta), base(tb), acc), (allocs[0], allocs[1], zero));
+    let sum = ops[4].1[0];
+    assert_eq!(k.ty(sum), Type::Frag(FragRole::WideAcc));
+    let Op::FragStore {
+        ptr, value, within, ..
+    } = ops[5].0
+    else {
+        unreachable!()
+    };
+    assert_eq!((base(ptr), value, within), (c, sum, None));
+    let Op::FragStore {
+        ptr,
+        value,
+        within: Some((rows, cols)),
+        ..
+    } = ops[6].0
+    else {
+        panic!("the second store is bounded: {:?}", ops[6].0)
+    };
+    assert_eq!((base(ptr), value, rows), (c, sum, m));
+    assert_eq!(defs[&cols], Op::Const(Constant::int(ScalarType::U32, 100)));
+}
+
+#[test]
+fn group_misuse_is_an_error_at_its_tokens() {
+    const TILES: &str =
+        "let t = shared_array::<bf16, 8192>(); let u = shared_array::<f32, 4096>();";
+    // (body after `TILES`, message, the token the error points at)
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "let acc = mma_group(&a[0], &t[0], wide_zero());",
+            "the `a` tile of `mma_group` must be in shared memory (an element of a `shared_array`), but `a` is a global slice",
+            "&a[0]",
+        ),
+        (
+            "let acc = mma_group(&t[0], &u[0], wide_zero());",
+            "the `b` tile of `mma_group` holds bf16 elements, found f32",
+            "&u[0]",
+        ),
+        (
+            "let acc = mma_group(&t[0], &t[4096], frag_zero());",
+            "expected a wide accumulator (from `wide_zero` or `mma_group`), found an accumulator fragment (from `frag_zero` or `mma`)",
+            "frag_zero",
+        ),
+        (
+            "let acc = mma_group(t, &t[0], wide_zero());",
+            "`mma_group` takes an element reference: `&a[i]`",
+            "t, &t",
+        ),
+        (
+            "let x = frag_load_a(&t[0], 16u32); let y = frag_load_b(&t[0], 16u32); let acc = mma(x, y, wide_zero());",
+            "expected an accumulator fragment (from `frag_zero` or `mma`), found a wide accumulator (from `wide_zero` or `mma_group`)",
+            "wide_zero",
+        ),
+        (
+            "let acc = wide_zero(); c[0] = acc * 2.0;",
+            "`acc` is a wide accumulator (from `wide_zero` or `mma_group`), not a number: fragments only go to `mma`, `mma_group` and `frag_store`",
+            "acc * 2.0",
+        ),
+        (
+            "c[0] = wide_zero();",
+            "`wide_zero` makes a fragment or vector, not a number",
+            "wide_zero",
+        ),
+        (
+            "frag_store(&c[0], frag_load_a(&t[0], 16u32), 16u32);",
+            "expected an accumulator (from `frag_zero`, `mma`, `wide_zero` or `mma_group`), found an `a` fragment",
+            "frag_load_a",
+        ),
+        (
+            "frag_store_within(&c[0], wide_zero(), 128u32, 16u32);",
+            "`frag_store_within` takes 5 argument(s) (&c[i], accumulator, stride, rows, cols), found 4",
+            "frag_store_within",
+        ),
+        (
+            "frag_store_within(&c[0], wide_zero(), 128u32, 1.5, 16u32);",
+            "expected u32, found floating-point literal",
+            "1.5",
+        ),
+        (
+            "frag_store_within(&t[0], wide_zero(), 128u32, 1u32, 16u32);",
+            "`frag_store_within` writes f32 elements, found bf16",
+            "&t[0]",
+        ),
+        (
+            "copy_async(&c[0], &a[0], true);",
+            "the destination of `copy_async` must be in shared memory (an element of a `shared_array`), but `c` is a global slice",
+            "&c[0]",
+        ),
+        (
+            "copy_async(&u[0], &t[0], true);",
+            "the source of `copy_async` must be in global memory (an element of a slice parameter), but `t` is a shared array",
+            "&t[0]",
+        ),
+        (
+            "copy_async(&t[0], &a[0], n);",
+            "expected bool, found u32",
+            "n)",
+        ),
+        (
+            "copy_async(&t[0], a, true);",
+            "`copy_async` takes an element reference: `&a[i]`",
+            "a, true",
+        ),
+        (
+            "async_wait(n);",
+            "the count of `async_wait` must be a constant: literals and const generics only",
+            "n)",
+        ),
+        (
+            "async_wait(1u64 << 40);",
+            "the count of `async_wait` out of range for u32",
+            "1u64",
+        ),
+        (
+            "async_commit(n);",
+            "`async_commit` takes 0 argument(s) (none), found 1",
+            "async_commit",
+        ),
+    ];
+    for (body, message, token) in cases {
+        let body = format!("fn k(a: &[bf16], c: &mut [f32], n: u32) {{ {TILES} {body} }}");
+        let (got, line, col) = error(&format!("#[kernel]\n{body}"));
+        assert!(got.contains(message), "{body}: {got}");
+        let column = body[TILES.len()..].find(token).map(|c| c + TILES.len());
+        assert_eq!((line, Some(col)), (2, column), "{body}: {got}");
+    }
+}
+
+#[test]
+fn max_subgroups_is_checked_at_the_attribute() {
+    for bad in ["0", "33"] {
+        let src = format!("#[kernel(max_subgroups = {bad})]\nfn k(a: &mut [u32]) {{}}");
+        let (got, line, col) = error(&src);
+        assert_eq!(got, "max_subgroups must be in 1..=32");
+        assert_eq!((line, col), (1, "#[kernel(max_subgroups = ".len()));
+    }
+    let kernels = lower_source("#[kernel(max_subgroups = 32)] fn k(a: &mut [u32]) {}").unwrap();
+    assert_eq!(kernels[0].max_subgroups, Some(32));
+    let kernels = lower_source("#[kernel] fn k(a: &mut [u32]) {}").unwrap();
+    assert_eq!(kernels[0].max_subgroups, None);
+    let (got, ..) = error("#[kernel(max_lanes = 4)] fn k(a: &mut [u32]) {}");
+    assert!(got.contains("`max_subgroups = N`"), "{got}");
+}
+
+/// One 64x128 tile of `A x B` (K = 128) by a group of four subgroups: both 64-deep stages
+/// copied into swizzled shared tiles with `copy_async` (rows of A from `m` on predicated
+/// off, so zeros) and in flight together, each waited for before its `mma_group`; stored
+/// whole with `frag_store` and clipped with `frag_store_within`. Against an f64 reference.
+#[test]
+fn group_gemm_with_async_copies_runs() {
+    let src = r#"
+        #[kernel(max_workgroup_size = 128, max_subgroups = 4)]
+        fn k(a: &[bf16], b: &[bf16], c: &mut [f32], edge: &mut [f32], m: u32, rows: u32, cols: u32) {
+            let a_tile = shared_array::<bf16, 8192>();
+            let b_tile = shared_array::<bf16, 16384>();
+            let lane = workitem_id_x();
+            for s in 0..2u32 {
+                let k0 = s * 64;
+                // A(i, k) at element 64 i + 8 ((k / 8) ^ (i % 8)) + k % 8 of a stage.
+                for t in 0..4u32 {
+                    let q = lane + t * 128;
+                    let i = q / 8;
+                    let kc = q % 8;
+                    let at = s * 4096 + i * 64 + (kc ^ (i % 8)) * 8;
+                    copy_async(&a_tile[at], &a[i * 128 + k0 + kc * 8], i < m);
+                }
+                // B(k, n) at element 4096 (n / 64) + 64 k + 8 (((n % 64) / 8) ^ (k % 8)) + n % 8.
+                for t in 0..8u32 {
+                    let q = lane + t * 128;
+                    let kk = q / 16;
+                    let nc = q % 16;
+                    let at = s * 8192 + (nc / 8) * 4096 + kk * 64 + ((nc % 8) ^ (kk % 8)) * 8;
+                    copy_async(&b_tile[at], &b[(k0 + kk) * 128 + nc * 8], true);
+                }
+                async_commit();
+            }
+            let mut acc = wide_zero();
+            async_wait(1);
+            barrier();
+            acc = mma_group(&a_tile[0], &b_tile[0], acc);
+            async_wait(0);
+            barrier();
+            acc = mma_group(&a_tile[4096], &b_tile[8192], acc);
+            let slab = subgroup_id() * 16 * 128;
+            frag_store(&c[slab], acc, 128);
+            frag_store_within(&edge[slab], acc, 128, rows, cols);
+        }
+    "#;
+    let seed: u64 = rand::rng().random();
+    println!("seed {seed}");
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let (mm, n, kk) = (64usize, 128usize, 128usize);
+    let (m, rows, cols) = (
+        rng.random_range(1..mm as u32),
+        rng.random_range(1..16u32),
+        rng.random_range(1..n as u32),
+    );
+    let mut random = |len: usize| -> Vec<half::bf16> {
+        (0..len)
+            .map(|_| half::bf16::from_f32(rng.random_range(-1.0..1.0)))
+            .collect()
+    };
+    let (a, bm) = (random(mm * kk), random(kk * n));
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    let device = Device::cpu().unwrap();
+    let module = device
+        .load_module(&ModuleImage::new(kosmos_ir::Module { kernels }))
+        .unwrap();
+    let da = Buffer::from_slice(&device, &a).unwrap();
+    let db = Buffer::from_slice(&device, &bm).unwrap();
+    let dc = Buffer::from_slice(&device, &vec![f32::NAN; mm * n]).unwrap();
+    let de = Buffer::from_slice(&device, &vec![f32::NAN; mm * n]).unwrap();
+    let args = [
+        KernelArg::from(&da),
+        KernelArg::from(&db),
+        KernelArg::from(&dc),
+        KernelArg::from(&de),
+        KernelArg::from(m),
+        KernelArg::from(rows),
+        KernelArg::from(cols),
+    ];
+    let stream = device.stream().unwrap();
+    module
+        .launch(&stream, "k", LaunchConfig::linear(1, 128), &args)
+        .unwrap();
+    let (c, edge) = (dc.download().unwrap(), de.download().unwrap());
+    for i in 0..mm {
+        for j in 0..n {
+            // Rows from `m` on were copied as zeros.
+            let products = (0..kk).map(|p| {
+                let x = if i < m as usize {
+                    a[i * kk + p].to_f64()
+                } else {
+                    0.0
+                };
+                x * bm[p * n + j].to_f64()
+            });
+            let (want, scale) = products.fold((0.0, 0.0), |(s, t), x| (s + x, t + x.abs()));
+            let got = c[i * n + j] as f64;
+            // f32 sums of exact products: 128 roundings of at most 2^-24 of the running sum.
+            assert!(
+                (got - want).abs() <= 1e-5 * scale,
+                "c({i}, {j}) = {got}, want {want} (seed {seed})"
+            );
+            let inside = (i % 16) < rows as usize && j < cols as usize;
+            let e = edge[i * n + j];
+            if inside {
+                assert_eq!(e, c[i * n + j], "edge({i}, {j}) (seed {seed})");
+            } else {
+                assert!(e.is_nan(), "edge({i}, {j}) = {e} was written (seed {seed})");
+            }
+        }
     }
 }
