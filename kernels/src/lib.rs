@@ -201,18 +201,12 @@ impl Ops {
             .no_counter
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        ops::gemm::launch::<0>(
-            &self.module,
-            stream,
-            cfg,
-            a,
-            b,
-            c,
-            &mut no_counter,
-            mu,
-            nu,
-            ku,
-        )?;
+        let counter = &mut *no_counter;
+        if group_shape(nu, ku) {
+            ops::gemm_group::launch::<0>(&self.module, stream, cfg, a, b, c, counter, mu, nu, ku)?;
+        } else {
+            ops::gemm::launch::<0>(&self.module, stream, cfg, a, b, c, counter, mu, nu, ku)?;
+        }
         Ok(())
     }
 
@@ -263,14 +257,23 @@ impl Ops {
             });
         }
         let block = [self.gemm_block(), 1, 1];
-        let name = ops::gemm::name::<1>();
+        let group = group_shape(nu, ku);
+        let name = if group {
+            ops::gemm_group::name::<1>()
+        } else {
+            ops::gemm::name::<1>()
+        };
         let resident = self.module.max_resident_workgroups(&name, block)?;
         let groups = resident.clamp(1, gemm_tiles(mu, nu));
         let cfg = LaunchConfig {
             grid: [groups, 1, 1],
             block,
         };
-        ops::gemm::launch::<1>(&self.module, stream, cfg, a, b, c, counter, mu, nu, ku)?;
+        if group {
+            ops::gemm_group::launch::<1>(&self.module, stream, cfg, a, b, c, counter, mu, nu, ku)?;
+        } else {
+            ops::gemm::launch::<1>(&self.module, stream, cfg, a, b, c, counter, mu, nu, ku)?;
+        }
         Ok(groups)
     }
 
@@ -318,6 +321,12 @@ impl Ops {
         }
         Ok((m as u32, n as u32, k as u32))
     }
+}
+
+/// Whether a gemm of this shape runs on the group-wide matrix kernel (`gemm_group`), whose
+/// 16-byte copies need rows of `a` and `b` made of whole 8-element chunks.
+fn group_shape(n: u32, k: u32) -> bool {
+    n % 8 == 0 && k % 8 == 0
 }
 
 /// Output tiles of an `m x n` gemm.

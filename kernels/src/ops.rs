@@ -253,3 +253,121 @@ pub fn gemm<const PERSISTENT: u32>(
         }
     }
 }
+
+/// `C = A B` like [`gemm`], on group-wide matrix instructions (`mma_group`: `wgmma` on
+/// NVIDIA, 16x16 MFMAs on AMD), for `k` and `n` multiples of 8 (16-byte rows of chunks).
+///
+/// A workgroup of 8 subgroups computes 128 x 128 output tiles: group `g` (subgroups
+/// `4g .. 4g + 4`) the rows `64g .. 64g + 64`, each subgroup a 16 x 128 slab in one wide
+/// accumulator. K advances 64 at a time through two stages of shared memory (32 KiB each:
+/// `a` as two 64 x 64 group tiles, then `b` as two 64 x 64 column blocks, all in the
+/// swizzled layout `mma_group` reads); the copies of step `s + 1` (`copy_async`, zeros
+/// outside the matrices) run while step `s` multiplies. The stages fill the 64 KiB every
+/// target has, so they are declared as 32-bit words and the persistent claim borrows word 0
+/// between tiles, when no copy or product uses them.
+///
+/// Tiles are numbered in groups of 8 tile rows as in [`gemm`]. Interior tiles store each
+/// slab straight to `c`; edge tiles store the part inside `c`.
+/// `PERSISTENT` as in [`gemm`]. Launch with `8 * subgroup_size()` work-items.
+#[kernel(
+    max_workgroup_size = 512,
+    max_subgroups = 8,
+    instances(PERSISTENT = 0),
+    instances(PERSISTENT = 1)
+)]
+pub fn gemm_group<const PERSISTENT: u32>(
+    a: &[bf16],
+    b: &[bf16],
+    c: &mut [f32],
+    counter: &mut [u32],
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    // Word offsets: stage s at 8192 s; in it `a` at 0 (group g at 2048 g), `b` at 4096
+    // (columns 64j.. at 4096 + 2048 j).
+    let stages = shared_array::<u32, 16384>();
+    let tid = workitem_id_x();
+    let threads = workgroup_size_x();
+    let sg = subgroup_id();
+    let group = sg >> 2;
+    let tiles_n = (n + 127) / 128;
+    let tiles_m = (m + 127) / 128;
+    let tiles = tiles_n * tiles_m;
+    let steps = (k + 63) / 64;
+    let mut tile = workgroup_id_x();
+    while tile < tiles {
+        let per_group = 8 * tiles_n;
+        let first_row = tile / per_group * 8;
+        let group_rows = min(tiles_m - first_row, 8);
+        let in_group = tile % per_group;
+        let m0 = (first_row + in_group % group_rows) * 128;
+        let n0 = in_group / group_rows * 128;
+
+        let mut acc = wide_zero();
+        // Step `s` is staged in `stages[8192 * (s & 1)..]`; step 0 before the loop.
+        for s in 0..steps + 1 {
+            if s < steps {
+                let base = (s & 1) * 8192;
+                let k0 = s * 64;
+                // `a`: 128 rows of 8 chunks; chunk `ch` of row `r` lands at chunk
+                // `ch ^ (r % 8)` of its 64-element row.
+                for i in (tid..1024).step_by(threads) {
+                    let r = i >> 3;
+                    let ch = i & 7;
+                    let inside = m0 + r < m && k0 + ch * 8 < k;
+                    let mut from = 0u32;
+                    if inside {
+                        from = (m0 + r) * k + k0 + ch * 8;
+                    }
+                    let to = base + (r >> 6) * 2048 + (r & 63) * 32 + (ch ^ (r & 7)) * 4;
+                    copy_async(&stages[to], &a[from], inside);
+                }
+                // `b`: 64 rows (k) of 16 chunks; chunk `ch` goes to column block `ch / 8`,
+                // at chunk `(ch % 8) ^ (row % 8)`.
+                for i in (tid..1024).step_by(threads) {
+                    let r = i >> 4;
+                    let ch = i & 15;
+                    let inside = k0 + r < k && n0 + ch * 8 < n;
+                    let mut from = 0u32;
+                    if inside {
+                        from = (k0 + r) * n + n0 + ch * 8;
+                    }
+                    let to = base + 4096 + (ch >> 3) * 2048 + r * 32 + ((ch & 7) ^ (r & 7)) * 4;
+                    copy_async(&stages[to], &b[from], inside);
+                }
+            }
+            async_commit();
+            if s > 0 {
+                // Step `s - 1` has landed (only the group just committed may be in flight).
+                async_wait(1);
+                barrier();
+                let base = ((s - 1) & 1) * 8192;
+                acc = mma_group(&stages[base + group * 2048], &stages[base + 4096], acc);
+                // Everyone is done with this stage before step `s + 1` overwrites it.
+                barrier();
+            }
+        }
+
+        let row0 = m0 + group * 64 + (sg & 3) * 16;
+        if m0 + 128 <= m && n0 + 128 <= n {
+            frag_store(&c[row0 * n + n0], acc, n);
+        } else if row0 < m {
+            frag_store_within(&c[row0 * n + n0], acc, n, m - row0, n - n0);
+        }
+
+        if PERSISTENT == 1 {
+            // No copy is in flight and no product reads the stages now.
+            if tid == 0 {
+                stages[0] = num_workgroups_x()
+                    + atomic_add(&counter[0], 1, Ordering::Relaxed, Scope::Agent);
+            }
+            barrier();
+            tile = stages[0];
+            // Every lane has read the claim before the next tile's copies overwrite it.
+            barrier();
+        } else {
+            tile = tiles;
+        }
+    }
+}

@@ -72,9 +72,11 @@ fn reduce_sum_matches_reference() {
 }
 
 /// (m, n, k) shapes sampling 1..=257 in each dimension: edge tiles on both staging paths
-/// (K and N multiples of 8 or not), interior tiles stored straight to `c` beside edge tiles,
-/// and more tile rows than one group of the tile order (257 x 136: 3 x 2 tiles).
-const GEMM_SHAPES: [(usize, usize, usize); 8] = [
+/// of the fragment kernel (K and N multiples of 8 or not), interior tiles stored straight to
+/// `c` beside edge tiles, and more tile rows than one group of the tile order (257 x 136:
+/// 3 x 2 tiles). Those with K and N multiples of 8 run on the group kernel (`gemm_group`):
+/// single rows and columns of chunks, K steps cut short, masked edge slabs.
+const GEMM_SHAPES: [(usize, usize, usize); 10] = [
     (1, 1, 1),
     (2, 17, 64),
     (17, 2, 255),
@@ -83,6 +85,8 @@ const GEMM_SHAPES: [(usize, usize, usize); 8] = [
     (16, 257, 31),
     (257, 136, 48),
     (130, 256, 200),
+    (1, 8, 8),
+    (129, 248, 72),
 ];
 
 fn check_gemm(device: &Device, persistent: bool) {
@@ -196,7 +200,9 @@ fn embedded_binaries_hold_every_kernel_instance() {
             "vector_add",
             "reduce_partial",
             "gemm__persistent0",
-            "gemm__persistent1"
+            "gemm__persistent1",
+            "gemm_group__persistent0",
+            "gemm_group__persistent1"
         ]
     );
     // Built with KOSMOS_TARGETS naming sm_90a (the default): the joined PTX has one header

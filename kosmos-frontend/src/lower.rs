@@ -2269,16 +2269,12 @@ impl Lower {
         Ok(Some(made))
     }
 
-    /// A `bf16` tile of `mma_group` in shared memory, `&tile[i]`; `tile` names it in errors.
+    /// A tile of `mma_group` in shared memory, `&tile[i]`; `tile` names it in errors. The
+    /// product reads bf16 in its swizzled layout whatever the array's element type (a kernel
+    /// may keep its stages in 32-bit words to share them with other data).
     fn group_tile(&mut self, b: &mut KernelBuilder, e: &Expr, tile: &str) -> Result<Value> {
         let what = format!("{tile} of `mma_group`");
-        let (ptr, elem) = self.elem_ref_in(b, e, ("mma_group", &what), false, AddrSpace::Shared)?;
-        if elem != S::BF16 {
-            return err(
-                e,
-                format!("{what} holds bf16 elements, found {}", rust_name(elem)),
-            );
-        }
+        let (ptr, _) = self.elem_ref_in(b, e, ("mma_group", &what), false, AddrSpace::Shared)?;
         Ok(ptr)
     }
 

@@ -524,11 +524,6 @@ fn group_misuse_is_an_error_at_its_tokens() {
             "&a[0]",
         ),
         (
-            "let acc = mma_group(&t[0], &u[0], wide_zero());",
-            "the `b` tile of `mma_group` holds bf16 elements, found f32",
-            "&u[0]",
-        ),
-        (
             "let acc = mma_group(&t[0], &t[4096], frag_zero());",
             "expected a wide accumulator (from `wide_zero` or `mma_group`), found an accumulator fragment (from `frag_zero` or `mma`)",
             "frag_zero",
