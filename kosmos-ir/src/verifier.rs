@@ -380,7 +380,10 @@ impl<'k> Verifier<'k> {
             self.error(
                 KERNEL_SITE,
                 VerifyErrorKind::WorkgroupSize,
-                format!("max_subgroups {n} is outside 1..={}", MAX_WORKGROUP_SIZE / 32),
+                format!(
+                    "max_subgroups {n} is outside 1..={}",
+                    MAX_WORKGROUP_SIZE / 32
+                ),
             );
         }
     }
@@ -724,8 +727,20 @@ impl<'k> Verifier<'k> {
                 }
                 self.frag_stride(at, *stride);
                 if let Some((rows, cols)) = within {
-                    self.frag_stride(at, *rows);
-                    self.frag_stride(at, *cols);
+                    for bound in [*rows, *cols] {
+                        if let Some(t) = self.ty(bound)
+                            && t != Type::U32
+                        {
+                            self.error(
+                                at,
+                                VerifyErrorKind::FragOperand,
+                                format!(
+                                    "the bound {} must be u32 (rows or columns stored)",
+                                    self.describe(bound)
+                                ),
+                            );
+                        }
+                    }
                 }
             }
             Op::MmaGroup { a, b, acc } => {
