@@ -255,23 +255,29 @@ pub fn gemm<const PERSISTENT: u32>(
 }
 
 /// `C = A B` like [`gemm`], on group-wide matrix instructions (`mma_group`: `wgmma` on
-/// NVIDIA, 16x16 MFMAs on AMD), for `k` and `n` multiples of 8 (16-byte rows of chunks).
+/// NVIDIA, 16x16 MFMAs on AMD), for `k` and `n` multiples of 8 (rows of 16-byte chunks).
 ///
 /// A workgroup of 8 subgroups computes 128 x 128 output tiles: group `g` (subgroups
 /// `4g .. 4g + 4`) the rows `64g .. 64g + 64`, each subgroup a 16 x 128 slab in one wide
 /// accumulator. K advances 64 at a time through two stages of shared memory (32 KiB each:
-/// `a` as two 64 x 64 group tiles, then `b` as two 64 x 64 column blocks, all in the
-/// swizzled layout `mma_group` reads); the copies of step `s + 1` (`copy_async`, zeros
-/// outside the matrices) run while step `s` multiplies. The stages fill the 64 KiB every
-/// target has, so they are declared as 32-bit words and the persistent claim borrows word 0
-/// between tiles, when no copy or product uses them.
+/// `a` as two 64 x 64 group tiles, then `b` as two 64 x 64 column blocks, in the swizzled
+/// layout `mma_group` reads). The copies of step `s` (`copy_async`, zeros outside the
+/// matrices) fly while step `s - 1` multiplies; one barrier per step both publishes step
+/// `s - 1` and tells every lane that step `s - 2`'s stage may be refilled. The stages fill
+/// the 64 KiB every target has, so they are declared as 32-bit words and the persistent
+/// claim borrows word 0 between tiles, when no copy or product uses them.
+/// `min_resident = 2` keeps two workgroups per processor (128 registers per lane on
+/// NVIDIA): the other one multiplies while this one waits at its barrier, which measured
+/// faster on the H200 than one workgroup with more registers (bench/RESULTS.md).
 ///
 /// Tiles are numbered in groups of 8 tile rows as in [`gemm`]. Interior tiles store each
 /// slab straight to `c`; edge tiles store the part inside `c`.
-/// `PERSISTENT` as in [`gemm`]. Launch with `8 * subgroup_size()` work-items.
+/// `PERSISTENT = 0`: a grid-stride loop over the tiles (launched with one workgroup per
+/// tile); `PERSISTENT = 1` as in [`gemm`]. Launch with `8 * subgroup_size()` work-items.
 #[kernel(
     max_workgroup_size = 512,
     max_subgroups = 8,
+    min_resident = 2,
     instances(PERSISTENT = 0),
     instances(PERSISTENT = 1)
 )]
@@ -284,7 +290,7 @@ pub fn gemm_group<const PERSISTENT: u32>(
     n: u32,
     k: u32,
 ) {
-    // Word offsets: stage s at 8192 s; in it `a` at 0 (group g at 2048 g), `b` at 4096
+    // Word offsets: stage `s` at 8192 s; in it `a` at 0 (group g at 2048 g), `b` at 4096
     // (columns 64j.. at 4096 + 2048 j).
     let stages = shared_array::<u32, 16384>();
     let tid = workitem_id_x();
@@ -295,6 +301,15 @@ pub fn gemm_group<const PERSISTENT: u32>(
     let tiles_m = (m + 127) / 128;
     let tiles = tiles_n * tiles_m;
     let steps = (k + 63) / 64;
+    // The lane's chunks: `a` has 128 rows of 8 chunks, chunk `ch` of row `r` stored at chunk
+    // `ch ^ (r % 8)` of its 32-word row; `b` has 64 rows (k) of 16 chunks, chunk `ch` in
+    // column block `ch / 8` at chunk `(ch % 8) ^ (r % 8)`.
+    let row_a = tid >> 3;
+    let col_a = (tid & 7) * 8;
+    let swizzle_a = ((tid & 7) ^ (row_a & 7)) * 4;
+    let row_b = tid >> 4;
+    let col_b = (tid & 15) * 8;
+    let swizzle_b = 4096 + ((tid & 15) >> 3) * 2048 + ((tid & 7) ^ (row_b & 7)) * 4;
     let mut tile = workgroup_id_x();
     while tile < tiles {
         let per_group = 8 * tiles_n;
@@ -305,49 +320,43 @@ pub fn gemm_group<const PERSISTENT: u32>(
         let n0 = in_group / group_rows * 128;
 
         let mut acc = wide_zero();
-        // Step `s` is staged in `stages[8192 * (s & 1)..]`; step 0 before the loop.
         for s in 0..steps + 1 {
+            if s > 0 {
+                // Step `s - 1` has landed; every lane is done with step `s - 2`.
+                async_wait(0);
+                barrier();
+            }
             if s < steps {
                 let base = (s & 1) * 8192;
                 let k0 = s * 64;
-                // `a`: 128 rows of 8 chunks; chunk `ch` of row `r` lands at chunk
-                // `ch ^ (r % 8)` of its 64-element row.
-                for i in (tid..1024).step_by(threads) {
-                    let r = i >> 3;
-                    let ch = i & 7;
-                    let inside = m0 + r < m && k0 + ch * 8 < k;
+                // 1024 chunks of `a` and of `b`, the same number per lane (a constant trip
+                // count: the loop unrolls). Lanes keep their chunk column from pass to pass
+                // and move whole multiples of 8 rows, so the swizzle is the lane's own.
+                for j in 0..128 / subgroup_size() {
+                    let r = row_a + j * (threads >> 3);
+                    let inside = m0 + r < m && k0 + col_a < k;
                     let mut from = 0u32;
                     if inside {
-                        from = (m0 + r) * k + k0 + ch * 8;
+                        from = (m0 + r) * k + k0 + col_a;
                     }
-                    let to = base + (r >> 6) * 2048 + (r & 63) * 32 + (ch ^ (r & 7)) * 4;
-                    copy_async(&stages[to], &a[from], inside);
-                }
-                // `b`: 64 rows (k) of 16 chunks; chunk `ch` goes to column block `ch / 8`,
-                // at chunk `(ch % 8) ^ (row % 8)`.
-                for i in (tid..1024).step_by(threads) {
-                    let r = i >> 4;
-                    let ch = i & 15;
-                    let inside = k0 + r < k && n0 + ch * 8 < n;
+                    copy_async(&stages[base + r * 32 + swizzle_a], &a[from], inside);
+                    let r = row_b + j * (threads >> 4);
+                    let inside = k0 + r < k && n0 + col_b < n;
                     let mut from = 0u32;
                     if inside {
-                        from = (k0 + r) * n + n0 + ch * 8;
+                        from = (k0 + r) * n + n0 + col_b;
                     }
-                    let to = base + 4096 + (ch >> 3) * 2048 + r * 32 + ((ch & 7) ^ (r & 7)) * 4;
-                    copy_async(&stages[to], &b[from], inside);
+                    copy_async(&stages[base + r * 32 + swizzle_b], &b[from], inside);
                 }
+                async_commit();
             }
-            async_commit();
             if s > 0 {
-                // Step `s - 1` has landed (only the group just committed may be in flight).
-                async_wait(1);
-                barrier();
                 let base = ((s - 1) & 1) * 8192;
                 acc = mma_group(&stages[base + group * 2048], &stages[base + 4096], acc);
-                // Everyone is done with this stage before step `s + 1` overwrites it.
-                barrier();
             }
         }
+        // Every lane is done with the stages before the claim or the next tile reuse them.
+        barrier();
 
         let row0 = m0 + group * 64 + (sg & 3) * 16;
         if m0 + 128 <= m && n0 + 128 <= n {
@@ -357,7 +366,6 @@ pub fn gemm_group<const PERSISTENT: u32>(
         }
 
         if PERSISTENT == 1 {
-            // No copy is in flight and no product reads the stages now.
             if tid == 0 {
                 stages[0] = num_workgroups_x()
                     + atomic_add(&counter[0], 1, Ordering::Relaxed, Scope::Agent);
@@ -367,7 +375,9 @@ pub fn gemm_group<const PERSISTENT: u32>(
             // Every lane has read the claim before the next tile's copies overwrite it.
             barrier();
         } else {
-            tile = tiles;
+            // Launched with a workgroup per tile this runs once; as a grid-stride loop it
+            // also keeps the compiler from flattening it (which spilled registers).
+            tile += num_workgroups_x();
         }
     }
 }

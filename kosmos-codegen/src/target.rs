@@ -276,7 +276,17 @@ impl Target for Amdgpu {
 
     fn configure_kernel(&self, cx: &Cx<'_, '_>, function: FunctionValue<'_>, kernel: &Kernel) {
         function.set_call_conventions(AMDGPU_KERNEL_CC);
-        let bound = format!("1,{}", kernel.workgroup_bound(self.subgroup_size()));
+        let size = kernel.workgroup_bound(self.subgroup_size());
+        let bound = format!("1,{size}");
+        if let Some(n) = kernel.min_resident {
+            // Waves of `n` resident workgroups spread over a CU's four SIMDs.
+            let waves = (size.div_ceil(self.subgroup_size()) * n).div_ceil(4);
+            cx.add_fn_attr(
+                function,
+                "amdgpu-waves-per-eu",
+                &waves.clamp(1, 8).to_string(),
+            );
+        }
         cx.add_fn_attr(function, "amdgpu-flat-work-group-size", &bound);
     }
 
@@ -448,6 +458,9 @@ impl Target for Nvptx {
             "nvvm.maxntid",
             &kernel.workgroup_bound(self.subgroup_size()).to_string(),
         );
+        if let Some(n) = kernel.min_resident {
+            cx.add_fn_attr(function, "nvvm.minctasm", &n.to_string());
+        }
     }
 
     fn emit_id<'ctx>(

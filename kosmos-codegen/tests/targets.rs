@@ -488,6 +488,14 @@ fn group_product_and_async_copies() {
         assert!(p.contains(needle), "missing {needle}:\n{p}");
     }
     assert_eq!(p.matches("wgmma.mma_async").count(), 4, "{p}");
+    // The occupancy hint: two resident workgroups.
+    let mut resident = group_product();
+    resident.min_resident = Some(2);
+    let p = asm(resident.clone(), TargetKind::Sm90a);
+    assert!(p.contains(".minnctapersm 2"), "{p}");
+    let ir = emit_llvm_ir(&module(resident), TargetKind::Gfx942).unwrap();
+    // Two workgroups of eight wave64 subgroups over four SIMDs: four waves per SIMD.
+    assert!(ir.contains("\"amdgpu-waves-per-eu\"=\"4\""), "{ir}");
     for target in AMD {
         let a = asm(group_product(), target);
         // 4 steps of 16 deep x 8 column pieces of 16x16x16 MFMAs.

@@ -305,6 +305,7 @@ impl KernelDef {
         }
         let mut kernel = b.finish();
         kernel.max_subgroups = self.max_subgroups;
+        kernel.min_resident = self.min_resident;
         kosmos_ir::verify(&kernel).map_err(|e| {
             Error::new(
                 self.name.span(),

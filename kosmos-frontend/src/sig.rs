@@ -26,6 +26,9 @@ pub struct KernelDef {
     /// `max_subgroups = N`: a bound in subgroups, tighter than `max_workgroup_size` on
     /// targets with narrow subgroups (`kosmos_ir::Kernel::max_subgroups`).
     pub max_subgroups: Option<u32>,
+    /// `min_resident = N`: plan registers for N resident workgroups per processor
+    /// (`kosmos_ir::Kernel::min_resident`).
+    pub min_resident: Option<u32>,
     pub body: syn::Block,
 }
 
@@ -249,6 +252,7 @@ impl KernelDef {
             instances: Vec::new(),
             max_workgroup_size: DEFAULT_MAX_WORKGROUP_SIZE,
             max_subgroups: None,
+            min_resident: None,
             body: (*f.block).clone(),
         };
         def.parse_args(args)?;
@@ -301,6 +305,20 @@ impl KernelDef {
                 }
                 self.max_subgroups = Some(v);
                 Ok(())
+            } else if meta.path.is_ident("min_resident") {
+                let lit: syn::LitInt = meta.value()?.parse()?;
+                let v: u32 = lit.base10_parse()?;
+                if !(1..=kosmos_ir::MAX_MIN_RESIDENT).contains(&v) {
+                    return Err(Error::new_spanned(
+                        lit,
+                        format!(
+                            "min_resident must be in 1..={}",
+                            kosmos_ir::MAX_MIN_RESIDENT
+                        ),
+                    ));
+                }
+                self.min_resident = Some(v);
+                Ok(())
             } else if meta.path.is_ident("instances") {
                 let span = meta.path.span();
                 let mut values: Vec<Option<u32>> = vec![None; self.consts.len()];
@@ -339,7 +357,7 @@ impl KernelDef {
                 Ok(())
             } else {
                 Err(meta.error(
-                    "expected `max_workgroup_size = N`, `max_subgroups = N` or `instances(NAME = value, ...)`",
+                    "expected `max_workgroup_size = N`, `max_subgroups = N`, `min_resident = N` or `instances(NAME = value, ...)`",
                 ))
             }
         });

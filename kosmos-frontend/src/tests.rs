@@ -739,3 +739,17 @@ fn group_gemm_with_async_copies_runs() {
         }
     }
 }
+
+#[test]
+fn min_resident_is_checked_at_the_attribute() {
+    for bad in ["0", "33"] {
+        let src = format!("#[kernel(min_resident = {bad})]\nfn k(a: &mut [u32]) {{}}");
+        let (got, line, col) = error(&src);
+        assert_eq!(got, "min_resident must be in 1..=32");
+        assert_eq!((line, col), (1, "#[kernel(min_resident = ".len()));
+    }
+    let kernels = lower_source("#[kernel(min_resident = 2)] fn k(a: &mut [u32]) {}").unwrap();
+    assert_eq!(kernels[0].min_resident, Some(2));
+    let kernels = lower_source("#[kernel] fn k(a: &mut [u32]) {}").unwrap();
+    assert_eq!(kernels[0].min_resident, None);
+}

@@ -59,6 +59,10 @@ pub struct Kernel {
     /// A tighter bound in subgroups, when given: a target's bound is
     /// [`Kernel::workgroup_bound`] (eight subgroups are 256 lanes on NVIDIA, 512 on AMD).
     pub max_subgroups: Option<u32>,
+    /// A register-budget hint: plan for at least this many workgroups of the largest size
+    /// resident on one processor (SM or CU) at once (`.minnctapersm` on NVIDIA,
+    /// `amdgpu-waves-per-eu` on AMD). The compiler may spill to keep it.
+    pub min_resident: Option<u32>,
     pub body: Region,
     pub values: Vec<ValueData>,
 }
@@ -126,9 +130,7 @@ impl Kernel {
     /// The largest workgroup on a target with `subgroup_size`-lane subgroups.
     pub fn workgroup_bound(&self, subgroup_size: u32) -> u32 {
         match self.max_subgroups {
-            Some(n) => self
-                .max_workgroup_size
-                .min(n.saturating_mul(subgroup_size)),
+            Some(n) => self.max_workgroup_size.min(n.saturating_mul(subgroup_size)),
             None => self.max_workgroup_size,
         }
     }
@@ -139,6 +141,7 @@ impl Kernel {
             params: Vec::new(),
             max_workgroup_size,
             max_subgroups: None,
+            min_resident: None,
             body: Region::default(),
             values: Vec::new(),
         }

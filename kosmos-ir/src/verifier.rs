@@ -16,6 +16,9 @@ use std::fmt;
 /// limit of the targets: 64 KiB of LDS on gfx942, 48 KiB static + opt-in on sm_90a).
 pub const MAX_SHARED_BYTES: u64 = 64 * 1024;
 
+/// Largest `min_resident` a kernel may ask for (NVIDIA's resident-block limit per SM).
+pub const MAX_MIN_RESIDENT: u32 = 32;
+
 /// Largest `max_workgroup_size` a kernel may declare (the limit of every target).
 pub const MAX_WORKGROUP_SIZE: u32 = 1024;
 
@@ -384,6 +387,15 @@ impl<'k> Verifier<'k> {
                     "max_subgroups {n} is outside 1..={}",
                     MAX_WORKGROUP_SIZE / 32
                 ),
+            );
+        }
+        if let Some(n) = self.kernel.min_resident
+            && !(1..=MAX_MIN_RESIDENT).contains(&n)
+        {
+            self.error(
+                KERNEL_SITE,
+                VerifyErrorKind::WorkgroupSize,
+                format!("min_resident {n} is outside 1..={MAX_MIN_RESIDENT}"),
             );
         }
     }

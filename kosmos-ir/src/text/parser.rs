@@ -379,6 +379,9 @@ impl Parser {
         if self.eat_keyword("max_subgroups") {
             self.kernel.max_subgroups = Some(self.u32_literal("max_subgroups")?);
         }
+        if self.eat_keyword("min_resident") {
+            self.kernel.min_resident = Some(self.u32_literal("min_resident")?);
+        }
         self.kernel.body = self.block(Vec::new(), false)?;
         self.end_of_line("after the kernel's '}'")?;
         Ok(std::mem::replace(&mut self.kernel, Kernel::new("", 0)))

@@ -37,10 +37,13 @@ impl<'k> Printer<'k> {
             .iter()
             .map(|&p| format!("{}: {}", self.name(p), self.ty(p)))
             .collect();
-        let subgroups = match k.max_subgroups {
+        let mut subgroups = match k.max_subgroups {
             Some(n) => format!(" max_subgroups {n}"),
             None => String::new(),
         };
+        if let Some(n) = k.min_resident {
+            subgroups += &format!(" min_resident {n}");
+        }
         let _ = writeln!(
             self.out,
             "kernel @{}({}) max_workgroup_size {}{subgroups} {{",
