@@ -326,7 +326,7 @@ impl Ops {
 /// Whether a gemm of this shape runs on the group-wide matrix kernel (`gemm_group`), whose
 /// 16-byte copies need rows of `a` and `b` made of whole 8-element chunks.
 fn group_shape(n: u32, k: u32) -> bool {
-    n % 8 == 0 && k % 8 == 0
+    n.is_multiple_of(8) && k.is_multiple_of(8)
 }
 
 /// Output tiles of an `m x n` gemm.
