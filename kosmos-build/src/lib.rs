@@ -246,11 +246,24 @@ fn lower_rust_sources(paths: &[PathBuf]) -> Result<Module, BuildError> {
     Ok(module)
 }
 
-/// A cache key for `text` compiled for `target` by this version of the toolchain.
+/// A cache key for `text` compiled for `target` by this build of the toolchain.
 fn content_hash(text: &str, target: TargetKind) -> u64 {
     let mut hasher = DefaultHasher::new();
-    (text, target.name(), env!("CARGO_PKG_VERSION")).hash(&mut hasher);
+    (text, target.name(), toolchain_stamp()).hash(&mut hasher);
     hasher.finish()
+}
+
+/// Which build of the code generator is running: the build script that links it is relinked
+/// whenever the code generator changes, so its size and time stamp change with it (the crate
+/// version alone would keep binaries of an older code generator).
+fn toolchain_stamp() -> (&'static str, u64, u128) {
+    let exe = std::env::current_exe().and_then(std::fs::metadata).ok();
+    let len = exe.as_ref().map_or(0, |m| m.len());
+    let modified = exe
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    (env!("CARGO_PKG_VERSION"), len, modified)
 }
 
 /// Compiles each kernel of `module` alone (cached by its own IR text) and links the results

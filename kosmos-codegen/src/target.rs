@@ -276,17 +276,10 @@ impl Target for Amdgpu {
 
     fn configure_kernel(&self, cx: &Cx<'_, '_>, function: FunctionValue<'_>, kernel: &Kernel) {
         function.set_call_conventions(AMDGPU_KERNEL_CC);
-        let size = kernel.workgroup_bound(self.subgroup_size());
-        let bound = format!("1,{size}");
-        if let Some(n) = kernel.min_resident {
-            // Waves of `n` resident workgroups spread over a CU's four SIMDs.
-            let waves = (size.div_ceil(self.subgroup_size()) * n).div_ceil(4);
-            cx.add_fn_attr(
-                function,
-                "amdgpu-waves-per-eu",
-                &waves.clamp(1, 8).to_string(),
-            );
-        }
+        // `min_resident` stays NVIDIA's: `amdgpu-waves-per-eu` would cap the registers and
+        // spill the fragment-by-fragment `mma.group` (CDNA's occupancy follows from the
+        // registers the kernel needs).
+        let bound = format!("1,{}", kernel.workgroup_bound(self.subgroup_size()));
         cx.add_fn_attr(function, "amdgpu-flat-work-group-size", &bound);
     }
 

@@ -60,8 +60,8 @@ pub struct Kernel {
     /// [`Kernel::workgroup_bound`] (eight subgroups are 256 lanes on NVIDIA, 512 on AMD).
     pub max_subgroups: Option<u32>,
     /// A register-budget hint: plan for at least this many workgroups of the largest size
-    /// resident on one processor (SM or CU) at once (`.minnctapersm` on NVIDIA,
-    /// `amdgpu-waves-per-eu` on AMD). The compiler may spill to keep it.
+    /// resident on one SM at once (`.minnctapersm` on NVIDIA, where the compiler may spill
+    /// to keep it; AMD targets ignore it).
     pub min_resident: Option<u32>,
     pub body: Region,
     pub values: Vec<ValueData>,

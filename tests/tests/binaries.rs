@@ -244,3 +244,33 @@ fn gemm_uses_matrix_instructions() {
         }
     }
 }
+
+/// The kernels crate's group gemm, both instances: `wgmma` fed by `cp.async` on sm_90a (with
+/// the proxy fence between them), MFMAs fed by 16-byte loads on AMD.
+#[test]
+fn gemm_group_uses_group_matrix_instructions() {
+    for name in kernels::ops::gemm_group::INSTANCES {
+        assert_has(
+            module_ptx_of(kernels::MODULE, name),
+            &[
+                "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
+                "cp.async.cg.shared.global",
+                "cp.async.wait_group",
+                "fence.proxy.async.shared::cta",
+                ".minnctapersm 2",
+            ],
+            &format!("sm_90a {name}"),
+        );
+        for (target, dis) in module_amd_disassembly_of(kernels::MODULE, name) {
+            assert_has(
+                &dis,
+                &[
+                    "v_mfma_f32_16x16x16_bf16",
+                    "global_load_dwordx4",
+                    "s_barrier",
+                ],
+                &format!("{target} {name}"),
+            );
+        }
+    }
+}
