@@ -404,47 +404,25 @@ impl<'ctx> Cx<'_, 'ctx> {
             return Err("frag.load loads frag<a> or frag<b>".into());
         }
         let (base, space) = self.get_ptr(ptr)?;
-        if space == kosmos_ir::AddrSpace::Shared {
-            if self.ty(stride)? != Type::U32 {
-                return Err("the row stride must be u32".into());
-            }
-            let stride = self.get_int(stride)?;
-            if let Some(v) = self
+        if self.ty(stride)? != Type::U32 {
+            return Err("the row stride must be u32".into());
+        }
+        let stride = self.get_int(stride)?;
+        if space == AddrSpace::Shared
+            && let Some(v) = self
                 .target
                 .emit_shared_frag_load(self, role, base, stride)?
-            {
-                return Ok(v.as_basic_value_enum());
-            }
+        {
+            return Ok(v.as_basic_value_enum());
         }
-        let i16t = self.ctx.i16_type();
         let b = &self.builder;
-        let mut v = self
-            .llvm_type(Type::Frag(role))?
-            .into_vector_type()
-            .get_undef();
-        let mut next = 0u64;
-        for RunAt { run, ptr: p, .. } in self.run_addresses(role, ptr, stride, 0)? {
-            let ty: BasicTypeEnum = if run.len == 1 {
-                i16t.into()
-            } else {
-                i16t.vec_type(run.len).into()
-            };
-            let x = b.build_load(ty, p, "")?;
-            super::set_align(x, 2 * run.len)?;
-            for i in 0..run.len {
-                let e = match x {
-                    BasicValueEnum::VectorValue(x) => b.build_extract_element(
-                        x,
-                        self.ctx.i32_type().const_int(i as u64, false),
-                        "",
-                    )?,
-                    scalar => scalar,
-                };
-                let at = self.ctx.i32_type().const_int(next, false);
-                v = b.build_insert_element(v, e, at, "")?;
-                next += 1;
-            }
-        }
+        let two = self.ctx.i32_type().const_int(2, false);
+        // Row-major: element (r, c) at byte 2 (r * stride + c); 32-bit math (tile offsets
+        // stay below 2^32 bytes).
+        let v = self.gather_frag(role, base, &|r, c| {
+            let index = b.build_int_add(b.build_int_mul(r, stride, "")?, c, "")?;
+            Ok(b.build_int_mul(index, two, "")?)
+        })?;
         Ok(v.as_basic_value_enum())
     }
 
