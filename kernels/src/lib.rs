@@ -178,7 +178,9 @@ impl Ops {
 
     /// `c = a b` with `a` an `m x k` and `b` a `k x n` row-major bf16 matrix and `c` an
     /// `m x n` row-major f32 matrix (f32 accumulation) on matrix instructions: one workgroup
-    /// per [`GEMM_TILE`] x [`GEMM_TILE`] output tile.
+    /// per [`GEMM_TILE`] x [`GEMM_TILE`] output tile. When `k` and `n` are multiples of 8 it
+    /// runs `ops::gemm_group` (group-wide products fed by asynchronous copies), otherwise
+    /// `ops::gemm` (16x16 fragments, any shape).
     #[allow(clippy::too_many_arguments)]
     pub fn gemm(
         &self,
