@@ -203,13 +203,7 @@ impl Ops {
             .no_counter
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let counter = &mut *no_counter;
-        if group_shape(nu, ku) {
-            ops::gemm_group::launch::<0>(&self.module, stream, cfg, a, b, c, counter, mu, nu, ku)?;
-        } else {
-            ops::gemm::launch::<0>(&self.module, stream, cfg, a, b, c, counter, mu, nu, ku)?;
-        }
-        Ok(())
+        self.launch_gemm::<0>(stream, cfg, a, b, c, &mut no_counter, mu, nu, ku)
     }
 
     /// [`Ops::gemm`] on a persistent grid: as many workgroups as can be resident at once
@@ -259,8 +253,7 @@ impl Ops {
             });
         }
         let block = [self.gemm_block(), 1, 1];
-        let group = group_shape(nu, ku);
-        let name = if group {
+        let name = if group_shape(nu, ku) {
             ops::gemm_group::name::<1>()
         } else {
             ops::gemm::name::<1>()
@@ -271,12 +264,32 @@ impl Ops {
             grid: [groups, 1, 1],
             block,
         };
-        if group {
-            ops::gemm_group::launch::<1>(&self.module, stream, cfg, a, b, c, counter, mu, nu, ku)?;
-        } else {
-            ops::gemm::launch::<1>(&self.module, stream, cfg, a, b, c, counter, mu, nu, ku)?;
-        }
+        self.launch_gemm::<1>(stream, cfg, a, b, c, counter, mu, nu, ku)?;
         Ok(groups)
+    }
+
+    /// Launches instance `PERSISTENT` of the gemm kernel for this shape: `gemm_group` when
+    /// [`group_shape`] allows, else the fragment `gemm`.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_gemm<const PERSISTENT: u32>(
+        &self,
+        stream: &Stream,
+        cfg: LaunchConfig,
+        a: &Buffer<bf16>,
+        b: &Buffer<bf16>,
+        c: &mut Buffer<f32>,
+        counter: &mut Buffer<u32>,
+        m: u32,
+        n: u32,
+        k: u32,
+    ) -> Result<()> {
+        let md = &self.module;
+        if group_shape(n, k) {
+            ops::gemm_group::launch::<PERSISTENT>(md, stream, cfg, a, b, c, counter, m, n, k)?;
+        } else {
+            ops::gemm::launch::<PERSISTENT>(md, stream, cfg, a, b, c, counter, m, n, k)?;
+        }
+        Ok(())
     }
 
     fn gemm_block(&self) -> u32 {

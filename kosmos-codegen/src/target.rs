@@ -497,21 +497,8 @@ impl Target for Nvptx {
     }
 
     fn emit_sleep(&self, cx: &Cx<'_, '_>, nanos: u32) -> Result<(), Fail> {
-        let i32t = cx.ctx.i32_type();
-        let fn_ty = cx.ctx.void_type().fn_type(&[i32t.into()], false);
-        let asm = cx.ctx.create_inline_asm(
-            fn_ty,
-            "nanosleep.u32 $0;".to_string(),
-            "r".to_string(),
-            true,
-            false,
-            None,
-            false,
-        );
-        let arg = i32t.const_int(nanos as u64, false);
-        cx.builder
-            .build_indirect_call(fn_ty, asm, &[arg.into()], "")?;
-        Ok(())
+        let arg = cx.ctx.i32_type().const_int(nanos as u64, false);
+        inline_asm(cx, "nanosleep.u32 $0;", "r", &[arg.into()])
     }
 
     /// Inline PTX: LLVM 22's NVPTX backend drops ordering and scope from `atomicrmw`.
@@ -651,11 +638,7 @@ impl Target for Nvptx {
         let BasicValueEnum::StructValue(r) = r else {
             return Err(Fail::Msg(format!("ldmatrix returned {}", r.get_type())));
         };
-        let mut v = i32t.vec_type(4).get_undef();
-        for i in 0..4u32 {
-            let x = b.build_extract_value(r, i, "")?;
-            v = b.build_insert_element(v, x, c(i as u64), "")?;
-        }
+        let v = insert_fields(cx, i32t.vec_type(4).get_undef(), r, 0)?;
         let v = b.build_bit_cast(v, cx.ctx.i16_type().vec_type(8), "")?;
         Ok(Some(v.into_vector_value()))
     }
@@ -696,10 +679,7 @@ impl Target for Nvptx {
             let BasicValueEnum::StructValue(r) = r else {
                 return Err(Fail::Msg(format!("mma.sync returned {}", r.get_type())));
             };
-            for i in 0..4u32 {
-                let x = bld.build_extract_value(r, i, "")?;
-                d = bld.build_insert_element(d, x, idx(4 * half + i as u64), "")?;
-            }
+            d = insert_fields(cx, d, r, 4 * half as u32)?;
         }
         Ok(d)
     }
@@ -786,12 +766,7 @@ impl Target for Nvptx {
         let BasicValueEnum::StructValue(r) = cx.call_result(r)? else {
             return Err(Fail::Msg("wgmma returned no struct".into()));
         };
-        let mut d = acc.get_type().get_undef();
-        for i in 0..n {
-            let x = bld.build_extract_value(r, i, "")?;
-            d = bld.build_insert_element(d, x, cx.ctx.i32_type().const_int(i as u64, false), "")?;
-        }
-        Ok(d)
+        insert_fields(cx, acc.get_type().get_undef(), r, 0)
     }
 
     /// `cp.async.cg` (16 bytes, through L2 only) with a source size of 0 when `pred` is
@@ -826,6 +801,24 @@ impl Target for Nvptx {
         // CUDA caps static shared memory at 48 KiB; the dynamic array may be larger.
         true
     }
+}
+
+/// `v` with the fields of the struct `r` (an intrinsic's or asm's results) written into
+/// elements `at ..`.
+fn insert_fields<'ctx>(
+    cx: &Cx<'_, 'ctx>,
+    mut v: VectorValue<'ctx>,
+    r: inkwell::values::StructValue<'ctx>,
+    at: u32,
+) -> Result<VectorValue<'ctx>, Fail> {
+    let i32t = cx.ctx.i32_type();
+    for i in 0..r.get_type().count_fields() {
+        let x = cx.builder.build_extract_value(r, i, "")?;
+        v = cx
+            .builder
+            .build_insert_element(v, x, i32t.const_int(u64::from(at + i), false), "")?;
+    }
+    Ok(v)
 }
 
 /// A `void` inline-asm statement with side effects.
