@@ -20,10 +20,11 @@ fn main() -> ExitCode {
     }
 }
 
-/// Shapes of the kernels crate's gemm: ragged in every dimension, and on a GPU a larger
-/// square one (the CPU device would take minutes on it).
+/// Shapes of the kernels crate's gemm: ragged in every dimension (the fragment kernel, K not
+/// a multiple of 8), ragged M with K and N multiples of 8 (the group kernel), and on a GPU a
+/// larger square one (the CPU device would take minutes on it).
 fn gemm_shapes(device: &Device) -> Vec<(usize, usize, usize)> {
-    let mut shapes = vec![(257, 200, 129)];
+    let mut shapes = vec![(257, 200, 129), (257, 200, 136)];
     if device.kind() != DeviceKind::Cpu {
         shapes.push((1024, 1024, 1024));
     }
