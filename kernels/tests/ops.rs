@@ -193,7 +193,7 @@ fn demo_check_passes() {
 #[test]
 fn embedded_binaries_hold_every_kernel_instance() {
     let ir = kernels::KERNELS.ir().unwrap();
-    let names: Vec<&str> = ir.kernels.iter().map(|k| k.name.as_str()).collect();
+    let names: Vec<&str> = ir.kernels().iter().map(|k| k.name.as_str()).collect();
     assert_eq!(
         names,
         [

@@ -10,8 +10,8 @@
 //! by zero is undefined behaviour on the GPUs (the CPU device reports it as an error).
 //! `atomic.rmw` and `atomic.cas` take 32- and 64-bit types only; `exp2`/`log2` take no `f64`.
 //!
-//! LLVM aborts the process on input it cannot handle, so every module is verified
-//! (`kosmos_ir::verify_module`) before lowering, the lowering refuses what it cannot lower, and
+//! LLVM aborts the process on input it cannot handle, so the entry points take only a
+//! [`VerifiedModule`] (from `kosmos_ir::verify_module`), the lowering refuses what it cannot lower, and
 //! the LLVM module is checked by LLVM's verifier before any pass runs.
 //!
 //! [`check`] reads the binaries back with ptxas and the LLVM 22 tools (registers, spills,
@@ -32,15 +32,13 @@ use inkwell::targets::{
     CodeModel, FileType, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine,
     TargetTriple,
 };
+use kosmos_ir::VerifiedModule;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 /// Everything that can go wrong while compiling a module.
 #[derive(Debug, thiserror::Error)]
 pub enum CodegenError {
-    /// The module does not pass the IR verifier; nothing reached LLVM.
-    #[error("the module does not verify:\n{0}")]
-    Verify(#[from] kosmos_ir::VerifyErrors),
     /// The lowering cannot express an instruction for this target.
     #[error("{kernel}: {pos}: `{op}`: cannot lower for {target}: {message}")]
     Unsupported {
@@ -150,7 +148,7 @@ impl Artifact {
 
 /// Compiles `module` for `target` into its loadable binary (HSACO or PTX).
 pub fn compile(
-    module: &kosmos_ir::Module,
+    module: &VerifiedModule,
     target: TargetKind,
     opts: &Options,
 ) -> Result<Artifact, CodegenError> {
@@ -158,16 +156,13 @@ pub fn compile(
 }
 
 /// The lowered LLVM IR (before optimisation) as text.
-pub fn emit_llvm_ir(
-    module: &kosmos_ir::Module,
-    target: TargetKind,
-) -> Result<String, CodegenError> {
+pub fn emit_llvm_ir(module: &VerifiedModule, target: TargetKind) -> Result<String, CodegenError> {
     text_of(compile_to(module, target, Emit::Llvm, &Options::default())?)
 }
 
 /// The optimised LLVM IR as text.
 pub fn emit_opt_llvm_ir(
-    module: &kosmos_ir::Module,
+    module: &VerifiedModule,
     target: TargetKind,
 ) -> Result<String, CodegenError> {
     text_of(compile_to(
@@ -179,7 +174,7 @@ pub fn emit_opt_llvm_ir(
 }
 
 /// Target assembly (AMDGPU assembly or PTX) after optimisation.
-pub fn emit_asm(module: &kosmos_ir::Module, target: TargetKind) -> Result<String, CodegenError> {
+pub fn emit_asm(module: &VerifiedModule, target: TargetKind) -> Result<String, CodegenError> {
     text_of(compile_to(module, target, Emit::Asm, &Options::default())?)
 }
 
@@ -192,12 +187,11 @@ fn text_of(artifact: Artifact) -> Result<String, CodegenError> {
 
 /// Compiles `module` for `target` up to `emit`, keeping each stage produced.
 pub fn compile_to(
-    module: &kosmos_ir::Module,
+    module: &VerifiedModule,
     target: TargetKind,
     emit: Emit,
     opts: &Options,
 ) -> Result<Artifact, CodegenError> {
-    kosmos_ir::verify_module(module)?;
     if emit == Emit::Obj && !target.is_amdgpu() {
         return Err(CodegenError::Llvm {
             stage: "emit",
@@ -212,7 +206,10 @@ pub fn compile_to(
             None => None,
         },
     };
-    pipeline.stage("0.kir", kosmos_ir::print_module(module).into_bytes())?;
+    pipeline.stage(
+        "0.kir",
+        kosmos_ir::print_module(&module.to_module()).into_bytes(),
+    )?;
     let bytes = pipeline.run(module, emit)?;
     Ok(Artifact {
         target,
@@ -224,10 +221,13 @@ pub fn compile_to(
 
 fn dump_dir(
     root: &Path,
-    module: &kosmos_ir::Module,
+    module: &VerifiedModule,
     target: TargetKind,
 ) -> Result<PathBuf, CodegenError> {
-    let stem = module.kernels.first().map_or("module", |k| k.name.as_str());
+    let stem = module
+        .kernels()
+        .first()
+        .map_or("module", |k| k.name.as_str());
     let dir = root.join(format!("{stem}-{target}"));
     std::fs::create_dir_all(&dir).map_err(|source| CodegenError::Io {
         path: dir.clone(),
@@ -275,7 +275,7 @@ impl Pipeline {
             .unwrap_or_default()
     }
 
-    fn run(&mut self, module: &kosmos_ir::Module, emit: Emit) -> Result<Vec<u8>, CodegenError> {
+    fn run(&mut self, module: &VerifiedModule, emit: Emit) -> Result<Vec<u8>, CodegenError> {
         init_llvm();
         let target = self.target.target();
         let triple = TargetTriple::create(target.triple());
@@ -295,11 +295,16 @@ impl Pipeline {
             })?;
         // Each compilation owns its context: compilations may run on several threads.
         let ctx = Context::create();
-        let llvm = ctx.create_module(module.kernels.first().map_or("kosmos", |k| k.name.as_str()));
+        let llvm = ctx.create_module(
+            module
+                .kernels()
+                .first()
+                .map_or("kosmos", |k| k.name.as_str()),
+        );
         llvm.set_triple(&triple);
         llvm.set_data_layout(&machine.get_target_data().get_data_layout());
         target.configure_module(&llvm);
-        lower::lower_kernels(&ctx, &llvm, target.as_ref(), &module.kernels).map_err(|e| {
+        lower::lower_kernels(&ctx, &llvm, target.as_ref(), module.kernels()).map_err(|e| {
             CodegenError::Unsupported {
                 target: self.target,
                 kernel: e.kernel,
@@ -359,6 +364,9 @@ impl Pipeline {
     }
 }
 
-fn module_stem(module: &kosmos_ir::Module) -> &str {
-    module.kernels.first().map_or("module", |k| k.name.as_str())
+fn module_stem(module: &VerifiedModule) -> &str {
+    module
+        .kernels()
+        .first()
+        .map_or("module", |k| k.name.as_str())
 }

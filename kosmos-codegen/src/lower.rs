@@ -24,7 +24,7 @@ use inkwell::values::{
 use inkwell::{FloatPredicate, IntPredicate};
 use kosmos_ir::{
     AddrSpace, BinOp, CmpPred, Constant, Inst, Kernel, Op, Ordering, Region, RmwOp, ScalarType,
-    Scope, Type, UnOp, Value,
+    Scope, Type, UnOp, Value, VerifiedKernel,
 };
 
 /// Why an instruction could not be lowered: a message (the caller adds the kernel and
@@ -107,7 +107,7 @@ pub(crate) fn lower_kernels<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
     target: &dyn Target,
-    kernels: &[Kernel],
+    kernels: &[VerifiedKernel],
 ) -> Result<(), LowerError> {
     for kernel in kernels {
         lower_kernel(ctx, module, target, kernel)?;

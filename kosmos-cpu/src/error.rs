@@ -1,7 +1,7 @@
 //! Errors of the CPU device. Every one names the kernel and, where it applies, the
 //! workgroup, lane and instruction position, so a failing test reads as a diagnosis.
 
-use kosmos_ir::{InstPos, VerifyErrors};
+use kosmos_ir::InstPos;
 use std::fmt;
 use std::time::Duration;
 
@@ -36,11 +36,6 @@ fn list(stuck: &[StuckWorkgroup]) -> String {
 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CpuError {
-    #[error("kernel {kernel} fails verification:\n{errors}")]
-    Verify {
-        kernel: String,
-        errors: VerifyErrors,
-    },
     #[error("kernel {kernel}: {pos}: cannot interpret `{op}`: {message}")]
     Unsupported {
         kernel: String,

@@ -15,7 +15,7 @@ mod memory;
 pub use error::{CpuError, StuckWorkgroup};
 
 use exec::{Exec, Launch, SlotState, Stop};
-use kosmos_ir::{Constant, GROUP_SUBGROUPS, Kernel, Type};
+use kosmos_ir::{Constant, GROUP_SUBGROUPS, Kernel, Type, VerifiedKernel};
 use memory::{Allocation, MemoryView};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering as AO};
@@ -172,16 +172,12 @@ impl CpuDevice {
     /// Runs `kernel` over `grid` workgroups of `block` work-items and waits for it.
     pub fn launch(
         &self,
-        kernel: &Kernel,
+        kernel: &VerifiedKernel,
         grid: [u32; 3],
         block: [u32; 3],
         args: &[Arg],
     ) -> Result<LaunchStats, CpuError> {
         let start = Instant::now();
-        kosmos_ir::verify(kernel).map_err(|errors| CpuError::Verify {
-            kernel: kernel.name.clone(),
-            errors,
-        })?;
         let subgroup = self.inner.config.subgroup_size;
         if !subgroup.is_power_of_two() || !(8..=64).contains(&subgroup) {
             return Err(CpuError::SubgroupSize { size: subgroup });

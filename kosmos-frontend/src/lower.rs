@@ -306,13 +306,13 @@ impl KernelDef {
         let mut kernel = b.finish();
         kernel.max_subgroups = self.max_subgroups;
         kernel.min_resident = self.min_resident;
-        kosmos_ir::verify(&kernel).map_err(|e| {
+        let kernel = kosmos_ir::verify(kernel).map_err(|e| {
             Error::new(
                 self.name.span(),
                 format!("the kernel's IR does not verify:\n{e}"),
             )
         })?;
-        Ok(kernel)
+        Ok(kernel.into_kernel())
     }
 }
 

@@ -14,7 +14,9 @@ fn run_u32(src: &str, len: usize, scalars: &[u32], grid: u32, block: u32) -> Vec
     let name = kernels[0].name.clone();
     let device = Device::cpu().unwrap();
     let module = device
-        .load_module(&ModuleImage::new(kosmos_ir::Module { kernels }))
+        .load_module(&ModuleImage::new(
+            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
+        ))
         .unwrap();
     let out = Buffer::<u32>::from_slice(&device, &vec![u32::MAX; len]).unwrap();
     let mut args = vec![KernelArg::from(&out)];
@@ -239,9 +241,12 @@ fn fragments_vectors_and_subgroups() {
     let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
     let device = Device::cpu().unwrap();
     let module = device
-        .load_module(&ModuleImage::new(kosmos_ir::Module {
-            kernels: kernels.clone(),
-        }))
+        .load_module(&ModuleImage::new(
+            kosmos_ir::verify_module(kosmos_ir::Module {
+                kernels: kernels.clone(),
+            })
+            .unwrap(),
+        ))
         .unwrap();
     let (m, n, kk) = (16usize, 16usize, 32usize);
     let a: Vec<half::bf16> = (0..m * kk)
@@ -691,7 +696,9 @@ fn group_gemm_with_async_copies_runs() {
     let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
     let device = Device::cpu().unwrap();
     let module = device
-        .load_module(&ModuleImage::new(kosmos_ir::Module { kernels }))
+        .load_module(&ModuleImage::new(
+            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
+        ))
         .unwrap();
     let da = Buffer::from_slice(&device, &a).unwrap();
     let db = Buffer::from_slice(&device, &bm).unwrap();

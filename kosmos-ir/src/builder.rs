@@ -11,7 +11,7 @@
 //! let p = b.ptr_offset(out, tid, Type::F32);
 //! b.store(p, one);
 //! let kernel = b.finish();
-//! kosmos_ir::verify(&kernel).unwrap();
+//! kosmos_ir::verify(kernel).unwrap();
 //! ```
 
 use crate::*;

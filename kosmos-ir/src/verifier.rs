@@ -179,13 +179,16 @@ impl fmt::Display for VerifyErrors {
 
 impl std::error::Error for VerifyErrors {}
 
-/// Checks one kernel; returns every error found.
-pub fn verify(kernel: &Kernel) -> Result<(), VerifyErrors> {
-    into_result(Verifier::new(kernel).run())
+/// Checks one kernel; on success it becomes a [`VerifiedKernel`], the only form the CPU device
+/// and the code generator take.
+pub fn verify(kernel: Kernel) -> Result<VerifiedKernel, VerifyErrors> {
+    into_result(Verifier::new(&kernel).run())?;
+    Ok(VerifiedKernel(kernel))
 }
 
-/// Checks every kernel of a module, and that kernel names are unique.
-pub fn verify_module(module: &Module) -> Result<(), VerifyErrors> {
+/// Checks every kernel of a module, and that kernel names are unique; on success the module
+/// becomes a [`VerifiedModule`].
+pub fn verify_module(module: Module) -> Result<VerifiedModule, VerifyErrors> {
     let mut errors = Vec::new();
     let mut names = HashSet::new();
     for kernel in &module.kernels {
@@ -200,7 +203,10 @@ pub fn verify_module(module: &Module) -> Result<(), VerifyErrors> {
         }
         errors.extend(Verifier::new(kernel).run());
     }
-    into_result(errors)
+    into_result(errors)?;
+    Ok(VerifiedModule {
+        kernels: module.kernels.into_iter().map(VerifiedKernel).collect(),
+    })
 }
 
 fn into_result(errors: Vec<VerifyError>) -> Result<(), VerifyErrors> {
@@ -208,6 +214,64 @@ fn into_result(errors: Vec<VerifyError>) -> Result<(), VerifyErrors> {
         Ok(())
     } else {
         Err(VerifyErrors(errors))
+    }
+}
+
+/// A kernel the verifier accepted. Only [`verify`] and [`verify_module`] make one, and it is
+/// read-only, so whoever holds one may rely on every fact the verifier checks (operand types,
+/// scoping, terminators, limits) without checking them again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerifiedKernel(Kernel);
+
+impl VerifiedKernel {
+    pub fn into_kernel(self) -> Kernel {
+        self.0
+    }
+}
+
+impl std::ops::Deref for VerifiedKernel {
+    type Target = Kernel;
+
+    fn deref(&self) -> &Kernel {
+        &self.0
+    }
+}
+
+/// A module whose kernels the verifier accepted, with unique names.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VerifiedModule {
+    kernels: Vec<VerifiedKernel>,
+}
+
+impl VerifiedModule {
+    pub fn kernels(&self) -> &[VerifiedKernel] {
+        &self.kernels
+    }
+
+    pub fn kernel(&self, name: &str) -> Option<&VerifiedKernel> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+
+    /// The module as plain IR again (to edit it, or to print it).
+    pub fn to_module(&self) -> Module {
+        Module {
+            kernels: self.kernels.iter().map(|k| k.0.clone()).collect(),
+        }
+    }
+
+    pub fn into_module(self) -> Module {
+        Module {
+            kernels: self.kernels.into_iter().map(|k| k.0).collect(),
+        }
+    }
+}
+
+impl From<VerifiedKernel> for VerifiedModule {
+    /// A single verified kernel is a verified module: its name is unique.
+    fn from(kernel: VerifiedKernel) -> VerifiedModule {
+        VerifiedModule {
+            kernels: vec![kernel],
+        }
     }
 }
 

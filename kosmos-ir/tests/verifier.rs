@@ -4,7 +4,10 @@ use kosmos_ir::VerifyErrorKind as K;
 use kosmos_ir::*;
 
 fn errors(kernel: &Kernel) -> Vec<VerifyError> {
-    verify(kernel).err().map(|e| e.0).unwrap_or_default()
+    verify(kernel.clone())
+        .err()
+        .map(|e| e.0)
+        .unwrap_or_default()
 }
 
 /// Asserts exactly one error, of `kind`, reported on `op`, which the message names.
@@ -52,7 +55,7 @@ fn vector_add_is_valid() {
         let po = b.ptr_offset(out, i, Type::F32);
         b.store(po, s);
     });
-    verify(&b.finish()).unwrap();
+    verify(b.finish()).unwrap();
 }
 
 /// A kernel using every op family and construct.
@@ -134,7 +137,7 @@ fn rich_kernel() -> Kernel {
 
 #[test]
 fn control_flow_atomics_shared_vectors_are_valid() {
-    verify(&rich_kernel()).unwrap();
+    verify(rich_kernel()).unwrap();
 }
 
 /// Retyping values at random (malformed vectors included) and redirecting results yields
@@ -182,7 +185,7 @@ fn random_retyping_never_panics() {
             let i = next() as usize % k.body.insts.len();
             k.body.insts[i].results = vec![Value(next() as u32 % 200)];
         }
-        let _ = verify(&k);
+        let _ = verify(k.clone());
     }
 }
 
@@ -191,7 +194,7 @@ fn module_of_distinct_kernels_is_valid() {
     let module = Module {
         kernels: vec![kb().finish(), KernelBuilder::new("other", 1024).finish()],
     };
-    verify_module(&module).unwrap();
+    verify_module(module.clone()).unwrap();
 }
 
 // ---- kernel header ----
@@ -213,7 +216,7 @@ fn duplicate_kernel_name() {
     let module = Module {
         kernels: vec![kb().finish(), kb().finish()],
     };
-    let errs = verify_module(&module).unwrap_err().0;
+    let errs = verify_module(module.clone()).unwrap_err().0;
     assert_eq!(errs.len(), 1, "{errs:#?}");
     assert_eq!(errs[0].kind, K::DuplicateKernelName);
     assert_eq!(errs[0].op, KERNEL_OP);
@@ -712,7 +715,7 @@ fn shared_memory_limit() {
     let mut b = kb();
     b.shared_alloc("a", Type::F32, 8192);
     b.shared_alloc("b", Type::F32, 8192);
-    verify(&b.finish()).unwrap();
+    verify(b.finish()).unwrap();
 
     let mut b = kb();
     b.shared_alloc("a", Type::F32, 8192);
@@ -889,7 +892,7 @@ fn collects_every_error_with_positions() {
     b.fence(Ordering::Relaxed, Scope::Agent);
     let mut k = b.finish();
     k.body.insts[2].loc = Some(Loc { line: 7, col: 3 });
-    let errs = verify(&k).unwrap_err();
+    let errs = verify(k.clone()).unwrap_err();
     let kinds: Vec<_> = errs.0.iter().map(|e| (e.kind, e.pos)).collect();
     assert_eq!(
         kinds,

@@ -28,14 +28,15 @@ const EMPTY_PTX: &str = r#"
 }
 "#;
 
-fn empty_kernel_ir() -> kosmos_ir::Module {
+fn empty_kernel_ir() -> kosmos_ir::VerifiedModule {
     let mut b = KernelBuilder::new("empty", BLOCK);
     b.param("p", Type::GLOBAL_PTR);
     b.param("n", Type::U32);
     b.ret();
-    kosmos_ir::Module {
+    kosmos_ir::verify_module(kosmos_ir::Module {
         kernels: vec![b.finish()],
-    }
+    })
+    .unwrap()
 }
 
 /// One measured figure: microseconds per launch, device-side (events) and host-side.

@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use kosmos_cpu::{Arg, CpuConfig, CpuDevice};
-use kosmos_ir::Kernel;
+use kosmos_ir::VerifiedKernel;
 
 pub(crate) struct CpuBackend {
     device: CpuDevice,
@@ -50,7 +50,7 @@ impl CpuBackend {
     /// Runs `kernel` to completion.
     pub(crate) fn launch(
         &self,
-        kernel: &Kernel,
+        kernel: &VerifiedKernel,
         grid: [u32; 3],
         block: [u32; 3],
         args: &[Arg],

@@ -16,14 +16,13 @@ pub struct EmbeddedModule {
 
 impl EmbeddedModule {
     /// The IR, parsed and verified.
-    pub fn ir(&self) -> Result<kosmos_ir::Module> {
+    pub fn ir(&self) -> Result<kosmos_ir::VerifiedModule> {
         let bad = |message: String| Error::BadEmbeddedModule {
             module: self.name.to_string(),
             message,
         };
         let ir = kosmos_ir::parse_module(self.kir).map_err(|e| bad(e.to_string()))?;
-        kosmos_ir::verify_module(&ir).map_err(|e| bad(e.to_string()))?;
-        Ok(ir)
+        kosmos_ir::verify_module(ir).map_err(|e| bad(e.to_string()))
     }
 
     /// A loadable image of the module.

@@ -11,7 +11,7 @@ use crate::buffer::{Buffer, DeviceScalar};
 use crate::device::{Backend, Device};
 use crate::error::{Error, Result};
 use crate::stream::{Stream, StreamInner};
-use kosmos_ir::{AddrSpace, Constant, GROUP_SUBGROUPS, Kernel, ScalarType, Type};
+use kosmos_ir::{AddrSpace, Constant, GROUP_SUBGROUPS, Kernel, ScalarType, Type, VerifiedKernel};
 use std::sync::Arc;
 
 /// Smallest alignment of a buffer passed to a kernel: the widest vector access is 16 bytes.
@@ -22,7 +22,7 @@ pub const ARG_ALIGN: u64 = 16;
 /// of the GPU targets.
 #[derive(Clone, Debug, Default)]
 pub struct ModuleImage {
-    pub ir: kosmos_ir::Module,
+    pub ir: kosmos_ir::VerifiedModule,
     /// PTX for sm_90a.
     pub ptx: Option<String>,
     /// AMDGPU code object for gfx942 (MI300).
@@ -33,7 +33,7 @@ pub struct ModuleImage {
 
 impl ModuleImage {
     /// An image with the IR alone (enough for the CPU device).
-    pub fn new(ir: kosmos_ir::Module) -> ModuleImage {
+    pub fn new(ir: kosmos_ir::VerifiedModule) -> ModuleImage {
         ModuleImage {
             ir,
             ..ModuleImage::default()
@@ -220,7 +220,7 @@ impl KernelShape {
 /// A module loaded on a device: its kernels can be launched.
 pub struct Module {
     device: Device,
-    ir: Arc<kosmos_ir::Module>,
+    ir: Arc<kosmos_ir::VerifiedModule>,
     /// One per kernel of `ir`, in order.
     shapes: Vec<KernelShape>,
     inner: ModuleInner,
@@ -231,11 +231,11 @@ impl Device {
     /// HSACO of the GPU's processor on HIP, the IR on the CPU device) and looking up every
     /// kernel of the IR in it.
     pub fn load_module(&self, image: &ModuleImage) -> Result<Module> {
-        let names: Vec<&str> = image.ir.kernels.iter().map(|k| k.name.as_str()).collect();
+        let names: Vec<&str> = image.ir.kernels().iter().map(|k| k.name.as_str()).collect();
         let subgroup = self.subgroup_size();
         let shapes: Vec<KernelShape> = image
             .ir
-            .kernels
+            .kernels()
             .iter()
             .map(|k| KernelShape::of(k, subgroup))
             .collect();
@@ -282,13 +282,13 @@ impl Module {
     }
 
     /// The module's IR.
-    pub fn ir(&self) -> &kosmos_ir::Module {
+    pub fn ir(&self) -> &kosmos_ir::VerifiedModule {
         &self.ir
     }
 
-    fn kernel(&self, name: &str) -> Result<(usize, &Kernel, KernelShape)> {
+    fn kernel(&self, name: &str) -> Result<(usize, &VerifiedKernel, KernelShape)> {
         self.ir
-            .kernels
+            .kernels()
             .iter()
             .enumerate()
             .find(|(_, k)| k.name == name)
@@ -297,7 +297,7 @@ impl Module {
                 name: name.to_string(),
                 available: self
                     .ir
-                    .kernels
+                    .kernels()
                     .iter()
                     .map(|k| format!("`{}`", k.name))
                     .collect::<Vec<_>>()
@@ -500,7 +500,7 @@ mod tests {
         b.store(p, i);
         let mut k = b.finish();
         k.max_subgroups = Some(subgroups);
-        kosmos_ir::verify(&k).unwrap();
+        let k = kosmos_ir::verify(k).unwrap().into_kernel();
         k
     }
 
@@ -512,7 +512,7 @@ mod tests {
         let acc = b.wide_zero();
         b.mma_group(a, bt, acc);
         let k = b.finish();
-        kosmos_ir::verify(&k).unwrap();
+        let k = kosmos_ir::verify(k).unwrap().into_kernel();
         k
     }
 

@@ -4,10 +4,11 @@ use kosmos_runtime::{Device, DeviceKind, Error, KernelArg, LaunchConfig, ModuleI
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// The reference `vector_add` (`out[i] = a[i] + b[i]` for `i < n`, up to 256 lanes).
-fn vector_add_ir() -> kosmos_ir::Module {
-    kosmos_ir::Module {
+fn vector_add_ir() -> kosmos_ir::VerifiedModule {
+    kosmos_ir::verify_module(kosmos_ir::Module {
         kernels: vec![kosmos_testkernels::vector_add()],
-    }
+    })
+    .unwrap()
 }
 
 fn cpu() -> Device {
@@ -272,7 +273,7 @@ fn two_subgroups() -> kosmos_ir::Kernel {
     b.store(p, v);
     let mut k = b.finish();
     k.max_subgroups = Some(2);
-    kosmos_ir::verify(&k).unwrap();
+    let k = kosmos_ir::verify(k).unwrap().into_kernel();
     k
 }
 
@@ -285,7 +286,7 @@ fn one_group() -> kosmos_ir::Kernel {
     let acc = b.wide_zero();
     b.mma_group(a, t, acc);
     let k = b.finish();
-    kosmos_ir::verify(&k).unwrap();
+    let k = kosmos_ir::verify(k).unwrap().into_kernel();
     k
 }
 
@@ -296,7 +297,9 @@ fn max_subgroups_bounds_launches_on_the_cpu_device() {
     let ir = kosmos_ir::Module {
         kernels: vec![two_subgroups()],
     };
-    let module = d.load_module(&ModuleImage::new(ir)).unwrap();
+    let module = d
+        .load_module(&ModuleImage::new(kosmos_ir::verify_module(ir).unwrap()))
+        .unwrap();
     let stream = d.stream().unwrap();
     let mut rng = SmallRng::seed_from_u64(11);
     let groups = rng.random_range(1..6u32);
@@ -345,7 +348,9 @@ fn group_kernels_need_whole_groups_on_the_cpu_device() {
     let ir = kosmos_ir::Module {
         kernels: vec![one_group()],
     };
-    let module = d.load_module(&ModuleImage::new(ir)).unwrap();
+    let module = d
+        .load_module(&ModuleImage::new(kosmos_ir::verify_module(ir).unwrap()))
+        .unwrap();
     let stream = d.stream().unwrap();
     for block in [[64, 1, 1], [32, 3, 1], [192, 1, 1]] {
         let lanes: u32 = block.iter().product();

@@ -119,7 +119,7 @@ READ:
 
 /// The IR of [`SHARED_REVERSE_PTX`]: `shared_reverse(out, salt)` with 64 KiB of shared
 /// memory, and `too_much_shared` with 1 MiB.
-fn shared_reverse_ir() -> kosmos_ir::Module {
+fn shared_reverse_ir() -> kosmos_ir::VerifiedModule {
     use kosmos_ir::{Dim, KernelBuilder, ScalarType, Type};
     let mut b = KernelBuilder::new("shared_reverse", 256);
     let out = b.param("out", Type::GLOBAL_PTR);
@@ -149,15 +149,16 @@ fn shared_reverse_ir() -> kosmos_ir::Module {
         vec![]
     });
     let reverse = b.finish();
-    kosmos_ir::verify(&reverse).unwrap();
+    let reverse = kosmos_ir::verify(reverse).unwrap().into_kernel();
     // Beyond the IR's own limit (the verifier refuses it), so beyond what any GPU allows: it
     // stands for a kernel that needs more shared memory than the GPU at hand has.
     let mut b = KernelBuilder::new("too_much_shared", 256);
     b.shared_alloc("huge", ScalarType::U32, 256 * 1024);
     let huge = b.finish();
-    kosmos_ir::Module {
+    kosmos_ir::verify_module(kosmos_ir::Module {
         kernels: vec![reverse, huge],
-    }
+    })
+    .unwrap()
 }
 
 /// Runs `shared_reverse` on `d` (the CPU device runs the IR, a GPU the PTX) and checks it.
@@ -190,10 +191,11 @@ fn shared_reverse_ir_on_the_cpu_device() {
 }
 
 /// The reference `vector_add` (`out[i] = a[i] + b[i]` for `i < n`, up to 256 lanes).
-fn vector_add_ir() -> kosmos_ir::Module {
-    kosmos_ir::Module {
+fn vector_add_ir() -> kosmos_ir::VerifiedModule {
+    kosmos_ir::verify_module(kosmos_ir::Module {
         kernels: vec![kosmos_testkernels::vector_add()],
-    }
+    })
+    .unwrap()
 }
 
 /// The GPU under test; panics (the test fails) unless `KOSMOS_TEST_GPU=cuda` and a GPU exists.

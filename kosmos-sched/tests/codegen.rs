@@ -8,10 +8,11 @@ use kosmos_codegen::{Options, compile};
 use kosmos_ir::Scope;
 use kosmos_sched::latency;
 
-fn module() -> kosmos_ir::Module {
-    kosmos_ir::Module {
+fn module() -> kosmos_ir::VerifiedModule {
+    kosmos_ir::verify_module(kosmos_ir::Module {
         kernels: latency::kernels(),
-    }
+    })
+    .unwrap()
 }
 
 fn ptx() -> String {

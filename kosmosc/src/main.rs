@@ -64,6 +64,8 @@ fn run(args: Args) -> Result<(), String> {
     let text = std::fs::read_to_string(&args.input).map_err(|e| format!("{path}: {e}"))?;
     // Parse errors carry line:col; verifier errors name kernel and position.
     let module = kosmos_ir::parse_module(&text).map_err(|e| format!("{path}:{e}"))?;
+    let module = kosmos_ir::verify_module(module)
+        .map_err(|e| format!("{path}: the module does not verify:\n{e}"))?;
     let opts = Options {
         dump_dir: args.dump_dir,
     };

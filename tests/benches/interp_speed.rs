@@ -15,7 +15,7 @@ const RUNS: usize = 3;
 
 fn main() {
     let dev = CpuDevice::new();
-    let kernel = kernels::matmul_bf16();
+    let kernel = kosmos_ir::verify(kernels::matmul_bf16()).unwrap();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!("interp_speed: tiled bf16 matmul on the CPU device ({cores} cores), best of {RUNS}");
     println!(

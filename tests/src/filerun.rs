@@ -189,7 +189,11 @@ pub fn run(body: &str) -> Result<String, String> {
     }
     let launch = launch.ok_or("a run test needs a '; run:' line")?;
     let module = kosmos_ir::parse_module(body).map_err(|e| format!("parse error: {e}"))?;
-    let [kernel] = module.kernels.as_slice() else {
+    let module = match kosmos_ir::verify_module(module) {
+        Ok(module) => module,
+        Err(e) => return Ok(format!("error: {e}")),
+    };
+    let [kernel] = module.kernels() else {
         return Err("a run test holds exactly one kernel".into());
     };
     let dev = CpuDevice::with_config(launch.config);

@@ -26,7 +26,7 @@ fn missing(module: &EmbeddedModule, binary: &str, target: TargetKind) -> String 
 
 fn kernel_names(module: &EmbeddedModule) -> Vec<String> {
     let ir = module.ir().expect("the embedded IR verifies");
-    ir.kernels.into_iter().map(|k| k.name).collect()
+    ir.kernels().iter().map(|k| k.name.clone()).collect()
 }
 
 fn ptx(module: &'static EmbeddedModule) -> &'static str {

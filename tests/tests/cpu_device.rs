@@ -63,7 +63,7 @@ fn assert_close(got: &[f32], want: &[f64], tol: f64) {
 fn vector_add_ragged_tail() {
     let mut r = rng("vector_add_ragged_tail");
     let dev = CpuDevice::new();
-    let k = kernels::vector_add();
+    let k = kosmos_ir::verify(kernels::vector_add()).unwrap();
     for (n, block) in [(1000usize, 128u32), (257, 256), (1, 64)] {
         let a: Vec<f32> = (0..n).map(|_| r.random_range(-1e3..1e3)).collect();
         let b: Vec<f32> = (0..n).map(|_| r.random_range(-1e3..1e3)).collect();
@@ -85,7 +85,7 @@ fn vector_add_ragged_tail() {
 fn workgroup_sum_tree_reduction() {
     let mut r = rng("workgroup_sum_tree_reduction");
     let dev = CpuDevice::new();
-    let k = kernels::workgroup_sum();
+    let k = kosmos_ir::verify(kernels::workgroup_sum()).unwrap();
     for (n, block) in [(5000usize, 256u32), (100, 64), (33, 32)] {
         let input: Vec<f32> = (0..n).map(|_| r.random_range(-1.0..1.0)).collect();
         let pi = upload_f32(&dev, &input);
@@ -124,8 +124,13 @@ fn run_matmul(dev: &CpuDevice, r: &mut SmallRng, m: usize, n: usize, k: usize) {
         u32_arg(n as u32),
         u32_arg(k as u32),
     ];
-    dev.launch(&kernels::matmul_bf16(), grid, [t, t, 1], &args)
-        .unwrap();
+    dev.launch(
+        &kosmos_ir::verify(kernels::matmul_bf16()).unwrap(),
+        grid,
+        [t, t, 1],
+        &args,
+    )
+    .unwrap();
     let want = kernels::matmul_bf16_ref(&a, &b, m, n, k);
     // f32 accumulation of k products of magnitude <= 1.
     assert_close(&download_f32(dev, pc, m * n), &want, 1e-6 * k as f64);
@@ -144,7 +149,7 @@ fn matmul_bf16_ragged_sizes() {
 fn histogram_exact_under_contention() {
     let mut r = rng("histogram_exact_under_contention");
     let dev = CpuDevice::new();
-    let k = kernels::histogram();
+    let k = kosmos_ir::verify(kernels::histogram()).unwrap();
     for (n, nbins) in [(100_000usize, 4u32), (30_001, 7)] {
         let input: Vec<u32> = (0..n).map(|_| r.random()).collect();
         let pi = upload_u32(&dev, &input);
@@ -167,7 +172,7 @@ fn histogram_exact_under_contention() {
 #[test]
 fn handshake_delivers_data() {
     let dev = CpuDevice::new();
-    let k = kernels::handshake();
+    let k = kosmos_ir::verify(kernels::handshake()).unwrap();
     for (n, block, resident) in [(200usize, 256u32, 64usize), (64, 64, 1)] {
         let dev = CpuDevice::with_config(CpuConfig {
             max_resident_workgroups: resident,
@@ -201,7 +206,7 @@ fn expect_err(r: Result<kosmos_cpu::LaunchStats, CpuError>) -> (CpuError, String
 #[test]
 fn out_of_bounds_names_kernel_workgroup_lane_address() {
     let dev = CpuDevice::new();
-    let k = kernels::vector_add();
+    let k = kosmos_ir::verify(kernels::vector_add()).unwrap();
     let n = 100;
     let pa = upload_f32(&dev, &vec![1.0; n]);
     let pb = upload_f32(&dev, &vec![1.0; n - 1]);
@@ -250,7 +255,12 @@ fn deadlock_is_reported_not_hung() {
     });
     let flag = upload_u32(&dev, &[7]);
     let start = Instant::now();
-    let (e, s) = expect_err(dev.launch(&spin_on_flag(), [3, 1, 1], [32, 1, 1], &[Arg::Ptr(flag)]));
+    let (e, s) = expect_err(dev.launch(
+        &kosmos_ir::verify(spin_on_flag()).unwrap(),
+        [3, 1, 1],
+        [32, 1, 1],
+        &[Arg::Ptr(flag)],
+    ));
     assert!(
         start.elapsed() < Duration::from_secs(5),
         "took {:?}",
@@ -306,7 +316,7 @@ fn waiting_on_a_non_resident_workgroup_is_a_deadlock() {
             vec![]
         },
     );
-    let k = b.finish();
+    let k = kosmos_ir::verify(b.finish()).unwrap();
     let flag = |dev: &CpuDevice| upload_u32(dev, &[0]);
     // With both resident it completes.
     let dev = CpuDevice::new();
@@ -335,7 +345,7 @@ fn waiting_on_a_non_resident_workgroup_is_a_deadlock() {
 #[test]
 fn wrong_arguments_name_the_parameter() {
     let dev = CpuDevice::new();
-    let k = kernels::vector_add();
+    let k = kosmos_ir::verify(kernels::vector_add()).unwrap();
     let p = dev.alloc(64).unwrap();
     let (e, _) = expect_err(dev.launch(&k, [1, 1, 1], [1, 1, 1], &[Arg::Ptr(p)]));
     assert!(
@@ -377,7 +387,7 @@ fn wrong_arguments_name_the_parameter() {
 #[test]
 fn bad_grid_and_block() {
     let dev = CpuDevice::new();
-    let k = kernels::vector_add();
+    let k = kosmos_ir::verify(kernels::vector_add()).unwrap();
     let p = dev.alloc(64).unwrap();
     let args = [Arg::Ptr(p), Arg::Ptr(p), Arg::Ptr(p), u32_arg(0)];
     let (e, _) = expect_err(dev.launch(&k, [1, 0, 1], [1, 1, 1], &args));
@@ -420,22 +430,6 @@ fn bad_grid_and_block() {
 }
 
 #[test]
-fn kernel_failing_the_verifier_is_rejected() {
-    // Adding an f32 to a u32.
-    let mut b = KernelBuilder::new("ill_typed", 64);
-    let out = b.param("out", Type::GLOBAL_PTR);
-    let x = b.const_f32(1.0);
-    let y = b.const_u32(2);
-    let s = b.add(x, y);
-    b.store(out, s);
-    let dev = CpuDevice::new();
-    let p = dev.alloc(4).unwrap();
-    let (e, s) = expect_err(dev.launch(&b.finish(), [1, 1, 1], [1, 1, 1], &[Arg::Ptr(p)]));
-    assert!(matches!(e, CpuError::Verify { .. }), "{e:?}");
-    assert!(s.contains("ill_typed"), "{s}");
-}
-
-#[test]
 fn integer_division_by_zero_names_the_lane() {
     let mut b = KernelBuilder::new("div_lane", 64);
     let out = b.param("out", Type::GLOBAL_PTR);
@@ -448,7 +442,12 @@ fn integer_division_by_zero_names_the_lane() {
     b.store(p, q);
     let dev = CpuDevice::new();
     let p = dev.alloc(4 * 64).unwrap();
-    let (e, _) = expect_err(dev.launch(&b.finish(), [1, 1, 1], [64, 1, 1], &[Arg::Ptr(p)]));
+    let (e, _) = expect_err(dev.launch(
+        &kosmos_ir::verify(b.finish()).unwrap(),
+        [1, 1, 1],
+        [64, 1, 1],
+        &[Arg::Ptr(p)],
+    ));
     assert!(
         matches!(
             e,
@@ -470,7 +469,12 @@ fn divergent_barrier_is_an_error() {
     let low = b.cmp(CmpPred::Lt, tid, ten);
     b.if_then(low, |b| b.barrier());
     let dev = CpuDevice::new();
-    let (e, s) = expect_err(dev.launch(&b.finish(), [2, 1, 1], [32, 1, 1], &[]));
+    let (e, s) = expect_err(dev.launch(
+        &kosmos_ir::verify(b.finish()).unwrap(),
+        [2, 1, 1],
+        [32, 1, 1],
+        &[],
+    ));
     assert!(
         matches!(e, CpuError::DivergentBarrier { lane: 10, .. }),
         "{e:?}"
@@ -492,8 +496,13 @@ fn barrier_after_return_is_fine() {
     b.store(p, tid);
     let dev = CpuDevice::new();
     let o = upload_u32(&dev, &[0xDEAD_BEEF; 32]);
-    dev.launch(&b.finish(), [1, 1, 1], [32, 1, 1], &[Arg::Ptr(o)])
-        .unwrap();
+    dev.launch(
+        &kosmos_ir::verify(b.finish()).unwrap(),
+        [1, 1, 1],
+        [32, 1, 1],
+        &[Arg::Ptr(o)],
+    )
+    .unwrap();
     let got = download_u32(&dev, o, 32);
     for (i, g) in got.iter().enumerate() {
         assert_eq!(*g, if i < 10 { i as u32 } else { 0xDEAD_BEEF });
@@ -540,7 +549,12 @@ fn plain_load_spin_and_empty_loop_are_deadlocks() {
         vec![]
     });
     let f = upload_u32(&dev, &[0]);
-    let (e, _) = expect_err(dev.launch(&b.finish(), [2, 1, 1], [4, 1, 1], &[Arg::Ptr(f)]));
+    let (e, _) = expect_err(dev.launch(
+        &kosmos_ir::verify(b.finish()).unwrap(),
+        [2, 1, 1],
+        [4, 1, 1],
+        &[Arg::Ptr(f)],
+    ));
     assert!(
         matches!(e, CpuError::Deadlock { ref stuck, .. } if stuck.len() == 2),
         "{e:?}"
@@ -548,7 +562,12 @@ fn plain_load_spin_and_empty_loop_are_deadlocks() {
     // A loop that never leaves and touches nothing.
     let mut b = KernelBuilder::new("forever", 64);
     b.loop_(&[], &[], |_, _| vec![]);
-    let (e, _) = expect_err(dev.launch(&b.finish(), [1, 1, 1], [4, 1, 1], &[]));
+    let (e, _) = expect_err(dev.launch(
+        &kosmos_ir::verify(b.finish()).unwrap(),
+        [1, 1, 1],
+        [4, 1, 1],
+        &[],
+    ));
     assert!(matches!(e, CpuError::Deadlock { .. }), "{e:?}");
 }
 
@@ -574,7 +593,7 @@ fn compute_loops_without_writes_are_not_deadlocks() {
     let o = upload_u32(&dev, &[0xDEAD_BEEF]);
     let start = Instant::now();
     dev.launch(
-        &b.finish(),
+        &kosmos_ir::verify(b.finish()).unwrap(),
         [1, 1, 1],
         [1, 1, 1],
         &[Arg::Ptr(o), u32_arg(300_000)],

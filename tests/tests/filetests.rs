@@ -49,8 +49,8 @@ fn print(file: &TestFile) -> Result<(), String> {
         return Err("a print test has no expect block: the file is its own expectation".into());
     }
     let module = kosmos_ir::parse_module(&file.body).map_err(|e| format!("parse error: {e}"))?;
-    kosmos_ir::verify_module(&module).map_err(|e| format!("verifier errors:\n{e}"))?;
     let printed = kosmos_ir::print_module(&module);
+    let module = kosmos_ir::verify_module(module).map_err(|e| format!("verifier errors:\n{e}"))?;
     let expected = file.body_after_header();
     if printed != expected {
         return Err(format!(
@@ -66,17 +66,15 @@ fn print(file: &TestFile) -> Result<(), String> {
 fn run(file: &TestFile) -> Result<(), String> {
     let out = kosmos_tests::filerun::run(&file.body)?;
     file.check_expect(&out)?;
-    match kosmos_ir::parse_module(&file.body) {
-        Ok(module) if kosmos_ir::verify_module(&module).is_ok() => {
-            compiles_for_every_target(&module)
-        }
+    match kosmos_ir::parse_module(&file.body).map(kosmos_ir::verify_module) {
+        Ok(Ok(module)) => compiles_for_every_target(&module),
         _ => Ok(()),
     }
 }
 
 /// Compiles `module` for gfx942, gfx950 and sm_90a: ptxas must assemble the PTX and report
 /// every kernel; each HSACO's notes must list every kernel with its `.kd` descriptor.
-fn compiles_for_every_target(module: &kosmos_ir::Module) -> Result<(), String> {
+fn compiles_for_every_target(module: &kosmos_ir::VerifiedModule) -> Result<(), String> {
     for target in TargetKind::ALL {
         let artifact = kosmos_codegen::compile(module, target, &Options::default())
             .map_err(|e| format!("{target}: {e}"))?;
@@ -97,7 +95,7 @@ fn compiles_for_every_target(module: &kosmos_ir::Module) -> Result<(), String> {
             let report = check::assemble_ptx(ptx).map_err(|e| format!("{target}: {e}"))?;
             report.kernels.into_iter().map(|k| k.name).collect()
         };
-        for kernel in &module.kernels {
+        for kernel in module.kernels() {
             if !listed.contains(&kernel.name) {
                 return Err(format!(
                     "{target}: the binary does not list kernel {} (it lists {listed:?})",
@@ -121,8 +119,8 @@ fn parse_error(file: &TestFile) -> Result<(), String> {
 /// empty block).
 fn verify(file: &TestFile) -> Result<(), String> {
     let module = kosmos_ir::parse_module(&file.body).map_err(|e| format!("parse error: {e}"))?;
-    let actual = match kosmos_ir::verify_module(&module) {
-        Ok(()) => String::new(),
+    let actual = match kosmos_ir::verify_module(module) {
+        Ok(_) => String::new(),
         Err(errors) => errors.to_string(),
     };
     file.check_expect(&actual)

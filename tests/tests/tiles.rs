@@ -87,7 +87,7 @@ fn mma_16x16x16_matches_f64_for_both_subgroup_sizes() {
     let b1 = kb.frag_load(FragRole::B, pb1, stride);
     let c = kb.mma(a1, b1, c0);
     kb.frag_store(pc, c, stride);
-    let kernel = kb.finish();
+    let kernel = kosmos_ir::verify(kb.finish()).unwrap();
 
     let (a, b) = (random_bf16(&mut rng, 512), random_bf16(&mut rng, 512));
     let mut want = vec![0f64; 256];
@@ -114,16 +114,15 @@ fn mma_16x16x16_matches_f64_for_both_subgroup_sizes() {
 }
 
 /// The kernels crate's gemm instance `name`, as IR for the CPU device.
-fn kernels_gemm(persistent: bool) -> kosmos_ir::Kernel {
+fn kernels_gemm(persistent: bool) -> kosmos_ir::VerifiedKernel {
     let name = if persistent {
         kernels::ops::gemm::name::<1>()
     } else {
         kernels::ops::gemm::name::<0>()
     };
     let ir = kernels::MODULE.ir().expect("the embedded IR verifies");
-    ir.kernels
-        .into_iter()
-        .find(|k| k.name == name)
+    ir.kernel(&name)
+        .cloned()
         .unwrap_or_else(|| panic!("{name} is not in kernels::MODULE"))
 }
 
@@ -326,7 +325,7 @@ fn run_group_gemm(
     let dims = [m, n, kk, ldc].map(|d| u32_arg(d as u32));
     let mut args = vec![Arg::Ptr(da), Arg::Ptr(db), Arg::Ptr(dc)];
     args.extend(dims);
-    let kernel = group_gemm_kernel(masked);
+    let kernel = kosmos_ir::verify(group_gemm_kernel(masked)).unwrap();
     dev.launch(&kernel, [1, 1, 1], [8 * subgroup, 1, 1], &args)
         .unwrap();
     let got = download_f32(&dev, dc, 128 * ldc);
@@ -375,7 +374,12 @@ fn group_mma_launch_bound_is_max_subgroups() {
     let mut args = vec![Arg::Ptr(dc); 3];
     args.extend([u32_arg(128); 4]);
     let e = dev
-        .launch(&group_gemm_kernel(false), [1, 1, 1], [16 * 32, 1, 1], &args)
+        .launch(
+            &kosmos_ir::verify(group_gemm_kernel(false)).unwrap(),
+            [1, 1, 1],
+            [16 * 32, 1, 1],
+            &args,
+        )
         .unwrap_err();
     assert!(
         matches!(

@@ -3,14 +3,16 @@
 #![allow(dead_code)] // the compile-time bench uses a subset
 
 use kosmos_ir::{
-    BinOp, CmpPred, Dim, IdKind, Kernel, KernelBuilder, Module, Ordering, RmwOp, ScalarType, Scope,
-    Type, UnOp,
+    BinOp, CmpPred, Dim, IdKind, Kernel, KernelBuilder, Ordering, RmwOp, ScalarType, Scope, Type,
+    UnOp, VerifiedModule,
 };
 
-pub fn module(kernel: Kernel) -> Module {
-    Module {
-        kernels: vec![kernel],
-    }
+/// A one-kernel module, verified (the code generator takes nothing else).
+pub fn module(kernel: Kernel) -> VerifiedModule {
+    let name = kernel.name.clone();
+    kosmos_ir::verify(kernel)
+        .unwrap_or_else(|e| panic!("test kernel {name} does not verify:\n{e}"))
+        .into()
 }
 
 /// A single atomic (or fence, when `op` is None) on `flag`, result stored to `out`.
