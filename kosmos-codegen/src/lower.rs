@@ -767,7 +767,7 @@ impl<'a, 'ctx> Cx<'a, 'ctx> {
     /// Lowers one instruction; returns how its region ends when it is a terminator.
     fn inst(&mut self, inst: &Inst) -> Result<Option<Exit<'ctx>>, Fail> {
         let results: Vec<BasicValueEnum<'ctx>> = match &inst.op {
-            Op::Const(c) => vec![self.constant(*c)?],
+            Op::Const { value: c } => vec![self.constant(*c)?],
             Op::Binary { op, lhs, rhs } => vec![self.binary(*op, *lhs, *rhs)?],
             Op::Unary { op, arg } => vec![self.unary(*op, *arg)?],
             Op::Fma { a, b, c } => {

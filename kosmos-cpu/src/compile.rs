@@ -547,7 +547,7 @@ impl<'k> Compiler<'k> {
         self.check_types(inst, pos)?;
         let u = |c: &Self, v: Value| c.use_(v, name, pos);
         let ins = match &inst.op {
-            Op::Const(c) => {
+            Op::Const { value: c } => {
                 let dst = self.one_result(inst, name, pos)?;
                 self.consts.push((dst, c.bits));
                 return Ok(None);

@@ -514,7 +514,12 @@ fn group_intrinsics_lower_to_their_ops() {
         panic!("the second store is bounded: {:?}", ops[6].0)
     };
     assert_eq!((base(ptr), value, rows), (c, sum, m));
-    assert_eq!(defs[&cols], Op::Const(Constant::int(ScalarType::U32, 100)));
+    assert_eq!(
+        defs[&cols],
+        Op::Const {
+            value: Constant::int(ScalarType::U32, 100)
+        }
+    );
 }
 
 #[test]

@@ -113,7 +113,7 @@ impl KernelBuilder {
     // ---- constants ----
 
     pub fn constant(&mut self, c: Constant) -> Value {
-        self.value(Op::Const(c))
+        self.value(Op::Const { value: c })
     }
 
     pub fn const_int(&mut self, ty: ScalarType, v: i64) -> Value {

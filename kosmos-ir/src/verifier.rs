@@ -680,7 +680,7 @@ impl<'k> Verifier<'k> {
             return;
         }
         match &inst.op {
-            Op::Const(c) => {
+            Op::Const { value: c } => {
                 let bits = c.ty.bits();
                 if bits < 64 && c.bits >> bits != 0 {
                     self.error(
@@ -763,9 +763,8 @@ impl<'k> Verifier<'k> {
                     );
                 }
             }
-            Op::FragLoad { role, ptr, stride } => {
+            Op::FragLoad { role, ptr, .. } => {
                 self.pointer(at, *ptr);
-                self.frag_stride(at, *stride);
                 if *role == FragRole::Acc {
                     self.error(
                         at,
@@ -776,12 +775,7 @@ impl<'k> Verifier<'k> {
                     );
                 }
             }
-            Op::FragStore {
-                ptr,
-                value,
-                stride,
-                within,
-            } => {
+            Op::FragStore { ptr, within, .. } => {
                 if self.pointer(at, *ptr) == Some(AddrSpace::Constant) {
                     self.error(
                         at,
@@ -789,19 +783,6 @@ impl<'k> Verifier<'k> {
                         format!("{} points to read-only constant memory", self.name(*ptr)),
                     );
                 }
-                if let Some(t) = self.ty(*value)
-                    && !matches!(t, Type::Frag(role) if role.is_acc())
-                {
-                    self.error(
-                        at,
-                        VerifyErrorKind::FragOperand,
-                        format!(
-                            "the stored value {} must be a frag<acc> or frag<wacc>",
-                            self.describe(*value)
-                        ),
-                    );
-                }
-                self.frag_stride(at, *stride);
                 if let Some((rows, cols)) = within {
                     for bound in [*rows, *cols] {
                         if let Some(t) = self.ty(bound)
@@ -819,50 +800,8 @@ impl<'k> Verifier<'k> {
                     }
                 }
             }
-            Op::MmaGroup { a, b, acc } => {
-                for (v, what) in [(*a, "the a tile"), (*b, "the b tile")] {
-                    if let Some(space) = self.pointer(at, v)
-                        && space != AddrSpace::Shared
-                    {
-                        self.error(
-                            at,
-                            VerifyErrorKind::FragOperand,
-                            format!("{what} {} must be a ptr<shared>", self.describe(v)),
-                        );
-                    }
-                }
-                self.frag_role(at, *acc, FragRole::WideAcc, "the accumulator");
-            }
-            Op::CopyAsync { dst, src, pred } => {
-                for (v, space, what) in [
-                    (*dst, AddrSpace::Shared, "the destination"),
-                    (*src, AddrSpace::Global, "the source"),
-                ] {
-                    if let Some(s) = self.pointer(at, v)
-                        && s != space
-                    {
-                        self.error(
-                            at,
-                            VerifyErrorKind::CopyAsyncOperand,
-                            format!("{what} {} must be a ptr<{space}>", self.describe(v)),
-                        );
-                    }
-                }
-                if let Some(t) = self.ty(*pred)
-                    && t != Type::I1
-                {
-                    self.error(
-                        at,
-                        VerifyErrorKind::CopyAsyncOperand,
-                        format!("the predicate {} must be i1", self.describe(*pred)),
-                    );
-                }
-            }
-            Op::Mma { a, b, acc } => {
-                self.frag_role(at, *a, FragRole::A, "the first operand");
-                self.frag_role(at, *b, FragRole::B, "the second operand");
-                self.frag_role(at, *acc, FragRole::Acc, "the accumulator");
-            }
+            // Operand types only: the op table's signatures.
+            Op::Mma { .. } | Op::MmaGroup { .. } | Op::CopyAsync { .. } => {}
             Op::SharedAlloc { elem, count } => self.shared_alloc(at, *elem, *count),
             Op::Splat { value, lanes } => self.splat(at, *value, *lanes),
             Op::Extract { vector, lane } => {
@@ -893,6 +832,15 @@ impl<'k> Verifier<'k> {
             } => self.loop_(at, inits, body, result_types),
             Op::Yield { values } => self.yield_(at, values),
             Op::Break { values } => self.break_(at, values),
+        }
+        let mut signature_errors = Vec::new();
+        inst.op.check_signature(
+            |v| self.ty(v),
+            |v| self.describe(v),
+            |kind, message| signature_errors.push((kind, message)),
+        );
+        for (kind, message) in signature_errors {
+            self.error(at, kind, message);
         }
         self.results(at, inst, &operands);
     }
@@ -943,33 +891,6 @@ impl<'k> Verifier<'k> {
             }
         }
         found
-    }
-
-    fn frag_role(&mut self, at: Site, v: Value, role: FragRole, what: &str) {
-        if let Some(t) = self.ty(v)
-            && t != Type::Frag(role)
-        {
-            self.error(
-                at,
-                VerifyErrorKind::FragOperand,
-                format!("{what} {} must be a frag<{role}>", self.describe(v)),
-            );
-        }
-    }
-
-    fn frag_stride(&mut self, at: Site, stride: Value) {
-        if let Some(t) = self.ty(stride)
-            && t != Type::U32
-        {
-            self.error(
-                at,
-                VerifyErrorKind::FragOperand,
-                format!(
-                    "the row stride {} must be u32 (elements between rows)",
-                    self.describe(stride)
-                ),
-            );
-        }
     }
 
     /// Checks and defines the instruction's results (after its regions: they are not

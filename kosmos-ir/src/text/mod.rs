@@ -6,6 +6,10 @@
 mod lexer;
 mod parser;
 mod printer;
+mod syntax;
+
+pub(crate) use parser::Parser;
+pub(crate) use syntax::{Line, Syntax};
 
 use crate::{Kernel, Loc, Module};
 

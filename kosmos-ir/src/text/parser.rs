@@ -6,14 +6,14 @@
 use super::ParseError;
 use super::lexer::{Tok, Token, lex};
 use crate::{
-    AddrSpace, BinOp, CmpPred, Constant, Dim, FragRole, IdKind, Inst, Kernel, Loc, Module, Op,
-    Ordering, Region, RmwOp, ScalarType, Scope, Type, UnOp, Value,
+    AddrSpace, Constant, Dim, FragRole, IdKind, Inst, Kernel, Loc, Module, Op, Region, ScalarType,
+    Type, Value,
 };
 use std::collections::HashMap;
 
 type Result<T> = std::result::Result<T, ParseError>;
 
-pub(super) struct Parser {
+pub(crate) struct Parser {
     tokens: Vec<Token>,
     pos: usize,
     /// The kernel being read.
@@ -82,7 +82,7 @@ impl Parser {
         }
     }
 
-    fn punct(&mut self, c: char, context: &str) -> Result<Loc> {
+    pub(crate) fn punct(&mut self, c: char, context: &str) -> Result<Loc> {
         if self.peek().tok == Tok::Punct(c) {
             Ok(self.next().loc)
         } else {
@@ -90,7 +90,7 @@ impl Parser {
         }
     }
 
-    fn eat_punct(&mut self, c: char) -> bool {
+    pub(crate) fn eat_punct(&mut self, c: char) -> bool {
         let found = self.peek().tok == Tok::Punct(c);
         if found {
             self.next();
@@ -98,7 +98,7 @@ impl Parser {
         found
     }
 
-    fn keyword(&mut self, word: &str, context: &str) -> Result<()> {
+    pub(crate) fn keyword(&mut self, word: &str, context: &str) -> Result<()> {
         if matches!(&self.peek().tok, Tok::Word(w) if w == word) {
             self.next();
             Ok(())
@@ -107,7 +107,7 @@ impl Parser {
         }
     }
 
-    fn eat_keyword(&mut self, word: &str) -> bool {
+    pub(crate) fn eat_keyword(&mut self, word: &str) -> bool {
         let found = matches!(&self.peek().tok, Tok::Word(w) if w == word);
         if found {
             self.next();
@@ -148,7 +148,7 @@ impl Parser {
     }
 
     /// A word naming one of `T`'s variants.
-    fn named<T: Copy>(
+    pub(crate) fn named<T: Copy>(
         &mut self,
         what: &str,
         all: &[T],
@@ -165,28 +165,7 @@ impl Parser {
         })
     }
 
-    fn ordering(&mut self) -> Result<Ordering> {
-        self.named(
-            "ordering",
-            Ordering::ALL,
-            Ordering::name,
-            Ordering::from_name,
-        )
-    }
-
-    fn scope(&mut self) -> Result<Scope> {
-        self.named("scope", Scope::ALL, Scope::name, Scope::from_name)
-    }
-
-    /// `, ordering, scope` after an atomic's operands.
-    fn ordering_scope(&mut self) -> Result<(Ordering, Scope)> {
-        self.punct(',', "before the ordering")?;
-        let ordering = self.ordering()?;
-        self.punct(',', "after the ordering")?;
-        Ok((ordering, self.scope()?))
-    }
-
-    fn u32_literal(&mut self, what: &str) -> Result<u32> {
+    pub(crate) fn u32_literal(&mut self, what: &str) -> Result<u32> {
         let token = self.peek().clone();
         let Tok::Number(text) = &token.tok else {
             return Err(self.expected(what));
@@ -231,7 +210,7 @@ impl Parser {
         Ok(v)
     }
 
-    fn operand(&mut self) -> Result<Value> {
+    pub(crate) fn operand(&mut self) -> Result<Value> {
         let (name, loc) = self.value_name("a value ('%name')")?;
         if let Some(&v) = self.visible.get(&name) {
             return Ok(v);
@@ -246,7 +225,7 @@ impl Parser {
     }
 
     /// `%a, %b, ...` up to the end of the line (or a `}` the caller reports).
-    fn operand_list(&mut self) -> Result<Vec<Value>> {
+    pub(crate) fn operand_list(&mut self) -> Result<Vec<Value>> {
         let mut values = Vec::new();
         if matches!(self.peek().tok, Tok::Value(_)) {
             values.push(self.operand()?);
@@ -258,14 +237,14 @@ impl Parser {
     }
 
     /// The next operand after a comma.
-    fn comma_operand(&mut self) -> Result<Value> {
+    pub(crate) fn comma_operand(&mut self) -> Result<Value> {
         self.punct(',', "after operand")?;
         self.operand()
     }
 
     // ---- types and literals ----
 
-    fn ty(&mut self) -> Result<Type> {
+    pub(crate) fn ty(&mut self) -> Result<Type> {
         let (word, loc) = self.word("a type")?;
         if let Some(s) = ScalarType::from_name(&word) {
             return Ok(Type::Scalar(s));
@@ -309,7 +288,7 @@ impl Parser {
         )
     }
 
-    fn scalar_type(&mut self) -> Result<ScalarType> {
+    pub(crate) fn scalar_type(&mut self) -> Result<ScalarType> {
         let loc = self.peek().loc;
         match self.ty()? {
             Type::Scalar(s) => Ok(s),
@@ -321,7 +300,7 @@ impl Parser {
     }
 
     /// A constant literal of type `ty`.
-    fn literal(&mut self, ty: ScalarType) -> Result<Constant> {
+    pub(crate) fn literal(&mut self, ty: ScalarType) -> Result<Constant> {
         let token = self.peek().clone();
         let loc = token.loc;
         if ty == ScalarType::I1 {
@@ -508,17 +487,11 @@ impl Parser {
         Ok(pairs)
     }
 
+    /// The op named `name` and its operands: from the op table, or by hand for the ops whose
+    /// syntax is custom (ids, and the ops owning regions).
     fn op(&mut self, name: &str, loc: Loc) -> Result<Op> {
-        if let Some(op) = BinOp::from_name(name) {
-            let lhs = self.operand()?;
-            let rhs = self.comma_operand()?;
-            return Ok(Op::Binary { op, lhs, rhs });
-        }
-        if let Some(op) = UnOp::from_name(name) {
-            return Ok(Op::Unary {
-                op,
-                arg: self.operand()?,
-            });
+        if let Some(op) = Op::parse_generic(self, name) {
+            return op;
         }
         if let Some(kind) = IdKind::from_name(name) {
             let dim = if kind.has_dim() {
@@ -529,222 +502,6 @@ impl Parser {
             return Ok(Op::Id { kind, dim });
         }
         Ok(match name {
-            "const" => {
-                let ty = self.scalar_type()?;
-                Op::Const(self.literal(ty)?)
-            }
-            "fma" => Op::Fma {
-                a: self.operand()?,
-                b: self.comma_operand()?,
-                c: self.comma_operand()?,
-            },
-            "cmp" => {
-                let pred = self.named(
-                    "comparison",
-                    CmpPred::ALL,
-                    CmpPred::name,
-                    CmpPred::from_name,
-                )?;
-                Op::Cmp {
-                    pred,
-                    lhs: self.operand()?,
-                    rhs: self.comma_operand()?,
-                }
-            }
-            "select" => Op::Select {
-                cond: self.operand()?,
-                if_true: self.comma_operand()?,
-                if_false: self.comma_operand()?,
-            },
-            "cast" | "bitcast" => {
-                let arg = self.operand()?;
-                self.keyword("to", "after the operand")?;
-                let to = self.ty()?;
-                if name == "cast" {
-                    Op::Cast { arg, to }
-                } else {
-                    Op::Bitcast { arg, to }
-                }
-            }
-            "ptr.offset" => {
-                let base = self.operand()?;
-                let index = self.comma_operand()?;
-                self.punct(',', "after operand")?;
-                Op::PtrOffset {
-                    base,
-                    index,
-                    elem: self.ty()?,
-                }
-            }
-            "load" => {
-                let ty = self.ty()?;
-                let ptr = self.comma_operand()?;
-                Op::Load {
-                    ptr,
-                    ty,
-                    align: self.align()?,
-                }
-            }
-            "store" => {
-                let ptr = self.operand()?;
-                let value = self.comma_operand()?;
-                Op::Store {
-                    ptr,
-                    value,
-                    align: self.align()?,
-                }
-            }
-            "atomic.load" => {
-                let ty = self.scalar_type()?;
-                let ptr = self.comma_operand()?;
-                let (ordering, scope) = self.ordering_scope()?;
-                Op::AtomicLoad {
-                    ptr,
-                    ty,
-                    ordering,
-                    scope,
-                }
-            }
-            "atomic.store" => {
-                let ptr = self.operand()?;
-                let value = self.comma_operand()?;
-                let (ordering, scope) = self.ordering_scope()?;
-                Op::AtomicStore {
-                    ptr,
-                    value,
-                    ordering,
-                    scope,
-                }
-            }
-            "atomic.rmw" => {
-                let op = self.named("atomic op", RmwOp::ALL, RmwOp::name, RmwOp::from_name)?;
-                let ptr = self.operand()?;
-                let value = self.comma_operand()?;
-                let (ordering, scope) = self.ordering_scope()?;
-                Op::AtomicRmw {
-                    op,
-                    ptr,
-                    value,
-                    ordering,
-                    scope,
-                }
-            }
-            "atomic.cas" => {
-                let ptr = self.operand()?;
-                let expected = self.comma_operand()?;
-                let desired = self.comma_operand()?;
-                let (ordering, scope) = self.ordering_scope()?;
-                Op::AtomicCas {
-                    ptr,
-                    expected,
-                    desired,
-                    ordering,
-                    scope,
-                }
-            }
-            "fence" => {
-                let ordering = self.ordering()?;
-                self.punct(',', "after the ordering")?;
-                Op::Fence {
-                    ordering,
-                    scope: self.scope()?,
-                }
-            }
-            "frag.zero" => Op::FragZero {
-                role: self.frag_role()?,
-            },
-            "frag.load" => {
-                let role = self.frag_role()?;
-                self.punct(',', "after the fragment role")?;
-                Op::FragLoad {
-                    role,
-                    ptr: self.operand()?,
-                    stride: self.comma_operand()?,
-                }
-            }
-            "frag.store" => {
-                let (ptr, value, stride) = (
-                    self.operand()?,
-                    self.comma_operand()?,
-                    self.comma_operand()?,
-                );
-                let within = if self.eat_keyword("within") {
-                    Some((self.operand()?, self.comma_operand()?))
-                } else {
-                    None
-                };
-                Op::FragStore {
-                    ptr,
-                    value,
-                    stride,
-                    within,
-                }
-            }
-            "mma" => Op::Mma {
-                a: self.operand()?,
-                b: self.comma_operand()?,
-                acc: self.comma_operand()?,
-            },
-            "mma.group" => Op::MmaGroup {
-                a: self.operand()?,
-                b: self.comma_operand()?,
-                acc: self.comma_operand()?,
-            },
-            "copy.async" => Op::CopyAsync {
-                dst: self.operand()?,
-                src: self.comma_operand()?,
-                pred: self.comma_operand()?,
-            },
-            "async.commit" => Op::AsyncCommit,
-            "async.wait" => Op::AsyncWait {
-                pending: self.u32_literal("number of pending groups")?,
-            },
-            "barrier" => Op::Barrier,
-            "clock" => Op::Clock,
-            "sleep" => Op::Sleep {
-                nanos: self.u32_literal("sleep time in nanoseconds")?,
-            },
-            "shared.alloc" => {
-                let elem = self.ty()?;
-                self.punct(',', "after the element type")?;
-                Op::SharedAlloc {
-                    elem,
-                    count: self.u32_literal("element count")?,
-                }
-            }
-            "vec.splat" => {
-                let value = self.operand()?;
-                self.punct(',', "after operand")?;
-                Op::Splat {
-                    value,
-                    lanes: self.u32_literal("lane count")?,
-                }
-            }
-            "vec.extract" => {
-                let vector = self.operand()?;
-                self.punct(',', "after operand")?;
-                Op::Extract {
-                    vector,
-                    lane: self.u32_literal("lane index")?,
-                }
-            }
-            "vec.insert" => {
-                let vector = self.operand()?;
-                self.punct(',', "after operand")?;
-                let lane = self.u32_literal("lane index")?;
-                Op::Insert {
-                    vector,
-                    lane,
-                    value: self.comma_operand()?,
-                }
-            }
-            "yield" => Op::Yield {
-                values: self.operand_list()?,
-            },
-            "break" => Op::Break {
-                values: self.operand_list()?,
-            },
-            "return" => Op::Return,
             "if" => {
                 let cond = self.operand()?;
                 let result_types = self.arrow_types()?;
@@ -809,13 +566,6 @@ impl Parser {
             }
             _ => return Err(error(loc, format!("unknown op '{name}'"))),
         })
-    }
-
-    /// `, align N` after a load's or store's operands.
-    fn align(&mut self) -> Result<u32> {
-        self.punct(',', "before 'align'")?;
-        self.keyword("align", "after operand")?;
-        self.u32_literal("alignment")
     }
 }
 

@@ -1,5 +1,6 @@
 //! Canonical text of a kernel.
 
+use super::Line;
 use crate::{Constant, Inst, Kernel, Op, Region, ScalarType, Type, Value};
 use std::collections::HashSet;
 use std::fmt::Write;
@@ -98,102 +99,20 @@ impl<'k> Printer<'k> {
             let results = self.list(&inst.results);
             let _ = write!(self.out, "{results} = ");
         }
+        let name = |v: Value| self.name(v);
+        let mut line = Line {
+            text: String::new(),
+            name: &name,
+        };
+        if inst.op.print_generic(&mut line).is_some() {
+            self.out.push_str(&line.text);
+            self.out.push('\n');
+            return;
+        }
         let n = |v: &Value| self.name(*v);
         let text = match &inst.op {
-            Op::Const(c) => format!("const {} {}", c.ty, format_constant(*c)),
-            Op::Binary { op, lhs, rhs } => format!("{op} {}, {}", n(lhs), n(rhs)),
-            Op::Unary { op, arg } => format!("{op} {}", n(arg)),
-            Op::Fma { a, b, c } => format!("fma {}, {}, {}", n(a), n(b), n(c)),
-            Op::Cmp { pred, lhs, rhs } => format!("cmp {pred} {}, {}", n(lhs), n(rhs)),
-            Op::Select {
-                cond,
-                if_true,
-                if_false,
-            } => format!("select {}, {}, {}", n(cond), n(if_true), n(if_false)),
-            Op::Cast { arg, to } => format!("cast {} to {to}", n(arg)),
-            Op::Bitcast { arg, to } => format!("bitcast {} to {to}", n(arg)),
-            Op::PtrOffset { base, index, elem } => {
-                format!("ptr.offset {}, {}, {elem}", n(base), n(index))
-            }
-            Op::Load { ptr, ty, align } => format!("load {ty}, {}, align {align}", n(ptr)),
-            Op::Store { ptr, value, align } => {
-                format!("store {}, {}, align {align}", n(ptr), n(value))
-            }
-            Op::AtomicLoad {
-                ptr,
-                ty,
-                ordering,
-                scope,
-            } => format!("atomic.load {ty}, {}, {ordering}, {scope}", n(ptr)),
-            Op::AtomicStore {
-                ptr,
-                value,
-                ordering,
-                scope,
-            } => format!("atomic.store {}, {}, {ordering}, {scope}", n(ptr), n(value)),
-            Op::AtomicRmw {
-                op,
-                ptr,
-                value,
-                ordering,
-                scope,
-            } => format!(
-                "atomic.rmw {op} {}, {}, {ordering}, {scope}",
-                n(ptr),
-                n(value)
-            ),
-            Op::AtomicCas {
-                ptr,
-                expected,
-                desired,
-                ordering,
-                scope,
-            } => format!(
-                "atomic.cas {}, {}, {}, {ordering}, {scope}",
-                n(ptr),
-                n(expected),
-                n(desired)
-            ),
-            Op::Fence { ordering, scope } => format!("fence {ordering}, {scope}"),
-            Op::Barrier => "barrier".to_string(),
-            Op::Sleep { nanos } => format!("sleep {nanos}"),
-            Op::Clock => "clock".to_string(),
             Op::Id { kind, dim } if kind.has_dim() => format!("{kind} {dim}"),
             Op::Id { kind, .. } => kind.to_string(),
-            Op::FragZero { role } => format!("frag.zero {role}"),
-            Op::FragLoad { role, ptr, stride } => {
-                format!("frag.load {role}, {}, {}", n(ptr), n(stride))
-            }
-            Op::FragStore {
-                ptr,
-                value,
-                stride,
-                within,
-            } => {
-                let mut s = format!("frag.store {}, {}, {}", n(ptr), n(value), n(stride));
-                if let Some((rows, cols)) = within {
-                    s += &format!(" within {}, {}", n(rows), n(cols));
-                }
-                s
-            }
-            Op::Mma { a, b, acc } => format!("mma {}, {}, {}", n(a), n(b), n(acc)),
-            Op::MmaGroup { a, b, acc } => format!("mma.group {}, {}, {}", n(a), n(b), n(acc)),
-            Op::CopyAsync { dst, src, pred } => {
-                format!("copy.async {}, {}, {}", n(dst), n(src), n(pred))
-            }
-            Op::AsyncCommit => "async.commit".to_string(),
-            Op::AsyncWait { pending } => format!("async.wait {pending}"),
-            Op::SharedAlloc { elem, count } => format!("shared.alloc {elem}, {count}"),
-            Op::Splat { value, lanes } => format!("vec.splat {}, {lanes}", n(value)),
-            Op::Extract { vector, lane } => format!("vec.extract {}, {lane}", n(vector)),
-            Op::Insert {
-                vector,
-                lane,
-                value,
-            } => format!("vec.insert {}, {lane}, {}", n(vector), n(value)),
-            Op::Yield { values } => keyword_list("yield", &self.list(values)),
-            Op::Break { values } => keyword_list("break", &self.list(values)),
-            Op::Return => "return".to_string(),
             Op::If {
                 cond,
                 then_region,
@@ -248,6 +167,7 @@ impl<'k> Printer<'k> {
                 self.close_body(body, depth);
                 return;
             }
+            other => unreachable!("`{}` has table syntax", other.name()),
         };
         self.out.push_str(&text);
         self.out.push('\n');
@@ -272,14 +192,6 @@ impl<'k> Printer<'k> {
             .map(|i| format!("{} = {}", side(args, i), side(inits, i)))
             .collect();
         format!(" iter({})", pairs.join(", "))
-    }
-}
-
-fn keyword_list(keyword: &str, list: &str) -> String {
-    if list.is_empty() {
-        keyword.to_string()
-    } else {
-        format!("{keyword} {list}")
     }
 }
 

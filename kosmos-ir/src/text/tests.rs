@@ -192,7 +192,7 @@ fn const_round_trip(c: Constant) -> Constant {
     let text = print_kernel(&b.finish());
     let module = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     match &module.kernels[0].body.insts[0].op {
-        Op::Const(parsed) => *parsed,
+        Op::Const { value } => *value,
         other => panic!("not a constant: {other:?}"),
     }
 }

@@ -4,7 +4,12 @@
 //! structured: `if`, `for` and `loop` own [`Region`]s, and each region ends in a terminator
 //! (`yield`, `break` or `return`).
 
-use crate::{FragRole, Region, ScalarType, Type, Value};
+mod define;
+pub(crate) mod field;
+
+use crate::{AddrSpace, FragRole, Region, ScalarType, Type, Value};
+use define::define_ops;
+pub use field::Want;
 use std::fmt;
 
 /// Memory ordering of an atomic or a fence (the C++ / LLVM model).
@@ -189,86 +194,60 @@ impl Constant {
     }
 }
 
-/// An operation. Operands are SSA [`Value`]s defined earlier in an enclosing region.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Op {
-    Const(Constant),
-    Binary {
-        op: BinOp,
-        lhs: Value,
-        rhs: Value,
-    },
-    Unary {
-        op: UnOp,
-        arg: Value,
-    },
+define_ops! {
+    Const { value: Constant } = "const"
+        syntax [value]
+        results |_ty| vec![Type::Scalar(value.ty)];
+    Binary { op: BinOp, lhs: Value, rhs: Value } = (op: BinOp)
+        syntax [lhs, rhs]
+        results |ty| vec![ty(*lhs)];
+    Unary { op: UnOp, arg: Value } = (op: UnOp)
+        syntax [arg]
+        results |ty| vec![ty(*arg)];
     /// `a * b + c`, rounded once (floats only).
-    Fma {
-        a: Value,
-        b: Value,
-        c: Value,
-    },
+    Fma { a: Value, b: Value, c: Value } = "fma"
+        syntax [a, b, c]
+        results |ty| vec![ty(*a)];
     /// Result `i1`.
-    Cmp {
-        pred: CmpPred,
-        lhs: Value,
-        rhs: Value,
-    },
-    Select {
-        cond: Value,
-        if_true: Value,
-        if_false: Value,
-    },
+    Cmp { pred: CmpPred, lhs: Value, rhs: Value } = "cmp"
+        syntax [pred lhs, rhs]
+        results |_ty| vec![Type::I1];
+    Select { cond: Value, if_true: Value, if_false: Value } = "select"
+        syntax [cond, if_true, if_false]
+        results |ty| vec![ty(*if_true)];
     /// Numeric conversion between scalar types: integer widening follows the source's
     /// signedness, narrowing truncates, float->int truncates toward zero (saturating),
     /// float->float and int->float round to nearest even.
-    Cast {
-        arg: Value,
-        to: Type,
-    },
+    Cast { arg: Value, to: Type } = "cast"
+        syntax [arg "to" to]
+        results |_ty| vec![*to];
     /// Reinterpretation of bits between types of the same size (pointers excluded).
-    Bitcast {
-        arg: Value,
-        to: Type,
-    },
+    Bitcast { arg: Value, to: Type } = "bitcast"
+        syntax [arg "to" to]
+        results |_ty| vec![*to];
     /// `base + index * size_of(elem)`, in the address space of `base`. `index` is any integer
     /// type (sign-extended when signed).
-    PtrOffset {
-        base: Value,
-        index: Value,
-        elem: Type,
-    },
+    PtrOffset { base: Value, index: Value, elem: Type } = "ptr.offset"
+        syntax [base, index, elem]
+        results |ty| vec![ty(*base)];
     /// A plain load of `ty` (its width is the access width); `align` in bytes.
-    Load {
-        ptr: Value,
-        ty: Type,
-        align: u32,
-    },
-    Store {
-        ptr: Value,
-        value: Value,
-        align: u32,
-    },
-    AtomicLoad {
-        ptr: Value,
-        ty: ScalarType,
-        ordering: Ordering,
-        scope: Scope,
-    },
-    AtomicStore {
-        ptr: Value,
-        value: Value,
-        ordering: Ordering,
-        scope: Scope,
-    },
+    Load { ptr: Value, ty: Type, align: u32 } = "load"
+        syntax [ty, ptr, "align" align("alignment")]
+        results |_ty| vec![*ty];
+    Store { ptr: Value, value: Value, align: u32 } = "store"
+        syntax [ptr, value, "align" align("alignment")]
+        results |_ty| vec![];
+    AtomicLoad { ptr: Value, ty: ScalarType, ordering: Ordering, scope: Scope } = "atomic.load"
+        syntax [ty, ptr, ordering, scope]
+        results |_ty| vec![Type::Scalar(*ty)];
+    AtomicStore { ptr: Value, value: Value, ordering: Ordering, scope: Scope } = "atomic.store"
+        syntax [ptr, value, ordering, scope]
+        results |_ty| vec![];
     /// Returns the old value.
-    AtomicRmw {
-        op: RmwOp,
-        ptr: Value,
-        value: Value,
-        ordering: Ordering,
-        scope: Scope,
-    },
+    AtomicRmw { op: RmwOp, ptr: Value, value: Value, ordering: Ordering, scope: Scope }
+        = "atomic.rmw"
+        syntax [op ptr, value, ordering, scope]
+        results |ty| vec![ty(*value)];
     /// Compare-and-swap; returns the old value (the swap happened iff it equals `expected`).
     AtomicCas {
         ptr: Value,
@@ -276,66 +255,73 @@ pub enum Op {
         desired: Value,
         ordering: Ordering,
         scope: Scope,
-    },
-    Fence {
-        ordering: Ordering,
-        scope: Scope,
-    },
+    } = "atomic.cas"
+        syntax [ptr, expected, desired, ordering, scope]
+        results |ty| vec![ty(*expected)];
+    Fence { ordering: Ordering, scope: Scope } = "fence"
+        syntax [ordering, scope]
+        results |_ty| vec![];
     /// Workgroup barrier: every work-item of the workgroup waits here, and memory operations
     /// before it (global and shared) are visible to the workgroup after it.
-    Barrier,
+    Barrier = "barrier"
+        syntax []
+        results |_ty| vec![];
     /// A hint that the work-item is waiting: pause for about `nanos` nanoseconds so that
     /// polling does not flood memory (`s_sleep` on AMD, `nanosleep` on NVIDIA; the CPU device
     /// yields its thread).
-    Sleep {
-        nanos: u32,
-    },
+    Sleep { nanos: u32 } = "sleep"
+        syntax [nanos("sleep time in nanoseconds")]
+        results |_ty| vec![];
     /// A timestamp in nanoseconds (`u64`), comparable between the workgroups of a device:
     /// for traces and timings, not for ordering.
-    Clock,
-    /// Result `u32`.
-    Id {
-        kind: IdKind,
-        dim: Dim,
-    },
+    Clock = "clock"
+        syntax []
+        results |_ty| vec![Type::U64];
+    /// Result `u32`. Printed `<kind> <dim>`, or `<kind>` for kinds without a dimension.
+    Id { kind: IdKind, dim: Dim } = (kind: IdKind)
+        syntax custom
+        results |_ty| vec![Type::U32];
     /// `count` elements of `elem` in the workgroup's shared memory; result `ptr<shared>`.
     /// Only at the top level of a kernel's body.
-    SharedAlloc {
-        elem: Type,
-        count: u32,
-    },
+    SharedAlloc { elem: Type, count: u32 } = "shared.alloc"
+        syntax [elem, count("element count")]
+        results |_ty| vec![Type::SHARED_PTR];
     /// A `frag<acc>` or `frag<wacc>` (`role`) of zeros. Like every fragment op, collective
     /// over the subgroup: all its lanes execute it together, with the same operands.
-    FragZero {
-        role: FragRole,
-    },
+    FragZero { role: FragRole } = "frag.zero"
+        syntax [role]
+        results |_ty| vec![Type::Frag(*role)];
     /// Loads a row-major tile (`role.shape()`, `bf16`) into a `frag<a>` or `frag<b>`:
     /// element (r, c) at `ptr + (r * stride + c) * 2`. `ptr` is 16-byte aligned and
     /// `stride` (`u32`, in elements) a multiple of 8, both the same in every lane of the
     /// subgroup.
-    FragLoad {
-        role: FragRole,
-        ptr: Value,
-        stride: Value,
-    },
+    FragLoad { role: FragRole, ptr: Value, stride: Value } = "frag.load"
+        syntax [role, ptr, stride]
+        operands [stride as "the row stride": Want::ROW_STRIDE] kind FragOperand
+        results |_ty| vec![Type::Frag(*role)];
     /// Stores a `frag<acc>` (16x16) or `frag<wacc>` (16x128) as a row-major `f32` tile:
     /// element (r, c) at `ptr + (r * stride + c) * 4`; alignment and stride as for
     /// `FragLoad`. With `within: (rows, cols)` (`u32`s), only elements with `r < rows` and
     /// `c < cols` are written (ragged edges); the others' addresses are never formed.
-    FragStore {
-        ptr: Value,
-        value: Value,
-        stride: Value,
-        within: Option<(Value, Value)>,
-    },
+    FragStore { ptr: Value, value: Value, stride: Value, within: Option<(Value, Value)> }
+        = "frag.store"
+        syntax [ptr, value, stride ?"within" within]
+        operands [
+            value as "the stored value": Want::Accumulator,
+            stride as "the row stride": Want::ROW_STRIDE,
+        ] kind FragOperand
+        results |_ty| vec![];
     /// `acc + a x b` (`frag<a>`, `frag<b>`, `frag<acc>` -> `frag<acc>`): products of `bf16`
     /// are exact in `f32`; sums are `f32`, in a target-defined order (k ascending on the
     /// CPU device).
-    Mma {
-        a: Value,
-        b: Value,
-        acc: Value,
-    },
+    Mma { a: Value, b: Value, acc: Value } = "mma"
+        syntax [a, b, acc]
+        operands [
+            a as "the first operand": Want::Frag(FragRole::A),
+            b as "the second operand": Want::Frag(FragRole::B),
+            acc as "the accumulator": Want::Frag(FragRole::Acc),
+        ] kind FragOperand
+        results |_ty| vec![Type::Frag(FragRole::Acc)];
     /// `acc + A x B` for a group of four subgroups (see [`crate::GROUP_SUBGROUPS`]): `A` is a
     /// 64x64 (M x K) and `B` a 64x128 (K x N) `bf16` tile in shared memory, `acc` a
     /// `frag<wacc>`; subgroup `4g + q` adds rows `16q .. 16q + 16` of the product to its
@@ -348,216 +334,79 @@ pub enum Op {
     /// of `b`. Shared memory written before it must be ordered by a `barrier` (and, for
     /// `copy.async`, completed by `async.wait` before that barrier). Products are exact in
     /// `f32`; sums in a target-defined order (k ascending on the CPU device).
-    MmaGroup {
-        a: Value,
-        b: Value,
-        acc: Value,
-    },
+    MmaGroup { a: Value, b: Value, acc: Value } = "mma.group"
+        syntax [a, b, acc]
+        operands [
+            a as "the a tile": Want::Ptr(AddrSpace::Shared),
+            b as "the b tile": Want::Ptr(AddrSpace::Shared),
+            acc as "the accumulator": Want::Frag(FragRole::WideAcc),
+        ] kind FragOperand
+        results |_ty| vec![Type::Frag(FragRole::WideAcc)];
     /// Copies 16 bytes from `src` (`ptr<global>`) to `dst` (`ptr<shared>`), both 16-byte
     /// aligned, without waiting for them; when `pred` (`i1`) is false it writes 16 zero bytes
     /// and reads nothing. Per lane. The copy is complete once an `async.wait` of the same
     /// lane has waited for the group it was committed in; other lanes see the data after that
     /// and a `barrier`.
-    CopyAsync {
-        dst: Value,
-        src: Value,
-        pred: Value,
-    },
+    CopyAsync { dst: Value, src: Value, pred: Value } = "copy.async"
+        syntax [dst, src, pred]
+        operands [
+            dst as "the destination": Want::Ptr(AddrSpace::Shared),
+            src as "the source": Want::Ptr(AddrSpace::Global),
+            pred as "the predicate": Want::Is(Type::I1, ""),
+        ] kind CopyAsyncOperand
+        results |_ty| vec![];
     /// Closes the lane's current group of `copy.async`s.
-    AsyncCommit,
+    AsyncCommit = "async.commit"
+        syntax []
+        results |_ty| vec![];
     /// Waits until at most `pending` of the lane's committed groups are still in flight.
-    AsyncWait {
-        pending: u32,
-    },
+    AsyncWait { pending: u32 } = "async.wait"
+        syntax [pending("number of pending groups")]
+        results |_ty| vec![];
     /// A vector with every lane set to `value`.
-    Splat {
-        value: Value,
-        lanes: u32,
-    },
-    Extract {
-        vector: Value,
-        lane: u32,
-    },
-    Insert {
-        vector: Value,
-        lane: u32,
-        value: Value,
-    },
+    Splat { value: Value, lanes: u32 } = "vec.splat"
+        syntax [value, lanes("lane count")]
+        results |ty| {
+            let elem = ty(*value).elem().unwrap_or(ScalarType::I32);
+            vec![Type::Vector { elem, lanes: *lanes }]
+        };
+    Extract { vector: Value, lane: u32 } = "vec.extract"
+        syntax [vector, lane("lane index")]
+        results |ty| vec![Type::Scalar(ty(*vector).elem().unwrap_or(ScalarType::I32))];
+    Insert { vector: Value, lane: u32, value: Value } = "vec.insert"
+        syntax [vector, lane("lane index"), value]
+        results |ty| vec![ty(*vector)];
     /// Results typed by `result_types`, given by the `yield` ending each region.
-    If {
-        cond: Value,
-        then_region: Region,
-        else_region: Region,
-        result_types: Vec<Type>,
-    },
+    If { cond: Value, then_region: Region, else_region: Region, result_types: Vec<Type> } = "if"
+        syntax custom
+        results |_ty| result_types.clone();
     /// `for iv in (lb..ub).step_by(step)` with loop-carried values. `body.args` are the
     /// induction variable (the type of `lb`, `ub`, `step`) followed by one argument per
     /// `inits` entry; the body's `yield` gives the next iteration's values, and the results
     /// are the carried values after the last iteration. `step` must be positive.
-    For {
-        lb: Value,
-        ub: Value,
-        step: Value,
-        inits: Vec<Value>,
-        body: Region,
-    },
+    For { lb: Value, ub: Value, step: Value, inits: Vec<Value>, body: Region } = "for"
+        syntax custom
+        results |ty| inits.iter().map(|v| ty(*v)).collect();
     /// An unbounded loop: `body.args` take `inits`, then each `yield`; it ends with a `break`
     /// whose values (typed by `result_types`) are the results.
-    Loop {
-        inits: Vec<Value>,
-        body: Region,
-        result_types: Vec<Type>,
-    },
+    Loop { inits: Vec<Value>, body: Region, result_types: Vec<Type> } = "loop"
+        syntax custom
+        results |_ty| result_types.clone();
     /// Ends the region of an `if`, or the iteration of a `for`/`loop`.
-    Yield {
-        values: Vec<Value>,
-    },
+    Yield { values: Vec<Value> } = "yield"
+        syntax [values]
+        results |_ty| vec![];
     /// Leaves the innermost enclosing `loop` with its results.
-    Break {
-        values: Vec<Value>,
-    },
+    Break { values: Vec<Value> } = "break"
+        syntax [values]
+        results |_ty| vec![];
     /// Ends the work-item.
-    Return,
+    Return = "return"
+        syntax []
+        results |_ty| vec![];
 }
 
 impl Op {
-    /// The op's mnemonic in the text format (the family name for grouped ops).
-    pub fn name(&self) -> &'static str {
-        match self {
-            Op::Const(_) => "const",
-            Op::Binary { op, .. } => op.name(),
-            Op::Unary { op, .. } => op.name(),
-            Op::Fma { .. } => "fma",
-            Op::Cmp { .. } => "cmp",
-            Op::Select { .. } => "select",
-            Op::Cast { .. } => "cast",
-            Op::Bitcast { .. } => "bitcast",
-            Op::PtrOffset { .. } => "ptr.offset",
-            Op::Load { .. } => "load",
-            Op::Store { .. } => "store",
-            Op::AtomicLoad { .. } => "atomic.load",
-            Op::AtomicStore { .. } => "atomic.store",
-            Op::AtomicRmw { .. } => "atomic.rmw",
-            Op::AtomicCas { .. } => "atomic.cas",
-            Op::Fence { .. } => "fence",
-            Op::Barrier => "barrier",
-            Op::Sleep { .. } => "sleep",
-            Op::Clock => "clock",
-            Op::Id { kind, .. } => kind.name(),
-            Op::SharedAlloc { .. } => "shared.alloc",
-            Op::FragZero { .. } => "frag.zero",
-            Op::FragLoad { .. } => "frag.load",
-            Op::FragStore { .. } => "frag.store",
-            Op::Mma { .. } => "mma",
-            Op::MmaGroup { .. } => "mma.group",
-            Op::CopyAsync { .. } => "copy.async",
-            Op::AsyncCommit => "async.commit",
-            Op::AsyncWait { .. } => "async.wait",
-            Op::Splat { .. } => "vec.splat",
-            Op::Extract { .. } => "vec.extract",
-            Op::Insert { .. } => "vec.insert",
-            Op::If { .. } => "if",
-            Op::For { .. } => "for",
-            Op::Loop { .. } => "loop",
-            Op::Yield { .. } => "yield",
-            Op::Break { .. } => "break",
-            Op::Return => "return",
-        }
-    }
-
-    /// The values this op reads, in order (not those used inside its regions).
-    pub fn operands(&self) -> Vec<Value> {
-        match self {
-            Op::Const(_)
-            | Op::Fence { .. }
-            | Op::Barrier
-            | Op::Sleep { .. }
-            | Op::Clock
-            | Op::Id { .. }
-            | Op::SharedAlloc { .. }
-            | Op::FragZero { .. }
-            | Op::AsyncCommit
-            | Op::AsyncWait { .. }
-            | Op::Return => vec![],
-            Op::FragLoad { ptr, stride, .. } => vec![*ptr, *stride],
-            Op::FragStore {
-                ptr,
-                value,
-                stride,
-                within,
-            } => {
-                let mut v = vec![*ptr, *value, *stride];
-                if let Some((rows, cols)) = within {
-                    v.extend([*rows, *cols]);
-                }
-                v
-            }
-            Op::Mma { a, b, acc } | Op::MmaGroup { a, b, acc } => vec![*a, *b, *acc],
-            Op::CopyAsync { dst, src, pred } => vec![*dst, *src, *pred],
-            Op::Binary { lhs, rhs, .. } | Op::Cmp { lhs, rhs, .. } => vec![*lhs, *rhs],
-            Op::Unary { arg, .. } | Op::Cast { arg, .. } | Op::Bitcast { arg, .. } => vec![*arg],
-            Op::Fma { a, b, c } => vec![*a, *b, *c],
-            Op::Select {
-                cond,
-                if_true,
-                if_false,
-            } => vec![*cond, *if_true, *if_false],
-            Op::PtrOffset { base, index, .. } => vec![*base, *index],
-            Op::Load { ptr, .. } | Op::AtomicLoad { ptr, .. } => vec![*ptr],
-            Op::Store { ptr, value, .. }
-            | Op::AtomicStore { ptr, value, .. }
-            | Op::AtomicRmw { ptr, value, .. } => vec![*ptr, *value],
-            Op::AtomicCas {
-                ptr,
-                expected,
-                desired,
-                ..
-            } => vec![*ptr, *expected, *desired],
-            Op::Splat { value, .. } => vec![*value],
-            Op::Extract { vector, .. } => vec![*vector],
-            Op::Insert { vector, value, .. } => vec![*vector, *value],
-            Op::If { cond, .. } => vec![*cond],
-            Op::For {
-                lb,
-                ub,
-                step,
-                inits,
-                ..
-            } => {
-                let mut v = vec![*lb, *ub, *step];
-                v.extend_from_slice(inits);
-                v
-            }
-            Op::Loop { inits, .. } => inits.clone(),
-            Op::Yield { values } | Op::Break { values } => values.clone(),
-        }
-    }
-
-    /// The regions this op owns.
-    pub fn regions(&self) -> Vec<&Region> {
-        match self {
-            Op::If {
-                then_region,
-                else_region,
-                ..
-            } => vec![then_region, else_region],
-            Op::For { body, .. } | Op::Loop { body, .. } => vec![body],
-            _ => vec![],
-        }
-    }
-
-    pub fn regions_mut(&mut self) -> Vec<&mut Region> {
-        match self {
-            Op::If {
-                then_region,
-                else_region,
-                ..
-            } => vec![then_region, else_region],
-            Op::For { body, .. } | Op::Loop { body, .. } => vec![body],
-            _ => vec![],
-        }
-    }
-
     /// Whether this op ends its region.
     pub fn is_terminator(&self) -> bool {
         matches!(self, Op::Yield { .. } | Op::Break { .. } | Op::Return)
@@ -580,60 +429,6 @@ impl Op {
             }
             | Op::Fence { ordering, scope } => Some((*ordering, *scope)),
             _ => None,
-        }
-    }
-
-    /// The types of the values this op defines, given the types of its operands.
-    ///
-    /// Total: for ill-typed operands it returns a best guess (the verifier reports the error).
-    pub fn result_types(&self, type_of: impl Fn(Value) -> Type) -> Vec<Type> {
-        match self {
-            Op::Const(c) => vec![Type::Scalar(c.ty)],
-            Op::Binary { lhs, .. } => vec![type_of(*lhs)],
-            Op::Unary { arg, .. } => vec![type_of(*arg)],
-            Op::Fma { a, .. } => vec![type_of(*a)],
-            Op::Cmp { .. } => vec![Type::I1],
-            Op::Select { if_true, .. } => vec![type_of(*if_true)],
-            Op::Cast { to, .. } | Op::Bitcast { to, .. } => vec![*to],
-            Op::PtrOffset { base, .. } => vec![type_of(*base)],
-            Op::Load { ty, .. } => vec![*ty],
-            Op::AtomicLoad { ty, .. } => vec![Type::Scalar(*ty)],
-            Op::AtomicRmw { value, .. } => vec![type_of(*value)],
-            Op::AtomicCas { expected, .. } => vec![type_of(*expected)],
-            Op::Id { .. } => vec![Type::U32],
-            Op::Clock => vec![Type::U64],
-            Op::SharedAlloc { .. } => vec![Type::SHARED_PTR],
-            Op::FragZero { role } => vec![Type::Frag(*role)],
-            Op::Mma { .. } => vec![Type::Frag(FragRole::Acc)],
-            Op::MmaGroup { .. } => vec![Type::Frag(FragRole::WideAcc)],
-            Op::FragLoad { role, .. } => vec![Type::Frag(*role)],
-            Op::Splat { value, lanes } => {
-                let elem = type_of(*value).elem().unwrap_or(ScalarType::I32);
-                vec![Type::Vector {
-                    elem,
-                    lanes: *lanes,
-                }]
-            }
-            Op::Extract { vector, .. } => {
-                vec![Type::Scalar(
-                    type_of(*vector).elem().unwrap_or(ScalarType::I32),
-                )]
-            }
-            Op::Insert { vector, .. } => vec![type_of(*vector)],
-            Op::If { result_types, .. } | Op::Loop { result_types, .. } => result_types.clone(),
-            Op::For { inits, .. } => inits.iter().map(|v| type_of(*v)).collect(),
-            Op::Store { .. }
-            | Op::AtomicStore { .. }
-            | Op::Fence { .. }
-            | Op::Barrier
-            | Op::Sleep { .. }
-            | Op::FragStore { .. }
-            | Op::CopyAsync { .. }
-            | Op::AsyncCommit
-            | Op::AsyncWait { .. }
-            | Op::Yield { .. }
-            | Op::Break { .. }
-            | Op::Return => vec![],
         }
     }
 }
