@@ -128,15 +128,9 @@ macro_rules! define_ops {
             pub(crate) fn parse_generic(
                 p: &mut $crate::text::Parser,
                 word: &str,
-            ) -> Option<Result<Op, $crate::ParseError>> {
-                $(
-                    if let Some(result) = define_ops!(
-                        @parse p word $mnemonic $syntax $variant $({ $($field),* })?
-                    ) {
-                        return Some(result);
-                    }
-                )*
-                None
+            ) -> Result<Option<Op>, $crate::ParseError> {
+                $( define_ops!(@parse p word $mnemonic $syntax $variant $({ $($field),* })?); )*
+                Ok(None)
             }
 
             /// Every mnemonic the text format knows (family members included).
@@ -194,25 +188,17 @@ macro_rules! define_ops {
     };
 
     // ---- parsing ----
-    (@parse $p:ident $word:ident $mnemonic:tt custom $($variant:tt)*) => { None };
+    (@parse $p:ident $word:ident $mnemonic:tt custom $($variant:tt)*) => {};
     (@parse $p:ident $word:ident $mnemonic:literal [$($syntax:tt)*] $variant:ident $({ $($field:ident),* })?) => {
         if $word == $mnemonic {
-            Some((|| -> Result<Op, $crate::ParseError> {
-                define_ops!(@parse_pieces $p "the op" ; $($syntax)*);
-                Ok(Op::$variant $({ $($field),* })?)
-            })())
-        } else {
-            None
+            define_ops!(@parse_pieces $p "the op" ; $($syntax)*);
+            return Ok(Some(Op::$variant $({ $($field),* })?));
         }
     };
     (@parse $p:ident $word:ident ($family:ident : $fty:ty) [$($syntax:tt)*] $variant:ident $({ $($field:ident),* })?) => {
         if let Some($family) = <$fty>::from_name($word) {
-            Some((|| -> Result<Op, $crate::ParseError> {
-                define_ops!(@parse_pieces $p "the op" ; $($syntax)*);
-                Ok(Op::$variant $({ $($field),* })?)
-            })())
-        } else {
-            None
+            define_ops!(@parse_pieces $p "the op" ; $($syntax)*);
+            return Ok(Some(Op::$variant $({ $($field),* })?));
         }
     };
     // `$after` says what the previous piece was, for "expected ',' after ..." messages.

@@ -490,8 +490,8 @@ impl Parser {
     /// The op named `name` and its operands: from the op table, or by hand for the ops whose
     /// syntax is custom (ids, and the ops owning regions).
     fn op(&mut self, name: &str, loc: Loc) -> Result<Op> {
-        if let Some(op) = Op::parse_generic(self, name) {
-            return op;
+        if let Some(op) = Op::parse_generic(self, name)? {
+            return Ok(op);
         }
         if let Some(kind) = IdKind::from_name(name) {
             let dim = if kind.has_dim() {
