@@ -694,11 +694,12 @@ impl<'k> Verifier<'k> {
             Op::Unary { op, arg } => self.unary(at, *op, *arg),
             Op::Fma { a, b, c } => self.fma(at, *a, *b, *c),
             Op::Cmp { lhs, rhs, .. } => self.cmp(at, *lhs, *rhs),
+            // The condition's type is the table's; the two values must agree.
             Op::Select {
-                cond,
-                if_true,
-                if_false,
-            } => self.select(at, *cond, *if_true, *if_false),
+                if_true, if_false, ..
+            } => {
+                self.same_type(at, &[*if_true, *if_false]);
+            }
             Op::Cast { arg, to } => self.cast(at, *arg, *to),
             Op::Bitcast { arg, to } => self.bitcast(at, *arg, *to),
             Op::PtrOffset { base, index, elem } => self.ptr_offset(at, *base, *index, *elem),
@@ -1021,19 +1022,6 @@ impl<'k> Verifier<'k> {
                 format!("compares scalars, not {t}"),
             );
         }
-    }
-
-    fn select(&mut self, at: Site, cond: Value, if_true: Value, if_false: Value) {
-        if let Some(t) = self.ty(cond)
-            && t != Type::I1
-        {
-            self.error(
-                at,
-                VerifyErrorKind::SelectCondition,
-                format!("the condition {} must be i1", self.describe(cond)),
-            );
-        }
-        self.same_type(at, &[if_true, if_false]);
     }
 
     fn cast(&mut self, at: Site, arg: Value, to: Type) {

@@ -214,6 +214,7 @@ define_ops! {
         results |_ty| vec![Type::I1];
     Select { cond: Value, if_true: Value, if_false: Value } = "select"
         syntax [cond, if_true, if_false]
+        operands [cond as "the condition": Want::Is(Type::I1, "")] kind SelectCondition
         results |ty| vec![ty(*if_true)];
     /// Numeric conversion between scalar types: integer widening follows the source's
     /// signedness, narrowing truncates, float->int truncates toward zero (saturating),
