@@ -60,6 +60,7 @@ type TileFn = fn(&mut Lower, &mut KernelBuilder, &Call<'_>) -> Result<(Value, Ti
 /// Lowers `let name = call;` to what `name` binds (`name` is given).
 type LetFn = fn(&mut Lower, &mut KernelBuilder, &Call<'_>, &str) -> Result<Binding>;
 
+/// An entry of [`INTRINSICS`].
 const fn def(name: &'static str, params: &'static [&'static str], lowering: Lowering) -> Intrinsic {
     Intrinsic {
         name,
@@ -68,25 +69,26 @@ const fn def(name: &'static str, params: &'static [&'static str], lowering: Lowe
     }
 }
 
+/// The parameters of an intrinsic without arguments.
 const NONE: &[&str] = &[];
-const ID: Lowering = Scalar(Fixed(S::U32), Lower::id);
-const RMW: &[&str] = &["&a[i]", "value", "ordering", "scope"];
-const RMW_ELEMENT: Lowering = Scalar(Element, Lower::atomic_rmw);
+const ID_QUERY: Lowering = Scalar(Fixed(S::U32), Lower::id);
+const RMW_PARAMS: &[&str] = &["&a[i]", "value", "ordering", "scope"];
+const ATOMIC_RMW: Lowering = Scalar(Element, Lower::atomic_rmw);
 
 /// Every intrinsic, in the order the unknown-intrinsic message lists them.
 const INTRINSICS: &[Intrinsic] = &[
-    def("workitem_id_x", NONE, ID),
-    def("workitem_id_y", NONE, ID),
-    def("workitem_id_z", NONE, ID),
-    def("workgroup_id_x", NONE, ID),
-    def("workgroup_id_y", NONE, ID),
-    def("workgroup_id_z", NONE, ID),
-    def("workgroup_size_x", NONE, ID),
-    def("workgroup_size_y", NONE, ID),
-    def("workgroup_size_z", NONE, ID),
-    def("num_workgroups_x", NONE, ID),
-    def("num_workgroups_y", NONE, ID),
-    def("num_workgroups_z", NONE, ID),
+    def("workitem_id_x", NONE, ID_QUERY),
+    def("workitem_id_y", NONE, ID_QUERY),
+    def("workitem_id_z", NONE, ID_QUERY),
+    def("workgroup_id_x", NONE, ID_QUERY),
+    def("workgroup_id_y", NONE, ID_QUERY),
+    def("workgroup_id_z", NONE, ID_QUERY),
+    def("workgroup_size_x", NONE, ID_QUERY),
+    def("workgroup_size_y", NONE, ID_QUERY),
+    def("workgroup_size_z", NONE, ID_QUERY),
+    def("num_workgroups_x", NONE, ID_QUERY),
+    def("num_workgroups_y", NONE, ID_QUERY),
+    def("num_workgroups_z", NONE, ID_QUERY),
     def("barrier", NONE, Effect(Lower::barrier)),
     def("fence", &["ordering", "scope"], Effect(Lower::fence)),
     def("sleep", &["nanoseconds, a constant"], Effect(Lower::sleep)),
@@ -103,18 +105,22 @@ const INTRINSICS: &[Intrinsic] = &[
             Lower::shared_array,
         ),
     ),
-    def("atomic_add", RMW, RMW_ELEMENT),
-    def("atomic_min", RMW, RMW_ELEMENT),
-    def("atomic_max", RMW, RMW_ELEMENT),
-    def("atomic_xchg", RMW, RMW_ELEMENT),
-    def("atomic_and", RMW, RMW_ELEMENT),
-    def("atomic_or", RMW, RMW_ELEMENT),
+    def("atomic_add", RMW_PARAMS, ATOMIC_RMW),
+    def("atomic_min", RMW_PARAMS, ATOMIC_RMW),
+    def("atomic_max", RMW_PARAMS, ATOMIC_RMW),
+    def("atomic_xchg", RMW_PARAMS, ATOMIC_RMW),
+    def("atomic_and", RMW_PARAMS, ATOMIC_RMW),
+    def("atomic_or", RMW_PARAMS, ATOMIC_RMW),
     def(
         "atomic_load",
         &["&a[i]", "ordering", "scope"],
         Scalar(Element, Lower::atomic_load),
     ),
-    def("atomic_store", RMW, Effect(Lower::atomic_store)),
+    def(
+        "atomic_store",
+        &["&a[i]", "value", "ordering", "scope"],
+        Effect(Lower::atomic_store),
+    ),
     def(
         "atomic_cas",
         &["&a[i]", "expected", "desired", "ordering", "scope"],

@@ -322,6 +322,13 @@ mod dispatch_tests {
     }
 
     #[test]
+    fn team_intrinsics_without_a_value_end_branches() {
+        let src = "#[kernel] fn k(team: &Team, n: u32) { let q = peer::<u32, 1>(team_rank()); \
+                   if n > 0 { signal(&q[0], 1, Scope::System) } }";
+        assert!(lower_source(src).is_ok());
+    }
+
+    #[test]
     fn dispatch_misuse_is_an_error() {
         for (roles, want) in [
             (
