@@ -31,7 +31,7 @@
 //! unconstrained literal is `i32` or `f64`, as in Rust — annotate (`let mut acc: f32 = 0.0;`)
 //! where that is not what you want.
 //!
-//! Intrinsics (see [`INTRINSICS`]): `workitem_id_x()`, `workgroup_id_x()`,
+//! Intrinsics (see [`intrinsic_names`]): `workitem_id_x()`, `workgroup_id_x()`,
 //! `workgroup_size_x()`, `num_workgroups_x()` (and `_y`, `_z`), `barrier()`,
 //! `fence(Ordering::Release, Scope::Agent)`, `sleep(ns)`, `clock()`,
 //! `let tile = shared_array::<f32, 256>();` (top level only; the length is a constant
@@ -84,7 +84,7 @@
 mod lower;
 mod sig;
 
-pub use lower::INTRINSICS;
+pub use lower::intrinsic_names;
 pub use sig::{Instance, KernelDef, Param, ParamKind};
 
 /// Whether `attr` is a `#[kernel]` attribute (`#[kernel]`, `#[kosmos::kernel]`, ...).

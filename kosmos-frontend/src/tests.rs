@@ -132,6 +132,11 @@ fn errors_point_at_the_offending_tokens() {
             "a[0]",
         ),
         (
+            "fn k(a: &mut [u64]) { let i: u64 = workitem_id_x(); }",
+            "expected u64, found u32",
+            "workitem_id_x()",
+        ),
+        (
             "fn k(a: &mut [u32]) { let x = 1u32; x = 2; }",
             "cannot assign twice to immutable variable `x`",
             "x = 2",

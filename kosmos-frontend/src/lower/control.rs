@@ -1,0 +1,443 @@
+//! Control flow: `if`/`else` (also as a value), `for` over ranges, `while`, `loop` with
+//! `break` (and `break value`), and the IR regions they lower to, whose results and carried
+//! values are the outer variables the body assigns.
+
+use super::intrinsics::{Lowering, intrinsic};
+use super::{Binding, Lower, Val, err, mismatch, strip_parens, tail_expr};
+use crate::sig::rust_name;
+use kosmos_ir::{KernelBuilder, ScalarType, Type, UnOp, Value};
+use std::collections::HashMap;
+use syn::visit::Visit;
+use syn::{Expr, Result};
+
+use ScalarType as S;
+
+/// The kind of loop a `break` would leave.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(super) enum LoopKind {
+    For,
+    While,
+    Loop,
+}
+
+/// An enclosing loop: what its `break`s must yield.
+pub(super) struct LoopCtx {
+    kind: LoopKind,
+    carried: Vec<String>,
+    value_ty: Option<ScalarType>,
+}
+
+impl Lower {
+    /// Outer mutable locals that `node` assigns: the values a region must yield.
+    pub(super) fn assigned_outer(&self, visit: impl FnOnce(&mut Assigned)) -> Vec<String> {
+        let mut a = Assigned(Vec::new());
+        visit(&mut a);
+        let mut names: Vec<String> = Vec::new();
+        for n in a.0 {
+            if matches!(
+                self.lookup(&n),
+                Some(Binding::Local { mutable: true, .. } | Binding::Tile { mutable: true, .. })
+            ) && !names.contains(&n)
+            {
+                names.push(n);
+            }
+        }
+        names
+    }
+
+    /// Runs `f` as the body of an IR region; an error is parked in `failed` and the region
+    /// closes empty (the kernel is discarded).
+    pub(super) fn region(
+        &mut self,
+        b: &mut KernelBuilder,
+        failed: &mut Result<()>,
+        f: impl FnOnce(&mut Self, &mut KernelBuilder) -> Result<Vec<Value>>,
+    ) -> Vec<Value> {
+        if failed.is_err() {
+            return Vec::new();
+        }
+        self.depth += 1;
+        let outer_terminated = std::mem::replace(&mut self.terminated, false);
+        let r = f(self, b);
+        let terminated = std::mem::replace(&mut self.terminated, outer_terminated);
+        self.depth -= 1;
+        match r {
+            Ok(_) if terminated => Vec::new(),
+            Ok(v) => v,
+            Err(e) => {
+                *failed = Err(e);
+                Vec::new()
+            }
+        }
+    }
+
+    pub(super) fn if_expr(
+        &mut self,
+        b: &mut KernelBuilder,
+        e: &syn::ExprIf,
+        expect: Option<ScalarType>,
+    ) -> Result<Option<Val>> {
+        let cond = self.value(b, &e.cond, Some(S::I1))?;
+        let then_tail = tail_expr(&e.then_branch);
+        let value_ty = match then_tail.filter(|t| produces_value(t)) {
+            Some(tail) => {
+                let Some((_, else_expr)) = &e.else_branch else {
+                    return err(
+                        tail,
+                        "an `if` without `else` has no value: add an `else` branch",
+                    );
+                };
+                Some(
+                    expect
+                        .or_else(|| self.infer(tail))
+                        .or_else(|| self.infer(else_expr))
+                        .unwrap_or(S::I32),
+                )
+            }
+            None => None,
+        };
+        let carried = self.assigned_outer(|a| a.visit_expr_if(e));
+        let saved = self.carried_vals(&carried);
+        let mut types: Vec<Type> = saved.iter().map(|v| v.1).collect();
+        types.extend(value_ty.map(Type::Scalar));
+        let mut failed = Ok(());
+        let yields =
+            |l: &mut Self, v: Option<Val>, tokens: &dyn quote::ToTokens| -> Result<Vec<Value>> {
+                let mut out: Vec<Value> = l.carried_vals(&carried).iter().map(|v| v.0).collect();
+                match (value_ty, v) {
+                    (Some(_), Some(v)) => out.push(v.v),
+                    (Some(t), None) if !l.terminated => {
+                        return err(tokens, mismatch(t, "`()`"));
+                    }
+                    _ => {}
+                }
+                Ok(out)
+            };
+        // Both branch closures need the lowering state; the builder runs them one at a time.
+        let state = std::cell::RefCell::new((&mut *self, &mut failed));
+        let results = {
+            let state = &state;
+            b.if_else(
+                cond.v,
+                &types,
+                |b| {
+                    let (l, failed) = &mut *state.borrow_mut();
+                    l.region(b, failed, |l, b| {
+                        let v = l.block(b, &e.then_branch, value_ty)?;
+                        yields(l, v, &e.then_branch)
+                    })
+                },
+                |b| {
+                    let (l, failed) = &mut *state.borrow_mut();
+                    for (name, v) in carried.iter().zip(&saved) {
+                        l.set_local(name, v.0);
+                    }
+                    l.region(b, failed, |l, b| match &e.else_branch {
+                        Some((_, else_expr)) => {
+                            let v = l.expr(b, else_expr, value_ty)?;
+                            yields(l, v, else_expr)
+                        }
+                        None => yields(l, None, &e.then_branch),
+                    })
+                },
+            )
+        };
+        failed?;
+        self.rebind(&carried, &results);
+        Ok(value_ty.map(|ty| Val {
+            v: *results.last().expect("the if's value"),
+            ty,
+        }))
+    }
+
+    pub(super) fn for_loop(&mut self, b: &mut KernelBuilder, f: &syn::ExprForLoop) -> Result<()> {
+        if let Some(l) = &f.label {
+            return err(l, "loop labels are not supported in kernels");
+        }
+        let var = match &*f.pat {
+            syn::Pat::Ident(pi) if pi.mutability.is_none() && pi.subpat.is_none() => {
+                Some(pi.ident.to_string())
+            }
+            syn::Pat::Wild(_) => None,
+            p => return err(p, "the loop variable is a plain name"),
+        };
+        let (range, step) = match strip_parens(&f.expr) {
+            Expr::MethodCall(m) if m.method == "step_by" => {
+                if m.args.len() != 1 {
+                    return err(m, "`step_by` takes one argument");
+                }
+                (strip_parens(&m.receiver), Some(&m.args[0]))
+            }
+            other => (other, None),
+        };
+        let Expr::Range(range) = range else {
+            return err(
+                &f.expr,
+                "`for` loops run over a range: `for i in a..b` or `(a..b).step_by(s)`",
+            );
+        };
+        if let syn::RangeLimits::Closed(t) = range.limits {
+            return err(t, "inclusive ranges are not supported: write `a..b + 1`");
+        }
+        let (Some(start), Some(end)) = (&range.start, &range.end) else {
+            return err(range, "`for` ranges need both bounds: `a..b`");
+        };
+        let t = self.infer_pair(start, end).unwrap_or(S::I32);
+        if !t.is_int() || t == S::I1 {
+            return err(
+                range,
+                format!("range bounds are integers, found {}", rust_name(t)),
+            );
+        }
+        let lb = self.value(b, start, Some(t))?;
+        let ub = self.value(b, end, Some(t))?;
+        let step = match step {
+            Some(s) => self.value(b, s, Some(t))?.v,
+            None => b.const_int(t, 1),
+        };
+        let carried = self.assigned_outer(|a| a.visit_block(&f.body));
+        let inits: Vec<Value> = self.carried_vals(&carried).iter().map(|v| v.0).collect();
+        self.loops.push(LoopCtx {
+            kind: LoopKind::For,
+            carried: carried.clone(),
+            value_ty: None,
+        });
+        let mut failed = Ok(());
+        let results = b.for_range(lb.v, ub.v, step, &inits, |b, iv, args| {
+            self.region(b, &mut failed, |l, b| {
+                for (name, v) in carried.iter().zip(args) {
+                    l.set_local(name, *v);
+                }
+                l.scopes.push(HashMap::new());
+                if let Some(var) = &var {
+                    l.bind(
+                        var.clone(),
+                        Binding::Local {
+                            v: iv,
+                            ty: t,
+                            mutable: false,
+                        },
+                    );
+                }
+                let r = l.block(b, &f.body, None);
+                l.scopes.pop();
+                r?;
+                Ok(l.carried_vals(&carried).iter().map(|v| v.0).collect())
+            })
+        });
+        self.loops.pop();
+        failed?;
+        self.rebind(&carried, &results);
+        Ok(())
+    }
+
+    pub(super) fn while_loop(&mut self, b: &mut KernelBuilder, w: &syn::ExprWhile) -> Result<()> {
+        if let Some(l) = &w.label {
+            return err(l, "loop labels are not supported in kernels");
+        }
+        let carried = self.assigned_outer(|a| a.visit_expr_while(w));
+        let vals = self.carried_vals(&carried);
+        let inits: Vec<Value> = vals.iter().map(|v| v.0).collect();
+        let types: Vec<Type> = vals.iter().map(|v| v.1).collect();
+        let mut failed = Ok(());
+        let results = b.loop_(&inits, &types, |b, args| {
+            self.region(b, &mut failed, |l, b| {
+                for (name, v) in carried.iter().zip(args) {
+                    l.set_local(name, *v);
+                }
+                let cond = l.value(b, &w.cond, Some(S::I1))?;
+                let done = b.unary(UnOp::Not, cond.v);
+                let current = args.to_vec();
+                b.if_then(done, |b| b.break_(&current));
+                l.loops.push(LoopCtx {
+                    kind: LoopKind::While,
+                    carried: carried.clone(),
+                    value_ty: None,
+                });
+                let r = l.block(b, &w.body, None);
+                l.loops.pop();
+                r?;
+                Ok(l.carried_vals(&carried).iter().map(|v| v.0).collect())
+            })
+        });
+        failed?;
+        self.rebind(&carried, &results);
+        Ok(())
+    }
+
+    pub(super) fn loop_expr(
+        &mut self,
+        b: &mut KernelBuilder,
+        lp: &syn::ExprLoop,
+        expect: Option<ScalarType>,
+    ) -> Result<Option<Val>> {
+        if let Some(l) = &lp.label {
+            return err(l, "loop labels are not supported in kernels");
+        }
+        let mut breaks = BreakValues(Vec::new());
+        breaks.visit_block(&lp.body);
+        let value_ty = breaks.0.first().map(|first| {
+            expect
+                .or_else(|| breaks.0.iter().find_map(|e| self.infer(e)))
+                .or_else(|| self.infer(first))
+                .unwrap_or(S::I32)
+        });
+        let carried = self.assigned_outer(|a| a.visit_block(&lp.body));
+        let vals = self.carried_vals(&carried);
+        let inits: Vec<Value> = vals.iter().map(|v| v.0).collect();
+        let mut types: Vec<Type> = vals.iter().map(|v| v.1).collect();
+        types.extend(value_ty.map(Type::Scalar));
+        let mut failed = Ok(());
+        let results = b.loop_(&inits, &types, |b, args| {
+            self.region(b, &mut failed, |l, b| {
+                for (name, v) in carried.iter().zip(args) {
+                    l.set_local(name, *v);
+                }
+                l.loops.push(LoopCtx {
+                    kind: LoopKind::Loop,
+                    carried: carried.clone(),
+                    value_ty,
+                });
+                let r = l.block(b, &lp.body, None);
+                l.loops.pop();
+                r?;
+                Ok(l.carried_vals(&carried).iter().map(|v| v.0).collect())
+            })
+        });
+        failed?;
+        self.rebind(&carried, &results);
+        Ok(value_ty.map(|ty| Val {
+            v: *results.last().expect("the loop's value"),
+            ty,
+        }))
+    }
+
+    pub(super) fn break_(&mut self, b: &mut KernelBuilder, br: &syn::ExprBreak) -> Result<()> {
+        if let Some(l) = &br.label {
+            return err(l, "loop labels are not supported in kernels");
+        }
+        let Some(ctx) = self.loops.last() else {
+            return err(br, "`break` outside of a loop");
+        };
+        if ctx.kind == LoopKind::For {
+            return err(
+                br,
+                "`break` cannot leave a `for` loop (its IR form has no early exit): use `while` or `loop`",
+            );
+        }
+        let (carried, value_ty) = (ctx.carried.clone(), ctx.value_ty);
+        let mut values: Vec<Value> = self.carried_vals(&carried).iter().map(|v| v.0).collect();
+        match (&br.expr, value_ty) {
+            (Some(e), Some(t)) => values.push(self.value(b, e, Some(t))?.v),
+            (Some(e), None) => return err(e, "`break` with a value is only allowed in `loop`"),
+            (None, Some(t)) => {
+                return err(
+                    br,
+                    format!(
+                        "this `loop` has a {} value: write `break value`",
+                        rust_name(t)
+                    ),
+                );
+            }
+            (None, None) => {}
+        }
+        b.break_(&values);
+        self.terminated = true;
+        Ok(())
+    }
+}
+
+/// Names assigned (`x = ...`, `x += ...`) anywhere in a syntax tree.
+pub(super) struct Assigned(Vec<String>);
+
+impl<'ast> Visit<'ast> for Assigned {
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        if let Expr::Path(p) = &*a.left
+            && let Some(i) = p.path.get_ident()
+        {
+            self.0.push(i.to_string());
+        }
+        syn::visit::visit_expr_assign(self, a);
+    }
+
+    fn visit_expr_binary(&mut self, bin: &'ast syn::ExprBinary) {
+        let compound = matches!(
+            bin.op,
+            syn::BinOp::AddAssign(_)
+                | syn::BinOp::SubAssign(_)
+                | syn::BinOp::MulAssign(_)
+                | syn::BinOp::DivAssign(_)
+                | syn::BinOp::RemAssign(_)
+                | syn::BinOp::BitAndAssign(_)
+                | syn::BinOp::BitOrAssign(_)
+                | syn::BinOp::BitXorAssign(_)
+                | syn::BinOp::ShlAssign(_)
+                | syn::BinOp::ShrAssign(_)
+        );
+        if compound
+            && let Expr::Path(p) = &*bin.left
+            && let Some(i) = p.path.get_ident()
+        {
+            self.0.push(i.to_string());
+        }
+        syn::visit::visit_expr_binary(self, bin);
+    }
+}
+
+/// The values of the `break`s that leave one `loop` (not those of nested loops).
+struct BreakValues<'ast>(Vec<&'ast Expr>);
+
+impl<'ast> Visit<'ast> for BreakValues<'ast> {
+    fn visit_expr_break(&mut self, br: &'ast syn::ExprBreak) {
+        if let Some(e) = &br.expr {
+            self.0.push(e);
+        }
+    }
+    fn visit_expr_loop(&mut self, _: &'ast syn::ExprLoop) {}
+    fn visit_expr_while(&mut self, _: &'ast syn::ExprWhile) {}
+    fn visit_expr_for_loop(&mut self, _: &'ast syn::ExprForLoop) {}
+}
+
+/// Whether a block's tail expression gives the block a value (rather than being a statement
+/// written without its semicolon).
+fn produces_value(e: &Expr) -> bool {
+    match e {
+        Expr::Assign(_)
+        | Expr::ForLoop(_)
+        | Expr::While(_)
+        | Expr::Break(_)
+        | Expr::Return(_)
+        | Expr::Continue(_) => false,
+        Expr::Binary(b) => !matches!(
+            b.op,
+            syn::BinOp::AddAssign(_)
+                | syn::BinOp::SubAssign(_)
+                | syn::BinOp::MulAssign(_)
+                | syn::BinOp::DivAssign(_)
+                | syn::BinOp::RemAssign(_)
+                | syn::BinOp::BitAndAssign(_)
+                | syn::BinOp::BitOrAssign(_)
+                | syn::BinOp::BitXorAssign(_)
+                | syn::BinOp::ShlAssign(_)
+                | syn::BinOp::ShrAssign(_)
+        ),
+        Expr::If(i) => {
+            i.else_branch.is_some() && tail_expr(&i.then_branch).is_some_and(produces_value)
+        }
+        Expr::Block(b) => tail_expr(&b.block).is_some_and(produces_value),
+        Expr::Paren(p) => produces_value(&p.expr),
+        Expr::Loop(l) => {
+            let mut breaks = BreakValues(Vec::new());
+            breaks.visit_block(&l.body);
+            !breaks.0.is_empty()
+        }
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => !p.path.segments.last().is_some_and(|s| {
+                intrinsic(&s.ident.to_string())
+                    .is_some_and(|i| matches!(i.lowering, Lowering::Effect(_)))
+            }),
+            _ => true,
+        },
+        _ => true,
+    }
+}

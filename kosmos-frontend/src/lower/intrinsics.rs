@@ -1,0 +1,432 @@
+//! The intrinsics: one table of every function a kernel may call — its name, its
+//! parameters, what a call gives and the function that lowers it — and the lowering of a
+//! call through that table. Adding an intrinsic is one entry here and its lowering function
+//! in the module of its family; the work-item and subgroup queries and `clock` lower here.
+
+use super::tiles::TileTy;
+use super::{Binding, Lower, Val, err, mismatch};
+use crate::sig::rust_name;
+use kosmos_ir::{Dim, IdKind, KernelBuilder, ScalarType, Value};
+use syn::{Expr, Result};
+
+use Lowering::{Effect, Let, Scalar, Tile};
+use ResultTy::{Element, Fixed, Operands};
+use ScalarType as S;
+
+/// A function a kernel may call.
+pub(super) struct Intrinsic {
+    pub(super) name: &'static str,
+    /// Its arguments as its arity error names them; their count is its arity. (`Let`
+    /// intrinsics check their own, after their generic arguments.)
+    pub(super) params: &'static [&'static str],
+    pub(super) lowering: Lowering,
+}
+
+/// What a call of an intrinsic gives, and the function that lowers it.
+pub(super) enum Lowering {
+    /// A number, of the type the rule tells (before lowering, for type inference).
+    Scalar(ResultTy, ScalarFn),
+    /// Nothing: the call is a statement.
+    Effect(EffectFn),
+    /// A fragment or a vector: only `let` and the tile intrinsics take it.
+    Tile(TileFn),
+    /// A slice, which only `let name = ...;` binds.
+    Let(LetForm, LetFn),
+}
+
+/// The type of a number an intrinsic gives.
+pub(super) enum ResultTy {
+    Fixed(ScalarType),
+    /// The element type of its first argument, `&a[i]` (atomics).
+    Element,
+    /// The type of its operands (math).
+    Operands,
+}
+
+/// How a `Let` intrinsic is written, for its messages.
+pub(super) struct LetForm {
+    /// What it binds: "shared arrays".
+    pub(super) binds: &'static str,
+    /// The call with its generic arguments: "shared_array::<T, N>()".
+    pub(super) call: &'static str,
+    /// More on the call for the message of a misplaced one, or "".
+    pub(super) note: &'static str,
+}
+
+/// Lowers a call that gives a number; the type the context expects, if any, is given.
+type ScalarFn = fn(&mut Lower, &mut KernelBuilder, &Call<'_>, Option<ScalarType>) -> Result<Val>;
+type EffectFn = fn(&mut Lower, &mut KernelBuilder, &Call<'_>) -> Result<()>;
+type TileFn = fn(&mut Lower, &mut KernelBuilder, &Call<'_>) -> Result<(Value, TileTy)>;
+/// Lowers `let name = call;` to what `name` binds (`name` is given).
+type LetFn = fn(&mut Lower, &mut KernelBuilder, &Call<'_>, &str) -> Result<Binding>;
+
+/// An entry of [`INTRINSICS`].
+const fn def(name: &'static str, params: &'static [&'static str], lowering: Lowering) -> Intrinsic {
+    Intrinsic {
+        name,
+        params,
+        lowering,
+    }
+}
+
+/// The parameters of an intrinsic without arguments.
+const NONE: &[&str] = &[];
+const ID_QUERY: Lowering = Scalar(Fixed(S::U32), Lower::id);
+const RMW_PARAMS: &[&str] = &["&a[i]", "value", "ordering", "scope"];
+const ATOMIC_RMW: Lowering = Scalar(Element, Lower::atomic_rmw);
+
+/// Every intrinsic, in the order the unknown-intrinsic message lists them.
+const INTRINSICS: &[Intrinsic] = &[
+    def("workitem_id_x", NONE, ID_QUERY),
+    def("workitem_id_y", NONE, ID_QUERY),
+    def("workitem_id_z", NONE, ID_QUERY),
+    def("workgroup_id_x", NONE, ID_QUERY),
+    def("workgroup_id_y", NONE, ID_QUERY),
+    def("workgroup_id_z", NONE, ID_QUERY),
+    def("workgroup_size_x", NONE, ID_QUERY),
+    def("workgroup_size_y", NONE, ID_QUERY),
+    def("workgroup_size_z", NONE, ID_QUERY),
+    def("num_workgroups_x", NONE, ID_QUERY),
+    def("num_workgroups_y", NONE, ID_QUERY),
+    def("num_workgroups_z", NONE, ID_QUERY),
+    def("barrier", NONE, Effect(Lower::barrier)),
+    def("fence", &["ordering", "scope"], Effect(Lower::fence)),
+    def("sleep", &["nanoseconds, a constant"], Effect(Lower::sleep)),
+    def("clock", NONE, Scalar(Fixed(S::U64), Lower::clock)),
+    def(
+        "shared_array",
+        NONE,
+        Let(
+            LetForm {
+                binds: "shared arrays",
+                call: "shared_array::<T, N>()",
+                note: "",
+            },
+            Lower::shared_array,
+        ),
+    ),
+    def("atomic_add", RMW_PARAMS, ATOMIC_RMW),
+    def("atomic_min", RMW_PARAMS, ATOMIC_RMW),
+    def("atomic_max", RMW_PARAMS, ATOMIC_RMW),
+    def("atomic_xchg", RMW_PARAMS, ATOMIC_RMW),
+    def("atomic_and", RMW_PARAMS, ATOMIC_RMW),
+    def("atomic_or", RMW_PARAMS, ATOMIC_RMW),
+    def(
+        "atomic_load",
+        &["&a[i]", "ordering", "scope"],
+        Scalar(Element, Lower::atomic_load),
+    ),
+    def(
+        "atomic_store",
+        &["&a[i]", "value", "ordering", "scope"],
+        Effect(Lower::atomic_store),
+    ),
+    def(
+        "atomic_cas",
+        &["&a[i]", "expected", "desired", "ordering", "scope"],
+        Scalar(Element, Lower::atomic_cas),
+    ),
+    def("sqrt", &["x"], Scalar(Operands, Lower::math1_call)),
+    def("exp2", &["x"], Scalar(Operands, Lower::math1_call)),
+    def("log2", &["x"], Scalar(Operands, Lower::math1_call)),
+    def("abs", &["x"], Scalar(Operands, Lower::math1_call)),
+    def("min", &["a", "b"], Scalar(Operands, Lower::minmax_call)),
+    def("max", &["a", "b"], Scalar(Operands, Lower::minmax_call)),
+    def("fma", &["a", "b", "c"], Scalar(Operands, Lower::fma_call)),
+    def(
+        "subgroup_size",
+        NONE,
+        Scalar(Fixed(S::U32), Lower::subgroup_size),
+    ),
+    def(
+        "subgroup_id",
+        NONE,
+        Scalar(Fixed(S::U32), Lower::subgroup_id),
+    ),
+    def(
+        "subgroup_lane",
+        NONE,
+        Scalar(Fixed(S::U32), Lower::subgroup_lane),
+    ),
+    def("frag_zero", NONE, Tile(Lower::frag_zero)),
+    def(
+        "frag_load_a",
+        &["&tile[i]", "stride"],
+        Tile(Lower::frag_load),
+    ),
+    def(
+        "frag_load_b",
+        &["&tile[i]", "stride"],
+        Tile(Lower::frag_load),
+    ),
+    def(
+        "frag_store",
+        &["&c[i]", "accumulator", "stride"],
+        Effect(Lower::frag_store),
+    ),
+    def(
+        "frag_store_within",
+        &["&c[i]", "accumulator", "stride", "rows", "cols"],
+        Effect(Lower::frag_store),
+    ),
+    def("mma", &["a", "b", "accumulator"], Tile(Lower::mma)),
+    def("wide_zero", NONE, Tile(Lower::wide_zero)),
+    def(
+        "mma_group",
+        &["&a_tile[i]", "&b_tile[j]", "wide accumulator"],
+        Tile(Lower::mma_group),
+    ),
+    def(
+        "copy_async",
+        &["&shared_dst[i]", "&global_src[j]", "pred"],
+        Effect(Lower::copy_async),
+    ),
+    def("async_commit", NONE, Effect(Lower::async_commit)),
+    def(
+        "async_wait",
+        &["groups left in flight, a constant"],
+        Effect(Lower::async_wait),
+    ),
+    def("load_vec8", &["&a[i]"], Tile(Lower::load_vec8)),
+    def(
+        "store_vec8",
+        &["&a[i]", "vector"],
+        Effect(Lower::store_vec8),
+    ),
+    def("splat8", &["a scalar for every lane"], Tile(Lower::splat8)),
+    def("team_rank", NONE, Scalar(Fixed(S::U32), Lower::team_rank)),
+    def("world_size", NONE, Scalar(Fixed(S::U32), Lower::world_size)),
+    def(
+        "peer",
+        &["rank"],
+        Let(
+            LetForm {
+                binds: "peer slices",
+                call: "peer::<T, K>(rank)",
+                note: " (symmetric buffer `K` of rank `rank`)",
+            },
+            Lower::peer_slice,
+        ),
+    ),
+    def(
+        "signal",
+        &["&counter[i]", "n", "scope"],
+        Effect(Lower::signal),
+    ),
+    def(
+        "wait",
+        &["&counter[i]", "expected", "scope", "task"],
+        Effect(Lower::wait),
+    ),
+    def(
+        "claim",
+        &["&head[i]", "len"],
+        Scalar(Fixed(S::U32), Lower::claim),
+    ),
+    def("start_barrier", NONE, Effect(Lower::start_barrier)),
+    def(
+        "dispatch",
+        &[
+            "&comm_head[i]",
+            "n_comm",
+            "&compute_head[j]",
+            "n_compute",
+            "scope",
+            "|t| (&ready[k], expected)",
+            "|t| { comm }",
+            "|t| { compute }",
+        ],
+        Effect(Lower::dispatch),
+    ),
+];
+
+/// The intrinsic called `name`.
+pub(super) fn intrinsic(name: &str) -> Option<&'static Intrinsic> {
+    INTRINSICS.iter().find(|i| i.name == name)
+}
+
+/// The names of the intrinsic functions a kernel may call.
+pub fn intrinsic_names() -> impl Iterator<Item = &'static str> {
+    INTRINSICS.iter().map(|i| i.name)
+}
+
+/// A call of a named function (an intrinsic) being lowered: its name and arguments,
+/// with the checks every intrinsic makes of them.
+pub(super) struct Call<'a> {
+    pub(super) call: &'a syn::ExprCall,
+    pub(super) seg: &'a syn::PathSegment,
+    pub(super) name: String,
+    pub(super) args: Vec<&'a Expr>,
+}
+
+impl<'a> Call<'a> {
+    /// `c` as a call of a named function; `None` if it calls anything else.
+    pub(super) fn of(c: &'a syn::ExprCall) -> Option<Self> {
+        let Expr::Path(p) = &*c.func else {
+            return None;
+        };
+        let seg = p.path.segments.last().expect("a path has a segment");
+        Some(Call {
+            call: c,
+            seg,
+            name: seg.ident.to_string(),
+            args: c.args.iter().collect(),
+        })
+    }
+
+    /// Intrinsics take no generic arguments.
+    pub(super) fn no_generics(&self) -> Result<()> {
+        if self.seg.arguments.is_empty() {
+            Ok(())
+        } else {
+            err(
+                &self.seg.arguments,
+                format!("`{}` takes no generic arguments", self.name),
+            )
+        }
+    }
+
+    /// The call has an argument for each of `params`, which name them for the error.
+    pub(super) fn arity(&self, params: &[&str]) -> Result<()> {
+        let n = params.len();
+        if self.args.len() == n {
+            return Ok(());
+        }
+        let what = if params.is_empty() {
+            "none".to_string()
+        } else {
+            params.join(", ")
+        };
+        err(
+            self.call,
+            format!(
+                "`{}` takes {n} argument(s) ({what}), found {}",
+                self.name,
+                self.args.len()
+            ),
+        )
+    }
+}
+
+impl Lower {
+    /// Lowers a call in an expression: an intrinsic that gives a number (checked against
+    /// `expect`) or nothing. Tiles and slices are made by [`Lower::tile`] and `let`.
+    pub(super) fn call(
+        &mut self,
+        b: &mut KernelBuilder,
+        c: &syn::ExprCall,
+        expect: Option<ScalarType>,
+    ) -> Result<Option<Val>> {
+        let Some(call) = Call::of(c) else {
+            return err(&c.func, "only intrinsics can be called in kernels");
+        };
+        let name = &call.name;
+        let found = intrinsic(name);
+        if let Some(Intrinsic {
+            lowering: Let(form, _),
+            ..
+        }) = found
+        {
+            return err(
+                c,
+                format!(
+                    "`{name}` is only allowed as `let name = {};`{}",
+                    form.call, form.note
+                ),
+            );
+        }
+        call.no_generics()?;
+        let Some(intrinsic) = found else {
+            let names: Vec<&str> = intrinsic_names().collect();
+            return err(
+                &c.func,
+                format!(
+                    "unknown intrinsic `{name}` (kernels can call: {})",
+                    names.join(", ")
+                ),
+            );
+        };
+        let v = match intrinsic.lowering {
+            Tile(_) => {
+                return err(
+                    c,
+                    format!(
+                        "`{name}` makes a fragment or vector, not a number: bind it with `let`, or pass it to `mma`, `mma_group`, `frag_store` or `store_vec8`"
+                    ),
+                );
+            }
+            Effect(lower) => {
+                call.arity(intrinsic.params)?;
+                lower(self, b, &call)?;
+                return Ok(None);
+            }
+            Scalar(_, lower) => {
+                call.arity(intrinsic.params)?;
+                lower(self, b, &call, expect)?
+            }
+            Let(..) => unreachable!("`let` intrinsics were turned away above"),
+        };
+        if let Some(t) = expect.filter(|t| *t != v.ty) {
+            return err(c, mismatch(t, rust_name(v.ty)));
+        }
+        Ok(Some(v))
+    }
+
+    /// `workitem_id_x()`, `workgroup_size_y()`, ...
+    fn id(&mut self, b: &mut KernelBuilder, call: &Call, _: Option<ScalarType>) -> Result<Val> {
+        let (kind, dim) = call.name.rsplit_once('_').expect("an id intrinsic");
+        let kind = match kind {
+            "workitem_id" => IdKind::WorkitemId,
+            "workgroup_id" => IdKind::WorkgroupId,
+            "workgroup_size" => IdKind::WorkgroupSize,
+            "num_workgroups" => IdKind::NumWorkgroups,
+            other => unreachable!("`{other}` names no id"),
+        };
+        let dim = match dim {
+            "x" => Dim::X,
+            "y" => Dim::Y,
+            "z" => Dim::Z,
+            other => unreachable!("`{other}` is no dimension"),
+        };
+        Ok(u32_val(b.id(kind, dim)))
+    }
+
+    fn subgroup_size(
+        &mut self,
+        b: &mut KernelBuilder,
+        _: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        Ok(u32_val(b.subgroup_size()))
+    }
+
+    fn subgroup_id(
+        &mut self,
+        b: &mut KernelBuilder,
+        _: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        Ok(u32_val(b.subgroup_id()))
+    }
+
+    fn subgroup_lane(
+        &mut self,
+        b: &mut KernelBuilder,
+        _: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        Ok(u32_val(b.subgroup_lane()))
+    }
+
+    fn clock(&mut self, b: &mut KernelBuilder, _: &Call, _: Option<ScalarType>) -> Result<Val> {
+        Ok(Val {
+            v: b.clock(),
+            ty: S::U64,
+        })
+    }
+}
+
+/// A `u32` value: ids, counts, tickets.
+pub(super) fn u32_val(v: Value) -> Val {
+    Val { v, ty: S::U32 }
+}

@@ -1,0 +1,305 @@
+//! Memory: shared arrays, the element references `&a[i]` that intrinsics take, barriers,
+//! fences, `sleep`, and the atomics with their orderings and scopes.
+
+use super::intrinsics::Call;
+use super::types::non_constant;
+use super::{Binding, Lower, Val, err, strip_parens};
+use crate::sig::{rust_name, scalar_type};
+use kosmos_ir::{AddrSpace, KernelBuilder, Ordering, RmwOp, ScalarType, Scope, Type, Value};
+use syn::{Error, Expr, Result};
+
+use ScalarType as S;
+
+impl Lower {
+    /// `let name = shared_array::<T, N>();`: a shared allocation, at the top level only.
+    pub(super) fn shared_array(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        name: &str,
+    ) -> Result<Binding> {
+        let (generics, call) = (&call.seg.arguments, call.call);
+        if self.depth > 0 {
+            return err(
+                call,
+                "shared arrays are allocated at the kernel's top level only, not inside `if` or loops",
+            );
+        }
+        if !call.args.is_empty() {
+            return err(&call.args, "`shared_array` takes no arguments");
+        }
+        let syn::PathArguments::AngleBracketed(args) = generics else {
+            return err(
+                call,
+                "write `shared_array::<T, N>()`: an element type and a length",
+            );
+        };
+        let args: Vec<&syn::GenericArgument> = args.args.iter().collect();
+        let [syn::GenericArgument::Type(elem), len] = args[..] else {
+            return err(
+                generics,
+                "write `shared_array::<T, N>()`: an element type and a length",
+            );
+        };
+        let elem = scalar_type(elem, "shared array element")?;
+        if elem == S::I1 {
+            return err(
+                args[0],
+                "shared arrays of `bool` are not supported: use `u8`",
+            );
+        }
+        let len = match len {
+            syn::GenericArgument::Const(e) => self.const_eval(e, SHARED_LEN)?,
+            syn::GenericArgument::Type(syn::Type::Path(p)) if p.path.get_ident().is_some() => {
+                let ident = p.path.get_ident().expect("checked");
+                match self.lookup(&ident.to_string()) {
+                    Some(Binding::Const(v)) => u64::from(v),
+                    _ => {
+                        return err(p, non_constant(SHARED_LEN));
+                    }
+                }
+            }
+            other => return err(other, "expected the shared array's length"),
+        };
+        let count = match u32::try_from(len) {
+            Ok(n) if n > 0 => n,
+            _ => {
+                return err(args[1], format!("a shared array of {len} elements"));
+            }
+        };
+        let ptr = b.shared_alloc(name, Type::Scalar(elem), count);
+        Ok(Binding::Slice {
+            ptr,
+            elem,
+            writable: true,
+            space: AddrSpace::Shared,
+        })
+    }
+
+    pub(super) fn barrier(&mut self, b: &mut KernelBuilder, _: &Call) -> Result<()> {
+        b.barrier();
+        Ok(())
+    }
+
+    pub(super) fn fence(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let args = &call.args;
+        let ord = ordering(args[0])?;
+        if ord == Ordering::Relaxed {
+            return err(
+                args[0],
+                "a fence cannot be `Relaxed`: use Acquire, Release, AcqRel or SeqCst",
+            );
+        }
+        b.fence(ord, scope(args[1])?);
+        Ok(())
+    }
+
+    pub(super) fn sleep(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let arg = call.args[0];
+        let ns = u32::try_from(self.const_eval(arg, "the time of `sleep`")?)
+            .map_err(|_| Error::new_spanned(arg, "sleep time out of range for u32"))?;
+        b.sleep(ns);
+        Ok(())
+    }
+
+    pub(super) fn atomic_load(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        let (name, args) = (&call.name, &call.args);
+        let (ptr, elem) = self.elem_ref(b, args[0], name, false)?;
+        check_atomic_type(args[0], name, elem, false)?;
+        let ord = ordering(args[1])?;
+        if matches!(ord, Ordering::Release | Ordering::AcqRel) {
+            return err(
+                args[1],
+                "an atomic load cannot be `Release` or `AcqRel`: use Relaxed, Acquire or SeqCst",
+            );
+        }
+        Ok(Val {
+            v: b.atomic_load(ptr, elem, ord, scope(args[2])?),
+            ty: elem,
+        })
+    }
+
+    pub(super) fn atomic_store(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let (name, args) = (&call.name, &call.args);
+        let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
+        check_atomic_type(args[0], name, elem, false)?;
+        let v = self.value(b, args[1], Some(elem))?;
+        let ord = ordering(args[2])?;
+        if matches!(ord, Ordering::Acquire | Ordering::AcqRel) {
+            return err(
+                args[2],
+                "an atomic store cannot be `Acquire` or `AcqRel`: use Relaxed, Release or SeqCst",
+            );
+        }
+        b.atomic_store(ptr, v.v, ord, scope(args[3])?);
+        Ok(())
+    }
+
+    pub(super) fn atomic_cas(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        let (name, args) = (&call.name, &call.args);
+        let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
+        check_atomic_type(args[0], name, elem, false)?;
+        let expected = self.value(b, args[1], Some(elem))?;
+        let desired = self.value(b, args[2], Some(elem))?;
+        let ord = ordering(args[3])?;
+        Ok(Val {
+            v: b.atomic_cas(ptr, expected.v, desired.v, ord, scope(args[4])?),
+            ty: elem,
+        })
+    }
+
+    /// `atomic_add`, `atomic_min`, `atomic_max`, `atomic_xchg`, `atomic_and`, `atomic_or`.
+    pub(super) fn atomic_rmw(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        let (name, args) = (&call.name, &call.args);
+        let op = match name.as_str() {
+            "atomic_add" => RmwOp::Add,
+            "atomic_min" => RmwOp::Min,
+            "atomic_max" => RmwOp::Max,
+            "atomic_xchg" => RmwOp::Xchg,
+            "atomic_and" => RmwOp::And,
+            "atomic_or" => RmwOp::Or,
+            other => unreachable!("`{other}` is no read-modify-write"),
+        };
+        let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
+        check_atomic_type(args[0], name, elem, matches!(op, RmwOp::Add | RmwOp::Xchg))?;
+        let v = self.value(b, args[1], Some(elem))?;
+        let ord = ordering(args[2])?;
+        Ok(Val {
+            v: b.atomic_rmw(op, ptr, v.v, ord, scope(args[3])?),
+            ty: elem,
+        })
+    }
+
+    /// The element an atomic, a fragment or a vector access starts at: `&a[i]` (or
+    /// `&mut a[i]`).
+    pub(super) fn elem_ref(
+        &mut self,
+        b: &mut KernelBuilder,
+        e: &Expr,
+        intrinsic: &str,
+        write: bool,
+    ) -> Result<(Value, ScalarType)> {
+        if let Expr::Reference(r) = e
+            && let Expr::Index(ix) = strip_parens(&r.expr)
+        {
+            return self.element_ptr(b, &ix.expr, &ix.index, write);
+        }
+        err(
+            e,
+            format!("`{intrinsic}` takes an element reference: `&a[i]`"),
+        )
+    }
+
+    /// [`Lower::elem_ref`] of an element in `space`: shared memory is a `shared_array`'s,
+    /// global memory a slice parameter's or a peer slice's. `what` names the operand in
+    /// errors ("the source of `copy_async`").
+    pub(super) fn elem_ref_in(
+        &mut self,
+        b: &mut KernelBuilder,
+        e: &Expr,
+        (intrinsic, what): (&str, &str),
+        write: bool,
+        space: AddrSpace,
+    ) -> Result<(Value, ScalarType)> {
+        if let Expr::Reference(r) = e
+            && let Expr::Index(ix) = strip_parens(&r.expr)
+            && let Expr::Path(p) = &*ix.expr
+            && let Some(ident) = p.path.get_ident()
+            && let Some(Binding::Slice { space: found, .. }) = self.lookup(&ident.to_string())
+            && found != space
+        {
+            let (want, found) = if space == AddrSpace::Shared {
+                (
+                    "in shared memory (an element of a `shared_array`)",
+                    "a global slice",
+                )
+            } else {
+                (
+                    "in global memory (an element of a slice parameter)",
+                    "a shared array",
+                )
+            };
+            return err(
+                e,
+                format!("{what} must be {want}, but `{ident}` is {found}"),
+            );
+        }
+        self.elem_ref(b, e, intrinsic, write)
+    }
+}
+
+const SHARED_LEN: &str = "the length of a shared array";
+
+/// The variant name of `Enum::Variant` (or a longer path ending so) when `Enum` is `enum_name`.
+fn variant<'a>(e: &'a Expr, enum_name: &str) -> Option<&'a syn::Ident> {
+    let Expr::Path(p) = strip_parens(e) else {
+        return None;
+    };
+    let segs: Vec<&syn::PathSegment> = p.path.segments.iter().collect();
+    match segs[..] {
+        [.., ty, v] if ty.ident == enum_name => Some(&v.ident),
+        _ => None,
+    }
+}
+
+fn ordering(e: &Expr) -> Result<Ordering> {
+    let o = match variant(e, "Ordering").map(|v| v.to_string()).as_deref() {
+        Some("Relaxed") => Ordering::Relaxed,
+        Some("Acquire") => Ordering::Acquire,
+        Some("Release") => Ordering::Release,
+        Some("AcqRel") => Ordering::AcqRel,
+        Some("SeqCst") => Ordering::SeqCst,
+        _ => {
+            return err(
+                e,
+                "expected an ordering: `Ordering::Relaxed`, `Acquire`, `Release`, `AcqRel` or `SeqCst`",
+            );
+        }
+    };
+    Ok(o)
+}
+
+pub(super) fn scope(e: &Expr) -> Result<Scope> {
+    let s = match variant(e, "Scope").map(|v| v.to_string()).as_deref() {
+        Some("Workgroup") => Scope::Workgroup,
+        Some("Agent") => Scope::Agent,
+        Some("System") => Scope::System,
+        _ => {
+            return err(
+                e,
+                "expected a scope: `Scope::Workgroup`, `Scope::Agent` or `Scope::System`",
+            );
+        }
+    };
+    Ok(s)
+}
+
+fn check_atomic_type(e: &Expr, name: &str, elem: ScalarType, f32_ok: bool) -> Result<()> {
+    let int = elem.is_int() && elem != S::I1 && matches!(elem.bits(), 32 | 64);
+    if int || (f32_ok && elem == S::F32) {
+        return Ok(());
+    }
+    let also = if f32_ok { " or f32" } else { "" };
+    err(
+        e,
+        format!(
+            "`{name}` takes 32- or 64-bit integers{also}, found {}",
+            rust_name(elem)
+        ),
+    )
+}

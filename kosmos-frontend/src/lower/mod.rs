@@ -1,0 +1,215 @@
+//! Lowering of a kernel body to IR through `KernelBuilder`.
+//!
+//! Types are checked while lowering: every expression is lowered with the type its context
+//! expects (when there is one), and literals take that type. Mutable variables live in a
+//! scope stack as the SSA value they currently hold; a branch or loop that assigns outer
+//! variables yields their new values as the `if`'s results or the loop's carried values.
+//!
+//! One context, [`Lower`] (here, with its bindings and scopes), walks the body; its methods
+//! live with the part of the language they lower: `stmt` (statements and `let`), `expr`
+//! (operators, paths, indexing, assignment), `control` (`if`, loops, `break`, regions),
+//! `types` (literals, static types, constant expressions) and the intrinsics, which
+//! `intrinsics` dispatches through one table to their families: `memory` (shared arrays,
+//! barriers, fences, atomics), `math`, `tiles` (fragments, vectors, asynchronous copies) and
+//! `sched` (the team intrinsics).
+
+mod control;
+mod expr;
+mod intrinsics;
+mod math;
+mod memory;
+mod sched;
+mod stmt;
+mod tiles;
+mod types;
+
+pub use intrinsics::intrinsic_names;
+
+use crate::sig::{Instance, KernelDef, ParamKind, rust_name};
+use control::LoopCtx;
+use kosmos_ir::{AddrSpace, Kernel, KernelBuilder, ScalarType, Type, Value};
+use kosmos_sched::{Sched, SchedOptions, Team};
+use std::collections::HashMap;
+use std::rc::Rc;
+use syn::{Error, Expr, Result};
+use tiles::TileTy;
+
+/// A lowered scalar and its type.
+#[derive(Copy, Clone, Debug)]
+struct Val {
+    v: Value,
+    ty: ScalarType,
+}
+
+/// What a name in scope stands for.
+#[derive(Copy, Clone, Debug)]
+enum Binding {
+    Local {
+        v: Value,
+        ty: ScalarType,
+        mutable: bool,
+    },
+    Slice {
+        ptr: Value,
+        elem: ScalarType,
+        writable: bool,
+        /// Global (parameters, peer slices) or shared (`shared_array`).
+        space: AddrSpace,
+    },
+    Const(u32),
+    /// A fragment or vector variable: only tile intrinsics take it.
+    Tile {
+        v: Value,
+        ty: TileTy,
+        mutable: bool,
+    },
+}
+
+/// The lowering state of one kernel instance.
+struct Lower {
+    scopes: Vec<HashMap<String, Binding>>,
+    loops: Vec<LoopCtx>,
+    /// Nesting depth of IR regions (`if`/`for`/`loop` bodies); 0 is the kernel body.
+    depth: usize,
+    /// The current region already ended with `break` or `return`.
+    terminated: bool,
+    /// The scheduling context of a kernel with a `team: &Team` parameter (shared: the
+    /// role bodies of `dispatch` are lowered while its loop holds it).
+    sched: Option<Rc<Sched>>,
+    /// Lowering a role body of `dispatch`.
+    in_role: bool,
+}
+
+fn err<T>(tokens: impl quote::ToTokens, message: impl std::fmt::Display) -> Result<T> {
+    Err(Error::new_spanned(tokens, message))
+}
+
+fn mismatch(expected: ScalarType, found: &str) -> String {
+    format!("expected {}, found {found}", rust_name(expected))
+}
+
+impl KernelDef {
+    /// Lowers one instance to an IR kernel and verifies it.
+    pub fn lower(&self, inst: &Instance) -> Result<Kernel> {
+        let mut b = KernelBuilder::new(self.instance_name(inst), self.max_workgroup_size);
+        let mut scope = HashMap::new();
+        for (c, v) in self.consts.iter().zip(&inst.values) {
+            scope.insert(c.to_string(), Binding::Const(*v));
+        }
+        let mut team = None;
+        for p in &self.params {
+            let name = p.name.to_string();
+            let binding = match p.kind {
+                // The team is reached through intrinsics only, so its name binds nothing.
+                ParamKind::Team => {
+                    team = Some(Team::params(&mut b));
+                    continue;
+                }
+                ParamKind::Slice { elem, mutable } => Binding::Slice {
+                    ptr: b.param(&name, Type::GLOBAL_PTR),
+                    elem,
+                    writable: mutable,
+                    space: AddrSpace::Global,
+                },
+                ParamKind::Scalar(ty) => Binding::Local {
+                    v: b.param(&name, Type::Scalar(ty)),
+                    ty,
+                    mutable: false,
+                },
+            };
+            scope.insert(name, binding);
+        }
+        let mut l = Lower {
+            scopes: vec![scope],
+            loops: Vec::new(),
+            depth: 0,
+            terminated: false,
+            sched: team.map(|t| Rc::new(Sched::new(&mut b, t, SchedOptions::default()))),
+            in_role: false,
+        };
+        if let Some(v) = l.stmts(&mut b, &self.body.stmts, None)? {
+            let tail = self
+                .body
+                .stmts
+                .last()
+                .expect("a tail value has a statement");
+            return err(
+                tail,
+                format!(
+                    "kernels return nothing, but this block ends in a {} value",
+                    rust_name(v.ty)
+                ),
+            );
+        }
+        let mut kernel = b.finish();
+        kernel.max_subgroups = self.max_subgroups;
+        kernel.min_resident = self.min_resident;
+        let kernel = kosmos_ir::verify(kernel).map_err(|e| {
+            Error::new(
+                self.name.span(),
+                format!("the kernel's IR does not verify:\n{e}"),
+            )
+        })?;
+        Ok(kernel.into_kernel())
+    }
+}
+
+impl Lower {
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    fn bind(&mut self, name: String, binding: Binding) {
+        self.scopes
+            .last_mut()
+            .expect("a scope is open")
+            .insert(name, binding);
+    }
+
+    /// Gives the innermost variable `name` (a mutable local) a new value.
+    /// After an `if` or a loop: the outer variables it assigned now name its results.
+    fn rebind(&mut self, carried: &[String], results: &[Value]) {
+        for (name, v) in carried.iter().zip(results) {
+            self.set_local(name, *v);
+        }
+    }
+
+    fn set_local(&mut self, name: &str, value: Value) {
+        for scope in self.scopes.iter_mut().rev() {
+            if let Some(Binding::Local { v, .. } | Binding::Tile { v, .. }) = scope.get_mut(name) {
+                *v = value;
+                return;
+            }
+        }
+    }
+
+    /// The current value of a carried variable and its IR type.
+    fn local_val(&self, name: &str) -> (Value, Type) {
+        match self.lookup(name) {
+            Some(Binding::Local { v, ty, .. }) => (v, Type::Scalar(ty)),
+            Some(Binding::Tile { v, ty, .. }) => (v, ty.ir()),
+            _ => unreachable!("carried variables are locals"),
+        }
+    }
+
+    fn carried_vals(&self, names: &[String]) -> Vec<(Value, Type)> {
+        names.iter().map(|n| self.local_val(n)).collect()
+    }
+}
+
+/// `e` without the parentheses (and invisible groups) around it.
+fn strip_parens(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        Expr::Group(g) => strip_parens(&g.expr),
+        e => e,
+    }
+}
+
+/// A block's tail expression: its last statement when that has no semicolon.
+fn tail_expr(block: &syn::Block) -> Option<&Expr> {
+    match block.stmts.last()? {
+        syn::Stmt::Expr(e, None) => Some(e),
+        _ => None,
+    }
+}

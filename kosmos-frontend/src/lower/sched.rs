@@ -1,0 +1,366 @@
+//! Scheduling (docs/scheduling.md "In the DSL"): the intrinsics of a kernel with a
+//! `team: &Team` parameter — the team queries, `start_barrier`, `peer` slices, the counter
+//! operations `signal`, `wait` and `claim` — and the role switch `dispatch`, lowered onto
+//! `kosmos_sched::Sched`.
+
+use super::intrinsics::{Call, u32_val};
+use super::memory::scope;
+use super::{Binding, Lower, Val, err, strip_parens};
+use crate::sig::{rust_name, scalar_type};
+use kosmos_ir::{AddrSpace, KernelBuilder, ScalarType, Type, Value};
+use kosmos_sched::{Queues, Sched};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use syn::visit::Visit;
+use syn::{Error, Expr, Result};
+
+use ScalarType as S;
+
+impl Lower {
+    pub(super) fn team_rank(
+        &mut self,
+        _: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        Ok(u32_val(self.sched(call)?.team().rank()))
+    }
+
+    pub(super) fn world_size(
+        &mut self,
+        _: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        Ok(u32_val(self.sched(call)?.team().world_size()))
+    }
+
+    pub(super) fn start_barrier(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        self.sched(call)?.start_barrier(b);
+        Ok(())
+    }
+
+    pub(super) fn signal(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let (name, args) = (&call.name, &call.args);
+        let (ptr, _) = self.counter_ref(b, args[0], name)?;
+        let n = self.value(b, args[1], Some(S::U32))?;
+        let scope = scope(args[2])?;
+        self.sched(call)?.signal(b, ptr, n.v, scope);
+        Ok(())
+    }
+
+    pub(super) fn wait(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let (name, args) = (&call.name, &call.args);
+        let (ptr, index) = self.counter_ref(b, args[0], name)?;
+        let expected = self.value(b, args[1], Some(S::U32))?;
+        let scope = scope(args[2])?;
+        let task = self.value(b, args[3], Some(S::U32))?;
+        let id = counter_id(b, index);
+        self.sched(call)?
+            .wait(b, ptr, expected.v, scope, task.v, id);
+        Ok(())
+    }
+
+    pub(super) fn claim(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        let (name, args) = (&call.name, &call.args);
+        let (ptr, _) = self.counter_ref(b, args[0], name)?;
+        let len = self.value(b, args[1], Some(S::U32))?;
+        Ok(u32_val(self.sched(call)?.claim(b, ptr, len.v)))
+    }
+
+    /// The scheduling context, or an error at `call` for a kernel without a team.
+    fn sched(&self, call: &Call) -> Result<&Rc<Sched>> {
+        let name = &call.name;
+        self.sched.as_ref().ok_or_else(|| {
+            Error::new_spanned(
+                call.call,
+                format!("`{name}` needs a world: make `team: &Team` the kernel's first parameter"),
+            )
+        })
+    }
+
+    /// A readiness counter or queue head `&c[i]` of a `u32` slice (written): its pointer and
+    /// its index.
+    fn counter_ref(&mut self, b: &mut KernelBuilder, e: &Expr, name: &str) -> Result<(Value, Val)> {
+        if let Expr::Reference(r) = e
+            && let Expr::Index(ix) = strip_parens(&r.expr)
+        {
+            let (ptr, elem, index) = self.element_ptr_at(b, &ix.expr, &ix.index, true)?;
+            if elem != S::U32 {
+                return err(
+                    e,
+                    format!("`{name}` takes a `u32` counter, found {}", rust_name(elem)),
+                );
+            }
+            return Ok((ptr, index));
+        }
+        err(
+            e,
+            format!(
+                "`{name}` takes a counter: an element reference `&counters[i]` of a `&mut [u32]`"
+            ),
+        )
+    }
+
+    /// `dispatch(&comm_head[i], n_comm, &compute_head[j], n_compute, scope,
+    /// |t| (&ready[k], expected), |t| { comm }, |t| { compute })`: the role switch,
+    /// lowered onto `Sched::dispatch_loop`. The closures are syntax only: each is lowered
+    /// inline with its parameter bound to the task (`u32`); the readiness one is lowered
+    /// twice (the head check and the bounded wait), the roles once each. The roles run
+    /// inside the dispatch loop without carried values, so they may not assign outer
+    /// variables, `break` out of it, `return`, or nest another `dispatch`.
+    pub(super) fn dispatch(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let args = &call.args;
+        if self.in_role {
+            return err(
+                call.call,
+                "`dispatch` cannot be nested in a role of another `dispatch`",
+            );
+        }
+        let sched = Rc::clone(self.sched(call)?);
+        let (comm_head, _) = self.counter_ref(b, args[0], "dispatch")?;
+        let comm_len = self.value(b, args[1], Some(S::U32))?.v;
+        let (compute_head, _) = self.counter_ref(b, args[2], "dispatch")?;
+        let compute_len = self.value(b, args[3], Some(S::U32))?.v;
+        let ready_scope = scope(args[4])?;
+        let (ready_task, ready_body) = role_closure(args[5], "the readiness")?;
+        let syn::Expr::Tuple(ready) = strip_parens(ready_body) else {
+            return err(
+                ready_body,
+                "the readiness closure returns `(&counter[i], expected)`",
+            );
+        };
+        let [counter, expected] = ready.elems.iter().collect::<Vec<_>>()[..] else {
+            return err(
+                ready,
+                "the readiness closure returns `(&counter[i], expected)`",
+            );
+        };
+        let roles = [
+            role_closure(args[6], "the communication")?,
+            role_closure(args[7], "the compute")?,
+        ];
+        for (_, body) in &roles {
+            let assigned = self.assigned_outer(|a| a.visit_expr(body));
+            if let Some(name) = assigned.first() {
+                return err(
+                    body,
+                    format!(
+                        "a `dispatch` role cannot assign the outer variable `{name}`: its loop carries no values"
+                    ),
+                );
+            }
+        }
+        let q = Queues {
+            compute_head,
+            compute_len,
+            comm_head,
+            comm_len,
+            ready_scope,
+        };
+        // `break` inside a role would leave the dispatch loop: no enclosing loop is visible.
+        let outer_loops = std::mem::take(&mut self.loops);
+        self.in_role = true;
+        let failed = RefCell::new(Ok(()));
+        let this = RefCell::new(&mut *self);
+        let role = |b: &mut KernelBuilder, task: Value, (name, body): (String, &Expr)| {
+            let mut failed = failed.borrow_mut();
+            this.borrow_mut().region(b, &mut failed, |l, b| {
+                l.scopes.push(HashMap::new());
+                l.bind(name, task_binding(task));
+                let r = l.expr(b, body, None);
+                l.scopes.pop();
+                r?;
+                Ok(Vec::new())
+            });
+        };
+        let [comm, compute] = roles;
+        sched.dispatch_loop(
+            b,
+            &q,
+            |b, task| {
+                let mut l = this.borrow_mut();
+                l.scopes.push(HashMap::new());
+                l.bind(ready_task.clone(), task_binding(task));
+                let r = l
+                    .counter_ref(b, counter, "dispatch")
+                    .and_then(|(ptr, index)| {
+                        let expected = l.value(b, expected, Some(S::U32))?.v;
+                        Ok((ptr, expected, counter_id(b, index)))
+                    });
+                l.scopes.pop();
+                r.unwrap_or_else(|e| {
+                    let mut failed = failed.borrow_mut();
+                    if failed.is_ok() {
+                        *failed = Err(e);
+                    }
+                    // Well-typed placeholders: the kernel is discarded.
+                    let zero = b.const_u32(0);
+                    (comm_head, zero, zero)
+                })
+            },
+            |b, task| role(b, task, comm),
+            |b, task| role(b, task, compute),
+        );
+        self.in_role = false;
+        self.loops = outer_loops;
+        failed.into_inner()
+    }
+
+    /// `peer::<T, K>(rank)`: rank `rank`'s copy of symmetric buffer `K` (the world's
+    /// allocations in order, from 1), as a writable slice of `T`.
+    pub(super) fn peer_slice(
+        &mut self,
+        b: &mut KernelBuilder,
+        peer: &Call,
+        _: &str,
+    ) -> Result<Binding> {
+        let (call, seg) = (peer.call, peer.seg);
+        let usage = "write `peer::<T, K>(rank)`: element type `T`, symmetric buffer `K`";
+        let syn::PathArguments::AngleBracketed(g) = &seg.arguments else {
+            return err(call, usage);
+        };
+        let gargs: Vec<&syn::GenericArgument> = g.args.iter().collect();
+        let [syn::GenericArgument::Type(ty), k] = gargs[..] else {
+            return err(g, usage);
+        };
+        let elem = scalar_type(ty, "symmetric buffer element")?;
+        let k_expr = match k {
+            syn::GenericArgument::Const(e) => e.clone(),
+            syn::GenericArgument::Type(syn::Type::Path(p)) => Expr::Path(syn::ExprPath {
+                attrs: Vec::new(),
+                qself: None,
+                path: p.path.clone(),
+            }),
+            other => return err(other, usage),
+        };
+        let index = u32::try_from(self.const_eval(&k_expr, "the symmetric buffer index")?)
+            .map_err(|_| Error::new_spanned(k, "symmetric buffer index out of range for u32"))?;
+        if index == kosmos_sched::abi::CONTROL_BUFFER {
+            return err(
+                k,
+                "symmetric buffer 0 is the world's control buffer: the world's allocations start at 1",
+            );
+        }
+        if call.args.len() != 1 {
+            return err(call, "`peer` takes 1 argument (rank)");
+        }
+        let rank = self.value(b, &call.args[0], Some(S::U32))?;
+        let team = *self.sched(peer)?.team();
+        Ok(Binding::Slice {
+            ptr: team.peer_ptr(b, index, rank.v),
+            elem,
+            writable: true,
+            space: AddrSpace::Global,
+        })
+    }
+}
+
+/// A closure argument of `dispatch`: `|t| body` with one plain parameter, the task.
+fn role_closure<'a>(e: &'a Expr, what: &str) -> Result<(String, &'a Expr)> {
+    let usage = format!("{what} argument of `dispatch` is a closure of the task: `|t| ...`");
+    let Expr::Closure(c) = strip_parens(e) else {
+        return err(e, usage);
+    };
+    match c.inputs.iter().collect::<Vec<_>>()[..] {
+        [syn::Pat::Ident(p)]
+            if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() =>
+        {
+            Ok((p.ident.to_string(), &c.body))
+        }
+        _ => err(&c.inputs, usage),
+    }
+}
+
+/// The task parameter of a `dispatch` closure.
+fn task_binding(task: Value) -> Binding {
+    Binding::Local {
+        v: task,
+        ty: S::U32,
+        mutable: false,
+    }
+}
+
+/// The counter's index, which names it in the error record of a timed-out wait.
+fn counter_id(b: &mut KernelBuilder, index: Val) -> Value {
+    if index.ty == S::U32 {
+        index.v
+    } else {
+        b.cast(index.v, Type::U32)
+    }
+}
+
+#[cfg(test)]
+mod dispatch_tests {
+    use crate::lower_source;
+
+    /// A team kernel whose `dispatch` call has `args` (after the queues, lengths and scope).
+    fn with_roles(roles: &str) -> String {
+        format!(
+            "#[kernel] fn k(team: &Team, n: u32) {{ let q = peer::<u32, 1>(team_rank()); \
+             let mut x = 0u32; \
+             dispatch(&q[0], n, &q[1], n, Scope::System, {roles}); }}"
+        )
+    }
+
+    fn error(src: &str) -> String {
+        lower_source(src)
+            .expect_err("the kernel should not lower")
+            .to_string()
+    }
+
+    #[test]
+    fn dispatch_lowers_its_roles_inline() {
+        let src = with_roles("|t| (&q[2 + t], 1), |t| { q[t] = t; }, |t| { q[t] = 2 * t; }");
+        assert!(lower_source(&src).is_ok());
+    }
+
+    #[test]
+    fn team_intrinsics_without_a_value_end_branches() {
+        let src = "#[kernel] fn k(team: &Team, n: u32) { let q = peer::<u32, 1>(team_rank()); \
+                   if n > 0 { signal(&q[0], 1, Scope::System) } }";
+        assert!(lower_source(src).is_ok());
+    }
+
+    #[test]
+    fn dispatch_misuse_is_an_error() {
+        for (roles, want) in [
+            (
+                "|t| (&q[t], 1), |t| { x = t; }, |t| {}",
+                "cannot assign the outer variable `x`",
+            ),
+            (
+                "|t| (&q[t], 1), |t| { break; }, |t| {}",
+                "`break` outside of a loop",
+            ),
+            (
+                "|t| (&q[t], 1), |t| {}, |t| { return; }",
+                "`return` cannot leave a `dispatch` role",
+            ),
+            (
+                "|t| &q[t], |t| {}, |t| {}",
+                "returns `(&counter[i], expected)`",
+            ),
+            ("|t| (&q[t], 1), 3u32, |t| {}", "closure of the task"),
+            ("|a, b| (&q[a], 1), |t| {}, |t| {}", "closure of the task"),
+            (
+                "|t| (&q[t], 1), |t| { dispatch(&q[0], 1u32, &q[1], 1u32, Scope::System, |s| (&q[s], 1), |s| {}, |s| {}); }, |t| {}",
+                "cannot be nested",
+            ),
+            ("|t| (&q[t], 1), |t| { q[y] = t; }, |t| {}", "y"),
+        ] {
+            let e = error(&with_roles(roles));
+            assert!(e.contains(want), "{roles}: {e}");
+        }
+        let e = error(
+            "#[kernel] fn k(a: &mut [u32]) { dispatch(&a[0], 1u32, &a[1], 1u32, Scope::System, |t| (&a[t], 1), |t| {}, |t| {}); }",
+        );
+        assert!(e.contains("needs a world"), "{e}");
+    }
+}

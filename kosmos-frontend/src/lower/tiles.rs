@@ -1,0 +1,280 @@
+//! Tiles (docs/ir.md "Tiles"): fragments and `mma`, the four-subgroup `mma_group` with its
+//! wide accumulators, the 16-byte vectors of `load_vec8`/`store_vec8`/`splat8`, and the
+//! asynchronous copies that fill shared memory.
+
+use super::intrinsics::{Call, Lowering, intrinsic};
+use super::{Binding, Lower, err, strip_parens};
+use crate::sig::rust_name;
+use kosmos_ir::{AddrSpace, FragRole, KernelBuilder, ScalarType, Type, Value};
+use syn::{Error, Expr, Result};
+
+use ScalarType as S;
+
+/// Lanes of the vectors of `load_vec8`, `store_vec8` and `splat8`.
+const VEC_LANES: u32 = 8;
+
+/// The non-scalar values of kernels: fragments (see docs/ir.md "Tiles") and the vectors of
+/// 16-byte loads and stores. They are plain SSA values, so branches and loops carry them
+/// like scalars, but no arithmetic applies to them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum TileTy {
+    Frag(FragRole),
+    Vector(ScalarType),
+}
+
+impl TileTy {
+    pub(super) fn ir(self) -> Type {
+        match self {
+            TileTy::Frag(role) => Type::Frag(role),
+            TileTy::Vector(elem) => Type::Vector {
+                elem,
+                lanes: VEC_LANES,
+            },
+        }
+    }
+
+    /// How messages name it, after the intrinsics that make it.
+    pub(super) fn name(self) -> String {
+        match self {
+            TileTy::Frag(FragRole::A) => "an `a` fragment (from `frag_load_a`)".into(),
+            TileTy::Frag(FragRole::B) => "a `b` fragment (from `frag_load_b`)".into(),
+            TileTy::Frag(FragRole::Acc) => {
+                "an accumulator fragment (from `frag_zero` or `mma`)".into()
+            }
+            TileTy::Frag(FragRole::WideAcc) => {
+                "a wide accumulator (from `wide_zero` or `mma_group`)".into()
+            }
+            TileTy::Vector(elem) => format!("a vector of {VEC_LANES} {}", rust_name(elem)),
+        }
+    }
+}
+
+impl Lower {
+    /// Lowers `e` if it is a tile expression (a tile variable or a call of an intrinsic
+    /// that makes one); `None` if it is not, without lowering anything.
+    pub(super) fn tile(
+        &mut self,
+        b: &mut KernelBuilder,
+        e: &Expr,
+    ) -> Result<Option<(Value, TileTy)>> {
+        let c = match strip_parens(e) {
+            Expr::Path(p) => {
+                return Ok(
+                    match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                        Some(Binding::Tile { v, ty, .. }) => Some((v, ty)),
+                        _ => None,
+                    },
+                );
+            }
+            Expr::Call(c) => c,
+            _ => return Ok(None),
+        };
+        let Some(call) = Call::of(c) else {
+            return Ok(None);
+        };
+        let Some(intrinsic) = intrinsic(&call.name) else {
+            return Ok(None);
+        };
+        let Lowering::Tile(lower) = intrinsic.lowering else {
+            return Ok(None);
+        };
+        call.no_generics()?;
+        call.arity(intrinsic.params)?;
+        lower(self, b, &call).map(Some)
+    }
+
+    pub(super) fn frag_zero(&mut self, b: &mut KernelBuilder, _: &Call) -> Result<(Value, TileTy)> {
+        Ok((b.frag_zero(), TileTy::Frag(FragRole::Acc)))
+    }
+
+    pub(super) fn wide_zero(&mut self, b: &mut KernelBuilder, _: &Call) -> Result<(Value, TileTy)> {
+        Ok((b.wide_zero(), TileTy::Frag(FragRole::WideAcc)))
+    }
+
+    /// `frag_load_a(&tile[i], stride)`, `frag_load_b(&tile[i], stride)`.
+    pub(super) fn frag_load(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+    ) -> Result<(Value, TileTy)> {
+        let (name, args) = (&call.name, &call.args);
+        let (ptr, elem) = self.elem_ref(b, args[0], name, false)?;
+        if elem != S::BF16 {
+            return err(
+                args[0],
+                format!("`{name}` reads bf16 elements, found {}", rust_name(elem)),
+            );
+        }
+        let stride = self.value(b, args[1], Some(S::U32))?;
+        let role = if name == "frag_load_a" {
+            FragRole::A
+        } else {
+            FragRole::B
+        };
+        Ok((b.frag_load(role, ptr, stride.v), TileTy::Frag(role)))
+    }
+
+    pub(super) fn mma(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<(Value, TileTy)> {
+        let args = &call.args;
+        let x = self.tile_arg(b, args[0], TileTy::Frag(FragRole::A))?;
+        let y = self.tile_arg(b, args[1], TileTy::Frag(FragRole::B))?;
+        let acc = self.tile_arg(b, args[2], TileTy::Frag(FragRole::Acc))?;
+        Ok((b.mma(x, y, acc), TileTy::Frag(FragRole::Acc)))
+    }
+
+    pub(super) fn mma_group(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+    ) -> Result<(Value, TileTy)> {
+        let args = &call.args;
+        let x = self.group_tile(b, args[0], "the `a` tile")?;
+        let y = self.group_tile(b, args[1], "the `b` tile")?;
+        let acc = self.tile_arg(b, args[2], TileTy::Frag(FragRole::WideAcc))?;
+        Ok((b.mma_group(x, y, acc), TileTy::Frag(FragRole::WideAcc)))
+    }
+
+    pub(super) fn load_vec8(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+    ) -> Result<(Value, TileTy)> {
+        let (name, args) = (&call.name, &call.args);
+        let (ptr, elem) = self.elem_ref(b, args[0], name, false)?;
+        check_vector_elem(args[0], elem)?;
+        let ty = TileTy::Vector(elem);
+        Ok((b.load(ptr, ty.ir()), ty))
+    }
+
+    pub(super) fn splat8(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<(Value, TileTy)> {
+        let x = call.args[0];
+        let t = self.infer(x);
+        let v = self.value(b, x, t)?;
+        check_vector_elem(x, v.ty)?;
+        Ok((b.splat(v.v, VEC_LANES), TileTy::Vector(v.ty)))
+    }
+
+    /// `frag_store(&c[i], acc, stride)` and `frag_store_within(&c[i], acc, stride, rows, cols)`.
+    pub(super) fn frag_store(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let (name, args) = (&call.name, &call.args);
+        let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
+        if elem != S::F32 {
+            return err(
+                args[0],
+                format!("`{name}` writes f32 elements, found {}", rust_name(elem)),
+            );
+        }
+        let acc = self.acc_arg(b, args[1])?;
+        let stride = self.value(b, args[2], Some(S::U32))?;
+        if name == "frag_store_within" {
+            let rows = self.value(b, args[3], Some(S::U32))?;
+            let cols = self.value(b, args[4], Some(S::U32))?;
+            b.frag_store_within(ptr, acc, stride.v, rows.v, cols.v);
+        } else {
+            b.frag_store(ptr, acc, stride.v);
+        }
+        Ok(())
+    }
+
+    pub(super) fn store_vec8(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let (name, args) = (&call.name, &call.args);
+        let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
+        let v = self.tile_arg(b, args[1], TileTy::Vector(elem))?;
+        b.store(ptr, v);
+        Ok(())
+    }
+
+    pub(super) fn copy_async(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let (name, args) = (&call.name, &call.args);
+        let (dst, _) = self.elem_ref_in(
+            b,
+            args[0],
+            (name, "the destination of `copy_async`"),
+            true,
+            AddrSpace::Shared,
+        )?;
+        let (src, _) = self.elem_ref_in(
+            b,
+            args[1],
+            (name, "the source of `copy_async`"),
+            false,
+            AddrSpace::Global,
+        )?;
+        let pred = self.value(b, args[2], Some(S::I1))?;
+        b.copy_async(dst, src, pred.v);
+        Ok(())
+    }
+
+    pub(super) fn async_commit(&mut self, b: &mut KernelBuilder, _: &Call) -> Result<()> {
+        b.async_commit();
+        Ok(())
+    }
+
+    pub(super) fn async_wait(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let arg = call.args[0];
+        let what = "the count of `async_wait`";
+        let pending = u32::try_from(self.const_eval(arg, what)?)
+            .map_err(|_| Error::new_spanned(arg, format!("{what} out of range for u32")))?;
+        b.async_wait(pending);
+        Ok(())
+    }
+
+    /// A tile of `mma_group` in shared memory, `&tile[i]`; `tile` names it in errors. The
+    /// product reads bf16 in its swizzled layout whatever the array's element type (a kernel
+    /// may keep its stages in 32-bit words to share them with other data).
+    fn group_tile(&mut self, b: &mut KernelBuilder, e: &Expr, tile: &str) -> Result<Value> {
+        let what = format!("{tile} of `mma_group`");
+        let (ptr, _) = self.elem_ref_in(b, e, ("mma_group", &what), false, AddrSpace::Shared)?;
+        Ok(ptr)
+    }
+
+    /// An accumulator of either width, as `frag_store` takes.
+    fn acc_arg(&mut self, b: &mut KernelBuilder, e: &Expr) -> Result<Value> {
+        let want = "an accumulator (from `frag_zero`, `mma`, `wide_zero` or `mma_group`)";
+        match self.tile(b, e)? {
+            Some((v, TileTy::Frag(role))) if role.is_acc() => Ok(v),
+            Some((_, ty)) => err(e, format!("expected {want}, found {}", ty.name())),
+            None => err(e, format!("expected {want}, found a scalar")),
+        }
+    }
+
+    /// A tile expression of type `want`.
+    pub(super) fn tile_arg(
+        &mut self,
+        b: &mut KernelBuilder,
+        e: &Expr,
+        want: TileTy,
+    ) -> Result<Value> {
+        match self.tile(b, e)? {
+            Some((v, ty)) if ty == want => Ok(v),
+            Some((_, ty)) => err(e, format!("expected {}, found {}", want.name(), ty.name())),
+            None => err(e, format!("expected {}, found a scalar", want.name())),
+        }
+    }
+}
+
+/// The message for a tile variable used where a number is expected.
+pub(super) fn tile_as_scalar(name: &str, ty: TileTy) -> String {
+    let takers = match ty {
+        TileTy::Frag(_) => "fragments only go to `mma`, `mma_group` and `frag_store`",
+        TileTy::Vector(_) => "vectors only go to `store_vec8`",
+    };
+    format!(
+        "`{name}` is {}, not a number: {takers}, never into arithmetic",
+        ty.name()
+    )
+}
+
+/// Vectors are 16 bytes at most: 8 lanes of 8- or 16-bit elements.
+fn check_vector_elem(e: &Expr, elem: ScalarType) -> Result<()> {
+    if elem != S::I1 && elem.bits() <= 16 {
+        return Ok(());
+    }
+    err(
+        e,
+        format!(
+            "vectors of {VEC_LANES} take 8- or 16-bit elements (16 bytes at most), found {}",
+            rust_name(elem)
+        ),
+    )
+}
