@@ -18,6 +18,7 @@
 //! kernel metadata, disassembly) for tests and CI.
 
 pub mod check;
+mod llvm;
 mod lower;
 mod target;
 mod tools;
