@@ -1,23 +1,37 @@
 //! Lowering of KOSMOS IR through LLVM 22 to AMDGPU code objects (gfx942, gfx950) and PTX
 //! (sm_90a).
 //!
-//! One lowering (`lower.rs`) is written against a small `Target` trait (`target.rs`). A
-//! compilation runs named stages, each dumpable to `KOSMOS_DUMP=<dir>`:
+//! Layout:
+//! - `lower/`: the one lowering of IR to LLVM IR, written against the `Target` trait:
+//!   `mod.rs` (kernel, values, dispatch per op), `control.rs` (regions, `if`/`for`/`loop`),
+//!   `arith.rs` (arithmetic, conversions, vectors), `memory.rs` (loads, stores, atomics,
+//!   fences, shared memory), `tile.rs` (fragments, `mma`).
+//! - `target/`: `mod.rs` holds the `Target` trait (what differs between GPUs), [`TargetKind`]
+//!   and the fragment layouts; `amdgpu.rs` and `nvptx.rs` implement it.
+//! - `llvm.rs`: the LLVM building blocks both use (the function builder, intrinsic and
+//!   inline-asm calls, atomics with a sync scope). Targets depend on it and on the trait,
+//!   never on the lowering.
+//! - `tools.rs` runs `ld.lld`; [`check`] reads binaries back.
+//!
+//! A compilation runs named stages, each dumpable to `KOSMOS_DUMP=<dir>`:
 //! `0.kir`, `1-llvm.ll`, `2-opt.ll` (after `default<O3>`), `3-asm.s`, then `4.o` + `5.hsaco`
 //! (AMD, linked by `ld.lld-22 -shared`) or `5.ptx` (NVIDIA).
 //!
 //! Semantics the GPU targets do not share with the CPU device: integer division or remainder
 //! by zero is undefined behaviour on the GPUs (the CPU device reports it as an error).
-//! `atomic.rmw` and `atomic.cas` take 32- and 64-bit types only; `exp2`/`log2` take no `f64`.
+//! `exp2`/`log2` take no `f64`.
 //!
 //! LLVM aborts the process on input it cannot handle, so the entry points take only a
-//! [`VerifiedModule`] (from `kosmos_ir::verify_module`), the lowering refuses what it cannot lower, and
-//! the LLVM module is checked by LLVM's verifier before any pass runs.
+//! [`VerifiedModule`] (from `kosmos_ir::verify_module`). The lowering relies on what the
+//! verifier checked (asserting it in debug builds) and refuses with an error only what the IR
+//! allows but the targets cannot express; LLVM's verifier checks the lowered module before
+//! any pass runs.
 //!
 //! [`check`] reads the binaries back with ptxas and the LLVM 22 tools (registers, spills,
 //! kernel metadata, disassembly) for tests and CI.
 
 pub mod check;
+mod llvm;
 mod lower;
 mod target;
 mod tools;

@@ -5,58 +5,15 @@
 //! elements sit in the tile ([`FragLayout`]); loads, stores and zeros are lowered here from
 //! that description, and only the `mma` itself is target code.
 
-use super::{Cx, Fail};
-use crate::target::Target;
+use super::Cx;
+use crate::llvm::Fail;
+use crate::target::{FragLayout, LaneTerm, Run, Target, subgroup_id};
 use inkwell::IntPredicate;
 use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::types::{BasicTypeEnum, VectorType};
-use inkwell::values::PointerValue;
-use inkwell::values::{BasicValue, BasicValueEnum, IntValue, VectorValue};
-use kosmos_ir::{AddrSpace, Dim, FRAG_N, FragRole, GROUP_N, IdKind, Type, Value};
-
-/// `((lane >> shift) & mask) * scale`: a row or column coordinate of a lane.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct LaneTerm {
-    pub shift: u32,
-    pub mask: u32,
-    pub scale: u32,
-}
-
-impl LaneTerm {
-    #[cfg(test)]
-    fn at(self, lane: u32) -> u32 {
-        ((lane >> self.shift) & self.mask) * self.scale
-    }
-}
-
-/// `len` elements of one tile row, consecutive in memory, at (`row`, `col`) from the lane's
-/// base coordinates; they are the next `len` elements of the lane's vector.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct Run {
-    pub row: u32,
-    pub col: u32,
-    pub len: u32,
-}
-
-/// Where a lane's fragment elements sit in the tile: lane `l`'s runs start at
-/// (`row.at(l)`, `col.at(l)`). A run of `len` elements is accessed as one `len`-element
-/// load or store aligned to its size: layouts keep runs at column multiples of `len`,
-/// which with a 16-byte aligned tile and a row stride that is a multiple of 8 elements
-/// makes those accesses aligned.
-#[derive(Copy, Clone, Debug)]
-pub(crate) struct FragLayout {
-    pub row: LaneTerm,
-    pub col: LaneTerm,
-    pub runs: &'static [Run],
-}
-
-impl FragLayout {
-    /// Elements per lane.
-    pub fn elems(&self) -> u32 {
-        self.runs.iter().map(|r| r.len).sum()
-    }
-}
+use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue, VectorValue};
+use kosmos_ir::{AddrSpace, FRAG_N, FragRole, GROUP_N, IdKind, Type, Value};
 
 /// The register type of a fragment: `<n x i16>` (`bf16` bits) for `a`/`b`, `<n x float>` for
 /// the accumulator.
@@ -129,61 +86,25 @@ fn swizzled_b<'ctx>(
 }
 
 impl<'ctx> Cx<'_, 'ctx> {
-    /// `subgroup.size`, `subgroup.id` or `subgroup.lane`, from the linear work-item id
-    /// (subgroups are consecutive runs of it on every target).
-    pub fn subgroup_id(&self, target: &dyn Target, kind: IdKind) -> Result<IntValue<'ctx>, Fail> {
-        let i32t = self.ctx.i32_type();
-        let size = target.subgroup_size();
-        if kind == IdKind::SubgroupSize {
-            return Ok(i32t.const_int(size as u64, false));
-        }
-        let b = &self.builder;
-        let id = |d| target.emit_id(self, IdKind::WorkitemId, d);
-        let dim = |d| target.emit_id(self, IdKind::WorkgroupSize, d);
-        // x + size_x * (y + size_y * z)
-        let yz = b.build_int_add(
-            id(Dim::Y)?,
-            b.build_int_mul(dim(Dim::Y)?, id(Dim::Z)?, "")?,
-            "",
-        )?;
-        let linear = b.build_int_add(id(Dim::X)?, b.build_int_mul(dim(Dim::X)?, yz, "")?, "")?;
-        Ok(if kind == IdKind::SubgroupId {
-            let shift = i32t.const_int(size.trailing_zeros() as u64, false);
-            b.build_right_shift(linear, shift, false, "subgroup_id")?
-        } else {
-            let mask = i32t.const_int(size as u64 - 1, false);
-            b.build_and(linear, mask, "subgroup_lane")?
-        })
+    fn frag_value(&self, v: Value, role: FragRole) -> VectorValue<'ctx> {
+        debug_assert_eq!(
+            self.ty(v),
+            Type::Frag(role),
+            "the verifier checks fragment roles"
+        );
+        self.get(v).into_vector_value()
     }
 
-    fn frag_value(&self, v: Value, role: FragRole) -> Result<VectorValue<'ctx>, Fail> {
-        if self.ty(v)? != Type::Frag(role) {
-            return Err(Fail::Msg(format!(
-                "expected a frag<{role}>, got {}",
-                self.ty(v)?
-            )));
-        }
-        match self.get(v)? {
-            BasicValueEnum::VectorValue(x) => Ok(x),
-            other => Err(Fail::Msg(format!(
-                "fragment lowered as {}",
-                other.get_type()
-            ))),
-        }
-    }
-
-    pub(super) fn frag_zero(&self, role: FragRole) -> Result<BasicValueEnum<'ctx>, Fail> {
-        if !role.is_acc() {
-            return Err(format!("frag.zero of a frag<{role}>").into());
-        }
-        Ok(self.llvm_type(Type::Frag(role))?.const_zero())
+    pub(super) fn frag_zero(&self, role: FragRole) -> BasicValueEnum<'ctx> {
+        debug_assert!(role.is_acc(), "the verifier makes frag.zero accumulators");
+        self.llvm_type(Type::Frag(role)).const_zero()
     }
 
     /// The lane's (row, column) in its fragment tile, from a layout's lane terms.
     fn lane_coords(&self, layout: &FragLayout) -> Result<(IntValue<'ctx>, IntValue<'ctx>), Fail> {
         let i32t = self.ctx.i32_type();
         let c = |x: u32| i32t.const_int(x as u64, false);
-        let lane = self.subgroup_id(self.target, IdKind::SubgroupLane)?;
+        let lane = subgroup_id(self.target, &self.llvm, IdKind::SubgroupLane)?;
         let b = &self.builder;
         let term = |t: LaneTerm| -> Result<IntValue<'ctx>, Fail> {
             let shifted = b.build_right_shift(lane, c(t.shift), false, "")?;
@@ -208,7 +129,7 @@ impl<'ctx> Cx<'_, 'ctx> {
         let i16t = self.ctx.i16_type();
         let b = &self.builder;
         let mut v = self
-            .llvm_type(Type::Frag(role))?
+            .llvm_type(Type::Frag(role))
             .into_vector_type()
             .get_undef();
         let mut next = 0u64;
@@ -218,8 +139,7 @@ impl<'ctx> Cx<'_, 'ctx> {
             let bytes = b.build_int_z_extend(offset(r, cc)?, self.ctx.i64_type(), "")?;
             // SAFETY: a plain (not inbounds) byte GEP is defined for any offset.
             let p = unsafe { b.build_gep(self.ctx.i8_type(), base, &[bytes], "")? };
-            let x = b.build_load(i16t.vec_type(run.len), p, "")?;
-            super::set_align(x, 2 * run.len)?;
+            let x = self.llvm.load(i16t.vec_type(run.len), p, 2 * run.len)?;
             for i in 0..run.len {
                 let e = b.build_extract_element(
                     x.into_vector_value(),
@@ -236,7 +156,7 @@ impl<'ctx> Cx<'_, 'ctx> {
     /// `mma.group` from 16x16 `mma`s: the subgroup's rows of `A` and all of `B` gathered
     /// from the swizzled tiles fragment by fragment (the lowering of targets without a
     /// group-wide matrix instruction).
-    pub(crate) fn mma_group_by_fragments(
+    fn mma_group_by_fragments(
         &self,
         a: PointerValue<'ctx>,
         b_tile: PointerValue<'ctx>,
@@ -245,7 +165,7 @@ impl<'ctx> Cx<'_, 'ctx> {
         let i32t = self.ctx.i32_type();
         let c = |x: u32| i32t.const_int(x as u64, false);
         let b = &self.builder;
-        let sg = self.subgroup_id(self.target, IdKind::SubgroupId)?;
+        let sg = subgroup_id(self.target, &self.llvm, IdKind::SubgroupId)?;
         let first_row = b.build_int_mul(b.build_and(sg, c(3), "")?, c(16), "")?;
         let piece_len = self.target.frag_layout(FragRole::Acc).elems();
         let mut pieces: Vec<VectorValue<'ctx>> = (0..WIDE_PIECES)
@@ -263,7 +183,7 @@ impl<'ctx> Cx<'_, 'ctx> {
                     let n = b.build_int_add(n, c(16 * j as u32), "")?;
                     swizzled_b(b, &c, k, n)
                 })?;
-                *piece = self.target.emit_mma(self, fa, fb, *piece)?;
+                *piece = self.target.emit_mma(&self.llvm, fa, fb, *piece)?;
             }
         }
         self.concat_pieces(&pieces)
@@ -283,7 +203,7 @@ impl<'ctx> Cx<'_, 'ctx> {
         let i32t = self.ctx.i32_type();
         let len = pieces[0].get_type().get_size();
         let mut v = self
-            .llvm_type(Type::Frag(FragRole::WideAcc))?
+            .llvm_type(Type::Frag(FragRole::WideAcc))
             .into_vector_type()
             .get_undef();
         for (j, piece) in pieces.iter().enumerate() {
@@ -306,53 +226,41 @@ impl<'ctx> Cx<'_, 'ctx> {
         b: Value,
         acc: Value,
     ) -> Result<BasicValueEnum<'ctx>, Fail> {
-        let (a, a_space) = self.get_ptr(a)?;
-        let (b, b_space) = self.get_ptr(b)?;
-        if a_space != AddrSpace::Shared || b_space != AddrSpace::Shared {
-            return Err("mma.group reads its tiles from shared memory".into());
-        }
-        let acc = self.frag_value(acc, FragRole::WideAcc)?;
-        Ok(self.target.emit_mma_group(self, a, b, acc)?.into())
+        let (a, a_space) = self.get_ptr(a);
+        let (b, b_space) = self.get_ptr(b);
+        debug_assert!(
+            a_space == AddrSpace::Shared && b_space == AddrSpace::Shared,
+            "the verifier keeps mma.group tiles in shared memory"
+        );
+        let acc = self.frag_value(acc, FragRole::WideAcc);
+        let d = match self.target.emit_mma_group(&self.llvm, a, b, acc)? {
+            Some(d) => d,
+            None => self.mma_group_by_fragments(a, b, acc)?,
+        };
+        Ok(d.into())
     }
 
     pub(super) fn copy_async(&self, dst: Value, src: Value, pred: Value) -> Result<(), Fail> {
-        let (dst, dst_space) = self.get_ptr(dst)?;
-        let (src, src_space) = self.get_ptr(src)?;
-        if dst_space != AddrSpace::Shared || src_space != AddrSpace::Global {
-            return Err("copy.async copies from global to shared memory".into());
-        }
-        if self.ty(pred)? != Type::I1 {
-            return Err("the copy.async predicate must be i1".into());
-        }
-        let pred = self.get_int(pred)?;
-        self.target.emit_copy_async(self, dst, src, pred)
+        let (dst, dst_space) = self.get_ptr(dst);
+        let (src, src_space) = self.get_ptr(src);
+        debug_assert!(
+            dst_space == AddrSpace::Shared && src_space == AddrSpace::Global,
+            "the verifier makes copy.async copy from global to shared memory"
+        );
+        let pred = self.get_bool(pred);
+        self.target.emit_copy_async(&self.llvm, dst, src, pred)
     }
 
-    /// `copy.async` as a plain load (only when `pred`) and store: the lowering of targets
-    /// without asynchronous copies.
-    pub(crate) fn copy_by_load_store(
-        &self,
-        dst: PointerValue<'ctx>,
-        src: PointerValue<'ctx>,
-        pred: IntValue<'ctx>,
-    ) -> Result<(), Fail> {
-        let v4 = self.ctx.i32_type().vec_type(4);
-        let from = self.current_block()?;
-        let (load, join) = (self.block("copy.load"), self.block("copy.join"));
-        self.builder.build_conditional_branch(pred, load, join)?;
-        self.builder.position_at_end(load);
-        let x = self.builder.build_load(v4, src, "")?;
-        super::set_align(x, 16)?;
-        self.builder.build_unconditional_branch(join)?;
-        self.builder.position_at_end(join);
-        let phi = self.builder.build_phi(v4, "")?;
-        phi.add_incoming(&[(&x, load), (&v4.const_zero(), from)]);
-        let st = self.builder.build_store(dst, phi.as_basic_value())?;
-        st.set_alignment(16).map_err(|e| Fail::Msg(e.to_string()))?;
-        Ok(())
+    /// A row stride or bound: the verifier makes it a `u32`.
+    fn u32_operand(&self, v: Value) -> IntValue<'ctx> {
+        debug_assert_eq!(
+            self.ty(v),
+            Type::U32,
+            "the verifier checks u32 strides and bounds"
+        );
+        self.get_int(v)
     }
 
-    /// Per run of the lane's layout: the address of its first element.
     /// Per run of the lane's layout: where its first element is (the tile's column 0 being
     /// column `col0` at `ptr`).
     fn run_addresses(
@@ -362,11 +270,8 @@ impl<'ctx> Cx<'_, 'ctx> {
         stride: Value,
         col0: u32,
     ) -> Result<Vec<RunAt<'ctx>>, Fail> {
-        let (base, _) = self.get_ptr(ptr)?;
-        if self.ty(stride)? != Type::U32 {
-            return Err("the row stride must be u32".into());
-        }
-        let stride = self.get_int(stride)?;
+        let (base, _) = self.get_ptr(ptr);
+        let stride = self.u32_operand(stride);
         let layout = self.target.frag_layout(role);
         let i32t = self.ctx.i32_type();
         let c = |x: u32| i32t.const_int(x as u64, false);
@@ -400,18 +305,17 @@ impl<'ctx> Cx<'_, 'ctx> {
         ptr: Value,
         stride: Value,
     ) -> Result<BasicValueEnum<'ctx>, Fail> {
+        // The verifier rejects `frag.load acc` but not `frag.load wacc`: no target loads
+        // accumulators (they start from frag.zero).
         if role.is_acc() {
-            return Err("frag.load loads frag<a> or frag<b>".into());
+            return Err(Fail("frag.load loads frag<a> or frag<b>".into()));
         }
-        let (base, space) = self.get_ptr(ptr)?;
-        if self.ty(stride)? != Type::U32 {
-            return Err("the row stride must be u32".into());
-        }
-        let stride = self.get_int(stride)?;
+        let (base, space) = self.get_ptr(ptr);
+        let stride = self.u32_operand(stride);
         if space == AddrSpace::Shared
             && let Some(v) = self
                 .target
-                .emit_shared_frag_load(self, role, base, stride)?
+                .emit_shared_frag_load(&self.llvm, role, base, stride)?
         {
             return Ok(v.as_basic_value_enum());
         }
@@ -433,29 +337,23 @@ impl<'ctx> Cx<'_, 'ctx> {
         stride: Value,
         within: Option<(Value, Value)>,
     ) -> Result<(), Fail> {
-        if self.get_ptr(ptr)?.1 == AddrSpace::Constant {
-            return Err("frag.store to constant memory".into());
-        }
-        let pieces = match self.ty(value)? {
+        debug_assert_ne!(
+            self.get_ptr(ptr).1,
+            AddrSpace::Constant,
+            "the verifier rejects writes to constant memory"
+        );
+        let pieces = match self.ty(value) {
             Type::Frag(FragRole::Acc) => 1,
             Type::Frag(FragRole::WideAcc) => WIDE_PIECES,
-            other => return Err(format!("frag.store of a {other}").into()),
+            other => unreachable!("the verifier makes frag.store store accumulators, not {other}"),
         };
         let role = if pieces == 1 {
             FragRole::Acc
         } else {
             FragRole::WideAcc
         };
-        let v = self.frag_value(value, role)?;
-        let within = match within {
-            Some((rows, cols)) => {
-                if self.ty(rows)? != Type::U32 || self.ty(cols)? != Type::U32 {
-                    return Err("frag.store bounds must be u32".into());
-                }
-                Some((self.get_int(rows)?, self.get_int(cols)?))
-            }
-            None => None,
-        };
+        let v = self.frag_value(value, role);
+        let within = within.map(|(rows, cols)| (self.u32_operand(rows), self.u32_operand(cols)));
         let len = self.target.frag_layout(FragRole::Acc).elems();
         for j in 0..pieces {
             let piece = if pieces == 1 {
@@ -505,8 +403,7 @@ impl<'ctx> Cx<'_, 'ctx> {
                     b.position_at_end(then);
                     // SAFETY: a plain (not inbounds) GEP is defined for any offset.
                     let q = unsafe { b.build_gep(f32t, p, &[c(i)], "")? };
-                    let st = b.build_store(q, elem(next + i)?)?;
-                    st.set_alignment(4).map_err(|e| Fail::Msg(e.to_string()))?;
+                    self.llvm.store(q, elem(next + i)?, 4)?;
                     b.build_unconditional_branch(join)?;
                     b.position_at_end(join);
                 }
@@ -523,57 +420,17 @@ impl<'ctx> Cx<'_, 'ctx> {
                 x.into()
             };
             next += run.len as u64;
-            let st = b.build_store(p, x)?;
-            st.set_alignment(4 * run.len)
-                .map_err(|e| Fail::Msg(e.to_string()))?;
+            self.llvm.store(p, x, 4 * run.len)?;
         }
         Ok(())
     }
 
     pub(super) fn mma(&self, a: Value, b: Value, acc: Value) -> Result<BasicValueEnum<'ctx>, Fail> {
         let (a, b, c) = (
-            self.frag_value(a, FragRole::A)?,
-            self.frag_value(b, FragRole::B)?,
-            self.frag_value(acc, FragRole::Acc)?,
+            self.frag_value(a, FragRole::A),
+            self.frag_value(b, FragRole::B),
+            self.frag_value(acc, FragRole::Acc),
         );
-        Ok(self.target.emit_mma(self, a, b, c)?.into())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::target::TargetKind;
-
-    /// Every target's layouts cover each tile element exactly once over the subgroup's lanes,
-    /// and keep runs at column multiples of their length (the aligned-access promise).
-    #[test]
-    fn layouts_cover_the_tile_once_with_aligned_runs() {
-        for kind in TargetKind::ALL {
-            let target = kind.target();
-            // A `frag<wacc>` is `frag<acc>` pieces: its layout is the accumulator's.
-            for role in [FragRole::A, FragRole::B, FragRole::Acc] {
-                let layout = target.frag_layout(role);
-                let (rows, cols) = role.shape();
-                let mut seen = vec![0u32; (rows * cols) as usize];
-                assert_eq!(
-                    layout.elems() * target.subgroup_size(),
-                    rows * cols,
-                    "{kind} {role}"
-                );
-                for lane in 0..target.subgroup_size() {
-                    let (r0, c0) = (layout.row.at(lane), layout.col.at(lane));
-                    for run in layout.runs {
-                        assert_eq!((c0 + run.col) % run.len, 0, "{kind} {role} lane {lane}");
-                        for i in 0..run.len {
-                            let (r, c) = (r0 + run.row, c0 + run.col + i);
-                            assert!(r < rows && c < cols, "{kind} {role} lane {lane}");
-                            seen[(r * cols + c) as usize] += 1;
-                        }
-                    }
-                }
-                assert!(seen.iter().all(|n| *n == 1), "{kind} {role}: {seen:?}");
-            }
-        }
+        Ok(self.target.emit_mma(&self.llvm, a, b, c)?.into())
     }
 }

@@ -1,0 +1,210 @@
+//! AMD Instinct GPUs (CDNA3 gfx942, CDNA4 gfx950): code object v5 (ROCm 6 loaders), linked
+//! into an HSACO by `ld.lld -shared`.
+
+use super::{FragLayout, Target, lane_term, run, subgroup_id};
+use crate::llvm::{Fail, FnBuilder, int_type};
+use inkwell::AddressSpace;
+use inkwell::module::{FlagBehavior, Module};
+use inkwell::values::{IntValue, VectorValue};
+use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Ordering, Scope};
+
+pub(crate) struct Amdgpu {
+    cpu: &'static str,
+}
+
+impl Amdgpu {
+    /// The target for the processor `cpu` (`gfx942`, `gfx950`).
+    pub fn new(cpu: &'static str) -> Amdgpu {
+        Amdgpu { cpu }
+    }
+}
+
+/// AMDGPU's kernel calling convention (`amdgpu_kernel`).
+const AMDGPU_KERNEL_CC: u32 = 91;
+
+/// Field offsets in the HSA kernel dispatch packet (`hsa_kernel_dispatch_packet_t`).
+const PACKET_WORKGROUP_SIZE_X: u64 = 4;
+const PACKET_GRID_SIZE_X: u64 = 12;
+
+// `v_mfma_f32_16x16x16_bf16` (wave64), per the CDNA3 ISA's matrix layouts: lane l holds
+// A[l % 16][4 * (l / 16) + i], B[4 * (l / 16) + i][l % 16] and D[4 * (l / 16) + i][l % 16]
+// for i in 0..4.
+const MFMA_A: FragLayout = FragLayout {
+    row: lane_term(0, 15, 1),
+    col: lane_term(4, 3, 4),
+    runs: &[run(0, 0, 4)],
+};
+const MFMA_B_ACC: FragLayout = FragLayout {
+    row: lane_term(4, 3, 4),
+    col: lane_term(0, 15, 1),
+    runs: &[run(0, 0, 1), run(1, 0, 1), run(2, 0, 1), run(3, 0, 1)],
+};
+
+impl Target for Amdgpu {
+    fn triple(&self) -> &'static str {
+        "amdgcn-amd-amdhsa"
+    }
+
+    fn cpu(&self) -> &'static str {
+        self.cpu
+    }
+
+    fn features(&self) -> &'static str {
+        ""
+    }
+
+    fn addr_space(&self, space: AddrSpace) -> AddressSpace {
+        match space {
+            AddrSpace::Global => AddressSpace::from(1u16),
+            AddrSpace::Shared => AddressSpace::from(3u16),
+            AddrSpace::Constant => AddressSpace::from(4u16),
+        }
+    }
+
+    fn sync_scope(&self, scope: Scope) -> &'static str {
+        match scope {
+            Scope::Workgroup => "workgroup",
+            Scope::Agent => "agent",
+            Scope::System => "",
+        }
+    }
+
+    fn configure_module(&self, module: &Module<'_>) {
+        let i32t = module.get_context().i32_type();
+        module.add_basic_value_flag(
+            "amdhsa_code_object_version",
+            FlagBehavior::Error,
+            i32t.const_int(500, false),
+        );
+    }
+
+    fn configure_kernel(&self, cx: &FnBuilder<'_, '_>) {
+        cx.function.set_call_conventions(AMDGPU_KERNEL_CC);
+        // `min_resident` stays NVIDIA's: `amdgpu-waves-per-eu` would cap the registers and
+        // spill the fragment-by-fragment `mma.group` (CDNA's occupancy follows from the
+        // registers the kernel needs).
+        let bound = format!("1,{}", cx.kernel.workgroup_bound(self.subgroup_size()));
+        cx.add_fn_attr("amdgpu-flat-work-group-size", &bound);
+    }
+
+    fn emit_id<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        kind: IdKind,
+        dim: Dim,
+    ) -> Result<IntValue<'ctx>, Fail> {
+        let d = dim.name();
+        match kind {
+            IdKind::WorkitemId => cx.call_int_intrinsic(&format!("llvm.amdgcn.workitem.id.{d}")),
+            IdKind::WorkgroupId => cx.call_int_intrinsic(&format!("llvm.amdgcn.workgroup.id.{d}")),
+            IdKind::WorkgroupSize => self.workgroup_size(cx, dim),
+            IdKind::NumWorkgroups => {
+                // The packet holds the grid size in work-items: round up to whole workgroups.
+                let grid = self.packet_field(cx, PACKET_GRID_SIZE_X + 4 * dim.index() as u64, 4)?;
+                let size = self.workgroup_size(cx, dim)?;
+                let one = cx.ctx.i32_type().const_int(1, false);
+                let b = &cx.builder;
+                let sum = b.build_int_add(grid, size, "")?;
+                let sum = b.build_int_sub(sum, one, "")?;
+                Ok(b.build_int_unsigned_div(sum, size, "num_workgroups")?)
+            }
+            IdKind::SubgroupSize | IdKind::SubgroupId | IdKind::SubgroupLane => {
+                subgroup_id(self, cx, kind)
+            }
+        }
+    }
+
+    fn emit_barrier(&self, cx: &FnBuilder<'_, '_>) -> Result<(), Fail> {
+        // s_barrier alone orders no memory: fence the workgroup's accesses around it.
+        let workgroup = self.sync_scope(Scope::Workgroup);
+        cx.fence(Ordering::Release, workgroup)?;
+        cx.call_void_intrinsic("llvm.amdgcn.s.barrier", &[])?;
+        cx.fence(Ordering::Acquire, workgroup)
+    }
+
+    fn emit_clock<'ctx>(&self, cx: &FnBuilder<'_, 'ctx>) -> Result<IntValue<'ctx>, Fail> {
+        // s_memrealtime counts a constant 100 MHz clock shared by the device.
+        let ticks = cx.call_int_intrinsic("llvm.amdgcn.s.memrealtime")?;
+        let ten = cx.ctx.i64_type().const_int(10, false);
+        Ok(cx.builder.build_int_mul(ticks, ten, "clock_ns")?)
+    }
+
+    fn emit_sleep(&self, cx: &FnBuilder<'_, '_>, nanos: u32) -> Result<(), Fail> {
+        // s_sleep N waits about 64 * N cycles; at ~2 GHz that is ~32 ns per unit (1..=127).
+        let units = (nanos / 32).clamp(1, 127);
+        let imm = cx.ctx.i32_type().const_int(units as u64, false);
+        cx.call_void_intrinsic("llvm.amdgcn.s.sleep", &[imm.into()])
+    }
+
+    fn links_object(&self) -> bool {
+        true
+    }
+
+    fn subgroup_size(&self) -> u32 {
+        // gfx9 runs wave64 (LLVM's default for these targets).
+        64
+    }
+
+    fn frag_layout(&self, role: FragRole) -> FragLayout {
+        match role {
+            FragRole::A => MFMA_A,
+            // A `frag<wacc>` is `frag<acc>` pieces side by side: the layout is per piece.
+            FragRole::B | FragRole::Acc | FragRole::WideAcc => MFMA_B_ACC,
+        }
+    }
+
+    fn emit_mma<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        a: VectorValue<'ctx>,
+        b: VectorValue<'ctx>,
+        acc: VectorValue<'ctx>,
+    ) -> Result<VectorValue<'ctx>, Fail> {
+        // `.1k` takes bf16 bits as <4 x i16>; cbsz, abid, blgp 0: no broadcast or swizzle.
+        let zero = cx.ctx.i32_type().const_zero();
+        let d = cx.call_intrinsic(
+            "llvm.amdgcn.mfma.f32.16x16x16bf16.1k",
+            &[],
+            &[
+                a.into(),
+                b.into(),
+                acc.into(),
+                zero.into(),
+                zero.into(),
+                zero.into(),
+            ],
+        )?;
+        Ok(d.into_vector_value())
+    }
+}
+
+impl Amdgpu {
+    fn workgroup_size<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        dim: Dim,
+    ) -> Result<IntValue<'ctx>, Fail> {
+        let size = self.packet_field(cx, PACKET_WORKGROUP_SIZE_X + 2 * dim.index() as u64, 2)?;
+        Ok(cx
+            .builder
+            .build_int_z_extend(size, cx.ctx.i32_type(), "workgroup_size")?)
+    }
+
+    /// Loads an integer field of `bytes` bytes at `offset` in the dispatch packet.
+    fn packet_field<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        offset: u64,
+        bytes: u32,
+    ) -> Result<IntValue<'ctx>, Fail> {
+        let packet = cx
+            .call_intrinsic("llvm.amdgcn.dispatch.ptr", &[], &[])?
+            .into_pointer_value();
+        let i8t = cx.ctx.i8_type();
+        let offset = cx.ctx.i64_type().const_int(offset, false);
+        // SAFETY: the offset lies inside the 64-byte dispatch packet.
+        let field = unsafe { cx.builder.build_gep(i8t, packet, &[offset], "")? };
+        let load = cx.load(int_type(cx.ctx, bytes * 8), field, bytes)?;
+        Ok(load.into_int_value())
+    }
+}

@@ -1,0 +1,412 @@
+//! NVIDIA Hopper (sm_90a) through PTX (ISA 8.0: the oldest with sm_90a, accepted by CUDA 12
+//! and 13).
+
+use super::{FragLayout, Target, lane_term, run, subgroup_id};
+use crate::llvm::{AtomicRmw, Fail, FnBuilder, call_result, scalar_type};
+use inkwell::AddressSpace;
+use inkwell::module::Module;
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
+use inkwell::values::{
+    BasicMetadataValueEnum, BasicValueEnum, IntValue, PointerValue, VectorValue,
+};
+use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Ordering, RmwOp, Scope};
+
+pub(crate) struct Nvptx;
+
+/// NVPTX's kernel calling convention (`ptx_kernel`); annotations alone give a `.func`.
+const PTX_KERNEL_CC: u32 = 71;
+
+// `mma.m16n8k16` (PTX ISA, "Matrix Fragments for mma.m16n8k16"), with g = lane / 4 and
+// t = lane % 4: A a0..a7 at rows g, g+8 and columns 2t, 2t+1, 2t+8, 2t+9 (register i holds
+// a[2i], a[2i+1]); B b0..b3 at rows (k) 2t, 2t+1, 2t+8, 2t+9 and column (n) g; C c0..c3 at
+// rows g, g+8 and columns 2t, 2t+1. A 16x16 B or accumulator is two 16x8 halves: elements
+// 0..4 for columns 0..8, 4..8 for columns 8..16.
+const MMA_A_ACC: FragLayout = FragLayout {
+    row: lane_term(2, 7, 1),
+    col: lane_term(0, 3, 2),
+    runs: &[run(0, 0, 2), run(8, 0, 2), run(0, 8, 2), run(8, 8, 2)],
+};
+const MMA_B: FragLayout = FragLayout {
+    row: lane_term(0, 3, 2),
+    col: lane_term(2, 7, 1),
+    runs: &[
+        run(0, 0, 1),
+        run(1, 0, 1),
+        run(8, 0, 1),
+        run(9, 0, 1),
+        run(0, 8, 1),
+        run(1, 8, 1),
+        run(8, 8, 1),
+        run(9, 8, 1),
+    ],
+};
+
+impl Target for Nvptx {
+    fn triple(&self) -> &'static str {
+        "nvptx64-nvidia-cuda"
+    }
+
+    fn cpu(&self) -> &'static str {
+        "sm_90a"
+    }
+
+    fn features(&self) -> &'static str {
+        "+ptx80"
+    }
+
+    fn addr_space(&self, space: AddrSpace) -> AddressSpace {
+        match space {
+            AddrSpace::Global => AddressSpace::from(1u16),
+            AddrSpace::Shared => AddressSpace::from(3u16),
+            // NVIDIA's constant space is the constant bank, not device memory a kernel gets a
+            // pointer to: read-only device memory is global memory there.
+            AddrSpace::Constant => AddressSpace::from(1u16),
+        }
+    }
+
+    fn sync_scope(&self, scope: Scope) -> &'static str {
+        // Never "agent": NVPTX aborts on scopes it does not know.
+        match scope {
+            Scope::Workgroup => "block",
+            Scope::Agent => "device",
+            Scope::System => "",
+        }
+    }
+
+    fn configure_module(&self, _module: &Module<'_>) {}
+
+    fn configure_kernel(&self, cx: &FnBuilder<'_, '_>) {
+        cx.function.set_call_conventions(PTX_KERNEL_CC);
+        let bound = cx.kernel.workgroup_bound(self.subgroup_size());
+        cx.add_fn_attr("nvvm.maxntid", &bound.to_string());
+        if let Some(n) = cx.kernel.min_resident {
+            cx.add_fn_attr("nvvm.minctasm", &n.to_string());
+        }
+    }
+
+    fn emit_id<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        kind: IdKind,
+        dim: Dim,
+    ) -> Result<IntValue<'ctx>, Fail> {
+        let reg = match kind {
+            IdKind::WorkitemId => "tid",
+            IdKind::WorkgroupId => "ctaid",
+            IdKind::WorkgroupSize => "ntid",
+            IdKind::NumWorkgroups => "nctaid",
+            IdKind::SubgroupSize | IdKind::SubgroupId | IdKind::SubgroupLane => {
+                return subgroup_id(self, cx, kind);
+            }
+        };
+        cx.call_int_intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{reg}.{}", dim.name()))
+    }
+
+    fn log2_intrinsic(&self) -> &'static str {
+        // `llvm.log2.f32` finds no libcall on NVPTX and aborts; this is `lg2.approx.f32`,
+        // the instruction CUDA's log2f uses.
+        "llvm.nvvm.lg2.approx.f"
+    }
+
+    fn emit_barrier(&self, cx: &FnBuilder<'_, '_>) -> Result<(), Fail> {
+        if cx.kernel.uses_groups() {
+            // `wgmma` reads shared memory through the async proxy: what this thread wrote
+            // (stores, completed cp.async) must be fenced towards it before the barrier.
+            cx.inline_asm("fence.proxy.async.shared::cta;", "~{memory}", &[])?;
+        }
+        // bar.sync orders the CTA's memory accesses itself.
+        let zero = cx.ctx.i32_type().const_zero();
+        cx.call_void_intrinsic("llvm.nvvm.barrier.cta.sync.aligned.all", &[zero.into()])
+    }
+
+    fn emit_clock<'ctx>(&self, cx: &FnBuilder<'_, 'ctx>) -> Result<IntValue<'ctx>, Fail> {
+        // %globaltimer: nanoseconds, the same on every SM.
+        cx.call_int_intrinsic("llvm.nvvm.read.ptx.sreg.globaltimer")
+    }
+
+    fn emit_sleep(&self, cx: &FnBuilder<'_, '_>, nanos: u32) -> Result<(), Fail> {
+        let arg = cx.ctx.i32_type().const_int(nanos as u64, false);
+        cx.inline_asm("nanosleep.u32 $0;", "r", &[arg.into()])
+    }
+
+    /// Inline PTX: LLVM 22's NVPTX backend drops ordering and scope from `atomicrmw`.
+    fn emit_atomic_rmw<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        rmw: AtomicRmw<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>, Fail> {
+        let ty = rmw.ty;
+        let bits = ty.bits();
+        let (op, suffix) = match (rmw.op, ty.is_float()) {
+            (RmwOp::Add, true) => ("add", format!("f{bits}")),
+            // Two's complement: a signed add is an unsigned add (PTX has no .s64 add).
+            (RmwOp::Add, false) => ("add", format!("u{bits}")),
+            (RmwOp::Min | RmwOp::Max, false) => {
+                let sign = if ty.is_signed_int() { "s" } else { "u" };
+                let op = if rmw.op == RmwOp::Min { "min" } else { "max" };
+                (op, format!("{sign}{bits}"))
+            }
+            (RmwOp::Xchg, _) => ("exch", format!("b{bits}")),
+            (RmwOp::And, false) => ("and", format!("b{bits}")),
+            (RmwOp::Or, false) => ("or", format!("b{bits}")),
+            (op, _) => unreachable!("the verifier rejects atomic.rmw {op} on {ty}"),
+        };
+        let scope = match rmw.scope {
+            Scope::Workgroup => "cta",
+            Scope::Agent => "gpu",
+            Scope::System => "sys",
+        };
+        let (fence, sem) = match rmw.ordering {
+            Ordering::Relaxed => ("", "relaxed"),
+            Ordering::Acquire => ("", "acquire"),
+            Ordering::Release => ("", "release"),
+            Ordering::AcqRel => ("", "acq_rel"),
+            // The PTX memory model's mapping of a sequentially consistent RMW.
+            Ordering::SeqCst => ("fence.sc.", "acq_rel"),
+        };
+        let fence = if fence.is_empty() {
+            String::new()
+        } else {
+            format!("{fence}{scope}; ")
+        };
+        let space = match rmw.space {
+            AddrSpace::Shared => "shared",
+            AddrSpace::Global | AddrSpace::Constant => "global",
+        };
+        // Floats other than add travel as integers of their width (b32/b64 operations).
+        let float_reg = ty.is_float() && rmw.op == RmwOp::Add;
+        let (reg_ty, constraint): (BasicTypeEnum, _) = match (float_reg, bits) {
+            (true, 32) => (cx.ctx.f32_type().into(), "f"),
+            (true, _) => (cx.ctx.f64_type().into(), "d"),
+            (false, 32) => (cx.ctx.i32_type().into(), "r"),
+            (false, _) => (cx.ctx.i64_type().into(), "l"),
+        };
+        let value = if !float_reg && ty.is_float() {
+            cx.builder.build_bit_cast(rmw.value, reg_ty, "")?
+        } else {
+            rmw.value
+        };
+        // The address as a 64-bit integer: within .shared it is the window offset PTX expects.
+        let addr = cx
+            .builder
+            .build_ptr_to_int(rmw.ptr, cx.ctx.i64_type(), "")?;
+        let asm = format!("{fence}atom.{sem}.{scope}.{space}.{op}.{suffix} $0, [$1], $2;");
+        let constraints = format!("={constraint},l,{constraint},~{{memory}}");
+        let fn_ty = reg_ty.fn_type(&[cx.ctx.i64_type().into(), reg_ty.into()], false);
+        let asm_fn = cx
+            .ctx
+            .create_inline_asm(fn_ty, asm, constraints, true, false, None, false);
+        let old =
+            cx.builder
+                .build_indirect_call(fn_ty, asm_fn, &[addr.into(), value.into()], "old")?;
+        let old = call_result(old);
+        if !float_reg && ty.is_float() {
+            Ok(cx
+                .builder
+                .build_bit_cast(old, scalar_type(cx.ctx, ty), "old")?)
+        } else {
+            Ok(old)
+        }
+    }
+
+    fn links_object(&self) -> bool {
+        false
+    }
+
+    fn subgroup_size(&self) -> u32 {
+        32
+    }
+
+    fn frag_layout(&self, role: FragRole) -> FragLayout {
+        match role {
+            // A `frag<wacc>` is `frag<acc>` pieces side by side: the layout is per piece.
+            FragRole::A | FragRole::Acc | FragRole::WideAcc => MMA_A_ACC,
+            FragRole::B => MMA_B,
+        }
+    }
+
+    /// `ldmatrix.x4`: four 8x8 matrices, lane `l` naming row `l % 16` at column `8 (l / 16)`
+    /// of the tile, so registers 0..4 are (rows 0-7, cols 0-7), (8-15, 0-7), (0-7, 8-15),
+    /// (8-15, 8-15). For `a` these are exactly the mma A registers; `b` is loaded transposed
+    /// (`.trans`: rows are k), which gives B's k-pairs per column in the same order.
+    fn emit_shared_frag_load<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        role: FragRole,
+        base: PointerValue<'ctx>,
+        stride: IntValue<'ctx>,
+    ) -> Result<Option<VectorValue<'ctx>>, Fail> {
+        let name = match role {
+            FragRole::A => "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16",
+            FragRole::B => "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16",
+            FragRole::Acc | FragRole::WideAcc => return Ok(None),
+        };
+        let b = &cx.builder;
+        let i32t = cx.ctx.i32_type();
+        let c = |x: u64| i32t.const_int(x, false);
+        let lane = subgroup_id(self, cx, IdKind::SubgroupLane)?;
+        let row = b.build_and(lane, c(15), "")?;
+        let col = b.build_left_shift(b.build_right_shift(lane, c(4), false, "")?, c(3), "")?;
+        let index = b.build_int_add(b.build_int_mul(row, stride, "")?, col, "")?;
+        let bytes = b.build_int_mul(index, c(2), "")?;
+        let bytes = b.build_int_z_extend(bytes, cx.ctx.i64_type(), "")?;
+        // SAFETY: a plain (not inbounds) byte GEP is defined for any offset.
+        let p = unsafe { b.build_gep(cx.ctx.i8_type(), base, &[bytes], "")? };
+        let r = cx.call_intrinsic(name, &[p.get_type().into()], &[p.into()])?;
+        let v = cx.insert_fields(i32t.vec_type(4).get_undef(), r.into_struct_value(), 0)?;
+        let v = b.build_bit_cast(v, cx.ctx.i16_type().vec_type(8), "")?;
+        Ok(Some(v.into_vector_value()))
+    }
+
+    fn emit_mma<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        a: VectorValue<'ctx>,
+        b: VectorValue<'ctx>,
+        acc: VectorValue<'ctx>,
+    ) -> Result<VectorValue<'ctx>, Fail> {
+        // Two m16n8k16 halves: the same A, B registers 0-1 / 2-3, C elements 0-3 / 4-7.
+        let bld = &cx.builder;
+        let i32t = cx.ctx.i32_type();
+        let idx = |i: u64| i32t.const_int(i, false);
+        let regs = |v: VectorValue<'ctx>| -> Result<Vec<BasicValueEnum<'ctx>>, Fail> {
+            let v = bld
+                .build_bit_cast(v, i32t.vec_type(4), "")?
+                .into_vector_value();
+            (0..4)
+                .map(|i| Ok(bld.build_extract_element(v, idx(i), "")?))
+                .collect()
+        };
+        let (ra, rb) = (regs(a)?, regs(b)?);
+        let mut d = acc.get_type().get_undef();
+        for half in 0..2u64 {
+            let mut args: Vec<BasicMetadataValueEnum> = ra.iter().map(|r| (*r).into()).collect();
+            args.push(rb[2 * half as usize].into());
+            args.push(rb[2 * half as usize + 1].into());
+            for i in 0..4 {
+                args.push(
+                    bld.build_extract_element(acc, idx(4 * half + i), "")?
+                        .into(),
+                );
+            }
+            let r = cx.call_intrinsic("llvm.nvvm.mma.m16n8k16.row.col.bf16", &[], &args)?;
+            d = cx.insert_fields(d, r.into_struct_value(), 4 * half as u32)?;
+        }
+        Ok(d)
+    }
+
+    /// Four `wgmma.mma_async` m64n128k16 (one per 16-deep step), A and B from shared memory
+    /// through descriptors of their 128-byte-swizzled layouts, waited for before the
+    /// accumulator is used: the four subgroups of the group are the warpgroup.
+    fn emit_mma_group<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        a: PointerValue<'ctx>,
+        b: PointerValue<'ctx>,
+        acc: VectorValue<'ctx>,
+    ) -> Result<Option<VectorValue<'ctx>>, Fail> {
+        let bld = &cx.builder;
+        let i64t = cx.ctx.i64_type();
+        let f32t = cx.ctx.f32_type();
+        let n = acc.get_type().get_size();
+        // Descriptor: start address >> 4 (bits 0-13), leading byte offset >> 4 (16-29),
+        // stride byte offset >> 4 (32-45), swizzle mode 1 = 128 bytes (62-63).
+        let desc = |p: PointerValue<'ctx>, lbo: u64, sbo: u64| -> Result<IntValue<'ctx>, Fail> {
+            let addr = bld.build_ptr_to_int(p, i64t, "")?;
+            let addr = bld.build_and(addr, i64t.const_int(0x3ffff, false), "")?;
+            let start = bld.build_right_shift(addr, i64t.const_int(4, false), false, "")?;
+            let fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (1 << 62);
+            Ok(bld.build_or(start, i64t.const_int(fixed, false), "")?)
+        };
+        // A is K-major: rows of 128 bytes, 8-row atoms 1024 bytes apart (the leading offset
+        // is unused inside one swizzle atom); a 16-deep step moves 32 bytes along the row.
+        // B is N-major: 64-column blocks 8192 bytes apart, 8-row (k) atoms 1024 bytes apart;
+        // a 16-deep step moves 16 rows, 2048 bytes.
+        let (da, db) = (desc(a, 16, 1024)?, desc(b, 8192, 1024)?);
+        let mut args: Vec<BasicMetadataValueEnum> = Vec::new();
+        for i in 0..n {
+            let x =
+                bld.build_extract_element(acc, cx.ctx.i32_type().const_int(i as u64, false), "")?;
+            args.push(x.into());
+        }
+        let steps = kosmos_ir::GROUP_K / 16;
+        for k in 0..steps as u64 {
+            args.push(
+                bld.build_int_add(da, i64t.const_int(2 * k, false), "")?
+                    .into(),
+            );
+            args.push(
+                bld.build_int_add(db, i64t.const_int(128 * k, false), "")?
+                    .into(),
+            );
+        }
+        args.push(cx.ctx.i32_type().const_int(1, false).into());
+        let regs = |from: u32| -> String {
+            let list: Vec<String> = (from..from + n).map(|i| format!("${i}")).collect();
+            format!("{{{}}}", list.join(", "))
+        };
+        // `p` (scale-d) true: accumulate into the registers.
+        let mut asm = format!(
+            "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\nwgmma.fence.sync.aligned;\n",
+            2 * n + 2 * steps
+        );
+        for k in 0..steps {
+            asm += &format!(
+                "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {}, ${}, ${}, p, 1, 1, 0, 1;\n",
+                regs(0),
+                2 * n + 2 * k,
+                2 * n + 2 * k + 1
+            );
+        }
+        asm += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n}";
+        let mut constraints: Vec<String> = (0..n).map(|_| "=f".to_string()).collect();
+        constraints.extend((0..n).map(|i| i.to_string()));
+        constraints.extend((0..2 * steps).map(|_| "l".to_string()));
+        constraints.push("r".into());
+        constraints.push("~{memory}".into());
+        let mut params: Vec<BasicMetadataTypeEnum> = (0..n).map(|_| f32t.into()).collect();
+        params.extend((0..2 * steps).map(|_| BasicMetadataTypeEnum::from(i64t)));
+        params.push(cx.ctx.i32_type().into());
+        let out_ty = cx.ctx.struct_type(&vec![f32t.into(); n as usize], false);
+        let fn_ty = out_ty.fn_type(&params, false);
+        let asm_fn =
+            cx.ctx
+                .create_inline_asm(fn_ty, asm, constraints.join(","), true, false, None, false);
+        let r = bld.build_indirect_call(fn_ty, asm_fn, &args, "")?;
+        let r = call_result(r).into_struct_value();
+        Ok(Some(cx.insert_fields(acc.get_type().get_undef(), r, 0)?))
+    }
+
+    /// `cp.async.cg` (16 bytes, through L2 only) with a source size of 0 when `pred` is
+    /// false: the hardware then reads nothing and fills zeros.
+    fn emit_copy_async<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        dst: PointerValue<'ctx>,
+        src: PointerValue<'ctx>,
+        pred: IntValue<'ctx>,
+    ) -> Result<(), Fail> {
+        let i32t = cx.ctx.i32_type();
+        let size =
+            cx.builder
+                .build_select(pred, i32t.const_int(16, false), i32t.const_zero(), "")?;
+        cx.call_void_intrinsic(
+            "llvm.nvvm.cp.async.cg.shared.global.16.s",
+            &[dst.into(), src.into(), size.into()],
+        )
+    }
+
+    fn emit_async_commit(&self, cx: &FnBuilder<'_, '_>) -> Result<(), Fail> {
+        cx.call_void_intrinsic("llvm.nvvm.cp.async.commit.group", &[])
+    }
+
+    fn emit_async_wait(&self, cx: &FnBuilder<'_, '_>, pending: u32) -> Result<(), Fail> {
+        let n = cx.ctx.i32_type().const_int(pending as u64, false);
+        cx.call_void_intrinsic("llvm.nvvm.cp.async.wait.group", &[n.into()])
+    }
+
+    fn dynamic_shared(&self) -> bool {
+        // CUDA caps static shared memory at 48 KiB; the dynamic array may be larger.
+        true
+    }
+}
