@@ -186,9 +186,9 @@ pub struct Module {
 }
 
 impl Device {
-    /// Loads `image` on this device, picking the binary the device runs (PTX on CUDA, the
-    /// HSACO of the GPU's processor on HIP, the IR on the CPU device) and looking up every
-    /// kernel of the IR in it.
+    /// Loads `image` on this device, picking the binary the device runs (the PTX of target
+    /// `sm_90a` on CUDA, the HSACO of the GPU's processor, e.g. `gfx942`, on HIP, the IR on
+    /// the CPU device) and looking up every kernel of the IR in it.
     pub fn load_module(&self, image: &ModuleImage) -> Result<Module> {
         let subgroup = self.subgroup_size();
         let shapes: Vec<KernelShape> = image
