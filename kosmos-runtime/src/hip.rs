@@ -35,7 +35,8 @@ pub(crate) fn device_count() -> Result<usize> {
 }
 
 pub(crate) struct HipBackend {
-    ordinal: usize,
+    /// The device's index, as the HIP API takes it.
+    ordinal: i32,
     label: String,
     name: String,
     /// The gfx target without feature suffixes, e.g. `gfx942`.
@@ -101,7 +102,7 @@ impl HipBackend {
             });
         }
         let mut backend = HipBackend {
-            ordinal,
+            ordinal: ordinal as i32,
             label,
             name: String::new(),
             arch: String::new(),
@@ -110,7 +111,7 @@ impl HipBackend {
         };
         let mut props = std::mem::MaybeUninit::<hip::hipDeviceProp_t>::zeroed();
         backend.check("device properties", unsafe {
-            hip::hipGetDeviceProperties(props.as_mut_ptr(), backend.index())
+            hip::hipGetDeviceProperties(props.as_mut_ptr(), backend.ordinal)
         })?;
         let props = unsafe { props.assume_init() };
         backend.name = c_chars_to_string(&props.name);
@@ -121,11 +122,6 @@ impl HipBackend {
         backend.multiprocessors = props.multiProcessorCount.max(0) as u32;
         backend.subgroup_size = props.warpSize.max(1) as u32;
         Ok(backend)
-    }
-
-    /// The device's index as the HIP API takes it.
-    fn index(&self) -> i32 {
-        self.ordinal as i32
     }
 
     fn check(&self, op: &'static str, e: hipError_t) -> Result<()> {
@@ -141,7 +137,7 @@ impl HipBackend {
 
     /// Makes this device current on the calling thread (HIP keeps it per thread).
     fn bind(&self, op: &'static str) -> Result<()> {
-        self.check(op, unsafe { hip::hipSetDevice(self.index()) })
+        self.check(op, unsafe { hip::hipSetDevice(self.ordinal) })
     }
 
     /// Waits for all work of the device: transfers and frees are ordered after every launch.
@@ -157,7 +153,7 @@ impl DeviceOps for HipBackend {
     }
 
     fn ordinal(&self) -> usize {
-        self.ordinal
+        self.ordinal as usize
     }
 
     fn name(&self) -> &str {
@@ -248,7 +244,7 @@ impl DeviceOps for HipBackend {
             hip::hipDeviceGetAttribute(
                 &mut v,
                 hip::hipDeviceAttribute_t::hipDeviceAttributeUnifiedAddressing,
-                self.index(),
+                self.ordinal,
             )
         })?;
         Ok(v != 0)
@@ -387,7 +383,7 @@ impl Backend for HipBackend {
         let op = "peer access";
         let mut can = 0;
         self.check(op, unsafe {
-            hip::hipDeviceCanAccessPeer(&mut can, self.index(), peer.index())
+            hip::hipDeviceCanAccessPeer(&mut can, self.ordinal, peer.ordinal)
         })?;
         if can == 0 {
             return Ok(Err("hipDeviceCanAccessPeer says no".into()));
@@ -397,8 +393,8 @@ impl Backend for HipBackend {
             hip::hipDeviceGetP2PAttribute(
                 &mut atomics,
                 hip::hipDeviceP2PAttr::hipDevP2PAttrNativeAtomicSupported,
-                self.index(),
-                peer.index(),
+                self.ordinal,
+                peer.ordinal,
             )
         })?;
         if atomics == 0 {
@@ -408,7 +404,7 @@ impl Backend for HipBackend {
         }
         // Peer access is granted to the current device.
         self.bind(op)?;
-        match unsafe { hip::hipDeviceEnablePeerAccess(peer.index(), 0) } {
+        match unsafe { hip::hipDeviceEnablePeerAccess(peer.ordinal, 0) } {
             hipError_t::hipSuccess | hipError_t::hipErrorPeerAccessAlreadyEnabled => Ok(Ok(())),
             e => self.check(op, e).map(Ok),
         }
@@ -428,9 +424,9 @@ impl Backend for HipBackend {
         self.check("peer copy", unsafe {
             hip::hipMemcpyPeerAsync(
                 dst as *mut c_void,
-                self.index(),
+                self.ordinal,
                 src as *const c_void,
-                peer.index(),
+                peer.ordinal,
                 bytes,
                 stream.0,
             )
