@@ -15,7 +15,8 @@
 //! ```
 //!
 //! Targets come from `KOSMOS_TARGETS` (comma-separated: `gfx942,gfx950,sm_90a`, the default).
-//! Each (module, target) binary is cached in `OUT_DIR` under a hash of the module's text and
+//! The embedded module lists its binaries by target name (`EmbeddedModule::binaries`), so a
+//! target the code generator gains needs nothing here. Each (module, target) binary is cached in `OUT_DIR` under a hash of the module's text and
 //! the target, so a build that changes one module recompiles only that module.
 //!
 //! Kernels written in Rust with `#[kernel]` are found in the crate's sources by
@@ -201,25 +202,23 @@ impl Build {
                     .map(|h| h.join().expect("codegen thread panicked"))
                     .collect::<Result<Vec<_>, _>>()
             })?;
-            let binary = |target: TargetKind, include: &str| {
-                binaries
-                    .iter()
-                    .find(|(t, _)| *t == target)
-                    .map_or("None".to_string(), |(_, path)| {
-                        format!("Some({include}!({:?}))", path.display().to_string())
-                    })
-            };
+            let binaries: String = binaries
+                .iter()
+                .map(|(target, path)| {
+                    format!(
+                        "\n        ({:?}, include_bytes!({:?})),",
+                        target.name(),
+                        path.display().to_string()
+                    )
+                })
+                .collect();
             writeln!(
                 generated,
                 "pub static {ident}: ::kosmos_runtime::EmbeddedModule = \
                  ::kosmos_runtime::EmbeddedModule {{\n    name: {name:?},\n    \
-                 kir: include_str!({kir:?}),\n    ptx: {ptx},\n    \
-                 hsaco_gfx942: {gfx942},\n    hsaco_gfx950: {gfx950},\n}};",
+                 kir: include_str!({kir:?}),\n    binaries: &[{binaries}\n    ],\n}};",
                 ident = name.to_uppercase().replace('-', "_"),
                 kir = kir_path.display().to_string(),
-                ptx = binary(TargetKind::Sm90a, "include_str"),
-                gfx942 = binary(TargetKind::Gfx942, "include_bytes"),
-                gfx950 = binary(TargetKind::Gfx950, "include_bytes"),
             )
             .expect("writing to a String");
         }

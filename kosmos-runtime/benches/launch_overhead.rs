@@ -69,7 +69,7 @@ fn measure(name: &'static str, n: usize, mut trial: impl FnMut() -> (f64, f64)) 
 }
 
 fn runtime_figure(device: &Device, n: usize) -> kosmos_runtime::Result<Figure> {
-    let image = ModuleImage::new(empty_kernel_ir()).with_ptx(EMPTY_PTX);
+    let image = ModuleImage::new(empty_kernel_ir()).with_binary("sm_90a", EMPTY_PTX);
     let module = device.load_module(&image)?;
     let stream = device.stream()?;
     let buf = device.alloc::<u32>(BLOCK as usize)?;

@@ -1,5 +1,6 @@
 //! Typed device buffers.
 
+use crate::backend::DynBackend;
 use crate::device::Device;
 use crate::error::{Error, Result};
 use kosmos_ir::{Constant, ScalarType};
@@ -73,6 +74,24 @@ pub struct Buffer<T: DeviceScalar> {
 
 impl<T: DeviceScalar> Buffer<T> {
     pub(crate) fn new(device: &Device, len: usize) -> Result<Buffer<T>> {
+        Buffer::allocate(device, len, |backend, bytes| backend.alloc(bytes))
+    }
+
+    /// A buffer that peers on other GPUs may write and poll with system-scope atomics (see
+    /// `World::multi_gpu`). On AMD GPUs that is fine-grained memory (coarse-grained memory
+    /// is made coherent across devices only at kernel boundaries); NVIDIA GPUs keep peer
+    /// atomics coherent in ordinary device memory.
+    pub(crate) fn new_peer_visible(device: &Device, len: usize) -> Result<Buffer<T>> {
+        Buffer::allocate(device, len, |backend, bytes| {
+            backend.alloc_peer_visible(bytes)
+        })
+    }
+
+    fn allocate(
+        device: &Device,
+        len: usize,
+        alloc: impl FnOnce(&dyn DynBackend, usize) -> Result<u64>,
+    ) -> Result<Buffer<T>> {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .ok_or(Error::BufferTooLarge {
@@ -83,7 +102,7 @@ impl<T: DeviceScalar> Buffer<T> {
         let addr = if bytes == 0 {
             0
         } else {
-            device.alloc_bytes(bytes)?
+            alloc(device.backend(), bytes)?
         };
         Ok(Buffer {
             device: device.clone(),
@@ -91,18 +110,6 @@ impl<T: DeviceScalar> Buffer<T> {
             len,
             _elem: PhantomData,
         })
-    }
-
-    /// Takes ownership of `addr`, an allocation of `len` elements that `device`'s backend
-    /// made by other means than `alloc` (e.g. fine-grained memory); freed on drop.
-    #[cfg(feature = "hip")]
-    pub(crate) fn adopt(device: &Device, addr: u64, len: usize) -> Buffer<T> {
-        Buffer {
-            device: device.clone(),
-            addr,
-            len,
-            _elem: PhantomData,
-        }
     }
 
     /// A buffer holding a copy of `data`.
@@ -198,7 +205,7 @@ impl<T: DeviceScalar> Drop for Buffer<T> {
         if self.addr != 0 {
             // A failed free cannot be reported from drop; the driver's context is then
             // already broken and its own teardown releases the memory.
-            let _ = self.device.free_bytes(self.addr);
+            let _ = self.device.backend().free(self.addr);
         }
     }
 }

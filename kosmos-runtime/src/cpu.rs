@@ -1,8 +1,14 @@
 //! The CPU backend: the IR interpreter of `kosmos-cpu`, which runs launches synchronously.
+//! Its modules are the IR itself, its streams have nothing to queue, and its events are
+//! host clock readings.
 
+use crate::backend::{Backend, DeviceOps, KernelRef};
+use crate::device::DeviceKind;
 use crate::error::Result;
+use crate::image::ModuleImage;
+use crate::module::{ArgRepr, KernelArg, KernelShape, LaunchConfig};
 use kosmos_cpu::{Arg, CpuConfig, CpuDevice};
-use kosmos_ir::VerifiedKernel;
+use std::time::Instant;
 
 pub(crate) struct CpuBackend {
     device: CpuDevice,
@@ -19,43 +25,135 @@ impl CpuBackend {
             device: CpuDevice::with_config(config),
         }
     }
+}
 
-    /// Workgroups that run at once: each is an OS thread, so a persistent grid of this size
-    /// never waits on a workgroup that has not started.
-    pub(crate) fn resident_workgroups(&self) -> u32 {
-        u32::try_from(self.device.config().max_resident_workgroups).unwrap_or(u32::MAX)
+impl DeviceOps for CpuBackend {
+    fn kind(&self) -> DeviceKind {
+        DeviceKind::Cpu
+    }
+
+    fn ordinal(&self) -> usize {
+        0
+    }
+
+    fn name(&self) -> &str {
+        "cpu"
+    }
+
+    fn compute_units(&self) -> Option<u32> {
+        None
     }
 
     /// Lanes of a subgroup, as the interpreter forms them.
-    pub(crate) fn subgroup_size(&self) -> u32 {
+    fn subgroup_size(&self) -> u32 {
         self.device.config().subgroup_size
     }
 
-    pub(crate) fn alloc(&self, bytes: usize) -> Result<u64> {
+    /// Launches finish before they return: nothing is ever outstanding.
+    fn synchronize(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<u64> {
         Ok(self.device.alloc(bytes as u64)?)
     }
 
-    pub(crate) fn free(&self, addr: u64) -> Result<()> {
+    fn free(&self, addr: u64) -> Result<()> {
         Ok(self.device.free(addr)?)
     }
 
-    pub(crate) fn write(&self, addr: u64, data: &[u8]) -> Result<()> {
+    fn write(&self, addr: u64, data: &[u8]) -> Result<()> {
         Ok(self.device.write(addr, data)?)
     }
 
-    pub(crate) fn read(&self, addr: u64, out: &mut [u8]) -> Result<()> {
+    fn read(&self, addr: u64, out: &mut [u8]) -> Result<()> {
         Ok(self.device.read(addr, out)?)
     }
 
-    /// Runs `kernel` to completion.
-    pub(crate) fn launch(
-        &self,
-        kernel: &VerifiedKernel,
-        grid: [u32; 3],
-        block: [u32; 3],
-        args: &[Arg],
-    ) -> Result<()> {
-        self.device.launch(kernel, grid, block, args)?;
+    /// Each CPU device has an address space of its own.
+    fn unified_addressing(&self) -> Result<bool> {
+        Ok(false)
+    }
+}
+
+impl Backend for CpuBackend {
+    /// The interpreter runs the IR, which the public `Module` holds.
+    type Module = ();
+    type Stream = ();
+    type Event = Instant;
+
+    fn load_module(&self, _image: &ModuleImage, _shapes: &[KernelShape]) -> Result<()> {
         Ok(())
+    }
+
+    /// Runs the kernel to completion.
+    fn launch(
+        &self,
+        _module: &(),
+        _stream: &(),
+        kernel: KernelRef<'_>,
+        config: LaunchConfig,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        let args: Vec<Arg> = args
+            .iter()
+            .map(|a| match a.0 {
+                ArgRepr::Buffer { addr, .. } => Arg::Ptr(addr),
+                ArgRepr::Scalar(c) => Arg::Scalar(c),
+            })
+            .collect();
+        self.device
+            .launch(kernel.ir, config.grid, config.block, &args)?;
+        Ok(())
+    }
+
+    /// Workgroups that run at once: each is an OS thread, so a persistent grid of this size
+    /// never waits on a workgroup that has not started.
+    fn max_resident_workgroups(
+        &self,
+        _module: &(),
+        _kernel: KernelRef<'_>,
+        _lanes: u32,
+    ) -> Result<u32> {
+        Ok(u32::try_from(self.device.config().max_resident_workgroups).unwrap_or(u32::MAX))
+    }
+
+    fn stream(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn stream_synchronize(&self, _stream: &()) -> Result<()> {
+        Ok(())
+    }
+
+    /// The host clock: the work queued so far has finished.
+    fn record_event(&self, _stream: &()) -> Result<Instant> {
+        Ok(Instant::now())
+    }
+
+    fn elapsed_ms(&self, start: &Instant, end: &Instant) -> Result<f32> {
+        Ok(if end >= start {
+            end.duration_since(*start).as_secs_f32() * 1e3
+        } else {
+            -(start.duration_since(*end).as_secs_f32() * 1e3)
+        })
+    }
+
+    fn enable_peer_access(&self, _peer: &CpuBackend) -> Result<std::result::Result<(), String>> {
+        Ok(Err("the CPU device has no peer memory access".into()))
+    }
+
+    /// Copies through the host; finished when this returns.
+    fn copy_from_peer(
+        &self,
+        _stream: &(),
+        dst: u64,
+        peer: &CpuBackend,
+        src: u64,
+        bytes: usize,
+    ) -> Result<()> {
+        let mut host = vec![0u8; bytes];
+        peer.read(src, &mut host)?;
+        self.write(dst, &host)
     }
 }

@@ -6,8 +6,11 @@
 //! kernels above the 48 KiB that need no opt-in get
 //! `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` when their module is loaded.
 
+use crate::backend::{Backend, DeviceOps, KernelRef};
+use crate::device::DeviceKind;
 use crate::error::{Error, Result};
-use crate::module::ArgBits;
+use crate::image::ModuleImage;
+use crate::module::{ArgBits, KernelArg, KernelShape, LaunchConfig};
 use cudarc::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream, DriverError, PushKernelArg,
     result, sys,
@@ -15,7 +18,10 @@ use cudarc::driver::{
 use std::sync::Arc;
 
 /// Lanes of a warp.
-pub(crate) const SUBGROUP_SIZE: u32 = 32;
+const SUBGROUP_SIZE: u32 = 32;
+
+/// The code-generation target whose binary (PTX) CUDA devices load.
+const TARGET: &str = "sm_90a";
 
 /// Shared memory a workgroup may use without raising the kernel's
 /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`.
@@ -34,6 +40,13 @@ fn shared_for_launch(kernel: &str, device: &str, needed: u64, limit: u32) -> Res
             ),
         )),
     }
+}
+
+/// A loaded PTX module and its kernels, in the module's kernel order.
+pub(crate) struct PtxModule {
+    /// Keeps the functions' module loaded.
+    _module: Arc<CudaModule>,
+    functions: Vec<CudaFunction>,
 }
 
 /// Number of CUDA devices, or why there are none to be had.
@@ -60,6 +73,7 @@ pub(crate) fn device_count() -> Result<usize> {
 
 pub(crate) struct CudaBackend {
     ctx: Arc<CudaContext>,
+    ordinal: usize,
     label: String,
     name: String,
     multiprocessors: u32,
@@ -93,6 +107,7 @@ impl CudaBackend {
         unsafe { ctx.disable_event_tracking() };
         let mut backend = CudaBackend {
             ctx,
+            ordinal,
             label,
             name: String::new(),
             multiprocessors: 0,
@@ -124,14 +139,6 @@ impl CudaBackend {
         })
     }
 
-    pub(crate) fn name(&self) -> &str {
-        &self.name
-    }
-
-    pub(crate) fn multiprocessors(&self) -> u32 {
-        self.multiprocessors
-    }
-
     /// Binds the context to this thread and waits for all its work: transfers and frees are
     /// ordered after every launch on every stream.
     fn quiesce(&self, op: &'static str) -> Result<()> {
@@ -139,37 +146,64 @@ impl CudaBackend {
         self.check(op, self.ctx.synchronize())
     }
 
-    pub(crate) fn synchronize(&self) -> Result<()> {
+    /// The dynamic shared memory of a launch of `kernel`, which needs `needed` bytes; an
+    /// error when this GPU cannot give a workgroup that many.
+    fn dynamic_shared(&self, kernel: &str, needed: u64) -> Result<u32> {
+        let device = format!("{} ({})", self.label, self.name);
+        shared_for_launch(kernel, &device, needed, self.shared_limit)
+    }
+}
+
+impl DeviceOps for CudaBackend {
+    fn kind(&self) -> DeviceKind {
+        DeviceKind::Cuda
+    }
+
+    fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn compute_units(&self) -> Option<u32> {
+        Some(self.multiprocessors)
+    }
+
+    fn subgroup_size(&self) -> u32 {
+        SUBGROUP_SIZE
+    }
+
+    fn synchronize(&self) -> Result<()> {
         self.quiesce("device synchronize")
     }
 
-    pub(crate) fn alloc(&self, bytes: usize) -> Result<u64> {
+    fn alloc(&self, bytes: usize) -> Result<u64> {
         self.check("memory allocation", self.ctx.bind_to_thread())?;
         self.check("memory allocation", unsafe { result::malloc_sync(bytes) })
     }
 
-    pub(crate) fn free(&self, addr: u64) -> Result<()> {
+    fn free(&self, addr: u64) -> Result<()> {
         self.quiesce("memory free")?;
         self.check("memory free", unsafe { result::free_sync(addr) })
     }
 
-    pub(crate) fn write(&self, addr: u64, data: &[u8]) -> Result<()> {
+    fn write(&self, addr: u64, data: &[u8]) -> Result<()> {
         self.quiesce("host-to-device copy")?;
         self.check("host-to-device copy", unsafe {
             result::memcpy_htod_sync(addr, data)
         })
     }
 
-    pub(crate) fn read(&self, addr: u64, out: &mut [u8]) -> Result<()> {
+    fn read(&self, addr: u64, out: &mut [u8]) -> Result<()> {
         self.quiesce("device-to-host copy")?;
         self.check("device-to-host copy", unsafe {
             result::memcpy_dtoh_sync(out, addr)
         })
     }
 
-    /// Fills `count` elements of `pattern.len()` bytes; returns false when the element size
-    /// has no memset (the caller then uploads a filled host copy).
-    pub(crate) fn memset(&self, addr: u64, pattern: &[u8], count: usize) -> Result<bool> {
+    fn memset(&self, addr: u64, pattern: &[u8], count: usize) -> Result<bool> {
         self.quiesce("memset")?;
         let r = unsafe {
             match *pattern {
@@ -183,10 +217,9 @@ impl CudaBackend {
         Ok(true)
     }
 
-    /// Whether this GPU shares one virtual address space with the host and the other GPUs
-    /// (`CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING`): then every allocation of every device
-    /// has a distinct address, and a peer's buffer is reachable at its own address.
-    pub(crate) fn unified_addressing(&self) -> Result<bool> {
+    /// `CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING`: then every allocation of every device has
+    /// a distinct address, and a peer's buffer is reachable at its own address.
+    fn unified_addressing(&self) -> Result<bool> {
         let v = self.check(
             "unified addressing query",
             self.ctx
@@ -194,14 +227,135 @@ impl CudaBackend {
         )?;
         Ok(v != 0)
     }
+}
 
-    /// Lets kernels on this GPU access `peer`'s memory; `Ok(Err(reason))` when the pair
-    /// cannot (no peer path, or no native atomics on it: the scheduling protocol needs
-    /// system-scope atomics on peer memory). Enabling twice is not an error.
-    pub(crate) fn enable_peer_access(
+impl Backend for CudaBackend {
+    type Module = PtxModule;
+    type Stream = Arc<CudaStream>;
+    type Event = CudaEvent;
+
+    /// Loads the PTX and looks up every kernel in it; raises the dynamic shared limit of
+    /// those above 48 KiB that the device can hold (the others are refused at launch by
+    /// [`CudaBackend::dynamic_shared`]).
+    fn load_module(&self, image: &ModuleImage, shapes: &[KernelShape]) -> Result<PtxModule> {
+        let missing = || Error::MissingBinary {
+            binary: "PTX".into(),
+            device: self.label.clone(),
+        };
+        let ptx = image.binary(TARGET).ok_or_else(missing)?;
+        let ptx = std::str::from_utf8(ptx).map_err(|_| Error::Unavailable {
+            device: self.label.clone(),
+            reason: "the module's PTX is not UTF-8 text".into(),
+        })?;
+        if ptx.contains('\0') {
+            return Err(Error::Unavailable {
+                device: self.label.clone(),
+                reason: "the module's PTX contains a NUL byte".into(),
+            });
+        }
+        let module = self.check(
+            "module load",
+            self.ctx
+                .load_module(cudarc::nvrtc::Ptx::from_src(ptx.to_string())),
+        )?;
+        let mut functions = Vec::with_capacity(shapes.len());
+        for (kernel, shape) in image.ir.kernels().iter().zip(shapes) {
+            let func = self.check("kernel lookup", module.load_function(&kernel.name))?;
+            let shared = shape.shared_bytes;
+            if shared > SHARED_WITHOUT_OPT_IN && shared <= u64::from(self.shared_limit) {
+                let op = "dynamic shared memory opt-in";
+                self.check(op, self.ctx.bind_to_thread())?;
+                self.check(
+                    op,
+                    func.set_attribute(
+                        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        shared as i32,
+                    ),
+                )?;
+            }
+            functions.push(func);
+        }
+        Ok(PtxModule {
+            _module: module,
+            functions,
+        })
+    }
+
+    /// Safety rests on the caller: `args` were checked against the IR signature the binary
+    /// was compiled from.
+    fn launch(
         &self,
-        peer: &CudaBackend,
-    ) -> Result<std::result::Result<(), String>> {
+        module: &PtxModule,
+        stream: &Arc<CudaStream>,
+        kernel: KernelRef<'_>,
+        config: LaunchConfig,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        let shared = self.dynamic_shared(&kernel.ir.name, kernel.shape.shared_bytes)?;
+        let bits: Vec<ArgBits> = args.iter().map(ArgBits::of).collect();
+        let mut builder = stream.launch_builder(&module.functions[kernel.index]);
+        for arg in &bits {
+            match arg {
+                ArgBits::B8(v) => builder.arg(v),
+                ArgBits::B16(v) => builder.arg(v),
+                ArgBits::B32(v) => builder.arg(v),
+                ArgBits::B64(v) => builder.arg(v),
+            };
+        }
+        let [gx, gy, gz] = config.grid;
+        let [bx, by, bz] = config.block;
+        let cfg = cudarc::driver::LaunchConfig {
+            grid_dim: (gx, gy, gz),
+            block_dim: (bx, by, bz),
+            shared_mem_bytes: shared,
+        };
+        self.check("kernel launch", unsafe { builder.launch(cfg) })
+            .map(|_| ())
+    }
+
+    /// Occupancy per multiprocessor, with the kernel's dynamic shared memory, times the
+    /// multiprocessors.
+    fn max_resident_workgroups(
+        &self,
+        module: &PtxModule,
+        kernel: KernelRef<'_>,
+        lanes: u32,
+    ) -> Result<u32> {
+        let shared = self.dynamic_shared(&kernel.ir.name, kernel.shape.shared_bytes)?;
+        self.check("context bind", self.ctx.bind_to_thread())?;
+        let per_sm = self.check(
+            "occupancy query",
+            module.functions[kernel.index].occupancy_max_active_blocks_per_multiprocessor(
+                lanes,
+                shared as usize,
+                None,
+            ),
+        )?;
+        Ok(per_sm * self.multiprocessors)
+    }
+
+    fn stream(&self) -> Result<Arc<CudaStream>> {
+        self.check("stream creation", self.ctx.new_stream())
+    }
+
+    fn stream_synchronize(&self, stream: &Arc<CudaStream>) -> Result<()> {
+        self.check("stream synchronize", stream.synchronize())
+    }
+
+    fn record_event(&self, stream: &Arc<CudaStream>) -> Result<CudaEvent> {
+        self.check(
+            "event record",
+            stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)),
+        )
+    }
+
+    fn elapsed_ms(&self, start: &CudaEvent, end: &CudaEvent) -> Result<f32> {
+        self.check("event elapsed time", start.elapsed_ms(end))
+    }
+
+    /// Refused without native atomics on the link: the scheduling protocol needs
+    /// system-scope atomics on peer memory.
+    fn enable_peer_access(&self, peer: &CudaBackend) -> Result<std::result::Result<(), String>> {
         let op = "peer access";
         let (me, them) = (self.ctx.cu_device(), peer.ctx.cu_device());
         let mut can = 0;
@@ -245,11 +399,10 @@ impl CudaBackend {
         }
     }
 
-    /// Queues a copy of `bytes` from `src` on `peer` to `dst` on this GPU on `stream` (of
-    /// this GPU), through the driver's copy path (`cuMemcpyPeerAsync`).
-    pub(crate) fn copy_from_peer(
+    /// Through the driver's copy path (`cuMemcpyPeerAsync`).
+    fn copy_from_peer(
         &self,
-        stream: &CudaStream,
+        stream: &Arc<CudaStream>,
         dst: u64,
         peer: &CudaBackend,
         src: u64,
@@ -271,109 +424,6 @@ impl CudaBackend {
             }
             .result(),
         )
-    }
-
-    pub(crate) fn stream(&self) -> Result<Arc<CudaStream>> {
-        self.check("stream creation", self.ctx.new_stream())
-    }
-
-    pub(crate) fn stream_synchronize(&self, stream: &CudaStream) -> Result<()> {
-        self.check("stream synchronize", stream.synchronize())
-    }
-
-    pub(crate) fn record_event(&self, stream: &CudaStream) -> Result<CudaEvent> {
-        self.check(
-            "event record",
-            stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)),
-        )
-    }
-
-    pub(crate) fn elapsed_ms(&self, start: &CudaEvent, end: &CudaEvent) -> Result<f32> {
-        self.check("event elapsed time", start.elapsed_ms(end))
-    }
-
-    /// Loads PTX text and looks up every kernel in it, given by name and shared memory
-    /// bytes; raises the dynamic shared limit of those above 48 KiB that the device can
-    /// hold (the others are refused at launch by [`Self::dynamic_shared`]).
-    pub(crate) fn load_module(
-        &self,
-        ptx: &str,
-        kernels: &[(&str, u64)],
-    ) -> Result<(Arc<CudaModule>, Vec<CudaFunction>)> {
-        if ptx.contains('\0') {
-            return Err(Error::Unavailable {
-                device: self.label.clone(),
-                reason: "the module's PTX contains a NUL byte".into(),
-            });
-        }
-        let module = self.check(
-            "module load",
-            self.ctx
-                .load_module(cudarc::nvrtc::Ptx::from_src(ptx.to_string())),
-        )?;
-        let mut functions = Vec::with_capacity(kernels.len());
-        for &(name, shared) in kernels {
-            let func = self.check("kernel lookup", module.load_function(name))?;
-            if shared > SHARED_WITHOUT_OPT_IN && shared <= u64::from(self.shared_limit) {
-                let op = "dynamic shared memory opt-in";
-                self.check(op, self.ctx.bind_to_thread())?;
-                self.check(
-                    op,
-                    func.set_attribute(
-                        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        shared as i32,
-                    ),
-                )?;
-            }
-            functions.push(func);
-        }
-        Ok((module, functions))
-    }
-
-    /// The dynamic shared memory of a launch of `kernel`, which needs `needed` bytes; an
-    /// error when this GPU cannot give a workgroup that many.
-    pub(crate) fn dynamic_shared(&self, kernel: &str, needed: u64) -> Result<u32> {
-        let device = format!("{} ({})", self.label, self.name);
-        shared_for_launch(kernel, &device, needed, self.shared_limit)
-    }
-
-    /// Workgroups of `block` lanes of `func`, each with `shared` bytes of dynamic shared
-    /// memory, that fit on one multiprocessor at once.
-    pub(crate) fn occupancy(&self, func: &CudaFunction, block: u32, shared: u32) -> Result<u32> {
-        self.check("context bind", self.ctx.bind_to_thread())?;
-        self.check(
-            "occupancy query",
-            func.occupancy_max_active_blocks_per_multiprocessor(block, shared as usize, None),
-        )
-    }
-
-    /// Launches `func`. Safety rests on the caller: `args` were checked against the IR
-    /// signature the binary was compiled from.
-    pub(crate) fn launch(
-        &self,
-        stream: &CudaStream,
-        func: &CudaFunction,
-        grid: [u32; 3],
-        block: [u32; 3],
-        shared: u32,
-        args: &[ArgBits],
-    ) -> Result<()> {
-        let mut builder = stream.launch_builder(func);
-        for arg in args {
-            match arg {
-                ArgBits::B8(v) => builder.arg(v),
-                ArgBits::B16(v) => builder.arg(v),
-                ArgBits::B32(v) => builder.arg(v),
-                ArgBits::B64(v) => builder.arg(v),
-            };
-        }
-        let cfg = cudarc::driver::LaunchConfig {
-            grid_dim: (grid[0], grid[1], grid[2]),
-            block_dim: (block[0], block[1], block[2]),
-            shared_mem_bytes: shared,
-        };
-        self.check("kernel launch", unsafe { builder.launch(cfg) })
-            .map(|_| ())
     }
 }
 

@@ -1,5 +1,6 @@
-//! Devices: enumeration, selection and the backend behind each.
+//! Devices: enumeration, selection and the backend behind each (see `backend`).
 
+use crate::backend::{Backend, DynBackend};
 use crate::buffer::{Buffer, DeviceScalar};
 use crate::cpu::CpuBackend;
 use crate::cuda::CudaBackend;
@@ -40,29 +41,16 @@ impl fmt::Display for DeviceKind {
     }
 }
 
-pub(crate) enum Backend {
-    Cpu(CpuBackend),
-    Cuda(CudaBackend),
-    #[cfg(feature = "hip")]
-    Hip(crate::hip::HipBackend),
-}
-
-pub(crate) struct DeviceInner {
-    pub(crate) kind: DeviceKind,
-    pub(crate) ordinal: usize,
-    pub(crate) backend: Backend,
-}
-
 /// A device that buffers live on and kernels run on. Cheap to clone (shared handle); equal
 /// handles are the same opened device.
 #[derive(Clone)]
 pub struct Device {
-    pub(crate) inner: Arc<DeviceInner>,
+    backend: Arc<dyn DynBackend>,
 }
 
 impl PartialEq for Device {
     fn eq(&self, other: &Device) -> bool {
-        Arc::ptr_eq(&self.inner, &other.inner)
+        Arc::ptr_eq(&self.backend, &other.backend)
     }
 }
 
@@ -71,10 +59,7 @@ impl Eq for Device {}
 impl fmt::Display for Device {
     /// The device's identifier: `cpu`, `cuda:N` or `hip:N`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.inner.kind {
-            DeviceKind::Cpu => f.write_str("cpu"),
-            kind => write!(f, "{kind}:{}", self.inner.ordinal),
-        }
+        f.write_str(&Device::label(self.kind(), self.ordinal()))
     }
 }
 
@@ -116,14 +101,22 @@ impl DeviceSpec {
 }
 
 impl Device {
-    fn new(kind: DeviceKind, ordinal: usize, backend: Backend) -> Device {
+    fn new(backend: impl Backend) -> Device {
         Device {
-            inner: Arc::new(DeviceInner {
-                kind,
-                ordinal,
-                backend,
-            }),
+            backend: Arc::new(backend),
         }
+    }
+
+    /// How a device of `kind` number `ordinal` is named: `cpu`, `cuda:N` or `hip:N`.
+    pub(crate) fn label(kind: DeviceKind, ordinal: usize) -> String {
+        match kind {
+            DeviceKind::Cpu => kind.to_string(),
+            kind => format!("{kind}:{ordinal}"),
+        }
+    }
+
+    pub(crate) fn backend(&self) -> &dyn DynBackend {
+        &*self.backend
     }
 
     /// The device named by `KOSMOS_DEVICE`, or when it is unset the default: the first CUDA
@@ -173,38 +166,24 @@ impl Device {
                 )?),
                 Err(_) => None,
             };
-        Ok(Device::new(
-            DeviceKind::Cpu,
-            0,
-            Backend::Cpu(CpuBackend::new(resident)),
-        ))
+        Ok(Device::new(CpuBackend::new(resident)))
     }
 
     /// A new CPU device running up to `resident` workgroups at once (the size of its
     /// persistent grids).
     pub fn cpu_with_resident_limit(resident: u32) -> Device {
-        Device::new(
-            DeviceKind::Cpu,
-            0,
-            Backend::Cpu(CpuBackend::new(Some(resident.max(1)))),
-        )
+        Device::new(CpuBackend::new(Some(resident.max(1))))
     }
 
     /// CUDA GPU number `ordinal`; an error when the driver or the GPU is missing.
     pub fn cuda(ordinal: usize) -> Result<Device> {
-        let backend = CudaBackend::open(ordinal)?;
-        Ok(Device::new(
-            DeviceKind::Cuda,
-            ordinal,
-            Backend::Cuda(backend),
-        ))
+        Ok(Device::new(CudaBackend::open(ordinal)?))
     }
 
     /// HIP GPU number `ordinal`; an error when HIP or the GPU is missing.
     #[cfg(feature = "hip")]
     pub fn hip(ordinal: usize) -> Result<Device> {
-        let backend = crate::hip::HipBackend::open(ordinal)?;
-        Ok(Device::new(DeviceKind::Hip, ordinal, Backend::Hip(backend)))
+        Ok(Device::new(crate::hip::HipBackend::open(ordinal)?))
     }
 
     /// HIP GPU number `ordinal`: always an error in a build without the `hip` feature.
@@ -223,44 +202,29 @@ impl Device {
 
     /// The device's kind.
     pub fn kind(&self) -> DeviceKind {
-        self.inner.kind
+        self.backend.kind()
     }
 
     /// The device's index among those of its kind (0 for the CPU device).
     pub fn ordinal(&self) -> usize {
-        self.inner.ordinal
+        self.backend.ordinal()
     }
 
     /// The device's product name, e.g. `NVIDIA H200`; `cpu` for the CPU device.
     pub fn name(&self) -> &str {
-        match &self.inner.backend {
-            Backend::Cpu(_) => "cpu",
-            Backend::Cuda(b) => b.name(),
-            #[cfg(feature = "hip")]
-            Backend::Hip(b) => b.name(),
-        }
+        self.backend.name()
     }
 
     /// The number of compute units (SMs on NVIDIA, CUs on AMD); `None` for the CPU device.
     pub fn compute_units(&self) -> Option<u32> {
-        match &self.inner.backend {
-            Backend::Cpu(_) => None,
-            Backend::Cuda(b) => Some(b.multiprocessors()),
-            #[cfg(feature = "hip")]
-            Backend::Hip(b) => Some(b.multiprocessors()),
-        }
+        self.backend.compute_units()
     }
 
     /// Lanes of a subgroup (warp, wavefront): 32 on CUDA, the GPU's wavefront size on HIP
     /// (64 on MI300), the configured size on the CPU device. Bounds a kernel's workgroups
     /// through [`kosmos_ir::Kernel::workgroup_bound`].
     pub fn subgroup_size(&self) -> u32 {
-        match &self.inner.backend {
-            Backend::Cpu(b) => b.subgroup_size(),
-            Backend::Cuda(_) => crate::cuda::SUBGROUP_SIZE,
-            #[cfg(feature = "hip")]
-            Backend::Hip(b) => b.subgroup_size(),
-        }
+        self.backend.subgroup_size()
     }
 
     /// A buffer of `len` elements; its contents are unspecified until written.
@@ -275,61 +239,22 @@ impl Device {
 
     /// Waits until all work submitted to the device has finished.
     pub fn synchronize(&self) -> Result<()> {
-        match &self.inner.backend {
-            Backend::Cpu(_) => Ok(()),
-            Backend::Cuda(b) => b.synchronize(),
-            #[cfg(feature = "hip")]
-            Backend::Hip(b) => b.synchronize(),
-        }
+        self.backend.synchronize()
     }
 
-    // ---- byte-level memory operations shared by all buffers ----
-
-    pub(crate) fn alloc_bytes(&self, bytes: usize) -> Result<u64> {
-        match &self.inner.backend {
-            Backend::Cpu(b) => b.alloc(bytes),
-            Backend::Cuda(b) => b.alloc(bytes),
-            #[cfg(feature = "hip")]
-            Backend::Hip(b) => b.alloc(bytes),
-        }
-    }
-
-    pub(crate) fn free_bytes(&self, addr: u64) -> Result<()> {
-        match &self.inner.backend {
-            Backend::Cpu(b) => b.free(addr),
-            Backend::Cuda(b) => b.free(addr),
-            #[cfg(feature = "hip")]
-            Backend::Hip(b) => b.free(addr),
-        }
-    }
+    // ---- byte-level transfers of buffers and worlds ----
 
     pub(crate) fn write_bytes(&self, addr: u64, data: &[u8]) -> Result<()> {
-        match &self.inner.backend {
-            Backend::Cpu(b) => b.write(addr, data),
-            Backend::Cuda(b) => b.write(addr, data),
-            #[cfg(feature = "hip")]
-            Backend::Hip(b) => b.write(addr, data),
-        }
+        self.backend.write(addr, data)
     }
 
     pub(crate) fn read_bytes(&self, addr: u64, out: &mut [u8]) -> Result<()> {
-        match &self.inner.backend {
-            Backend::Cpu(b) => b.read(addr, out),
-            Backend::Cuda(b) => b.read(addr, out),
-            #[cfg(feature = "hip")]
-            Backend::Hip(b) => b.read(addr, out),
-        }
+        self.backend.read(addr, out)
     }
 
     /// Sets `count` elements of `pattern.len()` bytes each to `pattern`.
     pub(crate) fn fill_bytes(&self, addr: u64, pattern: &[u8], count: usize) -> Result<()> {
-        let done = match &self.inner.backend {
-            Backend::Cpu(_) => false,
-            Backend::Cuda(b) => b.memset(addr, pattern, count)?,
-            #[cfg(feature = "hip")]
-            Backend::Hip(b) => b.memset(addr, pattern, count)?,
-        };
-        if done {
+        if self.backend.memset(addr, pattern, count)? {
             return Ok(());
         }
         self.write_bytes(addr, &pattern.repeat(count))

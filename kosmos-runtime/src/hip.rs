@@ -1,7 +1,10 @@
 //! The HIP backend (feature `hip`), through hip-sys' raw bindings of the HIP runtime.
 
+use crate::backend::{Backend, DeviceOps, KernelRef};
+use crate::device::DeviceKind;
 use crate::error::{Error, Result};
-use crate::module::ArgBits;
+use crate::image::ModuleImage;
+use crate::module::{ArgBits, KernelArg, KernelShape, LaunchConfig};
 use hip_sys::hiprt::{self as hip, hipError_t};
 use std::ffi::{CStr, CString, c_void};
 use std::ptr;
@@ -32,6 +35,7 @@ pub(crate) fn device_count() -> Result<usize> {
 }
 
 pub(crate) struct HipBackend {
+    /// The device's index, as the HIP API takes it.
     ordinal: i32,
     label: String,
     name: String,
@@ -49,7 +53,7 @@ pub(crate) struct HipEvent(hip::hipEvent_t);
 /// A loaded code object and its kernels, in the module's kernel order.
 pub(crate) struct HipModule {
     module: hip::hipModule_t,
-    pub(crate) functions: Vec<hip::hipFunction_t>,
+    functions: Vec<hip::hipFunction_t>,
 }
 
 // HIP handles may be used from any thread once the device is made current there.
@@ -141,28 +145,34 @@ impl HipBackend {
         self.bind(op)?;
         self.check(op, unsafe { hip::hipDeviceSynchronize() })
     }
+}
 
-    pub(crate) fn name(&self) -> &str {
+impl DeviceOps for HipBackend {
+    fn kind(&self) -> DeviceKind {
+        DeviceKind::Hip
+    }
+
+    fn ordinal(&self) -> usize {
+        self.ordinal as usize
+    }
+
+    fn name(&self) -> &str {
         &self.name
     }
 
-    pub(crate) fn arch(&self) -> &str {
-        &self.arch
+    fn compute_units(&self) -> Option<u32> {
+        Some(self.multiprocessors)
     }
 
-    pub(crate) fn multiprocessors(&self) -> u32 {
-        self.multiprocessors
-    }
-
-    pub(crate) fn subgroup_size(&self) -> u32 {
+    fn subgroup_size(&self) -> u32 {
         self.subgroup_size
     }
 
-    pub(crate) fn synchronize(&self) -> Result<()> {
+    fn synchronize(&self) -> Result<()> {
         self.quiesce("device synchronize")
     }
 
-    pub(crate) fn alloc(&self, bytes: usize) -> Result<u64> {
+    fn alloc(&self, bytes: usize) -> Result<u64> {
         self.bind("memory allocation")?;
         let mut p: *mut c_void = ptr::null_mut();
         self.check("memory allocation", unsafe {
@@ -171,12 +181,12 @@ impl HipBackend {
         Ok(p as u64)
     }
 
-    pub(crate) fn free(&self, addr: u64) -> Result<()> {
+    fn free(&self, addr: u64) -> Result<()> {
         self.quiesce("memory free")?;
         self.check("memory free", unsafe { hip::hipFree(addr as *mut c_void) })
     }
 
-    pub(crate) fn write(&self, addr: u64, data: &[u8]) -> Result<()> {
+    fn write(&self, addr: u64, data: &[u8]) -> Result<()> {
         self.quiesce("host-to-device copy")?;
         self.check("host-to-device copy", unsafe {
             hip::hipMemcpyHtoD(
@@ -187,7 +197,7 @@ impl HipBackend {
         })
     }
 
-    pub(crate) fn read(&self, addr: u64, out: &mut [u8]) -> Result<()> {
+    fn read(&self, addr: u64, out: &mut [u8]) -> Result<()> {
         self.quiesce("device-to-host copy")?;
         self.check("device-to-host copy", unsafe {
             hip::hipMemcpyDtoH(
@@ -198,9 +208,7 @@ impl HipBackend {
         })
     }
 
-    /// Fills `count` elements of `pattern.len()` bytes; returns false when the element size
-    /// has no memset (the caller then uploads a filled host copy).
-    pub(crate) fn memset(&self, addr: u64, pattern: &[u8], count: usize) -> Result<bool> {
+    fn memset(&self, addr: u64, pattern: &[u8], count: usize) -> Result<bool> {
         self.quiesce("memset")?;
         let dst = addr as *mut c_void;
         let e = unsafe {
@@ -219,7 +227,7 @@ impl HipBackend {
     /// that signals and control words polled by other GPUs must live in, since
     /// system-scope atomics and release/acquire are coherent across devices only there
     /// (coarse-grained memory is made visible to peers only at kernel boundaries).
-    pub(crate) fn alloc_fine_grained(&self, bytes: usize) -> Result<u64> {
+    fn alloc_peer_visible(&self, bytes: usize) -> Result<u64> {
         self.bind("fine-grained allocation")?;
         let mut p: *mut c_void = ptr::null_mut();
         self.check("fine-grained allocation", unsafe {
@@ -230,7 +238,7 @@ impl HipBackend {
 
     /// Whether this GPU shares one virtual address space with the host and the other GPUs
     /// (`hipDeviceAttributeUnifiedAddressing`), so that peers' buffers keep their addresses.
-    pub(crate) fn unified_addressing(&self) -> Result<bool> {
+    fn unified_addressing(&self) -> Result<bool> {
         let mut v = 0;
         self.check("unified addressing query", unsafe {
             hip::hipDeviceGetAttribute(
@@ -241,14 +249,137 @@ impl HipBackend {
         })?;
         Ok(v != 0)
     }
+}
+
+impl Backend for HipBackend {
+    type Module = HipModule;
+    type Stream = HipStream;
+    type Event = HipEvent;
+
+    /// Loads the code object of the GPU's processor and looks up every kernel in it.
+    fn load_module(&self, image: &ModuleImage, _shapes: &[KernelShape]) -> Result<HipModule> {
+        let hsaco = image
+            .binary(&self.arch)
+            .ok_or_else(|| Error::MissingBinary {
+                binary: format!("HSACO for {}", self.arch),
+                device: self.label.clone(),
+            })?;
+        self.bind("module load")?;
+        let mut m = ptr::null_mut();
+        self.check("module load", unsafe {
+            hip::hipModuleLoadData(&mut m, hsaco.as_ptr() as *const c_void)
+        })?;
+        let mut module = HipModule {
+            module: m,
+            functions: Vec::with_capacity(image.ir.kernels().len()),
+        };
+        for kernel in image.ir.kernels() {
+            let name = &kernel.name;
+            let c_name = CString::new(name.as_str()).map_err(|_| Error::Hip {
+                device: self.label.clone(),
+                op: "kernel lookup",
+                message: format!("kernel name `{name}` contains a NUL byte"),
+            })?;
+            let mut f = ptr::null_mut();
+            self.check("kernel lookup", unsafe {
+                hip::hipModuleGetFunction(&mut f, module.module, c_name.as_ptr())
+            })?;
+            module.functions.push(f);
+        }
+        Ok(module)
+    }
+    /// Launches with a parameter array and no dynamic LDS (kernels' LDS is static on AMD,
+    /// part of the code object). Safety rests on the caller: `args` were checked against
+    /// the IR signature the binary was compiled from.
+    fn launch(
+        &self,
+        module: &HipModule,
+        stream: &HipStream,
+        kernel: KernelRef<'_>,
+        config: LaunchConfig,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        self.bind("kernel launch")?;
+        let bits: Vec<ArgBits> = args.iter().map(ArgBits::of).collect();
+        let mut params: Vec<*mut c_void> = bits.iter().map(ArgBits::as_ptr).collect();
+        let ([gx, gy, gz], [bx, by, bz]) = (config.grid, config.block);
+        self.check("kernel launch", unsafe {
+            hip::hipModuleLaunchKernel(
+                module.functions[kernel.index],
+                gx,
+                gy,
+                gz,
+                bx,
+                by,
+                bz,
+                0,
+                stream.0,
+                params.as_mut_ptr(),
+                ptr::null_mut(),
+            )
+        })
+    }
+    /// Occupancy per compute unit (no dynamic LDS, as in launches) times the compute units.
+    fn max_resident_workgroups(
+        &self,
+        module: &HipModule,
+        kernel: KernelRef<'_>,
+        lanes: u32,
+    ) -> Result<u32> {
+        self.bind("occupancy query")?;
+        let mut n = 0;
+        self.check("occupancy query", unsafe {
+            hip::hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut n,
+                module.functions[kernel.index],
+                lanes as i32,
+                0,
+            )
+        })?;
+        Ok(n.max(0) as u32 * self.multiprocessors)
+    }
+
+    fn stream(&self) -> Result<HipStream> {
+        self.bind("stream creation")?;
+        let mut s = ptr::null_mut();
+        self.check("stream creation", unsafe { hip::hipStreamCreate(&mut s) })?;
+        Ok(HipStream(s))
+    }
+
+    fn stream_synchronize(&self, stream: &HipStream) -> Result<()> {
+        self.bind("stream synchronize")?;
+        self.check("stream synchronize", unsafe {
+            hip::hipStreamSynchronize(stream.0)
+        })
+    }
+
+    fn record_event(&self, stream: &HipStream) -> Result<HipEvent> {
+        self.bind("event record")?;
+        let mut e = ptr::null_mut();
+        self.check("event creation", unsafe { hip::hipEventCreate(&mut e) })?;
+        let event = HipEvent(e);
+        self.check("event record", unsafe {
+            hip::hipEventRecord(event.0, stream.0)
+        })?;
+        Ok(event)
+    }
+
+    fn elapsed_ms(&self, start: &HipEvent, end: &HipEvent) -> Result<f32> {
+        self.bind("event elapsed time")?;
+        self.check("event synchronize", unsafe {
+            hip::hipEventSynchronize(end.0)
+        })?;
+        let mut ms = 0f32;
+        self.check("event elapsed time", unsafe {
+            hip::hipEventElapsedTime(&mut ms, start.0, end.0)
+        })?;
+        Ok(ms)
+    }
 
     /// Lets kernels on this GPU access `peer`'s memory; `Ok(Err(reason))` when the pair
     /// cannot (no peer path, or no native atomics on it: the scheduling protocol needs
     /// system-scope atomics on peer memory). Enabling twice is not an error.
-    pub(crate) fn enable_peer_access(
-        &self,
-        peer: &HipBackend,
-    ) -> Result<std::result::Result<(), String>> {
+    fn enable_peer_access(&self, peer: &HipBackend) -> Result<std::result::Result<(), String>> {
         let op = "peer access";
         let mut can = 0;
         self.check(op, unsafe {
@@ -281,7 +412,7 @@ impl HipBackend {
 
     /// Queues a copy of `bytes` from `src` on `peer` to `dst` on this GPU on `stream` (of
     /// this GPU), through the runtime's copy path (`hipMemcpyPeerAsync`).
-    pub(crate) fn copy_from_peer(
+    fn copy_from_peer(
         &self,
         stream: &HipStream,
         dst: u64,
@@ -298,110 +429,6 @@ impl HipBackend {
                 peer.ordinal,
                 bytes,
                 stream.0,
-            )
-        })
-    }
-
-    pub(crate) fn stream(&self) -> Result<HipStream> {
-        self.bind("stream creation")?;
-        let mut s = ptr::null_mut();
-        self.check("stream creation", unsafe { hip::hipStreamCreate(&mut s) })?;
-        Ok(HipStream(s))
-    }
-
-    pub(crate) fn stream_synchronize(&self, stream: &HipStream) -> Result<()> {
-        self.bind("stream synchronize")?;
-        self.check("stream synchronize", unsafe {
-            hip::hipStreamSynchronize(stream.0)
-        })
-    }
-
-    pub(crate) fn record_event(&self, stream: &HipStream) -> Result<HipEvent> {
-        self.bind("event record")?;
-        let mut e = ptr::null_mut();
-        self.check("event creation", unsafe { hip::hipEventCreate(&mut e) })?;
-        let event = HipEvent(e);
-        self.check("event record", unsafe {
-            hip::hipEventRecord(event.0, stream.0)
-        })?;
-        Ok(event)
-    }
-
-    pub(crate) fn elapsed_ms(&self, start: &HipEvent, end: &HipEvent) -> Result<f32> {
-        self.bind("event elapsed time")?;
-        self.check("event synchronize", unsafe {
-            hip::hipEventSynchronize(end.0)
-        })?;
-        let mut ms = 0f32;
-        self.check("event elapsed time", unsafe {
-            hip::hipEventElapsedTime(&mut ms, start.0, end.0)
-        })?;
-        Ok(ms)
-    }
-
-    /// Loads an HSACO code object and looks up every named kernel in it.
-    pub(crate) fn load_module(&self, hsaco: &[u8], kernels: &[&str]) -> Result<HipModule> {
-        self.bind("module load")?;
-        let mut m = ptr::null_mut();
-        self.check("module load", unsafe {
-            hip::hipModuleLoadData(&mut m, hsaco.as_ptr() as *const c_void)
-        })?;
-        let mut module = HipModule {
-            module: m,
-            functions: Vec::with_capacity(kernels.len()),
-        };
-        for name in kernels {
-            let c_name = CString::new(*name).map_err(|_| Error::Hip {
-                device: self.label.clone(),
-                op: "kernel lookup",
-                message: format!("kernel name `{name}` contains a NUL byte"),
-            })?;
-            let mut f = ptr::null_mut();
-            self.check("kernel lookup", unsafe {
-                hip::hipModuleGetFunction(&mut f, module.module, c_name.as_ptr())
-            })?;
-            module.functions.push(f);
-        }
-        Ok(module)
-    }
-
-    /// Workgroups of `block` lanes of `func` that fit on one compute unit at once. Kernels'
-    /// LDS is static on AMD (part of the code object), so no dynamic size is passed.
-    pub(crate) fn occupancy(&self, func: hip::hipFunction_t, block: u32) -> Result<u32> {
-        self.bind("occupancy query")?;
-        let mut n = 0;
-        self.check("occupancy query", unsafe {
-            hip::hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, func, block as i32, 0)
-        })?;
-        Ok(n.max(0) as u32)
-    }
-
-    /// Launches `func` with a parameter array, with no dynamic LDS (see [`Self::occupancy`]).
-    /// Safety rests on the caller: `args` were checked against the IR signature the binary
-    /// was compiled from.
-    pub(crate) fn launch(
-        &self,
-        stream: &HipStream,
-        func: hip::hipFunction_t,
-        grid: [u32; 3],
-        block: [u32; 3],
-        args: &[ArgBits],
-    ) -> Result<()> {
-        self.bind("kernel launch")?;
-        let mut params: Vec<*mut c_void> = args.iter().map(ArgBits::as_ptr).collect();
-        self.check("kernel launch", unsafe {
-            hip::hipModuleLaunchKernel(
-                func,
-                grid[0],
-                grid[1],
-                grid[2],
-                block[0],
-                block[1],
-                block[2],
-                0,
-                stream.0,
-                params.as_mut_ptr(),
-                ptr::null_mut(),
             )
         })
     }

@@ -25,25 +25,30 @@
 //! their module is loaded, and a launch needing more than the GPU allows a workgroup
 //! (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`) is refused. HIP kernels keep
 //! static LDS.
+//!
+//! Each kind of device is a backend (`cpu`, `cuda`, `hip`) implementing one trait with its
+//! own module, stream and event types; [`Device`] and the objects made on it dispatch to it
+//! (see `backend`). A [`ModuleImage`] holds one binary per code-generation target, keyed by
+//! the target's name; each backend picks the one its device runs. [`world`] runs persistent
+//! kernels over ranks and defines their contract with the host ([`world::abi`]).
 
+mod backend;
 mod buffer;
 mod cpu;
 mod cuda;
 mod device;
-mod embedded;
 mod error;
 #[cfg(feature = "hip")]
 mod hip;
+mod image;
 mod module;
 mod stream;
 pub mod world;
-mod world_peer;
 
 pub use buffer::{Buffer, DeviceScalar};
 pub use device::{CPU_RESIDENT_ENV, DEVICE_ENV, Device, DeviceKind, DeviceSpec};
-pub use embedded::EmbeddedModule;
 pub use error::{Error, Result};
-pub use module::{ARG_ALIGN, KernelArg, LaunchConfig, Module, ModuleImage};
+pub use image::{EmbeddedModule, ModuleImage};
+pub use module::{ARG_ALIGN, KernelArg, LaunchConfig, Module};
 pub use stream::{Event, Stream};
-pub use world::{SymmetricBuffer, World, WorldError, WorldModules, WorldOptions};
-pub use world_peer::copy_from_peer;
+pub use world::{SymmetricBuffer, World, WorldError, WorldModules, WorldOptions, copy_from_peer};

@@ -7,54 +7,17 @@
 //! [`GROUP_SUBGROUPS`] subgroups; on CUDA at most the shared memory the GPU allows a
 //! workgroup; and the arguments against the kernel's parameters.
 
+use crate::backend::{KernelRef, Object};
 use crate::buffer::{Buffer, DeviceScalar};
-use crate::device::{Backend, Device};
+use crate::device::Device;
 use crate::error::{Error, Result};
-use crate::stream::{Stream, StreamInner};
-use kosmos_ir::{AddrSpace, Constant, GROUP_SUBGROUPS, Kernel, ScalarType, Type, VerifiedKernel};
+use crate::image::ModuleImage;
+use crate::stream::Stream;
+use kosmos_ir::{AddrSpace, Constant, GROUP_SUBGROUPS, Kernel, ScalarType, Type};
 use std::sync::Arc;
 
 /// Smallest alignment of a buffer passed to a kernel: the widest vector access is 16 bytes.
 pub const ARG_ALIGN: u64 = 16;
-
-/// A compiled module as it is embedded in a program: the IR, which gives the kernels'
-/// signatures (checked at every launch) and is what the CPU device runs, and the binaries
-/// of the GPU targets.
-#[derive(Clone, Debug, Default)]
-pub struct ModuleImage {
-    pub ir: kosmos_ir::VerifiedModule,
-    /// PTX for sm_90a.
-    pub ptx: Option<String>,
-    /// AMDGPU code object for gfx942 (MI300).
-    pub hsaco_gfx942: Option<Vec<u8>>,
-    /// AMDGPU code object for gfx950 (MI350).
-    pub hsaco_gfx950: Option<Vec<u8>>,
-}
-
-impl ModuleImage {
-    /// An image with the IR alone (enough for the CPU device).
-    pub fn new(ir: kosmos_ir::VerifiedModule) -> ModuleImage {
-        ModuleImage {
-            ir,
-            ..ModuleImage::default()
-        }
-    }
-
-    /// Adds PTX text.
-    pub fn with_ptx(mut self, ptx: impl Into<String>) -> ModuleImage {
-        self.ptx = Some(ptx.into());
-        self
-    }
-
-    /// The code object for an AMD processor (`gfx942`, `gfx950`), if the image has one.
-    pub fn hsaco(&self, arch: &str) -> Option<&[u8]> {
-        match arch {
-            "gfx942" => self.hsaco_gfx942.as_deref(),
-            "gfx950" => self.hsaco_gfx950.as_deref(),
-            _ => None,
-        }
-    }
-}
 
 /// Grid and workgroup (block) dimensions of a launch, in workgroups and lanes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -80,7 +43,7 @@ impl LaunchConfig {
 }
 
 #[derive(Copy, Clone, Debug)]
-enum ArgRepr<'a> {
+pub(crate) enum ArgRepr<'a> {
     Buffer {
         addr: u64,
         elem: ScalarType,
@@ -93,7 +56,7 @@ enum ArgRepr<'a> {
 /// One kernel argument: a buffer (passed as its device pointer) or a scalar.
 /// Build it with `KernelArg::from(&buffer)` or `KernelArg::from(5u32)`.
 #[derive(Copy, Clone, Debug)]
-pub struct KernelArg<'a>(ArgRepr<'a>);
+pub struct KernelArg<'a>(pub(crate) ArgRepr<'a>);
 
 impl KernelArg<'_> {
     /// A scalar argument given as an IR constant (its type must match the parameter's).
@@ -172,30 +135,25 @@ impl ArgBits {
         }
     }
 
-    fn of_constant(c: Constant) -> ArgBits {
-        match c.ty.size_bytes() {
-            1 => ArgBits::B8(c.bits as u8),
-            2 => ArgBits::B16(c.bits as u16),
-            4 => ArgBits::B32(c.bits as u32),
-            _ => ArgBits::B64(c.bits),
+    /// The bits of a checked argument: a buffer's address, a scalar at its type's width
+    /// (which the check made the parameter's).
+    pub(crate) fn of(arg: &KernelArg<'_>) -> ArgBits {
+        match arg.0 {
+            ArgRepr::Buffer { addr, .. } => ArgBits::B64(addr),
+            ArgRepr::Scalar(c) => match c.ty.size_bytes() {
+                1 => ArgBits::B8(c.bits as u8),
+                2 => ArgBits::B16(c.bits as u16),
+                4 => ArgBits::B32(c.bits as u32),
+                _ => ArgBits::B64(c.bits),
+            },
         }
     }
-}
-
-enum ModuleInner {
-    Cpu,
-    Cuda {
-        _module: Arc<cudarc::driver::CudaModule>,
-        functions: Vec<cudarc::driver::CudaFunction>,
-    },
-    #[cfg(feature = "hip")]
-    Hip(crate::hip::HipModule),
 }
 
 /// What the launch checks need of a kernel on one device, worked out when its module is
 /// loaded.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-struct KernelShape {
+pub(crate) struct KernelShape {
     /// The device's subgroup size.
     subgroup: u32,
     /// The largest workgroup: [`Kernel::workgroup_bound`] for `subgroup`.
@@ -203,7 +161,7 @@ struct KernelShape {
     /// Whether workgroups must be whole groups of [`GROUP_SUBGROUPS`] subgroups.
     groups: bool,
     /// Bytes of shared memory ([`Kernel::shared_layout`]): the dynamic size of CUDA launches.
-    shared_bytes: u64,
+    pub(crate) shared_bytes: u64,
 }
 
 impl KernelShape {
@@ -223,15 +181,15 @@ pub struct Module {
     ir: Arc<kosmos_ir::VerifiedModule>,
     /// One per kernel of `ir`, in order.
     shapes: Vec<KernelShape>,
-    inner: ModuleInner,
+    /// The backend's module.
+    inner: Object,
 }
 
 impl Device {
-    /// Loads `image` on this device, picking the binary the device runs (PTX on CUDA, the
-    /// HSACO of the GPU's processor on HIP, the IR on the CPU device) and looking up every
-    /// kernel of the IR in it.
+    /// Loads `image` on this device, picking the binary the device runs (the PTX of target
+    /// `sm_90a` on CUDA, the HSACO of the GPU's processor, e.g. `gfx942`, on HIP, the IR on
+    /// the CPU device) and looking up every kernel of the IR in it.
     pub fn load_module(&self, image: &ModuleImage) -> Result<Module> {
-        let names: Vec<&str> = image.ir.kernels().iter().map(|k| k.name.as_str()).collect();
         let subgroup = self.subgroup_size();
         let shapes: Vec<KernelShape> = image
             .ir
@@ -239,33 +197,7 @@ impl Device {
             .iter()
             .map(|k| KernelShape::of(k, subgroup))
             .collect();
-        let missing = |binary: &str| Error::MissingBinary {
-            binary: binary.to_string(),
-            device: self.to_string(),
-        };
-        let inner = match &self.inner.backend {
-            Backend::Cpu(_) => ModuleInner::Cpu,
-            Backend::Cuda(b) => {
-                let ptx = image.ptx.as_deref().ok_or_else(|| missing("PTX"))?;
-                let kernels: Vec<(&str, u64)> = names
-                    .iter()
-                    .zip(&shapes)
-                    .map(|(name, shape)| (*name, shape.shared_bytes))
-                    .collect();
-                let (module, functions) = b.load_module(ptx, &kernels)?;
-                ModuleInner::Cuda {
-                    _module: module,
-                    functions,
-                }
-            }
-            #[cfg(feature = "hip")]
-            Backend::Hip(b) => {
-                let hsaco = image
-                    .hsaco(b.arch())
-                    .ok_or_else(|| missing(&format!("HSACO for {}", b.arch())))?;
-                ModuleInner::Hip(b.load_module(hsaco, &names)?)
-            }
-        };
+        let inner = self.backend().load_module(image, &shapes)?;
         Ok(Module {
             device: self.clone(),
             ir: Arc::new(image.ir.clone()),
@@ -286,13 +218,17 @@ impl Module {
         &self.ir
     }
 
-    fn kernel(&self, name: &str) -> Result<(usize, &VerifiedKernel, KernelShape)> {
+    fn kernel(&self, name: &str) -> Result<KernelRef<'_>> {
         self.ir
             .kernels()
             .iter()
             .enumerate()
             .find(|(_, k)| k.name == name)
-            .map(|(i, k)| (i, k, self.shapes[i]))
+            .map(|(index, ir)| KernelRef {
+                ir,
+                index,
+                shape: self.shapes[index],
+            })
             .ok_or_else(|| Error::NoSuchKernel {
                 name: name.to_string(),
                 available: self
@@ -315,7 +251,7 @@ impl Module {
         config: LaunchConfig,
         args: &[KernelArg<'_>],
     ) -> Result<()> {
-        let (index, kernel, shape) = self.kernel(name)?;
+        let kernel = self.kernel(name)?;
         if stream.device != self.device {
             return Err(Error::WrongDevice {
                 what: "the stream".into(),
@@ -323,56 +259,22 @@ impl Module {
                 device: self.device.to_string(),
             });
         }
-        check_config(kernel, shape, config)?;
-        let bits = check_args(kernel, &self.device, args)?;
-        match (&self.device.inner.backend, &self.inner, &stream.inner) {
-            (Backend::Cpu(b), ModuleInner::Cpu, StreamInner::Cpu) => {
-                let cpu_args: Vec<kosmos_cpu::Arg> = args
-                    .iter()
-                    .map(|a| match a.0 {
-                        ArgRepr::Buffer { addr, .. } => kosmos_cpu::Arg::Ptr(addr),
-                        ArgRepr::Scalar(c) => kosmos_cpu::Arg::Scalar(c),
-                    })
-                    .collect();
-                b.launch(kernel, config.grid, config.block, &cpu_args)
-            }
-            (Backend::Cuda(b), ModuleInner::Cuda { functions, .. }, StreamInner::Cuda(s)) => {
-                let shared = b.dynamic_shared(&kernel.name, shape.shared_bytes)?;
-                b.launch(
-                    s,
-                    &functions[index],
-                    config.grid,
-                    config.block,
-                    shared,
-                    &bits,
-                )
-            }
-            #[cfg(feature = "hip")]
-            (Backend::Hip(b), ModuleInner::Hip(m), StreamInner::Hip(s)) => {
-                b.launch(s, m.functions[index], config.grid, config.block, &bits)
-            }
-            _ => unreachable!("module, stream and device share one backend"),
-        }
+        check_config(kernel.ir, kernel.shape, config)?;
+        check_args(kernel.ir, &self.device, args)?;
+        self.device
+            .backend()
+            .launch(&*self.inner, &*stream.inner, kernel, config, args)
     }
 
     /// How many workgroups of `block` lanes of kernel `name` can be resident on the device
     /// at once: the size of a persistent grid. On GPUs occupancy per compute unit times the
     /// number of compute units; on the CPU device its configured resident limit.
     pub fn max_resident_workgroups(&self, name: &str, block: [u32; 3]) -> Result<u32> {
-        let (index, kernel, shape) = self.kernel(name)?;
-        let lanes = check_block(kernel, shape, block)?;
-        match (&self.device.inner.backend, &self.inner) {
-            (Backend::Cpu(b), ModuleInner::Cpu) => Ok(b.resident_workgroups()),
-            (Backend::Cuda(b), ModuleInner::Cuda { functions, .. }) => {
-                let shared = b.dynamic_shared(&kernel.name, shape.shared_bytes)?;
-                Ok(b.occupancy(&functions[index], lanes, shared)? * b.multiprocessors())
-            }
-            #[cfg(feature = "hip")]
-            (Backend::Hip(b), ModuleInner::Hip(m)) => {
-                Ok(b.occupancy(m.functions[index], lanes)? * b.multiprocessors())
-            }
-            _ => unreachable!("module and device share one backend"),
-        }
+        let kernel = self.kernel(name)?;
+        let lanes = check_block(kernel.ir, kernel.shape, block)?;
+        self.device
+            .backend()
+            .max_resident_workgroups(&*self.inner, kernel, lanes)
     }
 }
 
@@ -427,8 +329,8 @@ fn check_config(kernel: &Kernel, shape: KernelShape, config: LaunchConfig) -> Re
     check_block(kernel, shape, config.block).map(|_| ())
 }
 
-/// Checks `args` against the kernel's parameters; returns their bits in parameter order.
-fn check_args(kernel: &Kernel, device: &Device, args: &[KernelArg<'_>]) -> Result<Vec<ArgBits>> {
+/// Checks `args` against the kernel's parameters.
+fn check_args(kernel: &Kernel, device: &Device, args: &[KernelArg<'_>]) -> Result<()> {
     if args.len() != kernel.params.len() {
         let signature: Vec<String> = kernel
             .params
@@ -445,7 +347,6 @@ fn check_args(kernel: &Kernel, device: &Device, args: &[KernelArg<'_>]) -> Resul
             ),
         ));
     }
-    let mut bits = Vec::with_capacity(args.len());
     for (index, (param, arg)) in kernel.params.iter().zip(args).enumerate() {
         let expected = kernel.ty(*param);
         let bad = |problem: String| Error::BadArgument {
@@ -475,15 +376,12 @@ fn check_args(kernel: &Kernel, device: &Device, args: &[KernelArg<'_>]) -> Resul
                         "buffer address {addr:#x} is not {ARG_ALIGN}-byte aligned"
                     )));
                 }
-                bits.push(ArgBits::B64(addr));
             }
-            (Type::Scalar(ty), ArgRepr::Scalar(c)) if c.ty == ty => {
-                bits.push(ArgBits::of_constant(c))
-            }
+            (Type::Scalar(ty), ArgRepr::Scalar(c)) if c.ty == ty => {}
             _ => return Err(mismatch()),
         }
     }
-    Ok(bits)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -500,8 +398,7 @@ mod tests {
         b.store(p, i);
         let mut k = b.finish();
         k.max_subgroups = Some(subgroups);
-        let k = kosmos_ir::verify(k).unwrap().into_kernel();
-        k
+        kosmos_ir::verify(k).unwrap().into_kernel()
     }
 
     /// One `mma.group` on tiles in shared memory (24 KiB: an 8 KiB `A`, a 16 KiB `B`).
@@ -512,8 +409,7 @@ mod tests {
         let acc = b.wide_zero();
         b.mma_group(a, bt, acc);
         let k = b.finish();
-        let k = kosmos_ir::verify(k).unwrap().into_kernel();
-        k
+        kosmos_ir::verify(k).unwrap().into_kernel()
     }
 
     fn refusal(kernel: &Kernel, subgroup: u32, block: [u32; 3]) -> String {

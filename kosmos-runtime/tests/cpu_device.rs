@@ -273,8 +273,7 @@ fn two_subgroups() -> kosmos_ir::Kernel {
     b.store(p, v);
     let mut k = b.finish();
     k.max_subgroups = Some(2);
-    let k = kosmos_ir::verify(k).unwrap().into_kernel();
-    k
+    kosmos_ir::verify(k).unwrap().into_kernel()
 }
 
 /// One `mma.group` on shared tiles: needs workgroups of whole groups of four subgroups.
@@ -286,8 +285,7 @@ fn one_group() -> kosmos_ir::Kernel {
     let acc = b.wide_zero();
     b.mma_group(a, t, acc);
     let k = b.finish();
-    let k = kosmos_ir::verify(k).unwrap().into_kernel();
-    k
+    kosmos_ir::verify(k).unwrap().into_kernel()
 }
 
 #[test]

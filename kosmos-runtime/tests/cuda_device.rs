@@ -163,7 +163,7 @@ fn shared_reverse_ir() -> kosmos_ir::VerifiedModule {
 
 /// Runs `shared_reverse` on `d` (the CPU device runs the IR, a GPU the PTX) and checks it.
 fn check_shared_reverse(d: &Device, seed: u64) {
-    let image = ModuleImage::new(shared_reverse_ir()).with_ptx(SHARED_REVERSE_PTX);
+    let image = ModuleImage::new(shared_reverse_ir()).with_binary("sm_90a", SHARED_REVERSE_PTX);
     let module = d.load_module(&image).unwrap();
     let stream = d.stream().unwrap();
     let salt: u32 = SmallRng::seed_from_u64(seed).random_range(0..1 << 30);
@@ -231,7 +231,7 @@ fn cuda_buffers_and_fill() {
 #[ignore = "needs KOSMOS_TEST_GPU=cuda"]
 fn cuda_vector_add_launch_and_timing() {
     let d = gpu();
-    let image = ModuleImage::new(vector_add_ir()).with_ptx(VECTOR_ADD_PTX);
+    let image = ModuleImage::new(vector_add_ir()).with_binary("sm_90a", VECTOR_ADD_PTX);
     let module = d.load_module(&image).unwrap();
     let stream = d.stream().unwrap();
     let mut rng = SmallRng::seed_from_u64(11);
@@ -291,7 +291,9 @@ fn cuda_kernels_above_48_kib_of_shared_memory() {
     let d = gpu();
     check_shared_reverse(&d, 9);
     let module = d
-        .load_module(&ModuleImage::new(shared_reverse_ir()).with_ptx(SHARED_REVERSE_PTX))
+        .load_module(
+            &ModuleImage::new(shared_reverse_ir()).with_binary("sm_90a", SHARED_REVERSE_PTX),
+        )
         .unwrap();
     // 64 KiB a workgroup: at most three of them share an H100/H200 multiprocessor's 228 KiB,
     // where eight workgroups of 256 lanes would fit without the shared memory.

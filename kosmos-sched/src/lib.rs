@@ -7,14 +7,14 @@
 //!   barrier, role dispatch ([`Sched::dispatch_loop`]) and trace records;
 //! - [`plan`]: the host-side planner of demand-ordered task tables;
 //! - [`abi`]: the contract with the host (team parameters, control buffer layout, error and
-//!   trace records), which `kosmos_runtime::World` implements;
+//!   trace records). It is defined by `kosmos_runtime::world::abi`, next to the `World`
+//!   that implements it, and re-exported here for the kernels that follow it;
 //! - [`trace`]: Chrome/Perfetto trace JSON and SVG timelines of traced runs;
 //! - [`pipeline`] and [`latency`]: a synthetic pipeline and latency kernels built from the
 //!   primitives.
 //!
 //! The protocol and its memory-model reasoning are described in `docs/scheduling.md`.
 
-pub mod abi;
 mod dispatch;
 pub mod latency;
 pub mod pipeline;
@@ -22,6 +22,8 @@ pub mod plan;
 mod sync;
 mod team;
 pub mod trace;
+
+pub use kosmos_runtime::world::abi;
 
 pub use abi::{ErrorRecord, Role, TraceEvent, WaitKind};
 pub use dispatch::Queues;

@@ -30,20 +30,17 @@ fn kernel_names(module: &EmbeddedModule) -> Vec<String> {
 }
 
 fn ptx(module: &'static EmbeddedModule) -> &'static str {
-    module
-        .ptx
-        .unwrap_or_else(|| panic!("{}", missing(module, "PTX", TargetKind::Sm90a)))
+    let ptx = module
+        .binary(TargetKind::Sm90a.name())
+        .unwrap_or_else(|| panic!("{}", missing(module, "PTX", TargetKind::Sm90a)));
+    std::str::from_utf8(ptx).expect("PTX is text")
 }
 
 fn hsacos(module: &'static EmbeddedModule) -> [(TargetKind, &'static [u8]); 2] {
-    [
-        (TargetKind::Gfx942, module.hsaco_gfx942),
-        (TargetKind::Gfx950, module.hsaco_gfx950),
-    ]
-    .map(|(target, bytes)| {
+    [TargetKind::Gfx942, TargetKind::Gfx950].map(|target| {
         (
             target,
-            bytes.unwrap_or_else(|| {
+            module.binary(target.name()).unwrap_or_else(|| {
                 panic!(
                     "{}",
                     missing(module, &format!("HSACO for {target}"), target)

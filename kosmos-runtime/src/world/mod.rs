@@ -1,5 +1,5 @@
 //! Multi-rank worlds: ranks with symmetric buffers and peer pointers, and checked launches
-//! of persistent kernels built with `kosmos-sched` (see its `abi` module for the contract).
+//! of persistent kernels built with `kosmos-sched` ([`abi`] is the contract between them).
 //!
 //! A world is either *emulated* — all ranks run in one launch on one device (the CPU
 //! device, or one GPU hosting every rank's workgroups in one co-resident grid: grid = ranks
@@ -11,10 +11,16 @@
 use crate::buffer::{Buffer, DeviceScalar};
 use crate::device::{Device, DeviceKind};
 use crate::error::Error;
-use crate::module::{KernelArg, LaunchConfig, Module, ModuleImage};
+use crate::image::ModuleImage;
+use crate::module::{KernelArg, LaunchConfig, Module};
 use crate::stream::Stream;
-use kosmos_sched::abi::{self, ErrorRecord, TraceEvent, control};
+use abi::{ErrorRecord, TraceEvent, control};
 use std::fmt;
+
+pub mod abi;
+mod peer;
+
+pub use peer::copy_from_peer;
 
 /// Default poll bound of waits on the CPU device, where a poll backs off to ~1.3 ms: about
 /// a second, under the CPU device's 2 s watchdog.
@@ -226,7 +232,7 @@ impl World {
     /// Launches are one per GPU (`team_rank_base` = rank, `team_wgs` = grid), all queued
     /// before any is waited on. Errors name the device or the pair that does not fit.
     pub fn multi_gpu(devices: &[Device], options: WorldOptions) -> Result<World, WorldError> {
-        crate::world_peer::connect(devices)?;
+        peer::connect(devices)?;
         let sites = devices
             .iter()
             .enumerate()
@@ -326,7 +332,7 @@ impl World {
         devices
             .map(|device| {
                 let b = if self.peer_visible {
-                    crate::world_peer::alloc_peer_visible::<T>(device, len)?
+                    Buffer::new_peer_visible(device, len)?
                 } else {
                     device.alloc::<T>(len)?
                 };

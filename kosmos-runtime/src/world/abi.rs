@@ -1,6 +1,13 @@
-//! The contract between kernels built with this crate and the host that launches them
-//! (`kosmos_runtime::World`): the team parameters every scheduled kernel starts with, the
-//! layout of each rank's control buffer, and the records kernels leave in it.
+//! The contract between a [`World`](super::World) and the persistent kernels it launches
+//! (built with `kosmos-sched`, which re-exports this module as `kosmos_sched::abi`): the
+//! team parameters every scheduled kernel starts with, the layout of each rank's control
+//! buffer, and the records kernels leave in it.
+//!
+//! The contract lives with the host side rather than with the kernel emitters because the
+//! world is built on the backends' crate-private operations (fine-grained allocation, peer
+//! access, raw control-word writes): moving `World` out of the runtime would make those
+//! public, while the emitters need nothing of the runtime but these definitions. So the
+//! runtime depends on no scheduling code, and `kosmos-sched` follows the runtime's ABI.
 
 use std::fmt;
 

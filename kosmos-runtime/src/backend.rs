@@ -1,0 +1,231 @@
+//! The interface each kind of device implements — [`DeviceOps`] and [`Backend`], in `cpu`,
+//! `cuda` and `hip` — and its object-safe form [`DynBackend`], which a [`Device`] holds.
+//!
+//! A backend's modules, streams and events are its own types ([`Backend::Module`] ...). The
+//! public [`Module`](crate::Module), [`Stream`](crate::Stream) and [`Event`](crate::Event)
+//! hold them type-erased ([`Object`]) next to their device, and only that device's backend
+//! turns them back into its types, in the one blanket implementation of [`DynBackend`]. The
+//! public types compare devices before pairing objects in a call, so a backend always gets
+//! back objects it made; the downcasts still fail with an error rather than a panic.
+
+use crate::device::{Device, DeviceKind};
+use crate::error::{Error, Result};
+use crate::image::ModuleImage;
+use crate::module::{KernelArg, KernelShape, LaunchConfig};
+use kosmos_ir::VerifiedKernel;
+use std::any::Any;
+
+/// A backend's module, stream or event, as the public types hold it.
+pub(crate) type Object = Box<dyn Any + Send + Sync>;
+
+/// A kernel of a loaded module, as the backends receive it for launches and queries.
+#[derive(Copy, Clone)]
+pub(crate) struct KernelRef<'a> {
+    pub(crate) ir: &'a VerifiedKernel,
+    /// Position in the module's IR, which is also its position among the backend's
+    /// functions of the module.
+    pub(crate) index: usize,
+    pub(crate) shape: KernelShape,
+}
+
+/// What a device does without modules, streams or events: queries and memory.
+pub(crate) trait DeviceOps: Send + Sync + 'static {
+    fn kind(&self) -> DeviceKind;
+    /// Index among the devices of its kind.
+    fn ordinal(&self) -> usize;
+    /// Product name; `cpu` for the CPU device.
+    fn name(&self) -> &str;
+    /// SMs or CUs; `None` where the notion does not apply.
+    fn compute_units(&self) -> Option<u32>;
+    fn subgroup_size(&self) -> u32;
+    /// Waits for all work submitted to the device.
+    fn synchronize(&self) -> Result<()>;
+    fn alloc(&self, bytes: usize) -> Result<u64>;
+    /// Memory that peers on other GPUs may write and poll with system-scope atomics; plain
+    /// memory unless the backend says otherwise.
+    fn alloc_peer_visible(&self, bytes: usize) -> Result<u64> {
+        self.alloc(bytes)
+    }
+    fn free(&self, addr: u64) -> Result<()>;
+    fn write(&self, addr: u64, data: &[u8]) -> Result<()>;
+    fn read(&self, addr: u64, out: &mut [u8]) -> Result<()>;
+    /// Fills `count` elements of `pattern.len()` bytes on the device; false when it has no
+    /// memset of that size (the caller then uploads a filled host copy).
+    fn memset(&self, _addr: u64, _pattern: &[u8], _count: usize) -> Result<bool> {
+        Ok(false)
+    }
+    /// Whether the device shares one virtual address space with the host and other GPUs.
+    fn unified_addressing(&self) -> Result<bool>;
+}
+
+/// A kind of device, with its own module, stream and event types.
+pub(crate) trait Backend: DeviceOps + Sized {
+    /// A loaded module: the backend's handle of every kernel, in the IR's order.
+    type Module: Send + Sync + 'static;
+    type Stream: Send + Sync + 'static;
+    type Event: Send + Sync + 'static;
+
+    /// Loads the binary this device runs out of `image`, whose kernels have `shapes`.
+    fn load_module(&self, image: &ModuleImage, shapes: &[KernelShape]) -> Result<Self::Module>;
+    /// Queues a launch whose configuration and arguments were checked against the kernel.
+    fn launch(
+        &self,
+        module: &Self::Module,
+        stream: &Self::Stream,
+        kernel: KernelRef<'_>,
+        config: LaunchConfig,
+        args: &[KernelArg<'_>],
+    ) -> Result<()>;
+    /// Workgroups of `lanes` lanes of `kernel` that can be resident on the device at once.
+    fn max_resident_workgroups(
+        &self,
+        module: &Self::Module,
+        kernel: KernelRef<'_>,
+        lanes: u32,
+    ) -> Result<u32>;
+    fn stream(&self) -> Result<Self::Stream>;
+    fn stream_synchronize(&self, stream: &Self::Stream) -> Result<()>;
+    fn record_event(&self, stream: &Self::Stream) -> Result<Self::Event>;
+    /// Milliseconds from `start` to `end` (negative if `end` came first).
+    fn elapsed_ms(&self, start: &Self::Event, end: &Self::Event) -> Result<f32>;
+    /// Lets kernels on this device access `peer`'s memory; `Ok(Err(reason))` when the pair
+    /// cannot (no peer path, or no native atomics on it). Enabling twice is not an error.
+    fn enable_peer_access(&self, peer: &Self) -> Result<std::result::Result<(), String>>;
+    /// Queues a copy of `bytes` from `src` on `peer` to `dst` on this device on `stream`.
+    fn copy_from_peer(
+        &self,
+        stream: &Self::Stream,
+        dst: u64,
+        peer: &Self,
+        src: u64,
+        bytes: usize,
+    ) -> Result<()>;
+}
+
+/// [`Backend`] with its own types erased, for `dyn` use: implemented for every backend.
+pub(crate) trait DynBackend: DeviceOps {
+    fn as_any(&self) -> &dyn Any;
+    fn load_module(&self, image: &ModuleImage, shapes: &[KernelShape]) -> Result<Object>;
+    fn launch(
+        &self,
+        module: &dyn Any,
+        stream: &dyn Any,
+        kernel: KernelRef<'_>,
+        config: LaunchConfig,
+        args: &[KernelArg<'_>],
+    ) -> Result<()>;
+    fn max_resident_workgroups(
+        &self,
+        module: &dyn Any,
+        kernel: KernelRef<'_>,
+        lanes: u32,
+    ) -> Result<u32>;
+    fn stream(&self) -> Result<Object>;
+    fn stream_synchronize(&self, stream: &dyn Any) -> Result<()>;
+    fn record_event(&self, stream: &dyn Any) -> Result<Object>;
+    fn elapsed_ms(&self, start: &dyn Any, end: &dyn Any) -> Result<f32>;
+    fn enable_peer_access(&self, peer: &dyn DynBackend) -> Result<std::result::Result<(), String>>;
+    fn copy_from_peer(
+        &self,
+        stream: &dyn Any,
+        dst: u64,
+        peer: &dyn DynBackend,
+        src: u64,
+        bytes: usize,
+    ) -> Result<()>;
+}
+
+impl<B: Backend> DynBackend for B {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn load_module(&self, image: &ModuleImage, shapes: &[KernelShape]) -> Result<Object> {
+        Ok(Box::new(Backend::load_module(self, image, shapes)?))
+    }
+
+    fn launch(
+        &self,
+        module: &dyn Any,
+        stream: &dyn Any,
+        kernel: KernelRef<'_>,
+        config: LaunchConfig,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        let module = own(self, module, "the module")?;
+        let stream = own(self, stream, "the stream")?;
+        Backend::launch(self, module, stream, kernel, config, args)
+    }
+
+    fn max_resident_workgroups(
+        &self,
+        module: &dyn Any,
+        kernel: KernelRef<'_>,
+        lanes: u32,
+    ) -> Result<u32> {
+        Backend::max_resident_workgroups(self, own(self, module, "the module")?, kernel, lanes)
+    }
+
+    fn stream(&self) -> Result<Object> {
+        Ok(Box::new(Backend::stream(self)?))
+    }
+
+    fn stream_synchronize(&self, stream: &dyn Any) -> Result<()> {
+        Backend::stream_synchronize(self, own(self, stream, "the stream")?)
+    }
+
+    fn record_event(&self, stream: &dyn Any) -> Result<Object> {
+        let stream = own(self, stream, "the stream")?;
+        Ok(Box::new(Backend::record_event(self, stream)?))
+    }
+
+    fn elapsed_ms(&self, start: &dyn Any, end: &dyn Any) -> Result<f32> {
+        let start = own(self, start, "the start event")?;
+        let end = own(self, end, "the end event")?;
+        Backend::elapsed_ms(self, start, end)
+    }
+
+    fn enable_peer_access(&self, peer: &dyn DynBackend) -> Result<std::result::Result<(), String>> {
+        match peer.as_any().downcast_ref::<B>() {
+            Some(peer) => Backend::enable_peer_access(self, peer),
+            None => Ok(Err(format!(
+                "{} and {} are devices of different kinds",
+                self.kind(),
+                peer.kind()
+            ))),
+        }
+    }
+
+    fn copy_from_peer(
+        &self,
+        stream: &dyn Any,
+        dst: u64,
+        peer: &dyn DynBackend,
+        src: u64,
+        bytes: usize,
+    ) -> Result<()> {
+        let stream = own(self, stream, "the stream")?;
+        let peer_backend = peer
+            .as_any()
+            .downcast_ref::<B>()
+            .ok_or_else(|| Error::WrongDevice {
+                what: "the source buffer".into(),
+                owner: Device::label(peer.kind(), peer.ordinal()),
+                device: format!(
+                    "a {} device like {}",
+                    self.kind(),
+                    Device::label(self.kind(), self.ordinal())
+                ),
+            })?;
+        Backend::copy_from_peer(self, stream, dst, peer_backend, src, bytes)
+    }
+}
+
+/// `object` as one of `backend`'s own types.
+fn own<'a, B: Backend, T: 'static>(backend: &B, object: &'a dyn Any, what: &str) -> Result<&'a T> {
+    object.downcast_ref().ok_or_else(|| Error::WrongDevice {
+        what: what.into(),
+        owner: "a device of another kind".into(),
+        device: Device::label(backend.kind(), backend.ordinal()),
+    })
+}
