@@ -234,7 +234,7 @@ const SHARED_WORDS: u32 = 16 * 1024;
 /// lays out shared memory (one dynamic array): one workgroup of 256 lanes fills 64 KiB of
 /// shared memory with `word + salt` and writes them back mirrored, `out[i] = salt + 16383 - i`
 /// (as [`shared_reverse_ir`] says). `too_much_shared` needs more shared memory than any GPU
-/// has (per its IR) and is never run.
+/// has (per [`too_much_shared_ir`]) and is never run.
 const SHARED_REVERSE_PTX: &str = r#"
 .version 8.0
 .target sm_90a
@@ -292,8 +292,8 @@ READ:
 }
 "#;
 
-/// The IR of [`SHARED_REVERSE_PTX`]: `shared_reverse(out, salt)` with 64 KiB of shared
-/// memory, and `too_much_shared` with 1 MiB.
+/// The IR of [`SHARED_REVERSE_PTX`]'s `shared_reverse(out, salt)`, with 64 KiB of shared
+/// memory.
 fn shared_reverse_ir() -> kosmos_ir::VerifiedModule {
     use kosmos_ir::{Dim, KernelBuilder, ScalarType, Type};
     let mut b = KernelBuilder::new("shared_reverse", 256);
@@ -323,15 +323,21 @@ fn shared_reverse_ir() -> kosmos_ir::VerifiedModule {
         b.store(q, v);
         vec![]
     });
-    let reverse = b.finish();
-    let reverse = kosmos_ir::verify(reverse).unwrap().into_kernel();
-    // Beyond the IR's own limit (the verifier refuses it), so beyond what any GPU allows: it
-    // stands for a kernel that needs more shared memory than the GPU at hand has.
+    kosmos_ir::verify_module(kosmos_ir::Module {
+        kernels: vec![b.finish()],
+    })
+    .unwrap()
+}
+
+/// `too_much_shared`, with 1 MiB of shared memory: beyond the IR's own limit (the verifier
+/// refuses it), so beyond what any GPU allows: it stands for a kernel that needs more shared
+/// memory than the GPU at hand has.
+fn too_much_shared_ir() -> kosmos_ir::VerifiedModule {
+    use kosmos_ir::{KernelBuilder, ScalarType};
     let mut b = KernelBuilder::new("too_much_shared", 256);
     b.shared_alloc("huge", ScalarType::U32, 256 * 1024);
-    let huge = b.finish();
     kosmos_ir::verify_module(kosmos_ir::Module {
-        kernels: vec![reverse, huge],
+        kernels: vec![b.finish()],
     })
     .unwrap()
 }
@@ -709,6 +715,9 @@ mod cuda_only {
             .unwrap();
         assert!(resident >= sms && resident <= 3 * sms, "{resident}");
 
+        let module = d
+            .load_module(&ModuleImage::new(too_much_shared_ir()).with_ptx(SHARED_REVERSE_PTX))
+            .unwrap();
         let stream = d.stream().unwrap();
         let msg = module
             .launch(&stream, "too_much_shared", LaunchConfig::linear(1, 32), &[])

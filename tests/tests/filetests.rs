@@ -121,7 +121,7 @@ fn compile(file: &TestFile) -> Result<(), String> {
         return Err("a compile test keeps its assembly beside it, not in an expect block".into());
     }
     let module = kosmos_ir::parse_module(&file.body).map_err(|e| format!("parse error: {e}"))?;
-    kosmos_ir::verify_module(&module).map_err(|e| format!("verifier errors:\n{e}"))?;
+    let module = kosmos_ir::verify_module(module).map_err(|e| format!("verifier errors:\n{e}"))?;
     for target in compile_targets(file)? {
         let asm =
             kosmos_codegen::emit_asm(&module, target).map_err(|e| format!("{target}: {e}"))?;
