@@ -16,7 +16,6 @@
 //! # Ok(()) }
 //! ```
 
-pub mod demo;
 pub mod ops;
 
 use kosmos::bf16;

@@ -2,9 +2,10 @@
 //! poisoned (NaN) before each run and inputs are fresh random values (seed printed; set
 //! `KOSMOS_SEED` to replay).
 
-use kernels::demo::{GEMM_TOLERANCE, gemm_reference, random_bf16};
 use kernels::{Error, Ops};
 use kosmos::runtime::{Buffer, Device};
+use kosmos_testkernels::compare::{self, Scale};
+use kosmos_testkernels::{matmul_bf16_ref, random_bf16};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 const SIZES: [usize; 6] = [1, 2, 17, 64, 255, 257];
@@ -22,11 +23,6 @@ fn random_f32(rng: &mut SmallRng, len: usize) -> Vec<f32> {
     (0..len).map(|_| rng.random_range(-1.0f32..1.0)).collect()
 }
 
-fn rel_err(got: f32, want: f64, scale: f64) -> f64 {
-    let e = (f64::from(got) - want).abs() / scale.max(1e-30);
-    if e.is_nan() { f64::INFINITY } else { e }
-}
-
 #[test]
 fn vector_add_matches_reference() {
     let device = Device::cpu().unwrap();
@@ -41,13 +37,18 @@ fn vector_add_matches_reference() {
         out.fill(f32::NAN).unwrap();
         ops.vector_add(&stream, &a, &b, &mut out).unwrap();
         stream.synchronize().unwrap();
-        for (i, got) in out.download().unwrap().into_iter().enumerate() {
-            let want = f64::from(a_h[i]) + f64::from(b_h[i]);
-            assert!(
-                rel_err(got, want, want.abs().max(1e-6)) < 1e-6,
-                "n={n} i={i}: {got} vs {want}"
-            );
-        }
+        let want: Vec<f64> = a_h
+            .iter()
+            .zip(&b_h)
+            .map(|(a, b)| f64::from(*a) + f64::from(*b))
+            .collect();
+        compare::rel_err(
+            &out.download().unwrap(),
+            &want,
+            Scale::Each { floor: 1e-6 },
+            1e-6,
+        )
+        .assert(format_args!("n={n}"));
     }
 }
 
@@ -63,11 +64,11 @@ fn reduce_sum_matches_reference() {
         let mut out = device.alloc::<f32>(1).unwrap();
         out.fill(f32::NAN).unwrap();
         ops.reduce_sum(&stream, &input, &mut out).unwrap();
-        let got = out.download().unwrap()[0];
         let want: f64 = input_h.iter().map(|x| f64::from(*x)).sum();
         // f32 accumulation: the error scales with the sum of magnitudes.
         let scale: f64 = input_h.iter().map(|x| f64::from(x.abs())).sum();
-        assert!(rel_err(got, want, scale) < 1e-5, "n={n}: {got} vs {want}");
+        compare::rel_err(&out.download().unwrap(), &[want], Scale::Fixed(scale), 1e-5)
+            .assert(format_args!("n={n}"));
     }
 }
 
@@ -89,11 +90,11 @@ const GEMM_SHAPES: [(usize, usize, usize); 10] = [
     (129, 248, 72),
 ];
 
-fn check_gemm(device: &Device, persistent: bool) {
+fn check_gemm(device: &Device, persistent: bool, shapes: &[(usize, usize, usize)]) {
     let ops = Ops::new(device).unwrap();
     let stream = device.stream().unwrap();
     let seed = seed();
-    for (i, &(m, n, k)) in GEMM_SHAPES.iter().enumerate() {
+    for (i, &(m, n, k)) in shapes.iter().enumerate() {
         let a_h = random_bf16(seed.wrapping_add(2 * i as u64), m * k);
         let b_h = random_bf16(seed.wrapping_add(2 * i as u64 + 1), k * n);
         let a = Buffer::from_slice(device, &a_h).unwrap();
@@ -109,26 +110,26 @@ fn check_gemm(device: &Device, persistent: bool) {
             ops.gemm(&stream, &a, &b, &mut c, m, n, k).unwrap();
         }
         stream.synchronize().unwrap();
-        let want = gemm_reference(&a_h, &b_h, m, n, k);
-        for (j, (got, want)) in c.download().unwrap().into_iter().zip(want).enumerate() {
-            let e = rel_err(got, want, want.abs().max(1.0));
-            assert!(
-                e < GEMM_TOLERANCE,
-                "{m}x{n}x{k} element {j}: {got} vs {want}"
-            );
-        }
+        let want = matmul_bf16_ref(&a_h, &b_h, m, n, k);
+        let err = compare::rel_err(
+            &c.download().unwrap(),
+            &want,
+            Scale::Each { floor: 1.0 },
+            compare::BF16_DOT_F32,
+        );
+        err.assert(format_args!("{m}x{n}x{k}"));
     }
 }
 
 #[test]
 fn gemm_matches_reference() {
-    check_gemm(&Device::cpu().unwrap(), false);
+    check_gemm(&Device::cpu().unwrap(), false, &GEMM_SHAPES);
 }
 
 #[test]
 fn gemm_persistent_matches_reference_with_few_resident_workgroups() {
     // Three resident workgroups: each pulls many tiles from the counter.
-    check_gemm(&Device::cpu_with_resident_limit(3), true);
+    check_gemm(&Device::cpu_with_resident_limit(3), true, &GEMM_SHAPES);
 }
 
 #[test]
@@ -184,13 +185,6 @@ fn buffers_of_another_device_are_errors() {
 }
 
 #[test]
-fn demo_check_passes() {
-    let checks = kernels::demo::check_gemm(&Device::cpu().unwrap(), 33, 47, 65, seed()).unwrap();
-    assert_eq!(checks.len(), 2);
-    assert!(checks.iter().all(|c| c.passed()), "{checks:?}");
-}
-
-#[test]
 fn embedded_binaries_hold_every_kernel_instance() {
     let ir = kernels::KERNELS.ir().unwrap();
     let names: Vec<&str> = ir.kernels().iter().map(|k| k.name.as_str()).collect();
@@ -228,14 +222,7 @@ fn every_op_on_the_gpu() {
         kosmos::runtime::DeviceKind::Cpu,
         "KOSMOS_DEVICE names no GPU"
     );
-    for (m, n, k) in [(257, 255, 129), (1024, 1024, 1024)] {
-        let checks = kernels::demo::check_gemm(&device, m, n, k, seed()).unwrap();
-        for c in &checks {
-            println!(
-                "{} {} {:.3} ms max rel err {:.2e}",
-                c.op, c.shape, c.ms, c.max_rel_err
-            );
-        }
-        assert!(checks.iter().all(|c| c.passed()), "{checks:?}");
-    }
+    let shapes = [(257, 255, 129), (1024, 1024, 1024)];
+    check_gemm(&device, false, &shapes);
+    check_gemm(&device, true, &shapes);
 }

@@ -3,6 +3,8 @@
 //! The tests' build script compiles [`module`] for every target, and the same kernels run on
 //! the CPU device and on GPUs, so they use only plain IR and document their launch shape.
 
+pub mod compare;
+
 use half::bf16;
 use kosmos_ir::{
     CmpPred, Dim, Kernel, KernelBuilder, Module, Ordering, RmwOp, ScalarType, Scope, Type,
@@ -209,6 +211,7 @@ pub fn matmul_bf16() -> Kernel {
     b.finish()
 }
 
+/// `C = A B` in f64 from bf16 inputs (row-major, `m x k` times `k x n`).
 pub fn matmul_bf16_ref(a: &[bf16], b: &[bf16], m: usize, n: usize, k: usize) -> Vec<f64> {
     let mut c = vec![0f64; m * n];
     for i in 0..m {
@@ -327,4 +330,19 @@ pub fn handshake() -> Kernel {
 
 pub fn handshake_ref(n: usize) -> Vec<u32> {
     (0..n as u32).map(|t| 3 * t + 7).collect()
+}
+
+/// A reproducible stream of `len` bf16 values in [-1, 1) from `seed` (splitmix64).
+pub fn random_bf16(seed: u64, len: usize) -> Vec<bf16> {
+    let mut state = seed;
+    (0..len)
+        .map(|_| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            bf16::from_f64((z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+        })
+        .collect()
 }

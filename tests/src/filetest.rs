@@ -4,12 +4,14 @@
 //!
 //! A file starts with `; test <kind>`; its expected output, where the kind has one, comes
 //! last, after a line `; expect:`, each output line written as `; <line>` (`;` alone for an
-//! empty line).
+//! empty line), or, for long outputs such as assembly, in files beside it
+//! ([`TestFile::check_beside`]).
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-/// Set to `1` to rewrite expect blocks from the actual output instead of comparing.
+/// Set to `1` to rewrite expect blocks (and expected files) from the actual output instead of
+/// comparing.
 pub const BLESS_VAR: &str = "KOSMOS_BLESS";
 /// The line that starts a file's expected output.
 pub const EXPECT_LINE: &str = "; expect:";
@@ -105,6 +107,32 @@ impl TestFile {
             Some(expected) => Err(format!(
                 "output differs from the expect block (run with {BLESS_VAR}=1 to update it)\n{}",
                 diff(&expected.join("\n"), actual)
+            )),
+        }
+    }
+
+    /// Compares `actual` with the file beside this one named `<stem>.<suffix>` (`atomics.kir`
+    /// and `sm_90a.s`: `atomics.sm_90a.s`), or writes that file when blessing.
+    pub fn check_beside(&self, suffix: &str, actual: &str) -> Result<(), String> {
+        let path = self.path.with_extension(suffix);
+        let expected = std::fs::read_to_string(&path).ok();
+        if blessing() {
+            if expected.as_deref() != Some(actual) {
+                std::fs::write(&path, actual)
+                    .map_err(|e| format!("cannot bless {}: {e}", path.display()))?;
+            }
+            return Ok(());
+        }
+        match expected {
+            None => Err(format!(
+                "no {} (run with {BLESS_VAR}=1 to write it)",
+                path.display()
+            )),
+            Some(expected) if expected == actual => Ok(()),
+            Some(expected) => Err(format!(
+                "output differs from {} (run with {BLESS_VAR}=1 to update it)\n{}",
+                path.display(),
+                diff(&expected, actual)
             )),
         }
     }

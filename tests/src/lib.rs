@@ -1,9 +1,10 @@
 //! Shared helpers for the cross-crate tests: the file-test harness, the reference kernels
 //! (compiled for every target at build time and embedded as [`REFERENCE`]) and the suite that
-//! runs them on any device.
+//! runs them on any device, and the check of the kernels crate's GEMMs.
 
 pub mod filerun;
 pub mod filetest;
+pub mod gemm_check;
 pub mod suite;
 
 pub use kosmos_testkernels as kernels;

@@ -4,36 +4,54 @@
 use half::bf16;
 use kosmos_runtime::{Buffer, Device, DeviceScalar, KernelArg, LaunchConfig, Module, Result};
 use kosmos_testkernels as k;
+use kosmos_testkernels::compare::{self, RelErr, Scale};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::time::Instant;
 
 /// What a case produced: the output's bits (so two devices can be compared exactly) and how
-/// far it is from the host reference.
+/// it compares with the host reference.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub case: &'static str,
     pub shape: String,
     /// The output buffer as raw 32-bit words.
     pub bits: Vec<u32>,
-    /// Whether the output is integer (compared bitwise) or float (by relative error).
-    pub exact: bool,
-    /// Largest relative error against the f64 reference (0 for exact matches of integers).
-    pub max_rel_err: f64,
-    /// Number of integer words that differ from the reference.
-    pub mismatches: usize,
-    /// Tolerance the relative error is held to.
-    pub tolerance: f64,
+    pub verdict: Verdict,
     /// Wall time of the launch and its synchronisation, in milliseconds.
     pub ms: f64,
 }
 
+/// How an output compares with its reference.
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    /// An integer output, compared bitwise: the number of words that differ.
+    Exact { mismatches: usize },
+    /// A float output, by relative error against the largest reference magnitude.
+    Close(RelErr),
+}
+
 impl Outcome {
     pub fn passed(&self) -> bool {
-        if self.exact {
-            self.mismatches == 0
-        } else {
-            self.max_rel_err <= self.tolerance
+        match &self.verdict {
+            Verdict::Exact { mismatches } => *mismatches == 0,
+            Verdict::Close(err) => err.passed(),
+        }
+    }
+
+    /// Largest relative error against the f64 reference (0 for integer outputs).
+    pub fn max_rel_err(&self) -> f64 {
+        match &self.verdict {
+            Verdict::Exact { .. } => 0.0,
+            Verdict::Close(err) => err.max,
+        }
+    }
+
+    /// Elements that differ (integers) or exceed the tolerance (floats).
+    pub fn wrong(&self) -> usize {
+        match &self.verdict {
+            Verdict::Exact { mismatches } => *mismatches,
+            Verdict::Close(err) => err.over,
         }
     }
 }
@@ -42,6 +60,14 @@ impl Outcome {
 pub struct Case {
     pub name: &'static str,
     pub run: fn(&Device, &Module, u64) -> Result<Outcome>,
+}
+
+/// The case called `name`; panics naming the cases there are when none is.
+pub fn case(name: &str) -> &'static Case {
+    CASES.iter().find(|c| c.name == name).unwrap_or_else(|| {
+        let names: Vec<&str> = CASES.iter().map(|c| c.name).collect();
+        panic!("no case `{name}` (there are {names:?})")
+    })
 }
 
 /// Every case, in a fixed order.
@@ -158,38 +184,23 @@ fn float_outcome(
     tolerance: f64,
     ms: f64,
 ) -> Outcome {
-    // Relative to the largest reference magnitude, so entries near zero don't dominate.
-    let scale = want.iter().fold(0f64, |m, w| m.max(w.abs())).max(1e-30);
-    let max_rel_err = got
-        .iter()
-        .zip(want)
-        .map(|(g, w)| {
-            let e = (*g as f64 - w).abs() / scale;
-            if e.is_nan() { f64::INFINITY } else { e }
-        })
-        .fold(0f64, f64::max);
     Outcome {
         case,
         shape,
         bits: got.iter().map(|x| x.to_bits()).collect(),
-        exact: false,
-        max_rel_err,
-        mismatches: 0,
-        tolerance,
+        verdict: Verdict::Close(compare::rel_err(got, want, Scale::Largest, tolerance)),
         ms,
     }
 }
 
 fn exact_outcome(case: &'static str, shape: String, got: &[u32], want: &[u32], ms: f64) -> Outcome {
+    let mismatches =
+        got.iter().zip(want).filter(|(g, w)| g != w).count() + got.len().abs_diff(want.len());
     Outcome {
         case,
         shape,
         bits: got.to_vec(),
-        exact: true,
-        max_rel_err: 0.0,
-        mismatches: got.iter().zip(want).filter(|(g, w)| g != w).count()
-            + got.len().abs_diff(want.len()),
-        tolerance: 0.0,
+        verdict: Verdict::Exact { mismatches },
         ms,
     }
 }

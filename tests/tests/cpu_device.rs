@@ -3,6 +3,7 @@
 use half::bf16;
 use kosmos_cpu::{Arg, CpuConfig, CpuDevice, CpuError};
 use kosmos_ir::{CmpPred, Constant, Dim, KernelBuilder, Ordering, ScalarType, Scope, Type};
+use kosmos_testkernels::compare::{self, Scale};
 use kosmos_tests::kernels;
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 use std::time::{Duration, Instant};
@@ -47,18 +48,6 @@ fn download_u32(dev: &CpuDevice, p: u64, n: usize) -> Vec<u32> {
         .collect()
 }
 
-/// Asserts `got` matches `want` within `tol` relative error (against max(|want|, 1)).
-fn assert_close(got: &[f32], want: &[f64], tol: f64) {
-    assert_eq!(got.len(), want.len());
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        let err = (*g as f64 - w).abs() / w.abs().max(1.0);
-        assert!(
-            err <= tol,
-            "element {i}: got {g}, want {w} (relative error {err:e})"
-        );
-    }
-}
-
 #[test]
 fn vector_add_ragged_tail() {
     let mut r = rng("vector_add_ragged_tail");
@@ -73,11 +62,14 @@ fn vector_add_ragged_tail() {
         let args = [Arg::Ptr(pa), Arg::Ptr(pb), Arg::Ptr(po), u32_arg(n as u32)];
         let stats = dev.launch(&k, [grid, 1, 1], [block, 1, 1], &args).unwrap();
         assert!(stats.lane_ops > n as u64);
-        assert_close(
+        let want = kernels::vector_add_ref(&a, &b);
+        compare::rel_err(
             &download_f32(&dev, po, n),
-            &kernels::vector_add_ref(&a, &b),
+            &want,
+            Scale::Each { floor: 1.0 },
             1e-7,
-        );
+        )
+        .assert(format_args!("n={n}"));
     }
 }
 
@@ -95,7 +87,9 @@ fn workgroup_sum_tree_reduction() {
         dev.launch(&k, [groups, 1, 1], [block, 1, 1], &args)
             .unwrap();
         let want = kernels::workgroup_sum_ref(&input, block as usize);
-        assert_close(&download_f32(&dev, pp, groups as usize), &want, 1e-5);
+        let got = download_f32(&dev, pp, groups as usize);
+        compare::rel_err(&got, &want, Scale::Each { floor: 1.0 }, 1e-5)
+            .assert(format_args!("n={n}"));
     }
 }
 
@@ -133,7 +127,9 @@ fn run_matmul(dev: &CpuDevice, r: &mut SmallRng, m: usize, n: usize, k: usize) {
     .unwrap();
     let want = kernels::matmul_bf16_ref(&a, &b, m, n, k);
     // f32 accumulation of k products of magnitude <= 1.
-    assert_close(&download_f32(dev, pc, m * n), &want, 1e-6 * k as f64);
+    let got = download_f32(dev, pc, m * n);
+    compare::rel_err(&got, &want, Scale::Each { floor: 1.0 }, 1e-6 * k as f64)
+        .assert(format_args!("M={m} N={n} K={k}"));
 }
 
 #[test]

@@ -4,17 +4,19 @@
 //! float outputs.
 
 use kosmos_runtime::{Device, DeviceKind};
-use kosmos_tests::suite::{self, Case, Outcome};
+use kosmos_testkernels::compare::{self, Scale};
+use kosmos_tests::gemm_check::check_gemm;
+use kosmos_tests::suite::{self, Outcome, Verdict};
 
-fn run_case(case: &Case) {
+fn run_case(name: &str) {
+    let case = suite::case(name);
     let device = Device::from_env().expect("KOSMOS_DEVICE names a usable device");
     let module = suite::load(&device).expect("reference module loads");
     let seed = suite::seed();
     let got = (case.run)(&device, &module, seed).expect("case runs");
     assert!(
         got.passed(),
-        "{} on {device} (seed {seed}): {got:?} does not match the reference",
-        case.name
+        "{name} on {device} (seed {seed}): {got:?} does not match the reference"
     );
     if device.kind() != DeviceKind::Cpu {
         let cpu = Device::cpu().unwrap();
@@ -26,55 +28,57 @@ fn run_case(case: &Case) {
 
 fn assert_agree(gpu: &Outcome, cpu: &Outcome, seed: u64) {
     assert_eq!(gpu.bits.len(), cpu.bits.len());
-    if gpu.exact {
-        assert_eq!(
+    match &gpu.verdict {
+        Verdict::Exact { .. } => assert_eq!(
             gpu.bits, cpu.bits,
             "{} (seed {seed}): devices differ",
             gpu.case
-        );
-    } else {
-        let scale = cpu
-            .bits
-            .iter()
-            .fold(0f64, |m, b| m.max(f32::from_bits(*b).abs() as f64))
-            .max(1e-30);
-        for (i, (g, c)) in gpu.bits.iter().zip(&cpu.bits).enumerate() {
-            let (g, c) = (f32::from_bits(*g) as f64, f32::from_bits(*c) as f64);
-            assert!(
-                (g - c).abs() / scale <= gpu.tolerance,
-                "{} (seed {seed}): element {i}: GPU {g} vs CPU device {c}",
+        ),
+        Verdict::Close(err) => {
+            let on_gpu: Vec<f32> = gpu.bits.iter().map(|b| f32::from_bits(*b)).collect();
+            let on_cpu: Vec<f64> = cpu.bits.iter().map(|b| f32::from_bits(*b).into()).collect();
+            compare::rel_err(&on_gpu, &on_cpu, Scale::Largest, err.tolerance).assert(format_args!(
+                "{} (seed {seed}): GPU vs CPU device",
                 gpu.case
-            );
+            ));
         }
     }
 }
 
 #[test]
 fn vector_add_ragged_tail() {
-    run_case(&suite::CASES[0]);
+    run_case("vector_add");
 }
 
 #[test]
 fn workgroup_sum_shared_memory() {
-    run_case(&suite::CASES[1]);
+    run_case("workgroup_sum");
 }
 
 #[test]
 fn matmul_bf16_130x96x72() {
-    run_case(&suite::CASES[2]);
+    run_case("matmul_bf16");
 }
 
 #[test]
 fn histogram_exact_counts() {
-    run_case(&suite::CASES[3]);
+    run_case("histogram");
 }
 
 #[test]
 fn handshake_release_acquire() {
-    run_case(&suite::CASES[4]);
+    run_case("handshake");
 }
 
 #[test]
 fn kernels_gemm_fragments_257x136x72() {
-    run_case(&suite::CASES[5]);
+    run_case("kernels_gemm");
+}
+
+/// The demo's check of the kernels crate's GEMMs passes on the CPU device.
+#[test]
+fn kernels_gemm_check_on_the_cpu_device() {
+    let checks = check_gemm(&Device::cpu().unwrap(), 33, 47, 65, suite::seed()).unwrap();
+    assert_eq!(checks.len(), 2);
+    assert!(checks.iter().all(|c| c.passed()), "{checks:?}");
 }

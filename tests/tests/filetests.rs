@@ -2,7 +2,8 @@
 //!
 //! A test kind is one function below; shared file handling lives in
 //! `kosmos_tests::filetest`. Every `print` and `run` file that verifies also compiles for
-//! every GPU target, with its binaries checked by ptxas and llvm-readelf.
+//! every GPU target, with its binaries checked by ptxas and llvm-readelf; a `compile` file
+//! holds the exact assembly it compiles to in files beside it.
 
 use kosmos_codegen::{Options, TargetKind, check};
 use kosmos_tests::filetest::{self, TestFile, diff};
@@ -37,8 +38,9 @@ fn run_file(path: &Path) -> Result<(), String> {
         "parse-error" => parse_error(&file),
         "verify" => verify(&file),
         "run" => run(&file),
+        "compile" => compile(&file),
         other => Err(format!(
-            "unknown test kind '{other}' (expected print, parse-error, verify or run)"
+            "unknown test kind '{other}' (expected print, parse-error, verify, run or compile)"
         )),
     }
 }
@@ -105,6 +107,46 @@ fn compiles_for_every_target(module: &kosmos_ir::VerifiedModule) -> Result<(), S
         }
     }
     Ok(())
+}
+
+/// The line of a `compile` file naming the targets it is compiled for.
+const TARGETS_LINE: &str = "; targets:";
+
+/// Compiles the module for each target on its `; targets:` line (every GPU target without
+/// one) and compares the assembly with the file beside it, `<name>.<target>.s`, exactly:
+/// compile files are for code whose instruction sequence is the point (orderings, fences,
+/// matrix and async-copy instructions). ptxas must also assemble the PTX without spilling.
+fn compile(file: &TestFile) -> Result<(), String> {
+    if file.expect.is_some() {
+        return Err("a compile test keeps its assembly beside it, not in an expect block".into());
+    }
+    let module = kosmos_ir::parse_module(&file.body).map_err(|e| format!("parse error: {e}"))?;
+    let module = kosmos_ir::verify_module(module).map_err(|e| format!("verifier errors:\n{e}"))?;
+    for target in compile_targets(file)? {
+        let asm =
+            kosmos_codegen::emit_asm(&module, target).map_err(|e| format!("{target}: {e}"))?;
+        if !target.is_amdgpu() {
+            let report = check::assemble_ptx(&asm).map_err(|e| format!("{target}: {e}"))?;
+            if let Some(k) = report.kernels.iter().find(|k| k.spill_bytes() != 0) {
+                return Err(format!("{target}: {} spills:\n{}", k.name, report.output));
+            }
+        }
+        file.check_beside(&format!("{target}.s"), &asm)?;
+    }
+    Ok(())
+}
+
+/// The targets a `compile` file names, in its order.
+fn compile_targets(file: &TestFile) -> Result<Vec<TargetKind>, String> {
+    let Some(line) = file.body.lines().find_map(|l| l.strip_prefix(TARGETS_LINE)) else {
+        return Ok(TargetKind::ALL.to_vec());
+    };
+    line.split_whitespace()
+        .map(|name| {
+            name.parse::<TargetKind>()
+                .map_err(|e| format!("{TARGETS_LINE} {name}: {e}"))
+        })
+        .collect()
 }
 
 /// Parsing fails with the error in the expect block.

@@ -6,6 +6,7 @@ use half::bf16;
 use kosmos_cpu::{Arg, CpuConfig, CpuDevice};
 use kosmos_ir::{CmpPred, Constant, Dim, FragRole, KernelBuilder, ScalarType, Type};
 use kosmos_testkernels as k;
+use kosmos_testkernels::compare::{self, Scale};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 fn rng(test: &str) -> SmallRng {
@@ -54,18 +55,6 @@ fn download_f32(dev: &CpuDevice, p: u64, n: usize) -> Vec<f32> {
         .collect()
 }
 
-/// Largest error relative to the largest reference magnitude (NaN counts as infinite).
-fn max_rel_err(got: &[f32], want: &[f64]) -> f64 {
-    let scale = want.iter().fold(0f64, |m, w| m.max(w.abs())).max(1e-30);
-    got.iter()
-        .zip(want)
-        .map(|(g, w)| {
-            let e = (*g as f64 - w).abs() / scale;
-            if e.is_nan() { f64::INFINITY } else { e }
-        })
-        .fold(0f64, f64::max)
-}
-
 /// `c = c0 + a x b` for one 16x16x16 tile per subgroup, with a non-zero starting
 /// accumulator made by a first `mma` (c0 = a0 x b0).
 #[test]
@@ -108,8 +97,7 @@ fn mma_16x16x16_matches_f64_for_both_subgroup_sizes() {
         )
         .unwrap();
         let got = download_f32(&dev, dc, 256);
-        let err = max_rel_err(&got, &want);
-        assert!(err < 1e-6, "subgroup {sg}: max relative error {err}");
+        compare::rel_err(&got, &want, Scale::Largest, 1e-6).assert(format_args!("subgroup {sg}"));
     }
 }
 
@@ -160,11 +148,9 @@ fn run_gemm(
     .unwrap();
     let got = download_f32(&dev, dc, m * n);
     let want = k::matmul_bf16_ref(&a, &b, m, n, kk);
-    let err = max_rel_err(&got, &want);
-    assert!(
-        err < 1e-5,
-        "subgroup {subgroup}, persistent {persistent}, M={m} N={n} K={kk}: max relative error {err}"
-    );
+    compare::rel_err(&got, &want, Scale::Largest, 1e-5).assert(format_args!(
+        "subgroup {subgroup}, persistent {persistent}, M={m} N={n} K={kk}"
+    ));
 }
 
 #[test]
@@ -331,9 +317,8 @@ fn run_group_gemm(
     let got = download_f32(&dev, dc, 128 * ldc);
     let want = k::matmul_bf16_ref(&a, &b, m, n, kk);
     let inside: Vec<f32> = (0..m * n).map(|e| got[e / n * ldc + e % n]).collect();
-    let err = max_rel_err(&inside, &want);
     let shape = format!("subgroup {subgroup}, M={m} N={n} K={kk} ldc={ldc}");
-    assert!(err < 1e-5, "{shape}: max relative error {err}");
+    compare::rel_err(&inside, &want, Scale::Largest, 1e-5).assert(&shape);
     let outside = (0..128 * ldc).filter(|e| e / ldc >= m || e % ldc >= n);
     for e in outside {
         assert!(

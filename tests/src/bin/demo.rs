@@ -1,9 +1,9 @@
 //! The main job: every reference kernel on the default device (`KOSMOS_DEVICE`, else the first
 //! GPU, else the CPU device), each checked against its host reference, then the kernels
-//! crate's `gemm` and `gemm_persistent` on ragged shapes (`kernels::demo::check_gemm`).
+//! crate's `gemm` and `gemm_persistent` on ragged shapes (`kosmos_tests::gemm_check`).
 
 use kosmos_runtime::{Device, DeviceKind};
-use kosmos_tests::suite;
+use kosmos_tests::{gemm_check, suite};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -41,31 +41,27 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
         "kernel", "shape", "time ms", "max rel err", "wrong"
     );
     let mut all_passed = true;
+    let mut row = |name: &str, shape: &str, ms: f64, max_rel_err: f64, wrong: usize, ok: bool| {
+        all_passed &= ok;
+        println!(
+            "{name:<16} {shape:<22} {ms:>10.3} {max_rel_err:>12.2e} {wrong:>8}  {}",
+            if ok { "ok" } else { "WRONG" }
+        );
+    };
     for case in suite::CASES {
         let o = (case.run)(&device, &module, seed)?;
-        all_passed &= o.passed();
-        println!(
-            "{:<16} {:<22} {:>10.3} {:>12.2e} {:>8}  {}",
+        row(
             o.case,
-            o.shape,
+            &o.shape,
             o.ms,
-            o.max_rel_err,
-            o.mismatches,
-            if o.passed() { "ok" } else { "WRONG" }
+            o.max_rel_err(),
+            o.wrong(),
+            o.passed(),
         );
     }
     for (m, n, k) in gemm_shapes(&device) {
-        for c in kernels::demo::check_gemm(&device, m, n, k, seed)? {
-            all_passed &= c.passed();
-            println!(
-                "{:<16} {:<22} {:>10.3} {:>12.2e} {:>8}  {}",
-                c.op,
-                c.shape,
-                c.ms,
-                c.max_rel_err,
-                c.mismatches,
-                if c.passed() { "ok" } else { "WRONG" }
-            );
+        for c in gemm_check::check_gemm(&device, m, n, k, seed)? {
+            row(c.op, &c.shape, c.ms, c.err.max, c.err.over, c.passed());
         }
     }
     Ok(all_passed)
