@@ -44,6 +44,7 @@ impl<'a> Exec<'a> {
         .into()
     }
 
+    #[inline]
     pub(crate) fn check_align(&self, lane: usize, addr: u64, align: u32, pos: u32) -> Res {
         if !addr.is_multiple_of(align as u64) {
             return Err(CpuError::Misaligned {
@@ -61,6 +62,7 @@ impl<'a> Exec<'a> {
     }
 
     /// The offset of `[addr, addr + len)` in shared memory.
+    #[inline(always)]
     pub(crate) fn shared_range(
         &self,
         lane: usize,
@@ -74,17 +76,20 @@ impl<'a> Exec<'a> {
         }
     }
 
+    #[inline(always)]
     pub(crate) fn shared_load(&self, off: usize, len: usize) -> u128 {
         let mut b = [0u8; 16];
         b[..len].copy_from_slice(&self.shared[off..off + len]);
         u128::from_le_bytes(b)
     }
 
+    #[inline(always)]
     pub(crate) fn shared_store(&mut self, off: usize, len: usize, v: u128) {
         self.shared[off..off + len].copy_from_slice(&v.to_le_bytes()[..len]);
     }
 
     /// `len` (<= 16) bytes of memory at `addr`, for `lane`.
+    #[inline(always)]
     pub(crate) fn read(
         &mut self,
         lane: usize,
@@ -106,6 +111,7 @@ impl<'a> Exec<'a> {
     }
 
     /// The low `len` (<= 16) bytes of `v` to memory at `addr`, for `lane`.
+    #[inline(always)]
     pub(crate) fn write(
         &mut self,
         lane: usize,

@@ -58,6 +58,7 @@ pub(crate) enum Arith {
 
 impl Compiler<'_> {
     /// `None` for `const`, which becomes a constant slot.
+    #[inline(always)]
     pub(crate) fn arith(&mut self, inst: &Inst, at: u32) -> Option<Arith> {
         let dst = self.result(inst);
         Some(match inst.op {
@@ -118,6 +119,7 @@ impl Compiler<'_> {
 }
 
 impl Exec<'_> {
+    #[inline(always)]
     pub(crate) fn arith(&mut self, ins: &Arith, mask: &[bool]) -> Res {
         match *ins {
             Arith::Bin {

@@ -37,6 +37,7 @@ pub(crate) enum Memory {
 
 impl Compiler<'_> {
     /// `None` for `shared.alloc`, which becomes a constant slot holding its offset.
+    #[inline]
     pub(crate) fn memory(&mut self, inst: &Inst, at: u32) -> Option<Memory> {
         Some(match inst.op {
             Op::SharedAlloc { .. } => {
@@ -73,6 +74,7 @@ impl Compiler<'_> {
 }
 
 impl Exec<'_> {
+    #[inline]
     pub(crate) fn memory(&mut self, ins: &Memory, mask: &[bool]) -> Res {
         match *ins {
             Memory::PtrOffset {
