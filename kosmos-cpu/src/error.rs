@@ -36,13 +36,6 @@ fn list(stuck: &[StuckWorkgroup]) -> String {
 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CpuError {
-    #[error("kernel {kernel}: {pos}: cannot interpret `{op}`: {message}")]
-    Unsupported {
-        kernel: String,
-        pos: InstPos,
-        op: &'static str,
-        message: String,
-    },
     #[error("kernel {kernel}: expected {expected} arguments, got {got}")]
     ArgCount {
         kernel: String,

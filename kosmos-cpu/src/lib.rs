@@ -11,6 +11,8 @@ mod compile;
 mod error;
 mod exec;
 mod memory;
+mod ops;
+mod program;
 
 pub use error::{CpuError, StuckWorkgroup};
 
@@ -183,7 +185,7 @@ impl CpuDevice {
             return Err(CpuError::SubgroupSize { size: subgroup });
         }
         check_dims(kernel, grid, block, subgroup)?;
-        let prog = compile::compile(kernel, subgroup)?;
+        let prog = compile::compile(kernel, subgroup);
         let mem = MemoryView {
             allocs: self.allocs().live.values().cloned().collect(),
         };
@@ -342,7 +344,7 @@ fn check_args(
     }
     let mut out = Vec::with_capacity(args.len());
     for (index, (p, arg)) in kernel.params.iter().zip(args).enumerate() {
-        let ty = kernel.values.get(p.index()).map(|v| v.ty);
+        let ty = kernel.ty(*p);
         let param = kernel
             .value_name(*p)
             .map_or_else(|| p.0.to_string(), str::to_string);
@@ -350,16 +352,12 @@ fn check_args(
             kernel: kernel.name.clone(),
             index,
             param: param.clone(),
-            expected: ty.map_or_else(|| "a known parameter".into(), |t| t.to_string()),
+            expected: ty.to_string(),
             got,
         };
+        // The verifier keeps shared pointers and fragments out of parameters.
         let bits = match (ty, arg) {
-            (Some(Type::Ptr(kosmos_ir::AddrSpace::Shared)), _) => {
-                return Err(mismatch(
-                    "a host argument (shared pointers cannot be passed)".into(),
-                ));
-            }
-            (Some(Type::Ptr(_)), Arg::Ptr(addr)) => {
+            (Type::Ptr(_), Arg::Ptr(addr)) => {
                 let inside =
                     *addr == 0 || mem.allocs.iter().any(|a| (a.base..=a.end()).contains(addr));
                 if !inside {
@@ -372,7 +370,7 @@ fn check_args(
                 }
                 *addr
             }
-            (Some(Type::Scalar(s)), Arg::Scalar(c)) if c.ty == s => c.bits,
+            (Type::Scalar(s), Arg::Scalar(c)) if c.ty == s => c.bits,
             (_, Arg::Ptr(_)) => return Err(mismatch("a pointer".into())),
             (_, Arg::Scalar(c)) => return Err(mismatch(format!("a {} scalar", c.ty))),
         };
