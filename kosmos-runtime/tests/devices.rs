@@ -686,7 +686,9 @@ mod cuda_only {
     fn kernels_above_48_kib_of_shared_memory() {
         let d = gpu("cuda");
         let module = d
-            .load_module(&ModuleImage::new(shared_reverse_ir()).with_binary("sm_90a", SHARED_REVERSE_PTX))
+            .load_module(
+                &ModuleImage::new(shared_reverse_ir()).with_binary("sm_90a", SHARED_REVERSE_PTX),
+            )
             .unwrap();
         // 64 KiB a workgroup: at most three of them share an H100/H200 multiprocessor's 228 KiB,
         // where eight workgroups of 256 lanes would fit without the shared memory.
@@ -695,6 +697,5 @@ mod cuda_only {
             .max_resident_workgroups("shared_reverse", [256, 1, 1])
             .unwrap();
         assert!(resident >= sms && resident <= 3 * sms, "{resident}");
-
     }
 }
