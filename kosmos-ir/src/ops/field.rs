@@ -74,6 +74,8 @@ pub enum Want {
     Ptr(AddrSpace),
     /// Exactly this type; the note (may be empty) says what the operand means.
     Is(Type, &'static str),
+    /// One of these types (listed in the message as `a, b or c`).
+    OneOf(&'static [Type]),
 }
 
 impl Want {
@@ -86,6 +88,7 @@ impl Want {
             Want::Accumulator => matches!(t, Type::Frag(role) if role.is_acc()),
             Want::Ptr(space) => t == Type::Ptr(space),
             Want::Is(want, _) => t == want,
+            Want::OneOf(types) => types.contains(&t),
         }
     }
 }
@@ -98,6 +101,17 @@ impl fmt::Display for Want {
             Want::Ptr(space) => write!(f, "a ptr<{space}>"),
             Want::Is(t, "") => write!(f, "{t}"),
             Want::Is(t, note) => write!(f, "{t} ({note})"),
+            Want::OneOf(types) => {
+                for (i, t) in types.iter().enumerate() {
+                    let sep = match i {
+                        0 => "",
+                        i if i + 1 == types.len() => " or ",
+                        _ => ", ",
+                    };
+                    write!(f, "{sep}{t}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
