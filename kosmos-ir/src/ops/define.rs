@@ -8,7 +8,8 @@
 //! /// docs
 //! Variant { field: Type, ... } = "mnemonic"      // or `= (family field: EnumType)`
 //!     syntax [field, "keyword", field ("what"), ?"keyword" field]   // or `syntax custom`
-//!     operands [field as "the field": Want, ...] kind VerifyErrorKind   // optional
+//!     operands [field as "the field": Want, ...] kind VerifyErrorKind   // optional; the kind
+//!                                                 // defaults to `OperandType`
 //!     results |type_of| expr;                     // Vec<Type>, fields bound by reference
 //! ```
 //!
@@ -22,7 +23,7 @@ macro_rules! define_ops {
         $(#[$doc:meta])*
         $variant:ident $({ $($field:ident : $fty:ty),* $(,)? })? = $mnemonic:tt
             syntax $syntax:tt
-            $(operands [$($checked:ident as $what:literal : $want:expr),* $(,)?] kind $kind:ident)?
+            $(operands [$($checked:ident as $what:literal : $want:expr),* $(,)?] $(kind $kind:ident)?)?
             results |$type_of:ident| $results:expr;
     )*) => {
         /// An operation. Operands are SSA [`Value`]s defined earlier in an enclosing region.
@@ -101,15 +102,18 @@ macro_rules! define_ops {
                 #[allow(unused_variables)]
                 match self {
                     $( Op::$variant $({ $($field),* })? => {
-                        $($(
-                            let want: $crate::ops::Want = $want;
-                            if let Some(t) = type_of(*$checked) && !want.accepts(t) {
-                                report(
-                                    $crate::VerifyErrorKind::$kind,
-                                    format!("{} {} must be {}", $what, describe(*$checked), want),
-                                );
-                            }
-                        )*)?
+                        $(
+                            let kind = define_ops!(@kind $($kind)?);
+                            $(
+                                let want: $crate::ops::Want = $want;
+                                if let Some(t) = type_of(*$checked) && !want.accepts(t) {
+                                    report(
+                                        kind,
+                                        format!("{} {} must be {}", $what, describe(*$checked), want),
+                                    );
+                                }
+                            )*
+                        )?
                     } )*
                 }
             }
@@ -141,6 +145,10 @@ macro_rules! define_ops {
             }
         }
     };
+
+    // ---- the error kind of a signature: its own, or the generic one ----
+    (@kind $kind:ident) => { $crate::VerifyErrorKind::$kind };
+    (@kind) => { $crate::VerifyErrorKind::OperandType };
 
     // ---- mnemonics ----
     (@name $mnemonic:literal) => { $mnemonic };

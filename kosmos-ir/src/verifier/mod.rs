@@ -57,6 +57,8 @@ pub enum VerifyErrorKind {
     /// A constant whose bits do not fit its type.
     ConstantBits,
     // ---- typing ----
+    /// An operand whose type the op's signature in the op table does not accept.
+    OperandType,
     /// Operands that must share a type do not.
     OperandMismatch,
     /// A binary op on a type it does not accept.
@@ -698,12 +700,6 @@ impl<'k> Verifier<'k> {
                     );
                 }
             }
-            Op::Barrier
-            | Op::Sleep { .. }
-            | Op::Clock
-            | Op::Return
-            | Op::AsyncCommit
-            | Op::AsyncWait { .. } => {}
             Op::FragZero { role } => {
                 if !role.is_acc() {
                     self.error(
@@ -750,8 +746,6 @@ impl<'k> Verifier<'k> {
                     }
                 }
             }
-            // Operand types only: the op table's signatures.
-            Op::Mma { .. } | Op::MmaGroup { .. } | Op::CopyAsync { .. } => {}
             Op::SharedAlloc { elem, count } => self.shared_alloc(at, *elem, *count),
             Op::Splat { value, lanes } => self.splat(at, *value, *lanes),
             Op::Extract { vector, lane } => {
@@ -782,6 +776,8 @@ impl<'k> Verifier<'k> {
             } => self.loop_(at, inits, body, result_types),
             Op::Yield { values } => self.yield_(at, values),
             Op::Break { values } => self.break_(at, values),
+            // Every other op has no rule beyond its signature in the op table.
+            _ => {}
         }
         let mut signature_errors = Vec::new();
         inst.op.check_signature(
