@@ -686,28 +686,22 @@ impl<'k> Verifier<'k> {
                 desired,
                 ..
             } => self.atomic_cas(at, *ptr, *expected, *desired),
-            Op::Fence { ordering, .. } => {
-                if *ordering == Ordering::Relaxed {
-                    self.bad_ordering(at, *ordering, "a fence must order something");
-                }
+            Op::Fence { ordering, .. } if *ordering == Ordering::Relaxed => {
+                self.bad_ordering(at, *ordering, "a fence must order something");
             }
-            Op::Id { kind, dim } => {
-                if !kind.has_dim() && *dim != crate::Dim::X {
-                    self.error(
-                        at,
-                        VerifyErrorKind::IdDimension,
-                        format!("{kind} has no dimension (it is stored as x, found {dim})"),
-                    );
-                }
+            Op::Id { kind, dim } if !kind.has_dim() && *dim != crate::Dim::X => {
+                self.error(
+                    at,
+                    VerifyErrorKind::IdDimension,
+                    format!("{kind} has no dimension (it is stored as x, found {dim})"),
+                );
             }
-            Op::FragZero { role } => {
-                if !role.is_acc() {
-                    self.error(
-                        at,
-                        VerifyErrorKind::FragOperand,
-                        format!("frag.zero makes accumulators (acc, wacc), not frag<{role}>"),
-                    );
-                }
+            Op::FragZero { role } if !role.is_acc() => {
+                self.error(
+                    at,
+                    VerifyErrorKind::FragOperand,
+                    format!("frag.zero makes accumulators (acc, wacc), not frag<{role}>"),
+                );
             }
             Op::FragLoad { role, ptr, .. } => {
                 self.pointer(at, *ptr);
