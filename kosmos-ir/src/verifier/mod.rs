@@ -705,7 +705,7 @@ impl<'k> Verifier<'k> {
             }
             Op::FragLoad { role, ptr, .. } => {
                 self.pointer(at, *ptr);
-                if *role == FragRole::Acc {
+                if role.is_acc() {
                     self.error(
                         at,
                         VerifyErrorKind::FragOperand,
