@@ -305,7 +305,10 @@ impl<'ctx> Cx<'_, 'ctx> {
         ptr: Value,
         stride: Value,
     ) -> Result<BasicValueEnum<'ctx>, Fail> {
-        debug_assert!(!role.is_acc(), "the verifier keeps frag.load to frag<a> and frag<b>");
+        debug_assert!(
+            !role.is_acc(),
+            "the verifier keeps frag.load to frag<a> and frag<b>"
+        );
         let (base, space) = self.get_ptr(ptr);
         let stride = self.u32_operand(stride);
         if space == AddrSpace::Shared

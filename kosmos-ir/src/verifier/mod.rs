@@ -6,8 +6,8 @@
 //! position and its op. The rules are listed in docs/ir.md ("Verifier").
 
 use crate::{
-    AddrSpace, BinOp, FragRole, Inst, InstPos, Kernel, Module, Op, Ordering, Region, RmwOp,
-    ScalarType, Type, UnOp, Value,
+    AddrSpace, BinOp, Inst, InstPos, Kernel, Module, Op, Ordering, Region, RmwOp, ScalarType, Type,
+    UnOp, Value,
 };
 use std::collections::HashSet;
 use std::fmt;
