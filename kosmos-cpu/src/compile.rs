@@ -123,9 +123,11 @@ impl<'k> Compiler<'k> {
             Op::Id { .. } | Op::Barrier | Op::Sleep { .. } | Op::Clock => {
                 Some(Ins::Machine(self.machine(inst, at)))
             }
-            Op::FragZero { .. } | Op::FragLoad { .. } | Op::FragStore { .. } | Op::Mma { .. } => {
-                Some(Ins::Tile(self.tile(inst, at)))
-            }
+            Op::FragZero { .. }
+            | Op::FragLoad { .. }
+            | Op::FragStore { .. }
+            | Op::Mma { .. }
+            | Op::Shuffle { .. } => Some(Ins::Tile(self.tile(inst, at))),
             Op::MmaGroup { .. } | Op::CopyAsync { .. } | Op::AsyncCommit | Op::AsyncWait { .. } => {
                 self.shared_tile(inst, at).map(Ins::SharedTile)
             }

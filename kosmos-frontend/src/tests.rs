@@ -770,3 +770,28 @@ fn min_resident_is_checked_at_the_attribute() {
     let kernels = lower_source("#[kernel] fn k(a: &mut [u32]) {}").unwrap();
     assert_eq!(kernels[0].min_resident, None);
 }
+
+#[test]
+fn subgroup_shuffle_sums_a_subgroup_by_butterfly() {
+    let src = r#"
+        #[kernel]
+        fn k(out: &mut [u32], seed: u32) {
+            let t = workitem_id_x();
+            let mut sum = (t * 2654435761) ^ seed;
+            let mut off = subgroup_size() / 2;
+            while off > 0 {
+                sum += subgroup_shuffle(sum, subgroup_lane() ^ off);
+                off /= 2;
+            }
+            out[t] = sum;
+        }
+    "#;
+    let seed: u32 = rand::random();
+    let got = run_u32(src, 96, &[seed], 1, 96);
+    let value = |t: u32| t.wrapping_mul(2654435761) ^ seed;
+    for (t, got) in got.iter().enumerate() {
+        let first = t as u32 / 32 * 32;
+        let want = (first..first + 32).fold(0u32, |s, l| s.wrapping_add(value(l)));
+        assert_eq!(*got, want, "lane {t}, seed {seed}");
+    }
+}

@@ -267,6 +267,7 @@ impl<'ctx> Cx<'_, 'ctx> {
                 vec![]
             }
             Op::Clock => vec![self.target.emit_clock(&self.llvm)?.into()],
+            Op::Shuffle { value, lane } => vec![self.shuffle(*value, *lane)?],
             Op::Sleep { nanos } => {
                 self.target.emit_sleep(&self.llvm, *nanos)?;
                 vec![]

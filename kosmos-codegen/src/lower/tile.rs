@@ -95,6 +95,18 @@ impl<'ctx> Cx<'_, 'ctx> {
         self.get(v).into_vector_value()
     }
 
+    /// `subgroup.shuffle` of a 32-bit value: the targets move `i32`s, so an `f32` goes there
+    /// and back as its bits.
+    pub(super) fn shuffle(&self, value: Value, lane: Value) -> Result<BasicValueEnum<'ctx>, Fail> {
+        let i32t = self.ctx.i32_type();
+        let v = self.get(value);
+        let bits = self.builder.build_bit_cast(v, i32t, "")?.into_int_value();
+        let moved = self
+            .target
+            .emit_shuffle(&self.llvm, bits, self.u32_operand(lane))?;
+        Ok(self.builder.build_bit_cast(moved, v.get_type(), "")?)
+    }
+
     pub(super) fn frag_zero(&self, role: FragRole) -> BasicValueEnum<'ctx> {
         debug_assert!(role.is_acc(), "the verifier makes frag.zero accumulators");
         self.llvm_type(Type::Frag(role)).const_zero()

@@ -122,6 +122,21 @@ impl Target for Amdgpu {
         cx.fence(Ordering::Acquire, workgroup)
     }
 
+    fn emit_shuffle<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        value: IntValue<'ctx>,
+        lane: IntValue<'ctx>,
+    ) -> Result<IntValue<'ctx>, Fail> {
+        // ds_bpermute takes a byte address and reads lane (address / 4) % 64.
+        let four = cx.ctx.i32_type().const_int(4, false);
+        let address = cx.builder.build_int_mul(lane, four, "")?;
+        let args = [address.into(), value.into()];
+        Ok(cx
+            .call_intrinsic("llvm.amdgcn.ds.bpermute", &[], &args)?
+            .into_int_value())
+    }
+
     fn emit_clock<'ctx>(&self, cx: &FnBuilder<'_, 'ctx>) -> Result<IntValue<'ctx>, Fail> {
         // s_memrealtime counts a constant 100 MHz clock shared by the device.
         let ticks = cx.call_int_intrinsic("llvm.amdgcn.s.memrealtime")?;

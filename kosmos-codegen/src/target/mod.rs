@@ -91,6 +91,13 @@ pub(crate) trait Target {
     ) -> Result<IntValue<'ctx>, Fail>;
     /// A workgroup barrier that also orders the workgroup's memory operations around it.
     fn emit_barrier(&self, cx: &FnBuilder<'_, '_>) -> Result<(), Fail>;
+    /// `value` (i32) of lane `lane % subgroup size` of the subgroup, in every lane.
+    fn emit_shuffle<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        value: IntValue<'ctx>,
+        lane: IntValue<'ctx>,
+    ) -> Result<IntValue<'ctx>, Fail>;
     /// A device-wide timestamp in nanoseconds (i64).
     fn emit_clock<'ctx>(&self, cx: &FnBuilder<'_, 'ctx>) -> Result<IntValue<'ctx>, Fail>;
     /// Pauses the work-item for about `nanos` nanoseconds.

@@ -119,6 +119,22 @@ impl Target for Nvptx {
         cx.call_void_intrinsic("llvm.nvvm.barrier.cta.sync.aligned.all", &[zero.into()])
     }
 
+    fn emit_shuffle<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        value: IntValue<'ctx>,
+        lane: IntValue<'ctx>,
+    ) -> Result<IntValue<'ctx>, Fail> {
+        // Every lane of the warp takes part; clamp 31 reads lane `lane & 31`.
+        let i32t = cx.ctx.i32_type();
+        let all = i32t.const_all_ones();
+        let clamp = i32t.const_int(31, false);
+        let args = [all.into(), value.into(), lane.into(), clamp.into()];
+        Ok(cx
+            .call_intrinsic("llvm.nvvm.shfl.sync.idx.i32", &[], &args)?
+            .into_int_value())
+    }
+
     fn emit_clock<'ctx>(&self, cx: &FnBuilder<'_, 'ctx>) -> Result<IntValue<'ctx>, Fail> {
         // %globaltimer: nanoseconds, the same on every SM.
         cx.call_int_intrinsic("llvm.nvvm.read.ptx.sreg.globaltimer")

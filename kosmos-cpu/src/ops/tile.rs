@@ -42,6 +42,13 @@ pub(crate) enum Tile {
         c: Slot,
         pos: u32,
     },
+    /// `subgroup.shuffle`: each lane takes `value` from lane `lane % subgroup size`.
+    Shuffle {
+        dst: Slot,
+        value: Slot,
+        lane: Slot,
+        pos: u32,
+    },
 }
 
 impl Compiler<'_> {
@@ -82,6 +89,12 @@ impl Compiler<'_> {
                 c: acc.0,
                 pos: at,
             },
+            Op::Shuffle { value, lane } => Tile::Shuffle {
+                dst: self.result(inst),
+                value: value.0,
+                lane: lane.0,
+                pos: at,
+            },
             ref op => unreachable!("`{}` is not a subgroup tile op", op.name()),
         }
     }
@@ -112,6 +125,22 @@ impl Exec<'_> {
                 pos,
             } => self.frag_store(ptr, val, stride, within, cols, space, pos, mask)?,
             Tile::Mma { dst, a, b, c, pos } => self.mma(dst, a, b, c, pos, mask)?,
+            Tile::Shuffle {
+                dst,
+                value,
+                lane,
+                pos,
+            } => {
+                let sg = self.l.prog.subgroup;
+                let mut out = std::mem::take(&mut self.vals[dst as usize]);
+                let (from, lanes) = (&self.vals[value as usize], &self.vals[lane as usize]);
+                for s in self.full_subgroups(mask, pos)? {
+                    for l in s * sg..(s + 1) * sg {
+                        out[l] = from[s * sg + lanes[l] as usize % sg];
+                    }
+                }
+                self.vals[dst as usize] = out;
+            }
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 use super::tiles::TileTy;
 use super::{Binding, Lower, Val, err, mismatch};
 use crate::sig::rust_name;
-use kosmos_ir::{Dim, IdKind, KernelBuilder, ScalarType, Value};
+use kosmos_ir::{Dim, IdKind, KernelBuilder, Op, ScalarType, Value};
 use syn::{Expr, Result};
 
 use Lowering::{Effect, Let, Scalar, Tile};
@@ -147,6 +147,11 @@ const INTRINSICS: &[Intrinsic] = &[
         "subgroup_lane",
         NONE,
         Scalar(Fixed(S::U32), Lower::subgroup_lane),
+    ),
+    def(
+        "subgroup_shuffle",
+        &["value (i32, u32 or f32)", "source lane"],
+        Scalar(Operands, Lower::subgroup_shuffle),
     ),
     def("frag_zero", NONE, Tile(Lower::frag_zero)),
     def(
@@ -416,6 +421,33 @@ impl Lower {
         _: Option<ScalarType>,
     ) -> Result<Val> {
         Ok(u32_val(b.subgroup_lane()))
+    }
+
+    /// `subgroup_shuffle(x, lane)`: `x` of lane `lane % subgroup_size()`, for every lane of
+    /// the subgroup (all of which must call it together).
+    fn subgroup_shuffle(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        expect: Option<ScalarType>,
+    ) -> Result<Val> {
+        let t = expect.or_else(|| self.infer(call.args[0]));
+        let x = self.value(b, call.args[0], t)?;
+        if !matches!(x.ty, S::I32 | S::U32 | S::F32) {
+            return err(
+                call.args[0],
+                format!(
+                    "subgroup_shuffle moves i32, u32 or f32, not {}",
+                    rust_name(x.ty)
+                ),
+            );
+        }
+        let lane = self.value(b, call.args[1], Some(S::U32))?;
+        let v = b.value(Op::Shuffle {
+            value: x.v,
+            lane: lane.v,
+        });
+        Ok(Val { v, ty: x.ty })
     }
 
     fn clock(&mut self, b: &mut KernelBuilder, _: &Call, _: Option<ScalarType>) -> Result<Val> {

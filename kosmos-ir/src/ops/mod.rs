@@ -282,6 +282,16 @@ define_ops! {
     Id { kind: IdKind, dim: Dim } = (kind: IdKind)
         syntax custom
         results |_ty| vec![Type::U32];
+    /// The `value` of lane `lane % subgroup size` of the subgroup, in every lane: a
+    /// collective op, executed by all lanes of the subgroup together (`shfl.sync` on NVIDIA,
+    /// `ds_bpermute` on AMD).
+    Shuffle { value: Value, lane: Value } = "subgroup.shuffle"
+        syntax [value, lane]
+        operands [
+            value as "the value": Want::OneOf(&[Type::I32, Type::U32, Type::F32]),
+            lane as "the source lane": Want::Is(Type::U32, ""),
+        ]
+        results |ty| vec![ty(*value)];
     /// `count` elements of `elem` in the workgroup's shared memory; result `ptr<shared>`.
     /// Only at the top level of a kernel's body.
     SharedAlloc { elem: Type, count: u32 } = "shared.alloc"
