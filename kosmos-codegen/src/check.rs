@@ -21,36 +21,10 @@ pub enum CheckError {
         searched: String,
     },
     /// The tool failed, could not start, or printed output we cannot read.
-    #[error("{tool} failed: {message}\n  repro: {repro}")]
-    Tool {
-        tool: String,
-        message: String,
-        repro: String,
-    },
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-}
-
-impl From<IoError> for CheckError {
-    fn from(e: IoError) -> CheckError {
-        CheckError::Io {
-            path: e.path,
-            source: e.source,
-        }
-    }
-}
-
-impl From<ToolFailure> for CheckError {
-    fn from(f: ToolFailure) -> CheckError {
-        CheckError::Tool {
-            tool: f.tool,
-            message: f.message,
-            repro: f.repro,
-        }
-    }
+    #[error(transparent)]
+    Tool(#[from] ToolFailure),
+    #[error(transparent)]
+    Io(#[from] IoError),
 }
 
 /// ptxas: `KOSMOS_PTXAS`, else `ptxas` on `PATH`, else the `nvidia-cuda-nvcc` wheel that

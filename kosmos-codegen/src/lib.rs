@@ -37,6 +37,7 @@ mod target;
 mod tools;
 
 pub use target::{TargetKind, UnknownTarget};
+pub use tools::{IoError, ToolFailure};
 
 use inkwell::OptimizationLevel;
 use inkwell::context::Context;
@@ -68,18 +69,11 @@ pub enum CodegenError {
         stage: &'static str,
         message: String,
     },
-    /// An external tool (ld.lld) failed; `repro` is a command line that reproduces it.
-    #[error("{tool} failed: {message}\n  repro: {repro}")]
-    Tool {
-        tool: String,
-        message: String,
-        repro: String,
-    },
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    /// An external tool (ld.lld) failed.
+    #[error(transparent)]
+    Tool(#[from] ToolFailure),
+    #[error(transparent)]
+    Io(#[from] IoError),
 }
 
 /// How far to take a compilation.
@@ -243,7 +237,7 @@ fn dump_dir(
         .first()
         .map_or("module", |k| k.name.as_str());
     let dir = root.join(format!("{stem}-{target}"));
-    std::fs::create_dir_all(&dir).map_err(|source| CodegenError::Io {
+    std::fs::create_dir_all(&dir).map_err(|source| IoError {
         path: dir.clone(),
         source,
     })?;
@@ -276,7 +270,7 @@ impl Pipeline {
     fn stage(&mut self, name: &'static str, data: Vec<u8>) -> Result<(), CodegenError> {
         if let Some(dir) = &self.dump {
             let path = dir.join(name);
-            std::fs::write(&path, &data).map_err(|source| CodegenError::Io { path, source })?;
+            std::fs::write(&path, &data).map_err(|source| IoError { path, source })?;
         }
         self.stages.push(Stage { name, data });
         Ok(())

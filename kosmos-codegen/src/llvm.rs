@@ -163,16 +163,21 @@ impl<'ctx> FnBuilder<'_, 'ctx> {
         Ok(self.builder.build_call(decl, args, "")?)
     }
 
-    /// A `void` inline-asm statement with side effects.
+    /// An inline-asm statement with side effects, giving a value of type `ty` (`None`:
+    /// `void`); its parameter types are those of `args`.
     pub fn inline_asm(
         &self,
+        ty: Option<BasicTypeEnum<'ctx>>,
         asm: &str,
         constraints: &str,
         args: &[BasicValueEnum<'ctx>],
-    ) -> Result<(), Fail> {
+    ) -> Result<CallSiteValue<'ctx>, Fail> {
         let params: Vec<BasicMetadataTypeEnum> = args.iter().map(|a| a.get_type().into()).collect();
         let args: Vec<BasicMetadataValueEnum> = args.iter().map(|a| (*a).into()).collect();
-        let fn_ty = self.ctx.void_type().fn_type(&params, false);
+        let fn_ty = match ty {
+            Some(ty) => ty.fn_type(&params, false),
+            None => self.ctx.void_type().fn_type(&params, false),
+        };
         let f = self.ctx.create_inline_asm(
             fn_ty,
             asm.to_string(),
@@ -182,8 +187,7 @@ impl<'ctx> FnBuilder<'_, 'ctx> {
             None,
             false,
         );
-        self.builder.build_indirect_call(fn_ty, f, &args, "")?;
-        Ok(())
+        Ok(self.builder.build_indirect_call(fn_ty, f, &args, "")?)
     }
 
     /// `v` with the fields of the struct `r` (an intrinsic's or asm's results) written into

@@ -26,35 +26,21 @@ pub(crate) fn llvm_tool(name: &str) -> PathBuf {
 }
 
 /// A file operation on `path` that failed.
-pub(crate) struct IoError {
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {source}")]
+pub struct IoError {
     pub path: PathBuf,
     pub source: std::io::Error,
 }
 
-impl From<IoError> for CodegenError {
-    fn from(e: IoError) -> CodegenError {
-        CodegenError::Io {
-            path: e.path,
-            source: e.source,
-        }
-    }
-}
-
-/// A tool that failed, could not run, or printed what its caller could not use.
-pub(crate) struct ToolFailure {
+/// A tool that failed, could not run, or printed what its caller could not use; `repro` is
+/// a command line that reproduces it.
+#[derive(Debug, thiserror::Error)]
+#[error("{tool} failed: {message}\n  repro: {repro}")]
+pub struct ToolFailure {
     pub tool: String,
     pub message: String,
     pub repro: String,
-}
-
-impl From<ToolFailure> for CodegenError {
-    fn from(f: ToolFailure) -> CodegenError {
-        CodegenError::Tool {
-            tool: f.tool,
-            message: f.message,
-            repro: f.repro,
-        }
-    }
 }
 
 /// A scratch directory, removed on drop unless kept for a repro command.
@@ -159,5 +145,5 @@ pub(crate) fn link_hsaco(object: &[u8], stem: &str) -> Result<Vec<u8>, CodegenEr
         obj.into(),
     ];
     scratch.run(&ld_lld(), &args, |_, _| Ok(()))?;
-    std::fs::read(&out).map_err(|source| CodegenError::Io { path: out, source })
+    Ok(std::fs::read(&out).map_err(|source| IoError { path: out, source })?)
 }

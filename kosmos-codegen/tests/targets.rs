@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use kosmos_codegen::check::{CheckError, assemble_ptx, disassemble_hsaco, hsaco_summary};
-use kosmos_codegen::{Options, TargetKind, compile, emit_asm, emit_llvm_ir};
+use kosmos_codegen::{Options, TargetKind, ToolFailure, compile, emit_asm, emit_llvm_ir};
 use kosmos_ir::{Ordering, Scope};
 use kosmos_testkernels::vector_add;
 
@@ -240,7 +240,7 @@ fn stages_are_named_and_dumped() {
 fn tool_failures_carry_a_repro_command() {
     // Each failure keeps its input, the repro command's last argument, for the command.
     let repro_of = |e: CheckError, input: &[u8]| match e {
-        CheckError::Tool { repro, .. } => {
+        CheckError::Tool(ToolFailure { repro, .. }) => {
             let file = std::path::Path::new(repro.rsplit(' ').next().unwrap());
             assert_eq!(std::fs::read(file).unwrap(), input, "{repro}");
             std::fs::remove_dir_all(file.parent().unwrap()).unwrap();

@@ -59,32 +59,28 @@ impl<'ctx> Cx<'_, 'ctx> {
     ) -> Result<BasicValueEnum<'ctx>, Fail> {
         let (p, _) = self.get_ptr(ptr);
         let raw = self.llvm.load(self.memory_type(ty), p, align)?;
-        self.load_from_memory(raw, ty)
+        self.memory_cast(raw, ty, false)
     }
 
-    fn load_from_memory(
-        &self,
-        raw: BasicValueEnum<'ctx>,
-        ty: Type,
-    ) -> Result<BasicValueEnum<'ctx>, Fail> {
-        let lt = self.llvm_type(ty);
-        Ok(match ty {
-            Type::Scalar(ScalarType::I1) => self.builder.build_cast(Opc::Trunc, raw, lt, "")?,
-            Type::Ptr(_) => self.builder.build_cast(Opc::IntToPtr, raw, lt, "")?,
-            _ => raw,
-        })
-    }
-
-    fn store_to_memory(
+    /// Converts a value of `ty` between its register form and its in-memory form
+    /// ([`Self::memory_type`]): `to_memory` before a store, else after a load.
+    fn memory_cast(
         &self,
         v: BasicValueEnum<'ctx>,
         ty: Type,
+        to_memory: bool,
     ) -> Result<BasicValueEnum<'ctx>, Fail> {
-        let mt = self.memory_type(ty);
-        Ok(match ty {
-            Type::Scalar(ScalarType::I1) => self.builder.build_cast(Opc::ZExt, v, mt, "")?,
-            Type::Ptr(_) => self.builder.build_cast(Opc::PtrToInt, v, mt, "")?,
-            _ => v,
+        let (store_opc, load_opc) = match ty {
+            Type::Scalar(ScalarType::I1) => (Opc::ZExt, Opc::Trunc),
+            Type::Ptr(_) => (Opc::PtrToInt, Opc::IntToPtr),
+            _ => return Ok(v),
+        };
+        Ok(if to_memory {
+            self.builder
+                .build_cast(store_opc, v, self.memory_type(ty), "")?
+        } else {
+            self.builder
+                .build_cast(load_opc, v, self.llvm_type(ty), "")?
         })
     }
 
@@ -102,7 +98,7 @@ impl<'ctx> Cx<'_, 'ctx> {
     /// A store; the verifier checks that `align` is a power of two in `1..=16`.
     pub(super) fn store(&self, ptr: Value, value: Value, align: u32) -> Result<(), Fail> {
         let (p, _) = self.writable_ptr(ptr);
-        let v = self.store_to_memory(self.get(value), self.ty(value))?;
+        let v = self.memory_cast(self.get(value), self.ty(value), true)?;
         self.llvm.store(p, v, align)?;
         Ok(())
     }
@@ -122,7 +118,7 @@ impl<'ctx> Cx<'_, 'ctx> {
         let ty = Type::Scalar(ty);
         let raw = self.builder.build_load(self.memory_type(ty), p, "")?;
         self.make_atomic(instruction(raw), ordering, scope, ty);
-        self.load_from_memory(raw, ty)
+        self.memory_cast(raw, ty, false)
     }
 
     fn make_atomic(
@@ -151,7 +147,7 @@ impl<'ctx> Cx<'_, 'ctx> {
         );
         let (p, _) = self.writable_ptr(ptr);
         let ty = self.ty(value);
-        let v = self.store_to_memory(self.get(value), ty)?;
+        let v = self.memory_cast(self.get(value), ty, true)?;
         let st = self.builder.build_store(p, v)?;
         self.make_atomic(st, ordering, scope, ty);
         Ok(())

@@ -97,11 +97,11 @@ impl Target for Amdgpu {
         match kind {
             IdKind::WorkitemId => cx.call_int_intrinsic(&format!("llvm.amdgcn.workitem.id.{d}")),
             IdKind::WorkgroupId => cx.call_int_intrinsic(&format!("llvm.amdgcn.workgroup.id.{d}")),
-            IdKind::WorkgroupSize => self.workgroup_size(cx, dim),
+            IdKind::WorkgroupSize => workgroup_size(cx, dim),
             IdKind::NumWorkgroups => {
                 // The packet holds the grid size in work-items: round up to whole workgroups.
-                let grid = self.packet_field(cx, PACKET_GRID_SIZE_X + 4 * dim.index() as u64, 4)?;
-                let size = self.workgroup_size(cx, dim)?;
+                let grid = packet_field(cx, PACKET_GRID_SIZE_X + 4 * dim.index() as u64, 4)?;
+                let size = workgroup_size(cx, dim)?;
                 let one = cx.ctx.i32_type().const_int(1, false);
                 let b = &cx.builder;
                 let sum = b.build_int_add(grid, size, "")?;
@@ -193,33 +193,27 @@ impl Target for Amdgpu {
     }
 }
 
-impl Amdgpu {
-    fn workgroup_size<'ctx>(
-        &self,
-        cx: &FnBuilder<'_, 'ctx>,
-        dim: Dim,
-    ) -> Result<IntValue<'ctx>, Fail> {
-        let size = self.packet_field(cx, PACKET_WORKGROUP_SIZE_X + 2 * dim.index() as u64, 2)?;
-        Ok(cx
-            .builder
-            .build_int_z_extend(size, cx.ctx.i32_type(), "workgroup_size")?)
-    }
+/// `dim`'s workgroup size, from the dispatch packet.
+fn workgroup_size<'ctx>(cx: &FnBuilder<'_, 'ctx>, dim: Dim) -> Result<IntValue<'ctx>, Fail> {
+    let size = packet_field(cx, PACKET_WORKGROUP_SIZE_X + 2 * dim.index() as u64, 2)?;
+    Ok(cx
+        .builder
+        .build_int_z_extend(size, cx.ctx.i32_type(), "workgroup_size")?)
+}
 
-    /// Loads an integer field of `bytes` bytes at `offset` in the dispatch packet.
-    fn packet_field<'ctx>(
-        &self,
-        cx: &FnBuilder<'_, 'ctx>,
-        offset: u64,
-        bytes: u32,
-    ) -> Result<IntValue<'ctx>, Fail> {
-        let packet = cx
-            .call_intrinsic("llvm.amdgcn.dispatch.ptr", &[], &[])?
-            .into_pointer_value();
-        let i8t = cx.ctx.i8_type();
-        let offset = cx.ctx.i64_type().const_int(offset, false);
-        // SAFETY: the offset lies inside the 64-byte dispatch packet.
-        let field = unsafe { cx.builder.build_gep(i8t, packet, &[offset], "")? };
-        let load = cx.load(int_type(cx.ctx, bytes * 8), field, bytes)?;
-        Ok(load.into_int_value())
-    }
+/// Loads an integer field of `bytes` bytes at `offset` in the dispatch packet.
+fn packet_field<'ctx>(
+    cx: &FnBuilder<'_, 'ctx>,
+    offset: u64,
+    bytes: u32,
+) -> Result<IntValue<'ctx>, Fail> {
+    let packet = cx
+        .call_intrinsic("llvm.amdgcn.dispatch.ptr", &[], &[])?
+        .into_pointer_value();
+    let i8t = cx.ctx.i8_type();
+    let offset = cx.ctx.i64_type().const_int(offset, false);
+    // SAFETY: the offset lies inside the 64-byte dispatch packet.
+    let field = unsafe { cx.builder.build_gep(i8t, packet, &[offset], "")? };
+    let load = cx.load(int_type(cx.ctx, bytes * 8), field, bytes)?;
+    Ok(load.into_int_value())
 }

@@ -5,7 +5,7 @@ use super::{FragLayout, Target, lane_term, run, subgroup_id};
 use crate::llvm::{AtomicRmw, Fail, FnBuilder, call_result, scalar_type};
 use inkwell::AddressSpace;
 use inkwell::module::Module;
-use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
+use inkwell::types::BasicTypeEnum;
 use inkwell::values::{
     BasicMetadataValueEnum, BasicValueEnum, IntValue, PointerValue, VectorValue,
 };
@@ -112,7 +112,7 @@ impl Target for Nvptx {
         if cx.kernel.uses_groups() {
             // `wgmma` reads shared memory through the async proxy: what this thread wrote
             // (stores, completed cp.async) must be fenced towards it before the barrier.
-            cx.inline_asm("fence.proxy.async.shared::cta;", "~{memory}", &[])?;
+            cx.inline_asm(None, "fence.proxy.async.shared::cta;", "~{memory}", &[])?;
         }
         // bar.sync orders the CTA's memory accesses itself.
         let zero = cx.ctx.i32_type().const_zero();
@@ -142,7 +142,8 @@ impl Target for Nvptx {
 
     fn emit_sleep(&self, cx: &FnBuilder<'_, '_>, nanos: u32) -> Result<(), Fail> {
         let arg = cx.ctx.i32_type().const_int(nanos as u64, false);
-        cx.inline_asm("nanosleep.u32 $0;", "r", &[arg.into()])
+        cx.inline_asm(None, "nanosleep.u32 $0;", "r", &[arg.into()])?;
+        Ok(())
     }
 
     /// Inline PTX: LLVM 22's NVPTX backend drops ordering and scope from `atomicrmw`.
@@ -208,14 +209,9 @@ impl Target for Nvptx {
             .build_ptr_to_int(rmw.ptr, cx.ctx.i64_type(), "")?;
         let asm = format!("{fence}atom.{sem}.{scope}.{space}.{op}.{suffix} $0, [$1], $2;");
         let constraints = format!("={constraint},l,{constraint},~{{memory}}");
-        let fn_ty = reg_ty.fn_type(&[cx.ctx.i64_type().into(), reg_ty.into()], false);
-        let asm_fn = cx
-            .ctx
-            .create_inline_asm(fn_ty, asm, constraints, true, false, None, false);
-        let old =
-            cx.builder
-                .build_indirect_call(fn_ty, asm_fn, &[addr.into(), value.into()], "old")?;
+        let old = cx.inline_asm(Some(reg_ty), &asm, &constraints, &[addr.into(), value])?;
         let old = call_result(old);
+        old.set_name("old");
         if !float_reg && ty.is_float() {
             Ok(cx
                 .builder
@@ -339,11 +335,11 @@ impl Target for Nvptx {
         // B is N-major: 64-column blocks 8192 bytes apart, 8-row (k) atoms 1024 bytes apart;
         // a 16-deep step moves 16 rows, 2048 bytes.
         let (da, db) = (desc(a, 16, 1024)?, desc(b, 8192, 1024)?);
-        let mut args: Vec<BasicMetadataValueEnum> = Vec::new();
+        let mut args: Vec<BasicValueEnum> = Vec::new();
         for i in 0..n {
             let x =
                 bld.build_extract_element(acc, cx.ctx.i32_type().const_int(i as u64, false), "")?;
-            args.push(x.into());
+            args.push(x);
         }
         let steps = kosmos_ir::GROUP_K / 16;
         for k in 0..steps as u64 {
@@ -380,15 +376,8 @@ impl Target for Nvptx {
         constraints.extend((0..2 * steps).map(|_| "l".to_string()));
         constraints.push("r".into());
         constraints.push("~{memory}".into());
-        let mut params: Vec<BasicMetadataTypeEnum> = (0..n).map(|_| f32t.into()).collect();
-        params.extend((0..2 * steps).map(|_| BasicMetadataTypeEnum::from(i64t)));
-        params.push(cx.ctx.i32_type().into());
         let out_ty = cx.ctx.struct_type(&vec![f32t.into(); n as usize], false);
-        let fn_ty = out_ty.fn_type(&params, false);
-        let asm_fn =
-            cx.ctx
-                .create_inline_asm(fn_ty, asm, constraints.join(","), true, false, None, false);
-        let r = bld.build_indirect_call(fn_ty, asm_fn, &args, "")?;
+        let r = cx.inline_asm(Some(out_ty.into()), &asm, &constraints.join(","), &args)?;
         let r = call_result(r).into_struct_value();
         Ok(Some(cx.insert_fields(acc.get_type().get_undef(), r, 0)?))
     }

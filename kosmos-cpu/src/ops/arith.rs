@@ -12,14 +12,7 @@ use kosmos_ir::{BinOp, CmpPred, Inst, Op, ScalarType, UnOp};
 
 #[derive(Debug)]
 pub(crate) enum Arith {
-    Bin {
-        op: BinOp,
-        ty: VTy,
-        dst: Slot,
-        a: Slot,
-        b: Slot,
-        pos: u32,
-    },
+    Bin(Bin),
     Un {
         op: UnOp,
         ty: VTy,
@@ -53,7 +46,21 @@ pub(crate) enum Arith {
         a: Slot,
     },
     /// `bitcast`: values are kept as little-endian packed bits, so it is a copy.
-    Copy { dst: Slot, a: Slot },
+    Copy {
+        dst: Slot,
+        a: Slot,
+    },
+}
+
+/// A binary op, `dst = a op b`; `pos` locates the op for a zero divisor.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Bin {
+    op: BinOp,
+    ty: VTy,
+    dst: Slot,
+    a: Slot,
+    b: Slot,
+    pos: u32,
 }
 
 impl Compiler<'_> {
@@ -66,14 +73,14 @@ impl Compiler<'_> {
                 self.constant(dst, c.bits);
                 return None;
             }
-            Op::Binary { op, lhs, rhs } => Arith::Bin {
+            Op::Binary { op, lhs, rhs } => Arith::Bin(Bin {
                 op,
                 ty: self.vty(lhs),
                 dst,
                 a: lhs.0,
                 b: rhs.0,
                 pos: at,
-            },
+            }),
             Op::Unary { op, arg } => Arith::Un {
                 op,
                 ty: self.vty(arg),
@@ -122,14 +129,7 @@ impl Exec<'_> {
     #[inline(always)]
     pub(crate) fn arith(&mut self, ins: &Arith, mask: &[bool]) -> Res {
         match *ins {
-            Arith::Bin {
-                op,
-                ty,
-                dst,
-                a,
-                b,
-                pos,
-            } => self.binary(op, ty, dst, a, b, pos, mask)?,
+            Arith::Bin(bin) => self.binary(bin, mask)?,
             Arith::Un { op, ty, dst, a } => {
                 if ty.lanes == 0 {
                     map1(&mut self.vals, dst, a, |x| arith::unary(op, ty.elem, x));
@@ -185,17 +185,8 @@ impl Exec<'_> {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn binary(
-        &mut self,
-        op: BinOp,
-        ty: VTy,
-        dst: Slot,
-        a: Slot,
-        b: Slot,
-        pos: u32,
-        mask: &[bool],
-    ) -> Res {
+    fn binary(&mut self, bin: Bin, mask: &[bool]) -> Res {
+        let (op, ty, dst, a, b) = (bin.op, bin.ty, bin.dst, bin.a, bin.b);
         let e = ty.elem;
         if matches!(op, BinOp::Div | BinOp::Rem) && e.is_int() {
             let bv = &self.vals[b as usize];
@@ -207,7 +198,7 @@ impl Exec<'_> {
                         kernel: self.kernel(),
                         workgroup: self.wg,
                         lane: l as u32,
-                        pos: self.pos(pos),
+                        pos: self.pos(bin.pos),
                     }
                     .into());
                 }

@@ -17,22 +17,19 @@ pub(crate) enum Memory {
         index_ty: ScalarType,
         size: u64,
     },
-    Load {
-        dst: Slot,
-        ptr: Slot,
-        space: Space,
-        ty: VTy,
-        align: u32,
-        pos: u32,
-    },
-    Store {
-        ptr: Slot,
-        val: Slot,
-        space: Space,
-        ty: VTy,
-        align: u32,
-        pos: u32,
-    },
+    Load(Access),
+    Store(Access),
+}
+
+/// A `load` or `store` of a `ty` at `ptr`: `value` is the slot loaded into or stored from.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Access {
+    ptr: Slot,
+    value: Slot,
+    space: Space,
+    ty: VTy,
+    align: u32,
+    pos: u32,
 }
 
 impl Compiler<'_> {
@@ -52,22 +49,22 @@ impl Compiler<'_> {
                 index_ty: self.sty(index),
                 size: elem.size_bytes() as u64,
             },
-            Op::Load { ptr, ty, align } => Memory::Load {
-                dst: self.result(inst),
+            Op::Load { ptr, ty, align } => Memory::Load(Access {
                 ptr: ptr.0,
+                value: self.result(inst),
                 space: self.space(ptr),
                 ty: vty(ty),
                 align,
                 pos: at,
-            },
-            Op::Store { ptr, value, align } => Memory::Store {
+            }),
+            Op::Store { ptr, value, align } => Memory::Store(Access {
                 ptr: ptr.0,
-                val: value.0,
+                value: value.0,
                 space: self.space(ptr),
                 ty: self.vty(value),
                 align,
                 pos: at,
-            },
+            }),
             ref op => unreachable!("`{}` is not a memory op", op.name()),
         })
     }
@@ -86,76 +83,42 @@ impl Exec<'_> {
             } => map2(&mut self.vals, dst, base, index, |p, i| {
                 p.wrapping_add((arith::to_i64(index_ty, i) as u64).wrapping_mul(size))
             }),
-            Memory::Load {
-                dst,
-                ptr,
-                space,
-                ty,
-                align,
-                pos,
-            } => self.load(dst, ptr, space, ty, align, pos, mask)?,
-            Memory::Store {
-                ptr,
-                val,
-                space,
-                ty,
-                align,
-                pos,
-            } => self.store(ptr, val, space, ty, align, pos, mask)?,
+            Memory::Load(access) => self.load(access, mask)?,
+            Memory::Store(access) => self.store(access, mask)?,
         }
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn load(
-        &mut self,
-        dst: Slot,
-        ptr: Slot,
-        space: Space,
-        ty: VTy,
-        align: u32,
-        pos: u32,
-        mask: &[bool],
-    ) -> Res {
-        let len = ty.bytes();
-        let w = self.l.prog.wide[dst as usize];
-        let vmask = if ty.lanes == 0 {
-            width_mask(ty.elem) as u128
+    fn load(&mut self, a: Access, mask: &[bool]) -> Res {
+        let len = a.ty.bytes();
+        let w = self.l.prog.wide[a.value as usize];
+        let vmask = if a.ty.lanes == 0 {
+            width_mask(a.ty.elem) as u128
         } else {
             u128::MAX
         };
-        let mut d = std::mem::take(&mut self.vals[dst as usize]);
+        let mut d = std::mem::take(&mut self.vals[a.value as usize]);
         let r = (|| {
             for l in (0..self.n).filter(|l| mask[*l]) {
-                let addr = self.vals[ptr as usize][l];
-                self.check_align(l, addr, align, pos)?;
-                let v = self.read(l, addr, len, space, pos)?;
+                let addr = self.vals[a.ptr as usize][l];
+                self.check_align(l, addr, a.align, a.pos)?;
+                let v = self.read(l, addr, len, a.space, a.pos)?;
                 set(&mut d, l, w, v & vmask);
             }
             Ok(())
         })();
-        self.vals[dst as usize] = d;
+        self.vals[a.value as usize] = d;
         r
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn store(
-        &mut self,
-        ptr: Slot,
-        val: Slot,
-        space: Space,
-        ty: VTy,
-        align: u32,
-        pos: u32,
-        mask: &[bool],
-    ) -> Res {
-        let len = ty.bytes();
-        let w = self.l.prog.wide[val as usize];
+    fn store(&mut self, a: Access, mask: &[bool]) -> Res {
+        let len = a.ty.bytes();
+        let w = self.l.prog.wide[a.value as usize];
         for l in (0..self.n).filter(|l| mask[*l]) {
-            let addr = self.vals[ptr as usize][l];
-            let v = get(&self.vals[val as usize], l, w);
-            self.check_align(l, addr, align, pos)?;
-            self.write(l, addr, len, v, space, pos)?;
+            let addr = self.vals[a.ptr as usize][l];
+            let v = get(&self.vals[a.value as usize], l, w);
+            self.check_align(l, addr, a.align, a.pos)?;
+            self.write(l, addr, len, v, a.space, a.pos)?;
         }
         self.writes += 1;
         Ok(())

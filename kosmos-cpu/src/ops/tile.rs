@@ -24,17 +24,7 @@ pub(crate) enum Tile {
         space: Space,
         pos: u32,
     },
-    /// `frag.store` of a tile with `cols` columns (`frag<acc>` or `frag<wacc>`), writing
-    /// only inside `within` (rows, cols) when given.
-    FragStore {
-        ptr: Slot,
-        val: Slot,
-        stride: Slot,
-        within: Option<(Slot, Slot)>,
-        cols: u32,
-        space: Space,
-        pos: u32,
-    },
+    FragStore(FragStore),
     Mma {
         dst: Slot,
         a: Slot,
@@ -49,6 +39,19 @@ pub(crate) enum Tile {
         lane: Slot,
         pos: u32,
     },
+}
+
+/// `frag.store` of a tile with `cols` columns (`frag<acc>` or `frag<wacc>`), writing only
+/// inside `within` (rows, cols) when given.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct FragStore {
+    ptr: Slot,
+    val: Slot,
+    stride: Slot,
+    within: Option<(Slot, Slot)>,
+    cols: u32,
+    space: Space,
+    pos: u32,
 }
 
 impl Compiler<'_> {
@@ -70,7 +73,7 @@ impl Compiler<'_> {
                 value,
                 stride,
                 within,
-            } => Tile::FragStore {
+            } => Tile::FragStore(FragStore {
                 ptr: ptr.0,
                 val: value.0,
                 stride: stride.0,
@@ -81,7 +84,7 @@ impl Compiler<'_> {
                 },
                 space: self.space(ptr),
                 pos: at,
-            },
+            }),
             Op::Mma { a, b, acc } => Tile::Mma {
                 dst: self.result(inst),
                 a: a.0,
@@ -115,15 +118,7 @@ impl Exec<'_> {
                 space,
                 pos,
             } => self.frag_load(dst, ptr, stride, space, pos, mask)?,
-            Tile::FragStore {
-                ptr,
-                val,
-                stride,
-                within,
-                cols,
-                space,
-                pos,
-            } => self.frag_store(ptr, val, stride, within, cols, space, pos, mask)?,
+            Tile::FragStore(store) => self.frag_store(store, mask)?,
             Tile::Mma { dst, a, b, c, pos } => self.mma(dst, a, b, c, pos, mask)?,
             Tile::Shuffle {
                 dst,
@@ -204,23 +199,13 @@ impl Exec<'_> {
 
     /// Stores the 16 x `cols` accumulator `val`: whole 16-byte chunks of four elements,
     /// and within `within` only the elements inside, so no other address is touched.
-    #[allow(clippy::too_many_arguments)]
-    fn frag_store(
-        &mut self,
-        ptr: Slot,
-        val: Slot,
-        stride: Slot,
-        within: Option<(Slot, Slot)>,
-        cols: u32,
-        space: Space,
-        pos: u32,
-        mask: &[bool],
-    ) -> Res {
-        let cols = u64::from(cols);
+    fn frag_store(&mut self, store: FragStore, mask: &[bool]) -> Res {
+        let (ptr, stride, space, pos) = (store.ptr, store.stride, store.space, store.pos);
+        let cols = u64::from(store.cols);
         for sg in self.full_subgroups(mask, pos)? {
             let (p, st) = self.tile_operands(sg, ptr, stride, pos)?;
             let lanes = sg * self.l.prog.subgroup..(sg + 1) * self.l.prog.subgroup;
-            let (rows_in, cols_in) = match within {
+            let (rows_in, cols_in) = match store.within {
                 Some((r, c)) => {
                     let bounds = [(r, "the row bound"), (c, "the column bound")];
                     let [r, c] = self.uniform(lanes.clone(), bounds, pos)?;
@@ -228,7 +213,7 @@ impl Exec<'_> {
                 }
                 None => (16, cols),
             };
-            let tile: Vec<u64> = self.frag(val, sg).to_vec();
+            let tile: Vec<u64> = self.frag(store.val, sg).to_vec();
             for r in 0..rows_in {
                 let row = p.wrapping_add(r.wrapping_mul(st).wrapping_mul(4));
                 for c in (0..cols_in).step_by(4) {

@@ -65,31 +65,21 @@ impl Compiler<'_> {
 
 impl Exec<'_> {
     pub(crate) fn vector(&mut self, ins: &Vector) {
-        let wide = |s: Slot| self.l.prog.wide[s as usize];
         match *ins {
             Vector::Splat {
                 dst,
                 a,
                 elem,
                 lanes,
-            } => {
-                let w = wide(dst);
-                let mut d = std::mem::take(&mut self.vals[dst as usize]);
-                let av = &self.vals[a as usize];
-                for (l, x) in av.iter().enumerate() {
-                    let v = (0..lanes).fold(0u128, |v, i| elem_set(v, elem, i, *x));
-                    set(&mut d, l, w, v);
-                }
-                self.vals[dst as usize] = d;
-            }
+            } => self.write_lanes(dst, |vals, l| {
+                let x = vals[a as usize][l];
+                (0..lanes).fold(0u128, |v, i| elem_set(v, elem, i, x))
+            }),
             Vector::Extract { dst, v, elem, lane } => {
-                let w = wide(v);
-                let mut d = std::mem::take(&mut self.vals[dst as usize]);
-                let vv = &self.vals[v as usize];
-                for (l, o) in d.iter_mut().enumerate() {
-                    *o = elem_get(get(vv, l, w), elem, lane);
-                }
-                self.vals[dst as usize] = d;
+                let w = self.l.prog.wide[v as usize];
+                self.write_lanes(dst, |vals, l| {
+                    elem_get(get(&vals[v as usize], l, w), elem, lane).into()
+                })
             }
             Vector::Insert {
                 dst,
@@ -98,13 +88,15 @@ impl Exec<'_> {
                 lane,
                 a,
             } => {
-                let w = wide(dst);
-                let mut d = std::mem::take(&mut self.vals[dst as usize]);
-                let (vv, av) = (&self.vals[v as usize], &self.vals[a as usize]);
-                for (l, x) in av.iter().enumerate() {
-                    set(&mut d, l, w, elem_set(get(vv, l, w), elem, lane, *x));
-                }
-                self.vals[dst as usize] = d;
+                let w = self.l.prog.wide[dst as usize];
+                self.write_lanes(dst, |vals, l| {
+                    elem_set(
+                        get(&vals[v as usize], l, w),
+                        elem,
+                        lane,
+                        vals[a as usize][l],
+                    )
+                })
             }
         }
     }
@@ -118,13 +110,9 @@ impl Exec<'_> {
         f: impl Fn(&[u64]) -> u64,
     ) {
         let w = self.l.prog.wide[dst as usize];
-        let mut d = std::mem::take(&mut self.vals[dst as usize]);
-        let mut el = [0u64; 3];
-        for l in 0..self.n {
-            let ins: Vec<u128> = srcs
-                .iter()
-                .map(|s| get(&self.vals[*s as usize], l, w))
-                .collect();
+        self.write_lanes(dst, |vals, l| {
+            let ins: Vec<u128> = srcs.iter().map(|s| get(&vals[*s as usize], l, w)).collect();
+            let mut el = [0u64; 3];
             let mut out = 0u128;
             for i in 0..ty.lanes {
                 for (k, v) in ins.iter().enumerate() {
@@ -132,7 +120,17 @@ impl Exec<'_> {
                 }
                 out = elem_set(out, ty.elem, i, f(&el[..srcs.len()]));
             }
-            set(&mut d, l, w, out);
+            out
+        });
+    }
+
+    /// Sets each lane `l` of `dst` (one or two words, as the slot holds) to `f(vals, l)`.
+    #[inline(always)]
+    fn write_lanes(&mut self, dst: Slot, f: impl Fn(&[Vec<u64>], usize) -> u128) {
+        let w = self.l.prog.wide[dst as usize];
+        let mut d = std::mem::take(&mut self.vals[dst as usize]);
+        for l in 0..self.n {
+            set(&mut d, l, w, f(&self.vals, l));
         }
         self.vals[dst as usize] = d;
     }
