@@ -12,54 +12,90 @@ use define::define_ops;
 pub use field::Want;
 use std::fmt;
 
-/// Memory ordering of an atomic or a fence (the C++ / LLVM model).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Ordering {
-    Relaxed,
-    Acquire,
-    Release,
-    AcqRel,
-    SeqCst,
+/// An enum of named members: the enum itself, `ALL`, `name`, `from_name` and `Display`, from
+/// one list of `Variant => "name"`.
+macro_rules! named_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $ty:ident { $($(#[$vmeta:meta])* $variant:ident => $name:literal),* $(,)? }
+    ) => {
+        $(#[$meta])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum $ty { $($(#[$vmeta])* $variant),* }
+
+        impl $ty {
+            pub const ALL: &'static [$ty] = &[$($ty::$variant),*];
+
+            pub fn name(self) -> &'static str {
+                match self { $($ty::$variant => $name),* }
+            }
+
+            pub fn from_name(name: &str) -> Option<$ty> {
+                match name { $($name => Some($ty::$variant),)* _ => None }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
 }
 
-/// The set of threads an atomic or fence synchronises with.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Scope {
-    /// Threads of the same workgroup.
-    Workgroup,
-    /// Threads of the same device (AMD "agent", NVIDIA "gpu").
-    Agent,
-    /// Every device and the host.
-    System,
+named_enum! {
+    /// Memory ordering of an atomic or a fence (the C++ / LLVM model).
+    pub enum Ordering {
+        Relaxed => "relaxed",
+        Acquire => "acquire",
+        Release => "release",
+        AcqRel => "acq_rel",
+        SeqCst => "seq_cst",
+    }
 }
 
-/// Grid dimension of an id or size query.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Dim {
-    X,
-    Y,
-    Z,
+named_enum! {
+    /// The set of threads an atomic or fence synchronises with.
+    #[derive(PartialOrd, Ord)]
+    pub enum Scope {
+        /// Threads of the same workgroup.
+        Workgroup => "workgroup",
+        /// Threads of the same device (AMD "agent", NVIDIA "gpu").
+        Agent => "agent",
+        /// Every device and the host.
+        System => "system",
+    }
 }
 
-/// Which id or size an [`Op::Id`] reads. All are `u32`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum IdKind {
-    /// Index of the work-item (lane) within its workgroup.
-    WorkitemId,
-    /// Index of the workgroup within the grid.
-    WorkgroupId,
-    /// Number of work-items per workgroup (the launch's block size).
-    WorkgroupSize,
-    /// Number of workgroups in the grid.
-    NumWorkgroups,
-    /// Number of lanes of a subgroup (32 on NVIDIA, 64 on AMD, configurable on the CPU
-    /// device). Subgroups are consecutive runs of linear work-item ids
-    /// (`x + size_x * (y + size_y * z)`). Has no dimension.
-    SubgroupSize,
-    /// Index of the work-item's subgroup within its workgroup (linear id / subgroup size).
-    SubgroupId,
-    /// Index of the work-item within its subgroup (linear id % subgroup size).
-    SubgroupLane,
+named_enum! {
+    /// Grid dimension of an id or size query.
+    pub enum Dim {
+        X => "x",
+        Y => "y",
+        Z => "z",
+    }
+}
+
+named_enum! {
+    /// Which id or size an [`Op::Id`] reads. All are `u32`.
+    pub enum IdKind {
+        /// Index of the work-item (lane) within its workgroup.
+        WorkitemId => "workitem.id",
+        /// Index of the workgroup within the grid.
+        WorkgroupId => "workgroup.id",
+        /// Number of work-items per workgroup (the launch's block size).
+        WorkgroupSize => "workgroup.size",
+        /// Number of workgroups in the grid.
+        NumWorkgroups => "grid.size",
+        /// Number of lanes of a subgroup (32 on NVIDIA, 64 on AMD, configurable on the CPU
+        /// device). Subgroups are consecutive runs of linear work-item ids
+        /// (`x + size_x * (y + size_y * z)`). Has no dimension.
+        SubgroupSize => "subgroup.size",
+        /// Index of the work-item's subgroup within its workgroup (linear id / subgroup size).
+        SubgroupId => "subgroup.id",
+        /// Index of the work-item within its subgroup (linear id % subgroup size).
+        SubgroupLane => "subgroup.lane",
+    }
 }
 
 impl IdKind {
@@ -72,61 +108,65 @@ impl IdKind {
     }
 }
 
-/// Two-operand arithmetic and bit operations; both operands and the result share one type
-/// (scalar or vector). Signedness comes from the type.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    /// Integer division truncates toward zero; division by zero is an error on the CPU device.
-    Div,
-    Rem,
-    Min,
-    Max,
-    And,
-    Or,
-    Xor,
-    /// Shift amount taken modulo the bit width.
-    Shl,
-    /// Arithmetic for signed types, logical for unsigned types.
-    Shr,
+named_enum! {
+    /// Two-operand arithmetic and bit operations; both operands and the result share one type
+    /// (scalar or vector). Signedness comes from the type.
+    pub enum BinOp {
+        Add => "add",
+        Sub => "sub",
+        Mul => "mul",
+        /// Integer division truncates toward zero; division by zero is an error on the CPU device.
+        Div => "div",
+        Rem => "rem",
+        Min => "min",
+        Max => "max",
+        And => "and",
+        Or => "or",
+        Xor => "xor",
+        /// Shift amount taken modulo the bit width.
+        Shl => "shl",
+        /// Arithmetic for signed types, logical for unsigned types.
+        Shr => "shr",
+    }
 }
 
-/// One-operand operations.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum UnOp {
-    Neg,
-    /// Bitwise not (logical not on `i1`).
-    Not,
-    Abs,
-    Sqrt,
-    Exp2,
-    Log2,
+named_enum! {
+    /// One-operand operations.
+    pub enum UnOp {
+        Neg => "neg",
+        /// Bitwise not (logical not on `i1`).
+        Not => "not",
+        Abs => "abs",
+        Sqrt => "sqrt",
+        Exp2 => "exp2",
+        Log2 => "log2",
+    }
 }
 
-/// Comparison predicates; signedness from the operand type, floats compare ordered
-/// (any comparison with NaN is false, except `ne`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum CmpPred {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
+named_enum! {
+    /// Comparison predicates; signedness from the operand type, floats compare ordered
+    /// (any comparison with NaN is false, except `ne`).
+    pub enum CmpPred {
+        Eq => "eq",
+        Ne => "ne",
+        Lt => "lt",
+        Le => "le",
+        Gt => "gt",
+        Ge => "ge",
+    }
 }
 
-/// Read-modify-write atomic operations. All return the old value.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum RmwOp {
-    /// Integers and `f32`.
-    Add,
-    Min,
-    Max,
-    Xchg,
-    And,
-    Or,
+named_enum! {
+    /// Read-modify-write atomic operations. All return the old value.
+    pub enum RmwOp {
+        /// Integers and `f32`.
+        Add => "add",
+        Min => "min",
+        Max => "max",
+        Xchg => "xchg",
+        And => "and",
+        Or => "or",
+    }
 }
 
 /// A constant: its scalar type and its bit pattern in that type (floats as their IEEE bits,
@@ -443,78 +483,6 @@ impl Op {
         }
     }
 }
-
-macro_rules! named_enum {
-    ($ty:ident { $($variant:ident => $name:literal),* $(,)? }) => {
-        impl $ty {
-            pub const ALL: &'static [$ty] = &[$($ty::$variant),*];
-
-            pub fn name(self) -> &'static str {
-                match self { $($ty::$variant => $name),* }
-            }
-
-            pub fn from_name(name: &str) -> Option<$ty> {
-                match name { $($name => Some($ty::$variant),)* _ => None }
-            }
-        }
-
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.name())
-            }
-        }
-    };
-}
-
-named_enum!(Ordering {
-    Relaxed => "relaxed",
-    Acquire => "acquire",
-    Release => "release",
-    AcqRel => "acq_rel",
-    SeqCst => "seq_cst",
-});
-named_enum!(Scope { Workgroup => "workgroup", Agent => "agent", System => "system" });
-named_enum!(Dim { X => "x", Y => "y", Z => "z" });
-named_enum!(IdKind {
-    WorkitemId => "workitem.id",
-    WorkgroupId => "workgroup.id",
-    WorkgroupSize => "workgroup.size",
-    NumWorkgroups => "grid.size",
-    SubgroupSize => "subgroup.size",
-    SubgroupId => "subgroup.id",
-    SubgroupLane => "subgroup.lane",
-});
-named_enum!(BinOp {
-    Add => "add",
-    Sub => "sub",
-    Mul => "mul",
-    Div => "div",
-    Rem => "rem",
-    Min => "min",
-    Max => "max",
-    And => "and",
-    Or => "or",
-    Xor => "xor",
-    Shl => "shl",
-    Shr => "shr",
-});
-named_enum!(UnOp {
-    Neg => "neg",
-    Not => "not",
-    Abs => "abs",
-    Sqrt => "sqrt",
-    Exp2 => "exp2",
-    Log2 => "log2",
-});
-named_enum!(CmpPred { Eq => "eq", Ne => "ne", Lt => "lt", Le => "le", Gt => "gt", Ge => "ge" });
-named_enum!(RmwOp {
-    Add => "add",
-    Min => "min",
-    Max => "max",
-    Xchg => "xchg",
-    And => "and",
-    Or => "or",
-});
 
 impl Dim {
     pub fn index(self) -> usize {
