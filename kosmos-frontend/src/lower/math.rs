@@ -79,7 +79,7 @@ impl Lower {
     }
 
     /// `name` (a math intrinsic) of the `operands`, with `t` the type of the first one when
-    /// known.
+    /// known; the result has the first operand's type.
     fn math(
         &mut self,
         b: &mut KernelBuilder,
@@ -88,11 +88,47 @@ impl Lower {
         operands: &[&Expr],
         tokens: impl quote::ToTokens,
     ) -> Result<Val> {
-        match name {
-            "min" | "max" => self.minmax(b, name, t, operands, tokens),
-            "fma" => self.fma(b, t, operands, tokens),
-            _ => self.math1(b, name, t, operands, tokens),
-        }
+        let (v, ty) = match name {
+            "min" | "max" => {
+                let [x, y] = self.operands(b, t, operands)?;
+                if x.ty == S::I1 {
+                    return err(tokens, format!("`{name}` cannot be applied to bool"));
+                }
+                let op = if name == "min" {
+                    BinOp::Min
+                } else {
+                    BinOp::Max
+                };
+                (b.binary(op, x.v, y.v), x.ty)
+            }
+            "fma" => {
+                let [x, y, z] = self.operands(b, t, operands)?;
+                if !x.ty.is_float() {
+                    return err(
+                        tokens,
+                        format!("fused multiply-add takes floats, found {}", rust_name(x.ty)),
+                    );
+                }
+                (b.fma(x.v, y.v, z.v), x.ty)
+            }
+            _ => {
+                let [x] = self.operands(b, t, operands)?;
+                let (op, ok) = match name {
+                    "sqrt" => (UnOp::Sqrt, x.ty.is_float()),
+                    "exp2" => (UnOp::Exp2, x.ty.is_float()),
+                    "log2" => (UnOp::Log2, x.ty.is_float()),
+                    _ => (UnOp::Abs, x.ty.is_float() || x.ty.is_signed_int()),
+                };
+                if !ok {
+                    return err(
+                        tokens,
+                        format!("`{name}` cannot be applied to {}", rust_name(x.ty)),
+                    );
+                }
+                (b.unary(op, x.v), x.ty)
+            }
+        };
+        Ok(Val { v, ty })
     }
 
     /// Lowers the `operands` of a math function: the first as `t` (when known), the others
@@ -109,75 +145,5 @@ impl Lower {
             vals.push(self.value(b, e, t)?);
         }
         Ok(vals.try_into().expect("the intrinsic's number of operands"))
-    }
-
-    fn math1(
-        &mut self,
-        b: &mut KernelBuilder,
-        name: &str,
-        t: Option<ScalarType>,
-        operands: &[&Expr],
-        tokens: impl quote::ToTokens,
-    ) -> Result<Val> {
-        let [x] = self.operands(b, t, operands)?;
-        let (op, ok) = match name {
-            "sqrt" => (UnOp::Sqrt, x.ty.is_float()),
-            "exp2" => (UnOp::Exp2, x.ty.is_float()),
-            "log2" => (UnOp::Log2, x.ty.is_float()),
-            _ => (UnOp::Abs, x.ty.is_float() || x.ty.is_signed_int()),
-        };
-        if !ok {
-            return err(
-                tokens,
-                format!("`{name}` cannot be applied to {}", rust_name(x.ty)),
-            );
-        }
-        Ok(Val {
-            v: b.unary(op, x.v),
-            ty: x.ty,
-        })
-    }
-
-    fn minmax(
-        &mut self,
-        b: &mut KernelBuilder,
-        name: &str,
-        t: Option<ScalarType>,
-        operands: &[&Expr],
-        tokens: impl quote::ToTokens,
-    ) -> Result<Val> {
-        let [x, y] = self.operands(b, t, operands)?;
-        if x.ty == S::I1 {
-            return err(tokens, format!("`{name}` cannot be applied to bool"));
-        }
-        let op = if name == "min" {
-            BinOp::Min
-        } else {
-            BinOp::Max
-        };
-        Ok(Val {
-            v: b.binary(op, x.v, y.v),
-            ty: x.ty,
-        })
-    }
-
-    fn fma(
-        &mut self,
-        b: &mut KernelBuilder,
-        t: Option<ScalarType>,
-        operands: &[&Expr],
-        tokens: impl quote::ToTokens,
-    ) -> Result<Val> {
-        let [x, y, z] = self.operands(b, t, operands)?;
-        if !x.ty.is_float() {
-            return err(
-                tokens,
-                format!("fused multiply-add takes floats, found {}", rust_name(x.ty)),
-            );
-        }
-        Ok(Val {
-            v: b.fma(x.v, y.v, z.v),
-            ty: x.ty,
-        })
     }
 }
