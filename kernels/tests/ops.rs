@@ -5,7 +5,7 @@
 use kernels::{Error, Ops};
 use kosmos::runtime::{Buffer, Device};
 use kosmos_testkernels::compare::{self, Scale};
-use kosmos_testkernels::{matmul_bf16_ref, random_bf16};
+use kosmos_testkernels::{matmul_bf16_ref, random_bf16, vector_add_ref};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 const SIZES: [usize; 6] = [1, 2, 17, 64, 255, 257];
@@ -17,6 +17,13 @@ fn seed() -> u64 {
         .unwrap_or_else(|| rand::rng().random());
     println!("seed {seed}");
     seed
+}
+
+/// An f32 output of `len` NaNs, so that unwritten elements show.
+fn poisoned(device: &Device, len: usize) -> Buffer<f32> {
+    let out = device.alloc::<f32>(len).unwrap();
+    out.fill(f32::NAN).unwrap();
+    out
 }
 
 fn random_f32(rng: &mut SmallRng, len: usize) -> Vec<f32> {
@@ -33,18 +40,12 @@ fn vector_add_matches_reference() {
         let (a_h, b_h) = (random_f32(&mut rng, n), random_f32(&mut rng, n));
         let a = Buffer::from_slice(&device, &a_h).unwrap();
         let b = Buffer::from_slice(&device, &b_h).unwrap();
-        let mut out = device.alloc::<f32>(n).unwrap();
-        out.fill(f32::NAN).unwrap();
+        let mut out = poisoned(&device, n);
         ops.vector_add(&stream, &a, &b, &mut out).unwrap();
         stream.synchronize().unwrap();
-        let want: Vec<f64> = a_h
-            .iter()
-            .zip(&b_h)
-            .map(|(a, b)| f64::from(*a) + f64::from(*b))
-            .collect();
         compare::rel_err(
             &out.download().unwrap(),
-            &want,
+            &vector_add_ref(&a_h, &b_h),
             Scale::Each { floor: 1e-6 },
             1e-6,
         )
@@ -61,8 +62,7 @@ fn reduce_sum_matches_reference() {
     for n in SIZES.into_iter().chain([4096, 70_000]) {
         let input_h = random_f32(&mut rng, n);
         let input = Buffer::from_slice(&device, &input_h).unwrap();
-        let mut out = device.alloc::<f32>(1).unwrap();
-        out.fill(f32::NAN).unwrap();
+        let mut out = poisoned(&device, 1);
         ops.reduce_sum(&stream, &input, &mut out).unwrap();
         let want: f64 = input_h.iter().map(|x| f64::from(*x)).sum();
         // f32 accumulation: the error scales with the sum of magnitudes.
@@ -99,8 +99,7 @@ fn check_gemm(device: &Device, persistent: bool, shapes: &[(usize, usize, usize)
         let b_h = random_bf16(seed.wrapping_add(2 * i as u64 + 1), k * n);
         let a = Buffer::from_slice(device, &a_h).unwrap();
         let b = Buffer::from_slice(device, &b_h).unwrap();
-        let mut c = device.alloc::<f32>(m * n).unwrap();
-        c.fill(f32::NAN).unwrap();
+        let mut c = poisoned(device, m * n);
         if persistent {
             let groups = ops
                 .gemm_persistent(&stream, &a, &b, &mut c, m, n, k)
