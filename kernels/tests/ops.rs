@@ -3,7 +3,7 @@
 //! `KOSMOS_SEED` to replay).
 
 use kernels::{Error, Ops};
-use kosmos::runtime::{Buffer, Device};
+use kosmos::runtime::{Buffer, Device, Stream};
 use kosmos_testkernels::compare::{self, Scale};
 use kosmos_testkernels::{matmul_bf16_ref, random_bf16, vector_add_ref};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
@@ -17,6 +17,11 @@ fn seed() -> u64 {
         .unwrap_or_else(|| rand::rng().random());
     println!("seed {seed}");
     seed
+}
+
+/// The kernels loaded on `device`, and a stream to run them on.
+fn ops_on(device: &Device) -> (Ops, Stream) {
+    (Ops::new(device).unwrap(), device.stream().unwrap())
 }
 
 /// An f32 output of `len` NaNs, so that unwritten elements show.
@@ -33,8 +38,7 @@ fn random_f32(rng: &mut SmallRng, len: usize) -> Vec<f32> {
 #[test]
 fn vector_add_matches_reference() {
     let device = Device::cpu().unwrap();
-    let ops = Ops::new(&device).unwrap();
-    let stream = device.stream().unwrap();
+    let (ops, stream) = ops_on(&device);
     let mut rng = SmallRng::seed_from_u64(seed());
     for n in SIZES.into_iter().chain([1000]) {
         let (a_h, b_h) = (random_f32(&mut rng, n), random_f32(&mut rng, n));
@@ -56,8 +60,7 @@ fn vector_add_matches_reference() {
 #[test]
 fn reduce_sum_matches_reference() {
     let device = Device::cpu().unwrap();
-    let ops = Ops::new(&device).unwrap();
-    let stream = device.stream().unwrap();
+    let (ops, stream) = ops_on(&device);
     let mut rng = SmallRng::seed_from_u64(seed());
     for n in SIZES.into_iter().chain([4096, 70_000]) {
         let input_h = random_f32(&mut rng, n);
@@ -91,8 +94,7 @@ const GEMM_SHAPES: [(usize, usize, usize); 10] = [
 ];
 
 fn check_gemm(device: &Device, persistent: bool, shapes: &[(usize, usize, usize)]) {
-    let ops = Ops::new(device).unwrap();
-    let stream = device.stream().unwrap();
+    let (ops, stream) = ops_on(device);
     let seed = seed();
     for (i, &(m, n, k)) in shapes.iter().enumerate() {
         let a_h = random_bf16(seed.wrapping_add(2 * i as u64), m * k);
@@ -134,8 +136,7 @@ fn gemm_persistent_matches_reference_with_few_resident_workgroups() {
 #[test]
 fn bad_shapes_are_errors_before_launch() {
     let device = Device::cpu().unwrap();
-    let ops = Ops::new(&device).unwrap();
-    let stream = device.stream().unwrap();
+    let (ops, stream) = ops_on(&device);
     let a = device.alloc::<f32>(4).unwrap();
     let b = device.alloc::<f32>(5).unwrap();
     let mut out = device.alloc::<f32>(4).unwrap();
@@ -172,8 +173,7 @@ fn bad_shapes_are_errors_before_launch() {
 fn buffers_of_another_device_are_errors() {
     let device = Device::cpu().unwrap();
     let other = Device::cpu_with_resident_limit(2);
-    let ops = Ops::new(&device).unwrap();
-    let stream = device.stream().unwrap();
+    let (ops, stream) = ops_on(&device);
     let a = device.alloc::<f32>(4).unwrap();
     let b = other.alloc::<f32>(4).unwrap();
     let mut out = device.alloc::<f32>(4).unwrap();
