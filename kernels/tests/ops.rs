@@ -3,9 +3,9 @@
 //! `KOSMOS_SEED` to replay).
 
 use kernels::{Error, Ops};
-use kosmos::runtime::{Buffer, Device};
+use kosmos::runtime::{Buffer, Device, Stream};
 use kosmos_testkernels::compare::{self, Scale};
-use kosmos_testkernels::{matmul_bf16_ref, random_bf16};
+use kosmos_testkernels::{matmul_bf16_ref, random_bf16, vector_add_ref};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 const SIZES: [usize; 6] = [1, 2, 17, 64, 255, 257];
@@ -19,6 +19,18 @@ fn seed() -> u64 {
     seed
 }
 
+/// The kernels loaded on `device`, and a stream to run them on.
+fn ops_on(device: &Device) -> (Ops, Stream) {
+    (Ops::new(device).unwrap(), device.stream().unwrap())
+}
+
+/// An f32 output of `len` NaNs, so that unwritten elements show.
+fn poisoned(device: &Device, len: usize) -> Buffer<f32> {
+    let out = device.alloc::<f32>(len).unwrap();
+    out.fill(f32::NAN).unwrap();
+    out
+}
+
 fn random_f32(rng: &mut SmallRng, len: usize) -> Vec<f32> {
     (0..len).map(|_| rng.random_range(-1.0f32..1.0)).collect()
 }
@@ -26,25 +38,18 @@ fn random_f32(rng: &mut SmallRng, len: usize) -> Vec<f32> {
 #[test]
 fn vector_add_matches_reference() {
     let device = Device::cpu().unwrap();
-    let ops = Ops::new(&device).unwrap();
-    let stream = device.stream().unwrap();
+    let (ops, stream) = ops_on(&device);
     let mut rng = SmallRng::seed_from_u64(seed());
     for n in SIZES.into_iter().chain([1000]) {
         let (a_h, b_h) = (random_f32(&mut rng, n), random_f32(&mut rng, n));
         let a = Buffer::from_slice(&device, &a_h).unwrap();
         let b = Buffer::from_slice(&device, &b_h).unwrap();
-        let mut out = device.alloc::<f32>(n).unwrap();
-        out.fill(f32::NAN).unwrap();
+        let mut out = poisoned(&device, n);
         ops.vector_add(&stream, &a, &b, &mut out).unwrap();
         stream.synchronize().unwrap();
-        let want: Vec<f64> = a_h
-            .iter()
-            .zip(&b_h)
-            .map(|(a, b)| f64::from(*a) + f64::from(*b))
-            .collect();
         compare::rel_err(
             &out.download().unwrap(),
-            &want,
+            &vector_add_ref(&a_h, &b_h),
             Scale::Each { floor: 1e-6 },
             1e-6,
         )
@@ -55,14 +60,12 @@ fn vector_add_matches_reference() {
 #[test]
 fn reduce_sum_matches_reference() {
     let device = Device::cpu().unwrap();
-    let ops = Ops::new(&device).unwrap();
-    let stream = device.stream().unwrap();
+    let (ops, stream) = ops_on(&device);
     let mut rng = SmallRng::seed_from_u64(seed());
     for n in SIZES.into_iter().chain([4096, 70_000]) {
         let input_h = random_f32(&mut rng, n);
         let input = Buffer::from_slice(&device, &input_h).unwrap();
-        let mut out = device.alloc::<f32>(1).unwrap();
-        out.fill(f32::NAN).unwrap();
+        let mut out = poisoned(&device, 1);
         ops.reduce_sum(&stream, &input, &mut out).unwrap();
         let want: f64 = input_h.iter().map(|x| f64::from(*x)).sum();
         // f32 accumulation: the error scales with the sum of magnitudes.
@@ -91,16 +94,14 @@ const GEMM_SHAPES: [(usize, usize, usize); 10] = [
 ];
 
 fn check_gemm(device: &Device, persistent: bool, shapes: &[(usize, usize, usize)]) {
-    let ops = Ops::new(device).unwrap();
-    let stream = device.stream().unwrap();
+    let (ops, stream) = ops_on(device);
     let seed = seed();
     for (i, &(m, n, k)) in shapes.iter().enumerate() {
         let a_h = random_bf16(seed.wrapping_add(2 * i as u64), m * k);
         let b_h = random_bf16(seed.wrapping_add(2 * i as u64 + 1), k * n);
         let a = Buffer::from_slice(device, &a_h).unwrap();
         let b = Buffer::from_slice(device, &b_h).unwrap();
-        let mut c = device.alloc::<f32>(m * n).unwrap();
-        c.fill(f32::NAN).unwrap();
+        let mut c = poisoned(device, m * n);
         if persistent {
             let groups = ops
                 .gemm_persistent(&stream, &a, &b, &mut c, m, n, k)
@@ -135,8 +136,7 @@ fn gemm_persistent_matches_reference_with_few_resident_workgroups() {
 #[test]
 fn bad_shapes_are_errors_before_launch() {
     let device = Device::cpu().unwrap();
-    let ops = Ops::new(&device).unwrap();
-    let stream = device.stream().unwrap();
+    let (ops, stream) = ops_on(&device);
     let a = device.alloc::<f32>(4).unwrap();
     let b = device.alloc::<f32>(5).unwrap();
     let mut out = device.alloc::<f32>(4).unwrap();
@@ -173,8 +173,7 @@ fn bad_shapes_are_errors_before_launch() {
 fn buffers_of_another_device_are_errors() {
     let device = Device::cpu().unwrap();
     let other = Device::cpu_with_resident_limit(2);
-    let ops = Ops::new(&device).unwrap();
-    let stream = device.stream().unwrap();
+    let (ops, stream) = ops_on(&device);
     let a = device.alloc::<f32>(4).unwrap();
     let b = other.alloc::<f32>(4).unwrap();
     let mut out = device.alloc::<f32>(4).unwrap();

@@ -34,6 +34,14 @@ fn error(src: &str) -> (String, usize, usize) {
     (e.to_string(), start.line, start.column)
 }
 
+/// `#[kernel]` over `body` fails with an error containing `message` that starts at byte
+/// `column` of `body`.
+fn assert_error_at(body: &str, message: &str, column: Option<usize>) {
+    let (got, line, col) = error(&format!("#[kernel]\n{body}"));
+    assert!(got.contains(message), "{body}: {got}");
+    assert_eq!((line, Some(col)), (2, column), "{body}: {got}");
+}
+
 #[test]
 fn loops_carry_assigned_variables() {
     let src = r#"
@@ -188,14 +196,12 @@ fn errors_point_at_the_offending_tokens() {
         ),
     ];
     for (body, message, token) in cases {
-        let (got, line, col) = error(&format!("#[kernel]\n{body}"));
-        assert!(got.contains(message), "{body}: {got}");
         let column = match *token {
             "break" if body.contains("for") => body.rfind(token),
             "n" => body.rfind(", n>").map(|c| c + 2),
             _ => body.find(token),
         };
-        assert_eq!((line, Some(col)), (2, column), "{body}: {got}");
+        assert_error_at(body, message, column);
     }
 }
 
@@ -350,9 +356,7 @@ fn tile_misuse_is_an_error_at_its_tokens() {
         ),
     ];
     for (body, message, token) in cases {
-        let (got, line, col) = error(&format!("#[kernel]\n{body}"));
-        assert!(got.contains(message), "{body}: {got}");
-        assert_eq!((line, body.find(token)), (2, Some(col)), "{body}: {got}");
+        assert_error_at(body, message, body.find(token));
     }
 }
 
@@ -408,9 +412,7 @@ fn scheduling_misuse_is_reported_at_its_tokens() {
         ),
     ];
     for (body, message, token) in cases {
-        let (got, line, col) = error(&format!("#[kernel]\n{body}"));
-        assert!(got.contains(message), "{body}: {got}");
-        assert_eq!((line, body.find(token)), (2, Some(col)), "{body}: {got}");
+        assert_error_at(body, message, body.find(token));
     }
 }
 
@@ -621,10 +623,8 @@ fn group_misuse_is_an_error_at_its_tokens() {
     ];
     for (body, message, token) in cases {
         let body = format!("fn k(a: &[bf16], c: &mut [f32], n: u32) {{ {TILES} {body} }}");
-        let (got, line, col) = error(&format!("#[kernel]\n{body}"));
-        assert!(got.contains(message), "{body}: {got}");
         let column = body[TILES.len()..].find(token).map(|c| c + TILES.len());
-        assert_eq!((line, Some(col)), (2, column), "{body}: {got}");
+        assert_error_at(&body, message, column);
     }
 }
 

@@ -39,23 +39,7 @@ fn vec4_f32(b: &mut KernelBuilder) -> Value {
 
 #[test]
 fn vector_add_is_valid() {
-    let mut b = kb();
-    let a = b.param("a", Type::GLOBAL_PTR);
-    let bb = b.param("b", Type::GLOBAL_PTR);
-    let out = b.param("out", Type::GLOBAL_PTR);
-    let n = b.param("n", Type::U32);
-    let i = b.global_id_x();
-    let inside = b.cmp(CmpPred::Lt, i, n);
-    b.if_then(inside, |b| {
-        let pa = b.ptr_offset(a, i, Type::F32);
-        let x = b.load(pa, Type::F32);
-        let pb = b.ptr_offset(bb, i, Type::F32);
-        let y = b.load(pb, Type::F32);
-        let s = b.add(x, y);
-        let po = b.ptr_offset(out, i, Type::F32);
-        b.store(po, s);
-    });
-    verify(b.finish()).unwrap();
+    verify(kosmos_testkernels::vector_add()).unwrap();
 }
 
 /// A kernel using every op family and construct.

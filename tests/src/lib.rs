@@ -1,7 +1,8 @@
-//! Shared helpers for the cross-crate tests: the file-test harness, the reference kernels
+//! Shared helpers for the cross-crate tests: the file-test harness, access to the CPU device, the reference kernels
 //! (compiled for every target at build time and embedded as [`REFERENCE`]) and the suite that
 //! runs them on any device, and the check of the kernels crate's GEMMs.
 
+pub mod cpu;
 pub mod filerun;
 pub mod filetest;
 pub mod gemm_check;

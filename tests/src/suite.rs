@@ -149,7 +149,7 @@ pub fn load(device: &Device) -> Result<Module> {
 }
 
 /// `len` bf16 values uniform in [-1, 1).
-fn random_bf16(rng: &mut SmallRng, len: usize) -> Vec<bf16> {
+pub fn random_bf16(rng: &mut SmallRng, len: usize) -> Vec<bf16> {
     (0..len)
         .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
         .collect()

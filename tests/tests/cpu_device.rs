@@ -1,52 +1,15 @@
 //! The reference kernels and the error paths of the CPU device.
 
-use half::bf16;
 use kosmos_cpu::{Arg, CpuConfig, CpuDevice, CpuError};
 use kosmos_ir::{CmpPred, Constant, Dim, KernelBuilder, Ordering, ScalarType, Scope, Type};
 use kosmos_testkernels::compare::{self, Scale};
+use kosmos_tests::cpu::{
+    download_f32, download_u32, rng, u32_arg, upload_bf16, upload_f32, upload_u32,
+};
 use kosmos_tests::kernels;
-use rand::{Rng, SeedableRng, rngs::SmallRng};
+use kosmos_tests::suite::random_bf16;
+use rand::{Rng, rngs::SmallRng};
 use std::time::{Duration, Instant};
-
-fn rng(test: &str) -> SmallRng {
-    let seed: u64 = rand::rng().random();
-    println!("{test}: seed {seed}");
-    SmallRng::seed_from_u64(seed)
-}
-
-fn u32_arg(v: u32) -> Arg {
-    Arg::Scalar(Constant::int(ScalarType::U32, v as i64))
-}
-
-fn upload_f32(dev: &CpuDevice, v: &[f32]) -> u64 {
-    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-    let p = dev.alloc(bytes.len() as u64).unwrap();
-    dev.write(p, &bytes).unwrap();
-    p
-}
-
-fn upload_u32(dev: &CpuDevice, v: &[u32]) -> u64 {
-    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-    let p = dev.alloc(bytes.len() as u64).unwrap();
-    dev.write(p, &bytes).unwrap();
-    p
-}
-
-fn download_f32(dev: &CpuDevice, p: u64, n: usize) -> Vec<f32> {
-    let mut b = vec![0u8; n * 4];
-    dev.read(p, &mut b).unwrap();
-    b.chunks(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-fn download_u32(dev: &CpuDevice, p: u64, n: usize) -> Vec<u32> {
-    let mut b = vec![0u8; n * 4];
-    dev.read(p, &mut b).unwrap();
-    b.chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
 
 #[test]
 fn vector_add_ragged_tail() {
@@ -94,19 +57,8 @@ fn workgroup_sum_tree_reduction() {
 }
 
 fn run_matmul(dev: &CpuDevice, r: &mut SmallRng, m: usize, n: usize, k: usize) {
-    let a: Vec<bf16> = (0..m * k)
-        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
-        .collect();
-    let b: Vec<bf16> = (0..k * n)
-        .map(|_| bf16::from_f32(r.random_range(-1.0..1.0)))
-        .collect();
-    let up = |v: &[bf16]| {
-        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let p = dev.alloc(bytes.len() as u64).unwrap();
-        dev.write(p, &bytes).unwrap();
-        p
-    };
-    let (pa, pb) = (up(&a), up(&b));
+    let (a, b) = (random_bf16(r, m * k), random_bf16(r, k * n));
+    let (pa, pb) = (upload_bf16(dev, &a), upload_bf16(dev, &b));
     let pc = upload_f32(dev, &vec![f32::NAN; m * n]);
     let t = kernels::TILE;
     let grid = [(n as u32).div_ceil(t), (m as u32).div_ceil(t), 1];

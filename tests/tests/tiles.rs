@@ -2,18 +2,13 @@
 //! gemm on ragged shapes, and a 128x128 tile on `copy.async` and `mma.group`, for subgroups
 //! of 32 and 64 lanes, against f64 references.
 
-use half::bf16;
 use kosmos_cpu::{Arg, CpuConfig, CpuDevice};
-use kosmos_ir::{CmpPred, Constant, Dim, FragRole, KernelBuilder, ScalarType, Type};
+use kosmos_ir::{CmpPred, Dim, FragRole, KernelBuilder, ScalarType, Type, Value};
 use kosmos_testkernels as k;
 use kosmos_testkernels::compare::{self, Scale};
-use rand::{Rng, SeedableRng, rngs::SmallRng};
-
-fn rng(test: &str) -> SmallRng {
-    let seed: u64 = rand::rng().random();
-    println!("{test}: seed {seed}");
-    SmallRng::seed_from_u64(seed)
-}
+use kosmos_tests::cpu::{download_f32, rng, u32_arg, upload, upload_bf16};
+use kosmos_tests::suite::random_bf16;
+use rand::rngs::SmallRng;
 
 fn device(subgroup_size: u32) -> CpuDevice {
     CpuDevice::with_config(CpuConfig {
@@ -22,37 +17,9 @@ fn device(subgroup_size: u32) -> CpuDevice {
     })
 }
 
-fn u32_arg(v: u32) -> Arg {
-    Arg::Scalar(Constant::int(ScalarType::U32, v as i64))
-}
-
-fn upload(dev: &CpuDevice, bytes: &[u8]) -> u64 {
-    let p = dev.alloc(bytes.len() as u64).unwrap();
-    dev.write(p, bytes).unwrap();
-    p
-}
-
-fn random_bf16(rng: &mut SmallRng, len: usize) -> Vec<bf16> {
-    (0..len)
-        .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
-        .collect()
-}
-
-fn bf16_bytes(v: &[bf16]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
 /// A NaN-filled f32 output, so that unwritten elements show.
 fn poisoned(dev: &CpuDevice, len: usize) -> u64 {
     upload(dev, &f32::NAN.to_le_bytes().repeat(len))
-}
-
-fn download_f32(dev: &CpuDevice, p: u64, n: usize) -> Vec<f32> {
-    let mut b = vec![0u8; n * 4];
-    dev.read(p, &mut b).unwrap();
-    b.chunks(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
 }
 
 /// `c = c0 + a x b` for one 16x16x16 tile per subgroup, with a non-zero starting
@@ -86,7 +53,7 @@ fn mma_16x16x16_matches_f64_for_both_subgroup_sizes() {
     }
     for sg in [32, 64] {
         let dev = device(sg);
-        let (da, db) = (upload(&dev, &bf16_bytes(&a)), upload(&dev, &bf16_bytes(&b)));
+        let (da, db) = (upload_bf16(&dev, &a), upload_bf16(&dev, &b));
         let dc = poisoned(&dev, 256);
         // Two subgroups store the same tile: both must compute it.
         dev.launch(
@@ -124,7 +91,7 @@ fn run_gemm(
 ) {
     let (a, b) = (random_bf16(rng, m * kk), random_bf16(rng, kk * n));
     let dev = device(subgroup);
-    let (da, db) = (upload(&dev, &bf16_bytes(&a)), upload(&dev, &bf16_bytes(&b)));
+    let (da, db) = (upload_bf16(&dev, &a), upload_bf16(&dev, &b));
     let dc = poisoned(&dev, m * n);
     let counter = upload(&dev, &0u32.to_le_bytes());
     let tile = kernels::GEMM_TILE as usize;
@@ -204,8 +171,8 @@ fn group_gemm_kernel(masked: bool) -> kosmos_ir::Kernel {
     let tid = kb.workitem_id(Dim::X);
     let lanes = kb.workgroup_size(Dim::X);
     let sg = kb.subgroup_id();
-    let [c0, c1, c4, c8, c16, c63, c64, c128, c512, c1024, c8192] =
-        [0, 1, 4, 8, 16, 63, 64, 128, 512, 1024, 8192].map(|v| kb.const_u32(v));
+    let [c0, c1, c4, c8, c16, c63, c64, c512, c1024, c8192] =
+        [0, 1, 4, 8, 16, 63, 64, 512, 1024, 8192].map(|v| kb.const_u32(v));
     let group = kb.div(sg, c4);
     let q = kb.rem(sg, c4);
     let k_pad = kb.add(kk, c63);
@@ -224,21 +191,9 @@ fn group_gemm_kernel(masked: bool) -> kosmos_ir::Kernel {
             let row = kb.add(row0, i);
             let col0 = kb.mul(kc, c8);
             let col = kb.add(k0, col0);
-            let src_row = kb.mul(row, kk);
-            let src_at = kb.add(src_row, col);
-            let src = kb.ptr_offset(pa, src_at, Type::BF16);
-            let i_mod8 = kb.rem(i, c8);
-            let swz = kb.xor(kc, i_mod8);
-            let swz = kb.mul(swz, c16);
-            let line = kb.mul(i, c128);
             let tile = kb.mul(t, c8192);
-            let at = kb.add(tile, line);
-            let at = kb.add(at, swz);
-            let dst = kb.ptr_offset(sa, at, Type::Scalar(ScalarType::U8));
-            let row_ok = kb.cmp(CmpPred::Lt, row, m);
-            let col_ok = kb.cmp(CmpPred::Lt, col, kk);
-            let inside = kb.and(row_ok, col_ok);
-            kb.copy_async(dst, src, inside);
+            let at = swizzled(kb, tile, i, kc);
+            copy_chunk(kb, (pa, m, kk), (row, col), (sa, at));
             vec![]
         });
         // B: chunk (kr, nc) holds B(k0 + kr, 8 nc .. + 8), placed at byte
@@ -248,23 +203,11 @@ fn group_gemm_kernel(masked: bool) -> kosmos_ir::Kernel {
             let nc = kb.rem(ch, c16);
             let krow = kb.add(k0, kr);
             let col = kb.mul(nc, c8);
-            let src_row = kb.mul(krow, n);
-            let src_at = kb.add(src_row, col);
-            let src = kb.ptr_offset(pb, src_at, Type::BF16);
             let half = kb.div(nc, c8);
             let half = kb.mul(half, c8192);
-            let line = kb.mul(kr, c128);
             let nc8 = kb.rem(nc, c8);
-            let kr8 = kb.rem(kr, c8);
-            let swz = kb.xor(nc8, kr8);
-            let swz = kb.mul(swz, c16);
-            let at = kb.add(half, line);
-            let at = kb.add(at, swz);
-            let dst = kb.ptr_offset(sb, at, Type::Scalar(ScalarType::U8));
-            let row_ok = kb.cmp(CmpPred::Lt, krow, kk);
-            let col_ok = kb.cmp(CmpPred::Lt, col, n);
-            let inside = kb.and(row_ok, col_ok);
-            kb.copy_async(dst, src, inside);
+            let at = swizzled(kb, half, kr, nc8);
+            copy_chunk(kb, (pb, kk, n), (krow, col), (sb, at));
             vec![]
         });
         kb.async_commit();
@@ -295,6 +238,36 @@ fn group_gemm_kernel(masked: bool) -> kosmos_ir::Kernel {
     kernel
 }
 
+/// Byte `base + 128 line + 16 (chunk ^ (line % 8))`: the swizzled place of 16-byte chunk
+/// `chunk` of row `line` in a tile of 128-byte rows, as `mma.group` reads it.
+fn swizzled(kb: &mut KernelBuilder, base: Value, line: Value, chunk: Value) -> Value {
+    let [c8, c16, c128] = [8, 16, 128].map(|v| kb.const_u32(v));
+    let line_mod8 = kb.rem(line, c8);
+    let swz = kb.xor(chunk, line_mod8);
+    let swz = kb.mul(swz, c16);
+    let line = kb.mul(line, c128);
+    let at = kb.add(base, line);
+    kb.add(at, swz)
+}
+
+/// `copy.async` of the 16-byte chunk at (`row`, `col`) of `matrix`, row-major bf16 of
+/// `rows x cols`, to byte `at` of `stage`; zeros when the chunk lies outside the matrix.
+fn copy_chunk(
+    kb: &mut KernelBuilder,
+    (matrix, rows, cols): (Value, Value, Value),
+    (row, col): (Value, Value),
+    (stage, at): (Value, Value),
+) {
+    let src_row = kb.mul(row, cols);
+    let src_at = kb.add(src_row, col);
+    let src = kb.ptr_offset(matrix, src_at, Type::BF16);
+    let dst = kb.ptr_offset(stage, at, Type::Scalar(ScalarType::U8));
+    let row_ok = kb.cmp(CmpPred::Lt, row, rows);
+    let col_ok = kb.cmp(CmpPred::Lt, col, cols);
+    let inside = kb.and(row_ok, col_ok);
+    kb.copy_async(dst, src, inside);
+}
+
 /// Runs [`group_gemm_kernel`] on fresh random bf16 inputs with `subgroup`-lane subgroups;
 /// `c` is `128 x ldc` NaNs first, and everything outside `m x n` must stay NaN.
 fn run_group_gemm(
@@ -306,7 +279,7 @@ fn run_group_gemm(
 ) {
     let (a, b) = (random_bf16(rng, m * kk), random_bf16(rng, kk * n));
     let dev = device(subgroup);
-    let (da, db) = (upload(&dev, &bf16_bytes(&a)), upload(&dev, &bf16_bytes(&b)));
+    let (da, db) = (upload_bf16(&dev, &a), upload_bf16(&dev, &b));
     let dc = poisoned(&dev, 128 * ldc);
     let dims = [m, n, kk, ldc].map(|d| u32_arg(d as u32));
     let mut args = vec![Arg::Ptr(da), Arg::Ptr(db), Arg::Ptr(dc)];

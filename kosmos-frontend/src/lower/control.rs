@@ -71,6 +71,55 @@ impl Lower {
         }
     }
 
+    /// A loop region: binds the `carried` locals to the region's arguments, runs `body`, and
+    /// yields the locals' values at its end.
+    fn loop_region(
+        &mut self,
+        b: &mut KernelBuilder,
+        failed: &mut Result<()>,
+        carried: &[String],
+        args: &[Value],
+        body: impl FnOnce(&mut Self, &mut KernelBuilder) -> Result<()>,
+    ) -> Vec<Value> {
+        self.region(b, failed, |l, b| {
+            for (name, v) in carried.iter().zip(args) {
+                l.set_local(name, *v);
+            }
+            body(l, b)?;
+            Ok(l.carried_values(carried))
+        })
+    }
+
+    /// Lowers a loop's body with `ctx` as the loop its `break`s leave.
+    fn loop_body(&mut self, b: &mut KernelBuilder, ctx: LoopCtx, body: &syn::Block) -> Result<()> {
+        self.loops.push(ctx);
+        let r = self.block(b, body, None);
+        self.loops.pop();
+        r.map(drop)
+    }
+
+    /// After a region: reports the error it parked, rebinds the `carried` locals to its
+    /// results, and gives its value (the last result) when it has a `value_ty`.
+    fn close_region(
+        &mut self,
+        failed: Result<()>,
+        carried: &[String],
+        results: &[Value],
+        value_ty: Option<ScalarType>,
+    ) -> Result<Option<Val>> {
+        failed?;
+        self.rebind(carried, results);
+        Ok(value_ty.map(|ty| Val {
+            v: *results.last().expect("the region's value"),
+            ty,
+        }))
+    }
+
+    /// The current values of the `carried` locals.
+    fn carried_values(&self, carried: &[String]) -> Vec<Value> {
+        self.carried_vals(carried).iter().map(|v| v.0).collect()
+    }
+
     pub(super) fn if_expr(
         &mut self,
         b: &mut KernelBuilder,
@@ -103,7 +152,7 @@ impl Lower {
         let mut failed = Ok(());
         let yields =
             |l: &mut Self, v: Option<Val>, tokens: &dyn quote::ToTokens| -> Result<Vec<Value>> {
-                let mut out: Vec<Value> = l.carried_vals(&carried).iter().map(|v| v.0).collect();
+                let mut out = l.carried_values(&carried);
                 match (value_ty, v) {
                     (Some(_), Some(v)) => out.push(v.v),
                     (Some(t), None) if !l.terminated => {
@@ -142,18 +191,11 @@ impl Lower {
                 },
             )
         };
-        failed?;
-        self.rebind(&carried, &results);
-        Ok(value_ty.map(|ty| Val {
-            v: *results.last().expect("the if's value"),
-            ty,
-        }))
+        self.close_region(failed, &carried, &results, value_ty)
     }
 
     pub(super) fn for_loop(&mut self, b: &mut KernelBuilder, f: &syn::ExprForLoop) -> Result<()> {
-        if let Some(l) = &f.label {
-            return err(l, "loop labels are not supported in kernels");
-        }
+        no_label(&f.label)?;
         let var = match &*f.pat {
             syn::Pat::Ident(pi) if pi.mutability.is_none() && pi.subpat.is_none() => {
                 Some(pi.ident.to_string())
@@ -196,18 +238,10 @@ impl Lower {
             None => b.const_int(t, 1),
         };
         let carried = self.assigned_outer(|a| a.visit_block(&f.body));
-        let inits: Vec<Value> = self.carried_vals(&carried).iter().map(|v| v.0).collect();
-        self.loops.push(LoopCtx {
-            kind: LoopKind::For,
-            carried: carried.clone(),
-            value_ty: None,
-        });
+        let inits = self.carried_values(&carried);
         let mut failed = Ok(());
         let results = b.for_range(lb.v, ub.v, step, &inits, |b, iv, args| {
-            self.region(b, &mut failed, |l, b| {
-                for (name, v) in carried.iter().zip(args) {
-                    l.set_local(name, *v);
-                }
+            self.loop_region(b, &mut failed, &carried, args, |l, b| {
                 l.scopes.push(HashMap::new());
                 if let Some(var) = &var {
                     l.bind(
@@ -219,49 +253,42 @@ impl Lower {
                         },
                     );
                 }
-                let r = l.block(b, &f.body, None);
+                let ctx = LoopCtx {
+                    kind: LoopKind::For,
+                    carried: carried.clone(),
+                    value_ty: None,
+                };
+                let r = l.loop_body(b, ctx, &f.body);
                 l.scopes.pop();
-                r?;
-                Ok(l.carried_vals(&carried).iter().map(|v| v.0).collect())
+                r
             })
         });
-        self.loops.pop();
-        failed?;
-        self.rebind(&carried, &results);
+        self.close_region(failed, &carried, &results, None)?;
         Ok(())
     }
 
     pub(super) fn while_loop(&mut self, b: &mut KernelBuilder, w: &syn::ExprWhile) -> Result<()> {
-        if let Some(l) = &w.label {
-            return err(l, "loop labels are not supported in kernels");
-        }
+        no_label(&w.label)?;
         let carried = self.assigned_outer(|a| a.visit_expr_while(w));
         let vals = self.carried_vals(&carried);
         let inits: Vec<Value> = vals.iter().map(|v| v.0).collect();
         let types: Vec<Type> = vals.iter().map(|v| v.1).collect();
         let mut failed = Ok(());
         let results = b.loop_(&inits, &types, |b, args| {
-            self.region(b, &mut failed, |l, b| {
-                for (name, v) in carried.iter().zip(args) {
-                    l.set_local(name, *v);
-                }
+            self.loop_region(b, &mut failed, &carried, args, |l, b| {
                 let cond = l.value(b, &w.cond, Some(S::I1))?;
                 let done = b.unary(UnOp::Not, cond.v);
                 let current = args.to_vec();
                 b.if_then(done, |b| b.break_(&current));
-                l.loops.push(LoopCtx {
+                let ctx = LoopCtx {
                     kind: LoopKind::While,
                     carried: carried.clone(),
                     value_ty: None,
-                });
-                let r = l.block(b, &w.body, None);
-                l.loops.pop();
-                r?;
-                Ok(l.carried_vals(&carried).iter().map(|v| v.0).collect())
+                };
+                l.loop_body(b, ctx, &w.body)
             })
         });
-        failed?;
-        self.rebind(&carried, &results);
+        self.close_region(failed, &carried, &results, None)?;
         Ok(())
     }
 
@@ -271,9 +298,7 @@ impl Lower {
         lp: &syn::ExprLoop,
         expect: Option<ScalarType>,
     ) -> Result<Option<Val>> {
-        if let Some(l) = &lp.label {
-            return err(l, "loop labels are not supported in kernels");
-        }
+        no_label(&lp.label)?;
         let mut breaks = BreakValues(Vec::new());
         breaks.visit_block(&lp.body);
         let value_ty = breaks.0.first().map(|first| {
@@ -289,33 +314,20 @@ impl Lower {
         types.extend(value_ty.map(Type::Scalar));
         let mut failed = Ok(());
         let results = b.loop_(&inits, &types, |b, args| {
-            self.region(b, &mut failed, |l, b| {
-                for (name, v) in carried.iter().zip(args) {
-                    l.set_local(name, *v);
-                }
-                l.loops.push(LoopCtx {
+            self.loop_region(b, &mut failed, &carried, args, |l, b| {
+                let ctx = LoopCtx {
                     kind: LoopKind::Loop,
                     carried: carried.clone(),
                     value_ty,
-                });
-                let r = l.block(b, &lp.body, None);
-                l.loops.pop();
-                r?;
-                Ok(l.carried_vals(&carried).iter().map(|v| v.0).collect())
+                };
+                l.loop_body(b, ctx, &lp.body)
             })
         });
-        failed?;
-        self.rebind(&carried, &results);
-        Ok(value_ty.map(|ty| Val {
-            v: *results.last().expect("the loop's value"),
-            ty,
-        }))
+        self.close_region(failed, &carried, &results, value_ty)
     }
 
     pub(super) fn break_(&mut self, b: &mut KernelBuilder, br: &syn::ExprBreak) -> Result<()> {
-        if let Some(l) = &br.label {
-            return err(l, "loop labels are not supported in kernels");
-        }
+        no_label(&br.label)?;
         let Some(ctx) = self.loops.last() else {
             return err(br, "`break` outside of a loop");
         };
@@ -326,7 +338,7 @@ impl Lower {
             );
         }
         let (carried, value_ty) = (ctx.carried.clone(), ctx.value_ty);
-        let mut values: Vec<Value> = self.carried_vals(&carried).iter().map(|v| v.0).collect();
+        let mut values = self.carried_values(&carried);
         match (&br.expr, value_ty) {
             (Some(e), Some(t)) => values.push(self.value(b, e, Some(t))?.v),
             (Some(e), None) => return err(e, "`break` with a value is only allowed in `loop`"),
@@ -361,20 +373,7 @@ impl<'ast> Visit<'ast> for Assigned {
     }
 
     fn visit_expr_binary(&mut self, bin: &'ast syn::ExprBinary) {
-        let compound = matches!(
-            bin.op,
-            syn::BinOp::AddAssign(_)
-                | syn::BinOp::SubAssign(_)
-                | syn::BinOp::MulAssign(_)
-                | syn::BinOp::DivAssign(_)
-                | syn::BinOp::RemAssign(_)
-                | syn::BinOp::BitAndAssign(_)
-                | syn::BinOp::BitOrAssign(_)
-                | syn::BinOp::BitXorAssign(_)
-                | syn::BinOp::ShlAssign(_)
-                | syn::BinOp::ShrAssign(_)
-        );
-        if compound
+        if is_compound_assign(&bin.op)
             && let Expr::Path(p) = &*bin.left
             && let Some(i) = p.path.get_ident()
         {
@@ -408,19 +407,7 @@ fn produces_value(e: &Expr) -> bool {
         | Expr::Break(_)
         | Expr::Return(_)
         | Expr::Continue(_) => false,
-        Expr::Binary(b) => !matches!(
-            b.op,
-            syn::BinOp::AddAssign(_)
-                | syn::BinOp::SubAssign(_)
-                | syn::BinOp::MulAssign(_)
-                | syn::BinOp::DivAssign(_)
-                | syn::BinOp::RemAssign(_)
-                | syn::BinOp::BitAndAssign(_)
-                | syn::BinOp::BitOrAssign(_)
-                | syn::BinOp::BitXorAssign(_)
-                | syn::BinOp::ShlAssign(_)
-                | syn::BinOp::ShrAssign(_)
-        ),
+        Expr::Binary(b) => !is_compound_assign(&b.op),
         Expr::If(i) => {
             i.else_branch.is_some() && tail_expr(&i.then_branch).is_some_and(produces_value)
         }
@@ -439,5 +426,30 @@ fn produces_value(e: &Expr) -> bool {
             _ => true,
         },
         _ => true,
+    }
+}
+
+/// `x op= y`: an assignment to `x`.
+fn is_compound_assign(op: &syn::BinOp) -> bool {
+    matches!(
+        op,
+        syn::BinOp::AddAssign(_)
+            | syn::BinOp::SubAssign(_)
+            | syn::BinOp::MulAssign(_)
+            | syn::BinOp::DivAssign(_)
+            | syn::BinOp::RemAssign(_)
+            | syn::BinOp::BitAndAssign(_)
+            | syn::BinOp::BitOrAssign(_)
+            | syn::BinOp::BitXorAssign(_)
+            | syn::BinOp::ShlAssign(_)
+            | syn::BinOp::ShrAssign(_)
+    )
+}
+
+/// Rejects a loop's label or a `break`'s target: kernels have no labelled loops.
+fn no_label(label: &Option<impl quote::ToTokens>) -> Result<()> {
+    match label {
+        Some(l) => err(l, "loop labels are not supported in kernels"),
+        None => Ok(()),
     }
 }

@@ -10,46 +10,19 @@ use syn::{Expr, Result};
 use ScalarType as S;
 
 impl Lower {
-    /// `sqrt(x)`, `exp2(x)`, `log2(x)`, `abs(x)`.
-    pub(super) fn math1_call(
-        &mut self,
-        b: &mut KernelBuilder,
-        call: &Call,
-        expect: Option<ScalarType>,
-    ) -> Result<Val> {
-        let x = call.args[0];
-        let t = expect.or_else(|| self.infer(x));
-        let x = self.value(b, x, t)?;
-        self.math1(b, &call.name, x, call.call)
-    }
-
-    /// `min(a, b)`, `max(a, b)`.
-    pub(super) fn minmax_call(
+    /// `sqrt(x)`, `exp2(x)`, `log2(x)`, `abs(x)`, `min(a, b)`, `max(a, b)`, `fma(a, b, c)`.
+    pub(super) fn math_call(
         &mut self,
         b: &mut KernelBuilder,
         call: &Call,
         expect: Option<ScalarType>,
     ) -> Result<Val> {
         let args = &call.args;
-        let t = expect.or_else(|| self.infer_pair(args[0], args[1]));
-        let x = self.value(b, args[0], t)?;
-        let y = self.value(b, args[1], Some(x.ty))?;
-        self.minmax(b, &call.name, x, y, call.call)
-    }
-
-    /// `fma(a, b, c)`.
-    pub(super) fn fma_call(
-        &mut self,
-        b: &mut KernelBuilder,
-        call: &Call,
-        expect: Option<ScalarType>,
-    ) -> Result<Val> {
-        let args = &call.args;
-        let t = expect.or_else(|| args.iter().find_map(|a| self.infer(a)));
-        let x = self.value(b, args[0], t)?;
-        let y = self.value(b, args[1], Some(x.ty))?;
-        let z = self.value(b, args[2], Some(x.ty))?;
-        self.fma(b, x, y, z, call.call)
+        let t = expect.or_else(|| match args[..] {
+            [x, y] => self.infer_pair(x, y),
+            _ => args.iter().find_map(|a| self.infer(a)),
+        });
+        self.math(b, &call.name, t, args, call.call)
     }
 
     /// A method call: the math methods of numbers.
@@ -78,109 +51,99 @@ impl Lower {
         if let Some(t) = &m.turbofish {
             return err(t, "methods take no generic arguments in kernels");
         }
-        let args: Vec<&Expr> = m.args.iter().collect();
-        let arity = |n: usize| -> Result<()> {
-            if args.len() == n {
-                Ok(())
-            } else {
-                err(
-                    m,
-                    format!("`{name}` takes {n} argument(s), found {}", args.len()),
-                )
+        let (function, arity) = match name.as_str() {
+            "sqrt" | "exp2" | "log2" | "abs" => (name.as_str(), 0),
+            "min" | "max" => (name.as_str(), 1),
+            "mul_add" => ("fma", 2),
+            _ => {
+                return err(
+                    &m.method,
+                    format!("unsupported method `{name}` in a kernel"),
+                );
             }
         };
+        if m.args.len() != arity {
+            return err(
+                m,
+                format!("`{name}` takes {arity} argument(s), found {}", m.args.len()),
+            );
+        }
+        let operands: Vec<&Expr> = std::iter::once(&*m.receiver).chain(&m.args).collect();
+        // The receiver gives the type; `min` and `max` also look at their argument.
         let t = expect.or_else(|| self.infer(&m.receiver));
-        match name.as_str() {
-            "sqrt" | "exp2" | "log2" | "abs" => {
-                arity(0)?;
-                let x = self.value(b, &m.receiver, t)?;
-                self.math1(b, &name, x, m)
-            }
+        let t = match function {
+            "min" | "max" => t.or_else(|| self.infer(operands[1])),
+            _ => t,
+        };
+        self.math(b, function, t, &operands, m)
+    }
+
+    /// `name` (a math intrinsic) of the `operands`, with `t` the type of the first one when
+    /// known; the result has the first operand's type.
+    fn math(
+        &mut self,
+        b: &mut KernelBuilder,
+        name: &str,
+        t: Option<ScalarType>,
+        operands: &[&Expr],
+        tokens: impl quote::ToTokens,
+    ) -> Result<Val> {
+        let (v, ty) = match name {
             "min" | "max" => {
-                arity(1)?;
-                let t = t.or_else(|| self.infer(args[0]));
-                let x = self.value(b, &m.receiver, t)?;
-                let y = self.value(b, args[0], Some(x.ty))?;
-                self.minmax(b, &name, x, y, m)
+                let [x, y] = self.operands(b, t, operands)?;
+                if x.ty == S::I1 {
+                    return err(tokens, format!("`{name}` cannot be applied to bool"));
+                }
+                let op = if name == "min" {
+                    BinOp::Min
+                } else {
+                    BinOp::Max
+                };
+                (b.binary(op, x.v, y.v), x.ty)
             }
-            "mul_add" => {
-                arity(2)?;
-                let x = self.value(b, &m.receiver, t)?;
-                let y = self.value(b, args[0], Some(x.ty))?;
-                let z = self.value(b, args[1], Some(x.ty))?;
-                self.fma(b, x, y, z, m)
+            "fma" => {
+                let [x, y, z] = self.operands(b, t, operands)?;
+                if !x.ty.is_float() {
+                    return err(
+                        tokens,
+                        format!("fused multiply-add takes floats, found {}", rust_name(x.ty)),
+                    );
+                }
+                (b.fma(x.v, y.v, z.v), x.ty)
             }
-            _ => err(
-                &m.method,
-                format!("unsupported method `{name}` in a kernel"),
-            ),
-        }
-    }
-
-    fn math1(
-        &mut self,
-        b: &mut KernelBuilder,
-        name: &str,
-        x: Val,
-        tokens: impl quote::ToTokens,
-    ) -> Result<Val> {
-        let (op, ok) = match name {
-            "sqrt" => (UnOp::Sqrt, x.ty.is_float()),
-            "exp2" => (UnOp::Exp2, x.ty.is_float()),
-            "log2" => (UnOp::Log2, x.ty.is_float()),
-            _ => (UnOp::Abs, x.ty.is_float() || x.ty.is_signed_int()),
+            _ => {
+                let [x] = self.operands(b, t, operands)?;
+                let (op, ok) = match name {
+                    "sqrt" => (UnOp::Sqrt, x.ty.is_float()),
+                    "exp2" => (UnOp::Exp2, x.ty.is_float()),
+                    "log2" => (UnOp::Log2, x.ty.is_float()),
+                    _ => (UnOp::Abs, x.ty.is_float() || x.ty.is_signed_int()),
+                };
+                if !ok {
+                    return err(
+                        tokens,
+                        format!("`{name}` cannot be applied to {}", rust_name(x.ty)),
+                    );
+                }
+                (b.unary(op, x.v), x.ty)
+            }
         };
-        if !ok {
-            return err(
-                tokens,
-                format!("`{name}` cannot be applied to {}", rust_name(x.ty)),
-            );
-        }
-        Ok(Val {
-            v: b.unary(op, x.v),
-            ty: x.ty,
-        })
+        Ok(Val { v, ty })
     }
 
-    fn minmax(
+    /// Lowers the `operands` of a math function: the first as `t` (when known), the others
+    /// as the type the first one has.
+    fn operands<const N: usize>(
         &mut self,
         b: &mut KernelBuilder,
-        name: &str,
-        x: Val,
-        y: Val,
-        tokens: impl quote::ToTokens,
-    ) -> Result<Val> {
-        if x.ty == S::I1 {
-            return err(tokens, format!("`{name}` cannot be applied to bool"));
+        t: Option<ScalarType>,
+        operands: &[&Expr],
+    ) -> Result<[Val; N]> {
+        let mut vals = Vec::with_capacity(N);
+        for e in operands {
+            let t = vals.first().map_or(t, |first: &Val| Some(first.ty));
+            vals.push(self.value(b, e, t)?);
         }
-        let op = if name == "min" {
-            BinOp::Min
-        } else {
-            BinOp::Max
-        };
-        Ok(Val {
-            v: b.binary(op, x.v, y.v),
-            ty: x.ty,
-        })
-    }
-
-    fn fma(
-        &mut self,
-        b: &mut KernelBuilder,
-        x: Val,
-        y: Val,
-        z: Val,
-        tokens: impl quote::ToTokens,
-    ) -> Result<Val> {
-        if !x.ty.is_float() {
-            return err(
-                tokens,
-                format!("fused multiply-add takes floats, found {}", rust_name(x.ty)),
-            );
-        }
-        Ok(Val {
-            v: b.fma(x.v, y.v, z.v),
-            ty: x.ty,
-        })
+        Ok(vals.try_into().expect("the intrinsic's number of operands"))
     }
 }

@@ -83,13 +83,11 @@ impl Lower {
 
     pub(super) fn fence(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
         let args = &call.args;
-        let ord = ordering(args[0])?;
-        if ord == Ordering::Relaxed {
-            return err(
-                args[0],
-                "a fence cannot be `Relaxed`: use Acquire, Release, AcqRel or SeqCst",
-            );
-        }
+        let ord = ordering_other_than(
+            args[0],
+            &[Ordering::Relaxed],
+            "a fence cannot be `Relaxed`: use Acquire, Release, AcqRel or SeqCst",
+        )?;
         b.fence(ord, scope(args[1])?);
         Ok(())
     }
@@ -108,16 +106,13 @@ impl Lower {
         call: &Call,
         _: Option<ScalarType>,
     ) -> Result<Val> {
-        let (name, args) = (&call.name, &call.args);
-        let (ptr, elem) = self.elem_ref(b, args[0], name, false)?;
-        check_atomic_type(args[0], name, elem, false)?;
-        let ord = ordering(args[1])?;
-        if matches!(ord, Ordering::Release | Ordering::AcqRel) {
-            return err(
-                args[1],
-                "an atomic load cannot be `Release` or `AcqRel`: use Relaxed, Acquire or SeqCst",
-            );
-        }
+        let args = &call.args;
+        let (ptr, elem) = self.atomic_elem(b, call, false, false)?;
+        let ord = ordering_other_than(
+            args[1],
+            &[Ordering::Release, Ordering::AcqRel],
+            "an atomic load cannot be `Release` or `AcqRel`: use Relaxed, Acquire or SeqCst",
+        )?;
         Ok(Val {
             v: b.atomic_load(ptr, elem, ord, scope(args[2])?),
             ty: elem,
@@ -125,17 +120,14 @@ impl Lower {
     }
 
     pub(super) fn atomic_store(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
-        let (name, args) = (&call.name, &call.args);
-        let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
-        check_atomic_type(args[0], name, elem, false)?;
+        let args = &call.args;
+        let (ptr, elem) = self.atomic_elem(b, call, true, false)?;
         let v = self.value(b, args[1], Some(elem))?;
-        let ord = ordering(args[2])?;
-        if matches!(ord, Ordering::Acquire | Ordering::AcqRel) {
-            return err(
-                args[2],
-                "an atomic store cannot be `Acquire` or `AcqRel`: use Relaxed, Release or SeqCst",
-            );
-        }
+        let ord = ordering_other_than(
+            args[2],
+            &[Ordering::Acquire, Ordering::AcqRel],
+            "an atomic store cannot be `Acquire` or `AcqRel`: use Relaxed, Release or SeqCst",
+        )?;
         b.atomic_store(ptr, v.v, ord, scope(args[3])?);
         Ok(())
     }
@@ -146,9 +138,8 @@ impl Lower {
         call: &Call,
         _: Option<ScalarType>,
     ) -> Result<Val> {
-        let (name, args) = (&call.name, &call.args);
-        let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
-        check_atomic_type(args[0], name, elem, false)?;
+        let args = &call.args;
+        let (ptr, elem) = self.atomic_elem(b, call, true, false)?;
         let expected = self.value(b, args[1], Some(elem))?;
         let desired = self.value(b, args[2], Some(elem))?;
         let ord = ordering(args[3])?;
@@ -165,8 +156,8 @@ impl Lower {
         call: &Call,
         _: Option<ScalarType>,
     ) -> Result<Val> {
-        let (name, args) = (&call.name, &call.args);
-        let op = match name.as_str() {
+        let args = &call.args;
+        let op = match call.name.as_str() {
             "atomic_add" => RmwOp::Add,
             "atomic_min" => RmwOp::Min,
             "atomic_max" => RmwOp::Max,
@@ -175,14 +166,29 @@ impl Lower {
             "atomic_or" => RmwOp::Or,
             other => unreachable!("`{other}` is no read-modify-write"),
         };
-        let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
-        check_atomic_type(args[0], name, elem, matches!(op, RmwOp::Add | RmwOp::Xchg))?;
+        let f32_ok = matches!(op, RmwOp::Add | RmwOp::Xchg);
+        let (ptr, elem) = self.atomic_elem(b, call, true, f32_ok)?;
         let v = self.value(b, args[1], Some(elem))?;
         let ord = ordering(args[2])?;
         Ok(Val {
             v: b.atomic_rmw(op, ptr, v.v, ord, scope(args[3])?),
             ty: elem,
         })
+    }
+
+    /// The element an atomic `call` works on (its first argument, `&a[i]`), of a type
+    /// atomics take: 32- or 64-bit integers, or f32 where `f32_ok`.
+    fn atomic_elem(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        write: bool,
+        f32_ok: bool,
+    ) -> Result<(Value, ScalarType)> {
+        let (name, arg) = (&call.name, call.args[0]);
+        let (ptr, elem) = self.elem_ref(b, arg, name, write)?;
+        check_atomic_type(arg, name, elem, f32_ok)?;
+        Ok((ptr, elem))
     }
 
     /// The element an atomic, a fragment or a vector access starts at: `&a[i]` (or
@@ -271,6 +277,15 @@ fn ordering(e: &Expr) -> Result<Ordering> {
             );
         }
     };
+    Ok(o)
+}
+
+/// [`ordering`], refusing those in `refused` with `message`.
+fn ordering_other_than(e: &Expr, refused: &[Ordering], message: &str) -> Result<Ordering> {
+    let o = ordering(e)?;
+    if refused.contains(&o) {
+        return err(e, message);
+    }
     Ok(o)
 }
 

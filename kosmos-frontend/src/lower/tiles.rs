@@ -98,13 +98,7 @@ impl Lower {
         call: &Call,
     ) -> Result<(Value, TileTy)> {
         let (name, args) = (&call.name, &call.args);
-        let (ptr, elem) = self.elem_ref(b, args[0], name, false)?;
-        if elem != S::BF16 {
-            return err(
-                args[0],
-                format!("`{name}` reads bf16 elements, found {}", rust_name(elem)),
-            );
-        }
+        let ptr = self.frag_memory(b, call, false, S::BF16)?;
         let stride = self.value(b, args[1], Some(S::U32))?;
         let role = if name == "frag_load_a" {
             FragRole::A
@@ -157,13 +151,7 @@ impl Lower {
     /// `frag_store(&c[i], acc, stride)` and `frag_store_within(&c[i], acc, stride, rows, cols)`.
     pub(super) fn frag_store(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
         let (name, args) = (&call.name, &call.args);
-        let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
-        if elem != S::F32 {
-            return err(
-                args[0],
-                format!("`{name}` writes f32 elements, found {}", rust_name(elem)),
-            );
-        }
+        let ptr = self.frag_memory(b, call, true, S::F32)?;
         let acc = self.acc_arg(b, args[1])?;
         let stride = self.value(b, args[2], Some(S::U32))?;
         if name == "frag_store_within" {
@@ -217,6 +205,30 @@ impl Lower {
             .map_err(|_| Error::new_spanned(arg, format!("{what} out of range for u32")))?;
         b.async_wait(pending);
         Ok(())
+    }
+
+    /// Where a fragment load or store (`call`) starts: `&a[i]` with `elem` elements.
+    fn frag_memory(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        write: bool,
+        elem: ScalarType,
+    ) -> Result<Value> {
+        let (name, arg) = (&call.name, call.args[0]);
+        let (ptr, found) = self.elem_ref(b, arg, name, write)?;
+        if found != elem {
+            let access = if write { "writes" } else { "reads" };
+            return err(
+                arg,
+                format!(
+                    "`{name}` {access} {} elements, found {}",
+                    rust_name(elem),
+                    rust_name(found)
+                ),
+            );
+        }
+        Ok(ptr)
     }
 
     /// A tile of `mma_group` in shared memory, `&tile[i]`; `tile` names it in errors. The

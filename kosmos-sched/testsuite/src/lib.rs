@@ -8,7 +8,7 @@ pub mod world_kernels;
 use kosmos_runtime::{Device, KernelArg, Module, World, WorldError, WorldModules, WorldOptions};
 use kosmos_sched::pipeline::{BLOCK, Pipeline, buffers};
 use kosmos_sched::plan::{PipelineShape, RankPlan};
-use kosmos_sched::{SchedOptions, TraceEvent};
+use kosmos_sched::{ErrorRecord, SchedOptions, TraceEvent};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 include!(concat!(env!("OUT_DIR"), "/kosmos_modules.rs"));
@@ -188,6 +188,20 @@ pub fn run_pipeline_in<M: WorldModules + ?Sized>(
         per_rank,
         check,
     })
+}
+
+/// The error of a run with a planted missing signal, and its wait records: panics (naming
+/// `seed`) unless the run timed out with at least one record.
+pub fn expect_timeout<T>(run: Result<T, WorldError>, seed: u64) -> (WorldError, Vec<ErrorRecord>) {
+    let err = run
+        .err()
+        .unwrap_or_else(|| panic!("seed {seed}: a planted missing signal went unnoticed"));
+    let WorldError::Timeout { records } = &err else {
+        panic!("seed {seed}: unexpected error {err}");
+    };
+    assert!(!records.is_empty(), "{err}");
+    let records = records.clone();
+    (err, records)
 }
 
 /// A seed from the clock (printed by callers so a failure can be replayed with

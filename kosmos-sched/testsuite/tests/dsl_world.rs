@@ -2,12 +2,12 @@
 //! device: every rank gathers every shard exactly and computes from it only after the
 //! shard's signal; a planted missing signal becomes a timeout naming who waited on what.
 
-use kosmos_runtime::{Device, Module, SymmetricBuffer, World, WorldError, WorldOptions};
+use kosmos_runtime::{Device, Module, SymmetricBuffer, World, WorldOptions};
 use kosmos_sched::WaitKind;
 use kosmos_sched_tests::dsl_kernels::{
     allgather_buffers as buf, allgather_scale, allgather_scale_dispatch,
 };
-use kosmos_sched_tests::{DSL, seed};
+use kosmos_sched_tests::{DSL, expect_timeout, seed};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 const CHUNK: u32 = 100;
@@ -80,23 +80,32 @@ fn load(device: &Device) -> Module {
 fn dsl_allgather_delivers_every_shard_and_computes_after_its_signal() {
     let device = Device::cpu_with_resident_limit(16);
     let module = load(&device);
+    on_worlds(&device, |run, per_rank, what| {
+        let scale = 0.75f32;
+        allgather_scale::launch(
+            &mut run.world,
+            &module,
+            per_rank,
+            BLOCK,
+            CHUNK,
+            scale,
+            u32::MAX,
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        check_gathered_and_scaled(run, scale, what);
+    });
+}
+
+/// Runs `case` on fresh worlds of 1, 2 and 4 ranks, with 1 and 3 workgroups per rank (its
+/// second argument); `what` names the shape and the seed in messages.
+fn on_worlds(device: &Device, mut case: impl FnMut(&mut Run, u32, &str)) {
     for ranks in [1, 2, 4] {
         for per_rank in [1, 3] {
             let seed = seed();
-            println!("R={ranks} W={per_rank} seed {seed}");
-            let mut run = setup(&device, ranks, None, seed);
-            let scale = 0.75f32;
-            allgather_scale::launch(
-                &mut run.world,
-                &module,
-                per_rank,
-                BLOCK,
-                CHUNK,
-                scale,
-                u32::MAX,
-            )
-            .unwrap_or_else(|e| panic!("R={ranks} W={per_rank} seed {seed}: {e}"));
-            check_gathered_and_scaled(&run, scale, &format!("R={ranks} W={per_rank} seed {seed}"));
+            let what = format!("R={ranks} W={per_rank} seed {seed}");
+            println!("{what}");
+            let mut run = setup(device, ranks, None, seed);
+            case(&mut run, per_rank, &what);
         }
     }
 }
@@ -127,33 +136,21 @@ fn check_gathered_and_scaled(run: &Run, scale: f32, what: &str) {
 fn dsl_dispatch_runs_every_push_and_row_once_after_its_signal() {
     let device = Device::cpu_with_resident_limit(16);
     let module = load(&device);
-    for ranks in [1, 2, 4] {
-        for per_rank in [1, 3] {
-            let seed = seed();
-            let what = format!("R={ranks} W={per_rank} seed {seed}");
-            println!("{what}");
-            let mut run = setup(&device, ranks, None, seed);
-            let scale = 1.25f32;
-            allgather_scale_dispatch::launch(
-                &mut run.world,
-                &module,
-                per_rank,
-                BLOCK,
-                CHUNK,
-                scale,
-            )
+    on_worlds(&device, |run, per_rank, what| {
+        let scale = 1.25f32;
+        allgather_scale_dispatch::launch(&mut run.world, &module, per_rank, BLOCK, CHUNK, scale)
             .unwrap_or_else(|e| panic!("{what}: {e}"));
-            check_gathered_and_scaled(&run, scale, &what);
-            for r in 0..ranks {
-                let tally = run.tally.rank(r).download().unwrap();
-                assert_eq!(
-                    tally,
-                    vec![1; 2 * ranks as usize],
-                    "{what}: rank {r} ran its pushes and rows these many times"
-                );
-            }
+        check_gathered_and_scaled(run, scale, what);
+        let ranks = run.world.ranks();
+        for r in 0..ranks {
+            let tally = run.tally.rank(r).download().unwrap();
+            assert_eq!(
+                tally,
+                vec![1; 2 * ranks as usize],
+                "{what}: rank {r} ran its pushes and rows these many times"
+            );
         }
-    }
+    });
 }
 
 #[test]
@@ -167,12 +164,8 @@ fn dsl_missing_signal_times_out_naming_rank_workgroup_and_task() {
     // Rank 0's push to rank 1 signals the spare counter: rank 1's task for source 0 never
     // becomes ready.
     let skip = 1;
-    let err = allgather_scale::launch(&mut run.world, &module, 2, BLOCK, CHUNK, 1.0, skip)
-        .err()
-        .unwrap_or_else(|| panic!("seed {seed}: a planted missing signal went unnoticed"));
-    let WorldError::Timeout { records } = &err else {
-        panic!("seed {seed}: unexpected error {err}");
-    };
+    let launch = allgather_scale::launch(&mut run.world, &module, 2, BLOCK, CHUNK, 1.0, skip);
+    let (err, records) = expect_timeout(launch, seed);
     assert_eq!(records.len(), 1, "{err}");
     let r = records[0];
     assert_eq!((r.kind, r.rank, r.task), (WaitKind::Task, 1, 0), "{r}");

@@ -2,9 +2,9 @@
 //! co-resident grid). Opt-in: `cargo test -p kosmos-sched-tests --test gpu_world --
 //! --include-ignored`; a missing GPU then fails loudly.
 
-use kosmos_runtime::{Device, WorldError};
+use kosmos_runtime::Device;
 use kosmos_sched::WaitKind;
-use kosmos_sched_tests::{RunConfig, load, run_pipeline, seed};
+use kosmos_sched_tests::{RunConfig, expect_timeout, load, run_pipeline, seed};
 
 fn gpu() -> Device {
     Device::cuda(0).unwrap_or_else(|e| panic!("this test needs a CUDA GPU: {e}"))
@@ -49,14 +49,8 @@ fn a_missing_signal_times_out_on_the_gpu() {
     cfg.wait_bound = Some(20_000);
     cfg.drop_signal = Some((1, 0));
     let start = std::time::Instant::now();
-    let err = run_pipeline(&device, &module, &cfg)
-        .err()
-        .unwrap_or_else(|| panic!("seed {seed}: a planted missing signal went unnoticed"));
+    let (err, records) = expect_timeout(run_pipeline(&device, &module, &cfg), seed);
     println!("gave up after {:?}: {err}", start.elapsed());
-    let WorldError::Timeout { records } = &err else {
-        panic!("seed {seed}: unexpected error {err}");
-    };
-    assert!(!records.is_empty());
     for r in records {
         assert_eq!((r.kind, r.rank, r.task), (WaitKind::Task, 1, 2), "{r}");
         assert_eq!((r.counter, r.expected, r.seen), (4, 2, 1), "{r}");
