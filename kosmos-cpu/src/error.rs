@@ -66,11 +66,18 @@ pub enum CpuError {
         dim: char,
         message: String,
     },
+    /// `size` is exact whatever the block: three `u32`s multiply to less than 2^96.
     #[error("kernel {kernel}: workgroup size {size} exceeds {limit}")]
     WorkgroupTooLarge {
         kernel: String,
-        size: u64,
+        size: u128,
         limit: u32,
+    },
+    #[error("kernel {kernel}: a grid of {grid:?} is {workgroups} workgroups, more than 2^64 - 1")]
+    GridTooLarge {
+        kernel: String,
+        grid: [u32; 3],
+        workgroups: u128,
     },
     /// A kernel with `mma.group` launched with a workgroup that is not whole groups of
     /// [`kosmos_ir::GROUP_SUBGROUPS`] subgroups.

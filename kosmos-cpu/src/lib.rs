@@ -184,7 +184,7 @@ impl CpuDevice {
         if !subgroup.is_power_of_two() || !(8..=64).contains(&subgroup) {
             return Err(CpuError::SubgroupSize { size: subgroup });
         }
-        check_dims(kernel, grid, block, subgroup)?;
+        let total = check_dims(kernel, grid, block, subgroup)?;
         let prog = compile::compile(kernel, subgroup);
         let mem = MemoryView {
             allocs: self.allocs().live.values().cloned().collect(),
@@ -199,7 +199,6 @@ impl CpuDevice {
             params,
             abort: AtomicBool::new(false),
         };
-        let total: u64 = grid.iter().map(|g| *g as u64).product();
         let threads = self
             .inner
             .config
@@ -288,12 +287,14 @@ impl CpuDevice {
     }
 }
 
+/// Checks the launch's dimensions; returns its number of workgroups. Products are taken in
+/// `u128`, where three `u32`s cannot overflow.
 fn check_dims(
     kernel: &Kernel,
     grid: [u32; 3],
     block: [u32; 3],
     subgroup: u32,
-) -> Result<(), CpuError> {
+) -> Result<u64, CpuError> {
     for (what, dims) in [("grid", grid), ("block", block)] {
         for (d, name) in dims.iter().zip(['x', 'y', 'z']) {
             if *d == 0 {
@@ -306,9 +307,10 @@ fn check_dims(
             }
         }
     }
-    let size: u64 = block.iter().map(|b| *b as u64).product();
+    let product = |dims: [u32; 3]| dims.iter().map(|d| u128::from(*d)).product::<u128>();
+    let size = product(block);
     let limit = kernel.workgroup_bound(subgroup).min(MAX_WORKGROUP_SIZE);
-    if size > limit as u64 {
+    if size > u128::from(limit) {
         return Err(CpuError::WorkgroupTooLarge {
             kernel: kernel.name.clone(),
             size,
@@ -317,6 +319,7 @@ fn check_dims(
     }
     // `mma.group` runs on whole groups of subgroups; checked here so that no group of any
     // workgroup lacks lanes.
+    let size = size as u64;
     let group = u64::from(GROUP_SUBGROUPS * subgroup);
     if kernel.uses_groups() && !size.is_multiple_of(group) {
         return Err(CpuError::PartialGroup {
@@ -326,7 +329,12 @@ fn check_dims(
             subgroup,
         });
     }
-    Ok(())
+    let workgroups = product(grid);
+    u64::try_from(workgroups).map_err(|_| CpuError::GridTooLarge {
+        kernel: kernel.name.clone(),
+        grid,
+        workgroups,
+    })
 }
 
 /// Checks `args` against the kernel's parameters; returns each parameter's slot and bits.

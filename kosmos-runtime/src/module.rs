@@ -286,8 +286,9 @@ fn check_block(kernel: &Kernel, shape: KernelShape, block: [u32; 3]) -> Result<u
             format!("workgroup dimensions {block:?} contain a zero"),
         ));
     }
-    let lanes: u64 = block.iter().map(|d| *d as u64).product();
-    if lanes > u64::from(shape.max_lanes) {
+    // Three u32s multiply to less than 2^96: exact in a u128, where a u64 could wrap to 0.
+    let lanes: u128 = block.iter().map(|d| u128::from(*d)).product();
+    if lanes > u128::from(shape.max_lanes) {
         let bound = match kernel.max_subgroups {
             Some(n) if shape.max_lanes < kernel.max_workgroup_size => format!(
                 "max_subgroups {n} of {} lanes: {}",
@@ -304,7 +305,7 @@ fn check_block(kernel: &Kernel, shape: KernelShape, block: [u32; 3]) -> Result<u
     }
     // Lanes are numbered x fastest, so subgroups (and groups of them) are runs of
     // consecutive lanes whatever the workgroup's shape: only the total matters.
-    let group = u64::from(GROUP_SUBGROUPS * shape.subgroup);
+    let group = u128::from(GROUP_SUBGROUPS * shape.subgroup);
     if shape.groups && !lanes.is_multiple_of(group) {
         return Err(Error::invalid_launch(
             &kernel.name,

@@ -450,6 +450,30 @@ mod without_gpu {
             },
         );
         assert!(msg.contains("workgroup") && msg.contains("zero"), "{msg}");
+        // Workgroup sizes whose lane count overflows a u64 (2^96 - ..., and 2^64, which would
+        // wrap to zero lanes) are too large, not empty.
+        for block in [[u32::MAX; 3], [1 << 22, 1 << 21, 1 << 21]] {
+            let lanes = block.iter().map(|d| u128::from(*d)).product::<u128>();
+            let msg = err(
+                &args,
+                LaunchConfig {
+                    grid: [1; 3],
+                    block,
+                },
+            );
+            assert!(
+                msg.contains(&format!("a workgroup of {lanes} lanes")) && msg.contains("256"),
+                "{msg}"
+            );
+        }
+        let msg = err(
+            &args,
+            LaunchConfig {
+                grid: [u32::MAX; 3],
+                block: [16, 1, 1],
+            },
+        );
+        assert!(msg.contains("more than 2^64 - 1"), "{msg}");
 
         let msg = module
             .launch(&stream, "vector_sub", cfg, &args)

@@ -362,6 +362,18 @@ fn bad_grid_and_block() {
         ),
         "{e:?}"
     );
+    // Products of launch dimensions never wrap: 2^64 lanes are not zero lanes, and a grid
+    // of (2^32 - 1)^3 workgroups is refused rather than counted modulo 2^64.
+    for block in [[u32::MAX; 3], [1 << 22, 1 << 21, 1 << 21]] {
+        let (e, _) = expect_err(dev.launch(&k, [1, 1, 1], block, &args));
+        let want = block.iter().map(|d| u128::from(*d)).product::<u128>();
+        assert!(
+            matches!(e, CpuError::WorkgroupTooLarge { size, limit: 256, .. } if size == want),
+            "{e:?}"
+        );
+    }
+    let (e, _) = expect_err(dev.launch(&k, [u32::MAX; 3], [16, 1, 1], &args));
+    assert!(matches!(e, CpuError::GridTooLarge { .. }), "{e:?}");
     // vector_add allows 256 lanes per workgroup.
     let (e, _) = expect_err(dev.launch(&k, [1, 1, 1], [16, 32, 1], &args));
     assert!(
