@@ -23,6 +23,7 @@ pub use types::{
     MAX_VECTOR_BYTES, MAX_VECTOR_LANES, ScalarType, Type,
 };
 pub use verifier::{
-    KERNEL_OP, MAX_MIN_RESIDENT, MAX_SHARED_BYTES, MAX_WORKGROUP_SIZE, VerifiedKernel,
-    VerifiedModule, VerifyError, VerifyErrorKind, VerifyErrors, verify, verify_module,
+    KERNEL_OP, MAX_MIN_RESIDENT, MAX_REGION_DEPTH, MAX_SHARED_BYTES, MAX_WORKGROUP_SIZE,
+    VerifiedKernel, VerifiedModule, VerifyError, VerifyErrorKind, VerifyErrors, verify,
+    verify_module,
 };

@@ -137,3 +137,33 @@ proptest! {
         parse_is_total(&edited)?;
     }
 }
+
+/// `depth` nested `if`s as text, and the line of the first `if` too deep to parse.
+fn nested_ifs_text(depth: usize) -> String {
+    let mut text = String::from("kernel @deep(%c: i1) max_workgroup_size 1 {\n");
+    for _ in 0..depth {
+        text += "if %c {\n";
+    }
+    for _ in 0..depth {
+        text += "yield\n}\n";
+    }
+    text + "}\n"
+}
+
+#[test]
+fn deep_nesting_is_a_parse_error_not_a_stack_overflow() {
+    let ok = nested_ifs_text(MAX_REGION_DEPTH - 1);
+    parse_module(&ok).unwrap_or_else(|e| panic!("{e}"));
+    for depth in [MAX_REGION_DEPTH, 5_000, 100_000] {
+        let e = parse_module(&nested_ifs_text(depth)).unwrap_err();
+        // The body is line 1; the `if` opening region MAX_REGION_DEPTH + 1 is on the line
+        // after the MAX_REGION_DEPTH - 1 that fit.
+        assert_eq!(e.loc.line as usize, MAX_REGION_DEPTH + 1, "{e}");
+        assert!(
+            e.message.contains(&format!(
+                "regions are nested deeper than {MAX_REGION_DEPTH}"
+            )),
+            "{e}"
+        );
+    }
+}

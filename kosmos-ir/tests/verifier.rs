@@ -891,3 +891,56 @@ fn collects_every_error_with_positions() {
          k: 7:3: `fence`: ordering relaxed is invalid here: a fence must order something"
     );
 }
+
+/// A kernel whose body holds `depth - 1` nested `if`s (so `depth` regions deep), built from
+/// the inside out without recursion.
+fn nested_ifs(depth: usize) -> Kernel {
+    let mut b = kb();
+    let c = b.param("c", Type::I1);
+    let mut k = b.finish();
+    let yield_nothing = || Inst {
+        op: Op::Yield { values: vec![] },
+        results: vec![],
+        loc: None,
+    };
+    let mut inner = Region {
+        args: vec![],
+        insts: vec![yield_nothing()],
+    };
+    for _ in 1..depth {
+        let nested = Inst {
+            op: Op::If {
+                cond: c,
+                then_region: inner,
+                else_region: Region {
+                    args: vec![],
+                    insts: vec![yield_nothing()],
+                },
+                result_types: vec![],
+            },
+            results: vec![],
+            loc: None,
+        };
+        inner = Region {
+            args: vec![],
+            insts: vec![nested, yield_nothing()],
+        };
+    }
+    k.body.insts = inner.insts;
+    k.body.insts.pop();
+    k
+}
+
+#[test]
+fn regions_nest_at_most_max_region_depth() {
+    verify(nested_ifs(MAX_REGION_DEPTH)).unwrap();
+    for depth in [MAX_REGION_DEPTH + 1, 1_000] {
+        let errs = errors(&nested_ifs(depth));
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(errs[0].kind, K::RegionDepth);
+        assert!(
+            errs[0].message.contains("nested deeper than 64"),
+            "{errs:?}"
+        );
+    }
+}

@@ -562,3 +562,30 @@ fn compute_loops_without_writes_are_not_deadlocks() {
     println!("300k iterations in {:?}", start.elapsed());
     assert_eq!(download_u32(&dev, o, 1), [300_000]);
 }
+
+#[test]
+fn kernels_nested_to_the_region_limit_run() {
+    // The verifier bounds nesting (MAX_REGION_DEPTH), which keeps the CPU device's recursive
+    // compile and execute walks well inside a worker thread's stack: the deepest kernel the
+    // verifier accepts runs.
+    fn nest(b: &mut KernelBuilder, levels: usize, out: kosmos_ir::Value, t: kosmos_ir::Value) {
+        if levels == 0 {
+            let p = b.ptr_offset(out, t, Type::U32);
+            b.store(p, t);
+            return;
+        }
+        let yes = b.const_bool(true);
+        b.if_then(yes, |b| nest(b, levels - 1, out, t));
+    }
+    let mut b = KernelBuilder::new("deep", 32);
+    let out = b.param("out", Type::GLOBAL_PTR);
+    let t = b.workitem_id(Dim::X);
+    nest(&mut b, kosmos_ir::MAX_REGION_DEPTH - 1, out, t);
+    let k = kosmos_ir::verify(b.finish()).unwrap();
+    let dev = CpuDevice::new();
+    let p = upload_u32(&dev, &[u32::MAX; 32]);
+    dev.launch(&k, [1, 1, 1], [32, 1, 1], &[Arg::Ptr(p)])
+        .unwrap();
+    let want: Vec<u32> = (0..32).collect();
+    assert_eq!(download_u32(&dev, p, 32), want);
+}

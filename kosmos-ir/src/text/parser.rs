@@ -6,8 +6,8 @@
 use super::ParseError;
 use super::lexer::{Tok, Token, lex};
 use crate::{
-    AddrSpace, Constant, Dim, FragRole, IdKind, Inst, Kernel, Loc, Module, Op, Region, ScalarType,
-    Type, Value,
+    AddrSpace, Constant, Dim, FragRole, IdKind, Inst, Kernel, Loc, MAX_REGION_DEPTH, Module, Op,
+    Region, ScalarType, Type, Value,
 };
 use std::collections::HashMap;
 
@@ -397,6 +397,14 @@ impl Parser {
     /// A nested region whose arguments are `args` (names with their types), in a scope of
     /// its own.
     fn scoped_block(&mut self, args: Vec<(String, Loc, Type)>) -> Result<Region> {
+        // The parser descends one call per region: refuse what the verifier would refuse
+        // before the stack runs out.
+        if self.scopes.len() >= MAX_REGION_DEPTH {
+            return Err(error(
+                self.peek().loc,
+                format!("regions are nested deeper than {MAX_REGION_DEPTH}"),
+            ));
+        }
         self.open_scope();
         let result = args
             .into_iter()

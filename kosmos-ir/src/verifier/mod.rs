@@ -26,6 +26,11 @@ pub const MAX_SHARED_BYTES: u64 = 64 * 1024;
 /// Largest `min_resident` a kernel may ask for (NVIDIA's resident-block limit per SM).
 pub const MAX_MIN_RESIDENT: u32 = 32;
 
+/// Deepest nesting of regions (`if`, `for`, `loop` bodies) a kernel may have, the kernel body
+/// counting as the first. The parser, the verifier, the CPU device and the code generator
+/// walk regions recursively: this bound keeps every walk far from its thread's stack limit.
+pub const MAX_REGION_DEPTH: usize = 64;
+
 /// Largest `max_workgroup_size` a kernel may declare (the limit of every target).
 pub const MAX_WORKGROUP_SIZE: u32 = 1024;
 
@@ -117,6 +122,8 @@ pub enum VerifyErrorKind {
     /// from memory or taken as a kernel parameter.
     SharedEscape,
     // ---- structure ----
+    /// Regions nested deeper than [`MAX_REGION_DEPTH`].
+    RegionDepth,
     /// A region of `if`/`for`/`loop` that does not end with a terminator.
     MissingTerminator,
     /// An instruction after a terminator of its region.
@@ -291,6 +298,17 @@ fn value_bits(t: Type) -> Option<u64> {
         Type::Vector { elem, lanes } => Some(u64::from(elem.bits()) * u64::from(lanes)),
         Type::Ptr(_) | Type::Frag(_) => None,
     }
+}
+
+/// Instructions in `region` and every region nested in it, counted without recursion.
+fn count_insts(region: &Region) -> usize {
+    let mut count = 0;
+    let mut todo = vec![region];
+    while let Some(r) = todo.pop() {
+        count += r.insts.len();
+        todo.extend(r.insts.iter().flat_map(|i| i.op.regions()));
+    }
+    count
 }
 
 fn list_types(types: &[Option<Type>]) -> String {
@@ -582,6 +600,23 @@ impl<'k> Verifier<'k> {
         construct: Construct<'k>,
         expected_args: &[Option<Type>],
     ) {
+        if self.scopes.len() >= MAX_REGION_DEPTH {
+            // Once per op, not once per region of an `if`.
+            let reported = self
+                .errors
+                .last()
+                .is_some_and(|e| e.kind == VerifyErrorKind::RegionDepth && e.pos == at.pos);
+            if !reported {
+                self.error(
+                    at,
+                    VerifyErrorKind::RegionDepth,
+                    format!("regions are nested deeper than {MAX_REGION_DEPTH}"),
+                );
+            }
+            // Not descending (that is the point), but keeping the walk's numbering.
+            self.next_index += count_insts(region);
+            return;
+        }
         self.scopes.push(Scope {
             construct,
             defined: Vec::new(),
