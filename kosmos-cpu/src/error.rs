@@ -66,19 +66,20 @@ pub enum CpuError {
         dim: char,
         message: String,
     },
-    /// `size` is exact whatever the block: three `u32`s multiply to less than 2^96.
-    #[error("kernel {kernel}: workgroup size {size} exceeds {limit}")]
+    #[error(
+        "kernel {kernel}: a workgroup of {block:?} is {} lanes, more than {limit}",
+        launch_count(block)
+    )]
     WorkgroupTooLarge {
         kernel: String,
-        size: u128,
+        block: [u32; 3],
         limit: u32,
     },
-    #[error("kernel {kernel}: a grid of {grid:?} is {workgroups} workgroups, more than 2^64 - 1")]
-    GridTooLarge {
-        kernel: String,
-        grid: [u32; 3],
-        workgroups: u128,
-    },
+    #[error(
+        "kernel {kernel}: a grid of {grid:?} is {} workgroups, more than 2^64 - 1",
+        launch_count(grid)
+    )]
+    GridTooLarge { kernel: String, grid: [u32; 3] },
     /// A kernel with `mma.group` launched with a workgroup that is not whole groups of
     /// [`kosmos_ir::GROUP_SUBGROUPS`] subgroups.
     #[error(
@@ -172,4 +173,10 @@ pub enum CpuError {
     HostOutOfBounds { addr: u64, bytes: u64 },
     #[error("kernel {kernel}: a workgroup thread panicked")]
     WorkerPanic { kernel: String },
+}
+
+/// How many work-items or workgroups launch dimensions make: exact, since three `u32`s
+/// multiply to less than 2^96.
+pub(crate) fn launch_count(dims: &[u32; 3]) -> u128 {
+    dims.iter().map(|d| u128::from(*d)).product()
 }

@@ -307,13 +307,12 @@ fn check_dims(
             }
         }
     }
-    let product = |dims: [u32; 3]| dims.iter().map(|d| u128::from(*d)).product::<u128>();
-    let size = product(block);
+    let size = error::launch_count(&block);
     let limit = kernel.workgroup_bound(subgroup).min(MAX_WORKGROUP_SIZE);
     if size > u128::from(limit) {
         return Err(CpuError::WorkgroupTooLarge {
             kernel: kernel.name.clone(),
-            size,
+            block,
             limit,
         });
     }
@@ -329,11 +328,9 @@ fn check_dims(
             subgroup,
         });
     }
-    let workgroups = product(grid);
-    u64::try_from(workgroups).map_err(|_| CpuError::GridTooLarge {
+    u64::try_from(error::launch_count(&grid)).map_err(|_| CpuError::GridTooLarge {
         kernel: kernel.name.clone(),
         grid,
-        workgroups,
     })
 }
 

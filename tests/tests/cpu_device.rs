@@ -366,11 +366,12 @@ fn bad_grid_and_block() {
     // of (2^32 - 1)^3 workgroups is refused rather than counted modulo 2^64.
     for block in [[u32::MAX; 3], [1 << 22, 1 << 21, 1 << 21]] {
         let (e, _) = expect_err(dev.launch(&k, [1, 1, 1], block, &args));
-        let want = block.iter().map(|d| u128::from(*d)).product::<u128>();
         assert!(
-            matches!(e, CpuError::WorkgroupTooLarge { size, limit: 256, .. } if size == want),
+            matches!(e, CpuError::WorkgroupTooLarge { block: b, limit: 256, .. } if b == block),
             "{e:?}"
         );
+        let lanes = block.iter().map(|d| u128::from(*d)).product::<u128>();
+        assert!(e.to_string().contains(&format!("{lanes} lanes")), "{e}");
     }
     let (e, _) = expect_err(dev.launch(&k, [u32::MAX; 3], [16, 1, 1], &args));
     assert!(matches!(e, CpuError::GridTooLarge { .. }), "{e:?}");
@@ -380,7 +381,7 @@ fn bad_grid_and_block() {
         matches!(
             e,
             CpuError::WorkgroupTooLarge {
-                size: 512,
+                block: [16, 32, 1],
                 limit: 256,
                 ..
             }

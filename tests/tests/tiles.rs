@@ -343,7 +343,7 @@ fn group_mma_launch_bound_is_max_subgroups() {
         matches!(
             e,
             kosmos_cpu::CpuError::WorkgroupTooLarge {
-                size: 512,
+                block: [512, 1, 1],
                 limit: 256,
                 ..
             }
