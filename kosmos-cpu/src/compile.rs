@@ -139,7 +139,7 @@ impl<'k> Compiler<'k> {
             | Op::Loop { .. }
             | Op::Yield { .. }
             | Op::Break { .. }
-            | Op::Return => Some(Ins::Control(self.control(inst))),
+            | Op::Return => Some(Ins::Control(self.control(inst, at))),
         }
     }
 

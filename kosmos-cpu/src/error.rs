@@ -26,8 +26,23 @@ impl fmt::Display for StuckWorkgroup {
     }
 }
 
-fn list(stuck: &[StuckWorkgroup]) -> String {
-    stuck
+/// A workgroup still running when the launch reached its time limit, and the loop it was
+/// in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoppedWorkgroup {
+    pub workgroup: [u32; 3],
+    pub pos: InstPos,
+}
+
+impl fmt::Display for StoppedWorkgroup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.workgroup;
+        write!(f, "workgroup ({x}, {y}, {z}) in the loop at {}", self.pos)
+    }
+}
+
+fn list<T: fmt::Display>(items: &[T]) -> String {
+    items
         .iter()
         .map(|s| s.to_string())
         .collect::<Vec<_>>()
@@ -164,6 +179,18 @@ pub enum CpuError {
         watchdog: Duration,
         stuck: Vec<StuckWorkgroup>,
         not_started: u64,
+    },
+    /// A launch still running after [`CpuConfig::time_limit`](crate::CpuConfig): workgroups
+    /// that keep making progress (a loop counting up forever) never trip the deadlock
+    /// watchdog.
+    #[error(
+        "kernel {kernel}: still running after {limit:?} (CpuConfig::time_limit): {}",
+        list(.running)
+    )]
+    TimeLimit {
+        kernel: String,
+        limit: Duration,
+        running: Vec<StoppedWorkgroup>,
     },
     #[error("cannot allocate {bytes} bytes")]
     AllocFailed { bytes: u64 },

@@ -14,7 +14,7 @@ mod memory;
 mod ops;
 mod program;
 
-pub use error::{CpuError, StuckWorkgroup};
+pub use error::{CpuError, StoppedWorkgroup, StuckWorkgroup};
 
 use exec::{Exec, Launch, SlotState, Stop};
 use kosmos_ir::{Constant, GROUP_SUBGROUPS, Kernel, Type, VerifiedKernel};
@@ -38,6 +38,8 @@ pub struct CpuConfig {
     pub max_resident_workgroups: usize,
     /// A launch in which nothing progresses for this long is aborted as a deadlock.
     pub watchdog: Duration,
+    /// A launch still running after this long is aborted, progressing or not.
+    pub time_limit: Duration,
     /// Lanes per subgroup (what `subgroup.size` reads and fragment ops span): a power of
     /// two in 8..=64; 32 (NVIDIA's warp) by default, 64 to run as AMD's wave64 does.
     pub subgroup_size: u32,
@@ -48,6 +50,7 @@ impl Default for CpuConfig {
         CpuConfig {
             max_resident_workgroups: 64,
             watchdog: Duration::from_secs(2),
+            time_limit: Duration::from_secs(300),
             subgroup_size: 32,
         }
     }
@@ -215,7 +218,8 @@ impl CpuDevice {
             slot.get_or_insert(e);
             launch.abort.store(true, AO::SeqCst);
         };
-        let watchdog = self.inner.config.watchdog;
+        let (watchdog, time_limit) = (self.inner.config.watchdog, self.inner.config.time_limit);
+        let mut timed_out = false;
         let me = std::thread::current();
         let panicked = std::thread::scope(|s| {
             let handles: Vec<_> = slots
@@ -224,6 +228,13 @@ impl CpuDevice {
                     let (launch, next, exited, lane_ops, fail, me) =
                         (&launch, &next, &exited, &lane_ops, &fail, me.clone());
                     s.spawn(move || {
+                        // Counted as exited even if the worker panics, so that the watchdog
+                        // loop below ends and the panic is reported instead of waited on.
+                        let _exit = WorkerExit {
+                            exited,
+                            abort: &launch.abort,
+                            launcher: me,
+                        };
                         let mut ex = Exec::new(launch, slot);
                         while !launch.abort.load(AO::Relaxed) {
                             let i = next.fetch_add(1, AO::SeqCst);
@@ -240,8 +251,6 @@ impl CpuDevice {
                             }
                         }
                         lane_ops.fetch_add(ex.lane_ops, AO::Relaxed);
-                        exited.fetch_add(1, AO::SeqCst);
-                        me.unpark();
                     })
                 })
                 .collect();
@@ -259,6 +268,11 @@ impl CpuDevice {
                 if progress != seen {
                     seen = progress;
                     since = Instant::now();
+                }
+                if start.elapsed() >= time_limit && !launch.abort.load(AO::SeqCst) {
+                    // Named once the workers have stopped and said where.
+                    timed_out = true;
+                    launch.abort.store(true, AO::SeqCst);
                 } else if since.elapsed() >= watchdog && !launch.abort.load(AO::SeqCst) {
                     fail(CpuError::Deadlock {
                         kernel: kernel.name.clone(),
@@ -278,12 +292,37 @@ impl CpuDevice {
         if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(e);
         }
+        if timed_out {
+            return Err(CpuError::TimeLimit {
+                kernel: kernel.name.clone(),
+                limit: time_limit,
+                running: slots.iter().filter_map(|s| s.stopped(&launch)).collect(),
+            });
+        }
         Ok(LaunchStats {
             lane_ops: lane_ops.into_inner(),
             workgroups: total,
             threads,
             elapsed: start.elapsed(),
         })
+    }
+}
+
+/// Marks a worker thread as exited when it ends, by returning or by panicking (then also
+/// aborting the launch), and wakes the launching thread.
+struct WorkerExit<'a> {
+    exited: &'a AtomicUsize,
+    abort: &'a AtomicBool,
+    launcher: std::thread::Thread,
+}
+
+impl Drop for WorkerExit<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.abort.store(true, AO::SeqCst);
+        }
+        self.exited.fetch_add(1, AO::SeqCst);
+        self.launcher.unpark();
     }
 }
 
@@ -382,4 +421,29 @@ fn check_args(
         out.push((p.0, bits));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_worker_counts_as_exited_and_aborts_the_launch() {
+        let (exited, abort) = (AtomicUsize::new(0), AtomicBool::new(false));
+        let me = std::thread::current();
+        let joined = std::thread::scope(|s| {
+            s.spawn(|| {
+                let _exit = WorkerExit {
+                    exited: &exited,
+                    abort: &abort,
+                    launcher: me,
+                };
+                panic!("a bug in the interpreter");
+            })
+            .join()
+        });
+        assert!(joined.is_err());
+        assert_eq!(exited.load(AO::SeqCst), 1);
+        assert!(abort.load(AO::SeqCst));
+    }
 }

@@ -590,3 +590,62 @@ fn kernels_nested_to_the_region_limit_run() {
     let want: Vec<u32> = (0..32).collect();
     assert_eq!(download_u32(&dev, p, 32), want);
 }
+
+#[test]
+fn a_kernel_counting_forever_ends_at_the_time_limit() {
+    // Every iteration stores a new count, so the deadlock watchdog sees progress: only the
+    // wall-clock bound stops it, naming each workgroup and the loop it was in.
+    let mut b = KernelBuilder::new("count_forever", 32);
+    let out = b.param("out", Type::GLOBAL_PTR);
+    let t = b.workitem_id(Dim::X);
+    let p = b.ptr_offset(out, t, Type::U32);
+    let zero = b.const_u32(0);
+    b.loop_(&[zero], &[], |b, args| {
+        let one = b.const_u32(1);
+        let next = b.add(args[0], one);
+        b.store(p, next);
+        vec![next]
+    });
+    let k = kosmos_ir::verify(b.finish()).unwrap();
+    let limit = Duration::from_millis(300);
+    let dev = CpuDevice::with_config(CpuConfig {
+        watchdog: Duration::from_secs(60),
+        time_limit: limit,
+        ..CpuConfig::default()
+    });
+    let p = upload_u32(&dev, &[0; 32]);
+    let start = Instant::now();
+    let (e, s) = expect_err(dev.launch(&k, [2, 1, 1], [32, 1, 1], &[Arg::Ptr(p)]));
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        start.elapsed()
+    );
+    match &e {
+        CpuError::TimeLimit {
+            kernel, running, ..
+        } => {
+            assert_eq!(kernel, "count_forever");
+            let mut ids: Vec<u32> = running.iter().map(|r| r.workgroup[0]).collect();
+            ids.sort();
+            assert_eq!(ids, [0, 1]);
+            // The loop is the body's fourth instruction (walk index 3).
+            assert!(
+                running
+                    .iter()
+                    .all(|r| r.pos == kosmos_ir::InstPos::Index(3)),
+                "{s}"
+            );
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(
+        s.contains("still running after 300ms") && s.contains("in the loop at"),
+        "{s}"
+    );
+    // Both workgroups count in out[0..32] (lane ids repeat across workgroups).
+    assert!(
+        download_u32(&dev, p, 32).iter().all(|c| *c > 0),
+        "the loop ran"
+    );
+}

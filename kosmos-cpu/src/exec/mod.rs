@@ -11,7 +11,7 @@ pub(crate) mod lanes;
 
 use crate::memory::MemoryView;
 use crate::program::{Ins, Program, Slot};
-use crate::{CpuError, StuckWorkgroup};
+use crate::{CpuError, StoppedWorkgroup, StuckWorkgroup};
 use kosmos_ir::Kernel;
 use lanes::{count, get, set};
 use std::sync::Mutex;
@@ -43,6 +43,8 @@ pub(crate) struct SlotState {
     pub current: AtomicU64,
     /// The load being polled: (instruction index, address, last value).
     pub spin: Mutex<Option<(u32, u64, u64)>>,
+    /// Where an abort stopped this thread's workgroup: (workgroup, loop's instruction index).
+    pub stopped: Mutex<Option<([u32; 3], u32)>>,
 }
 
 impl SlotState {
@@ -51,7 +53,17 @@ impl SlotState {
             progress: AtomicU64::new(0),
             current: AtomicU64::new(u64::MAX),
             spin: Mutex::new(None),
+            stopped: Mutex::new(None),
         }
+    }
+
+    /// The workgroup an abort stopped, and in which loop.
+    pub fn stopped(&self, launch: &Launch) -> Option<StoppedWorkgroup> {
+        let stopped = *self.stopped.lock().unwrap_or_else(|e| e.into_inner());
+        stopped.map(|(workgroup, i)| StoppedWorkgroup {
+            workgroup,
+            pos: launch.prog.positions[i as usize],
+        })
     }
 
     pub fn stuck(&self, launch: &Launch) -> Option<StuckWorkgroup> {
@@ -172,6 +184,12 @@ impl<'a> Exec<'a> {
         m.clear();
         m.extend((0..self.n).map(f));
         m
+    }
+
+    /// Stops at loop `pos` because the launch is being aborted, noting where.
+    pub(crate) fn aborted_at(&mut self, pos: u32) -> Stop {
+        *self.slot.stopped.lock().unwrap_or_else(|e| e.into_inner()) = Some((self.wg, pos));
+        Stop::Aborted
     }
 
     pub(crate) fn bump_progress(&mut self) {

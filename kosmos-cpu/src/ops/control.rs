@@ -6,7 +6,7 @@ use crate::CpuError;
 use crate::arith::{self, width_mask};
 use crate::compile::Compiler;
 use crate::exec::lanes::{count, get};
-use crate::exec::{Exec, Res, Stop};
+use crate::exec::{Exec, Res};
 use crate::program::{Ins, Slot};
 use kosmos_ir::{CmpPred, Inst, Op, Region, ScalarType};
 use std::sync::atomic::Ordering as AO;
@@ -49,6 +49,8 @@ pub(crate) struct For {
     results: Vec<Slot>,
     body: Vec<Ins>,
     exits: bool,
+    /// Walk index of the op, for the time-limit error.
+    pos: u32,
 }
 
 /// A `loop`: as a [`For`] without the induction variable; lanes leave by `break`, which
@@ -60,6 +62,8 @@ pub(crate) struct Loop {
     next: Vec<Slot>,
     body: Vec<Ins>,
     exits: bool,
+    /// Walk index of the op, for the time-limit error.
+    pos: u32,
 }
 
 /// Whether lanes may leave a region early (`break` or `return` anywhere inside).
@@ -70,7 +74,7 @@ fn exits(r: &Region) -> bool {
 }
 
 impl Compiler<'_> {
-    pub(crate) fn control(&mut self, inst: &Inst) -> Control {
+    pub(crate) fn control(&mut self, inst: &Inst, at: u32) -> Control {
         let results = Self::slots(&inst.results);
         match &inst.op {
             Op::If {
@@ -106,6 +110,7 @@ impl Compiler<'_> {
                     next,
                     results,
                     exits: exits(body),
+                    pos: at,
                 })
             }
             Op::Loop { inits, body, .. } => {
@@ -117,6 +122,7 @@ impl Compiler<'_> {
                     args,
                     next,
                     exits: exits(body),
+                    pos: at,
                 })
             }
             Op::Yield { values } => {
@@ -211,7 +217,7 @@ impl Exec<'_> {
         let mut polls = 0u32;
         let r = loop {
             if self.l.abort.load(AO::Relaxed) {
-                break Err(Stop::Aborted);
+                break Err(self.aborted_at(l.pos));
             }
             let (w0, a0) = (self.writes, self.atomic_loads);
             if let Err(e) = self.block(body, &mut live) {
@@ -285,7 +291,7 @@ impl Exec<'_> {
                 break Ok(());
             }
             if self.l.abort.load(AO::Relaxed) {
-                break Err(Stop::Aborted);
+                break Err(self.aborted_at(f.pos));
             }
             self.bump_progress();
             if let Err(e) = self.block(body, &mut live) {
