@@ -35,6 +35,8 @@ pub enum WorldError {
     Runtime(#[from] Error),
     #[error("a world needs at least one rank")]
     NoRanks,
+    #[error("rank {rank} is outside the world's {ranks} ranks")]
+    NoSuchRank { rank: u32, ranks: usize },
     /// A persistent launch whose workgroups could not all be resident at once (it could
     /// hang: a waiting workgroup might wait on one that never starts). Refused before launch.
     #[error(
@@ -110,9 +112,12 @@ impl<T: DeviceScalar> SymmetricBuffer<T> {
         self.index
     }
 
-    /// Rank `rank`'s copy.
-    pub fn rank(&self, rank: u32) -> &Buffer<T> {
-        &self.ranks[rank as usize]
+    /// Rank `rank`'s copy; an error for a rank outside the world.
+    pub fn rank(&self, rank: u32) -> Result<&Buffer<T>, WorldError> {
+        self.ranks.get(rank as usize).ok_or(WorldError::NoSuchRank {
+            rank,
+            ranks: self.ranks.len(),
+        })
     }
 
     /// Every rank's copy, by rank.
@@ -525,7 +530,7 @@ impl World {
     }
 
     fn control_words(&self, rank: u32, words: usize) -> Result<Vec<u32>, Error> {
-        let b = self.control.rank(rank);
+        let b = &self.control.ranks()[rank as usize];
         let mut bytes = vec![0u8; words * 4];
         b.device().read_bytes(b.device_ptr(), &mut bytes)?;
         Ok(bytes

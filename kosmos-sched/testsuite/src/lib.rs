@@ -136,9 +136,9 @@ pub fn run_pipeline_in<M: WorldModules + ?Sized>(
         [buffers::STATE, buffers::PLAN, buffers::DURATIONS]
     );
     for (r, plan) in plans.iter().enumerate() {
-        input.rank(r as u32).upload(&inputs[r])?;
-        gathered.rank(r as u32).fill(f32::NAN)?;
-        output.rank(r as u32).fill(f32::NAN)?;
+        input.rank(r as u32)?.upload(&inputs[r])?;
+        gathered.rank(r as u32)?.fill(f32::NAN)?;
+        output.rank(r as u32)?.fill(f32::NAN)?;
         let mut words = plan.encode();
         if let Some((rank, task)) = cfg.drop_signal
             && rank == r as u32
@@ -147,11 +147,11 @@ pub fn run_pipeline_in<M: WorldModules + ?Sized>(
             let at = (plan.comm_offset() as usize) + task * 3 + 2;
             words[at] = rank * p.shape.blocks;
         }
-        table.rank(r as u32).upload(&words)?;
+        table.rank(r as u32)?.upload(&words)?;
         let ns: Vec<u32> = (0..tasks)
             .map(|_| rng.random_range(0..=cfg.max_task_ns))
             .collect();
-        durations.rank(r as u32).upload(&ns)?;
+        durations.rank(r as u32)?.upload(&ns)?;
     }
     let options = SchedOptions { trace: cfg.trace };
     let name = Pipeline::kernel_name(options);
@@ -168,9 +168,9 @@ pub fn run_pipeline_in<M: WorldModules + ?Sized>(
         let checked = p.check_rank(
             plan,
             &inputs,
-            &gathered.rank(r).download()?,
-            &output.rank(r).download()?,
-            &state.rank(r).download()?,
+            &gathered.rank(r)?.download()?,
+            &output.rank(r)?.download()?,
+            &state.rank(r)?.download()?,
             1e-6,
         );
         if let Err(e) = checked {

@@ -57,9 +57,13 @@ fn setup(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Run {
     let mut shards = Vec::new();
     for r in 0..ranks {
         let data: Vec<f32> = (0..CHUNK).map(|_| rng.random_range(-4.0..4.0)).collect();
-        shard.rank(r).upload(&data).unwrap();
-        gathered.rank(r).upload(&vec![f32::NAN; n]).unwrap();
-        out.rank(r).upload(&vec![f32::NAN; n]).unwrap();
+        shard.rank(r).unwrap().upload(&data).unwrap();
+        gathered
+            .rank(r)
+            .unwrap()
+            .upload(&vec![f32::NAN; n])
+            .unwrap();
+        out.rank(r).unwrap().upload(&vec![f32::NAN; n]).unwrap();
         shards.push(data);
     }
     Run {
@@ -115,7 +119,7 @@ fn on_worlds(device: &Device, mut case: impl FnMut(&mut Run, u32, &str)) {
 fn check_gathered_and_scaled(run: &Run, scale: f32, what: &str) {
     let all: Vec<f32> = run.shards.concat();
     for r in 0..run.world.ranks() {
-        let gathered = run.gathered.rank(r).download().unwrap();
+        let gathered = run.gathered.rank(r).unwrap().download().unwrap();
         assert!(
             gathered
                 .iter()
@@ -123,7 +127,7 @@ fn check_gathered_and_scaled(run: &Run, scale: f32, what: &str) {
                 .all(|(g, x)| g.to_bits() == x.to_bits()),
             "{what}: rank {r} gathered the wrong shards"
         );
-        let out = run.out.rank(r).download().unwrap();
+        let out = run.out.rank(r).unwrap().download().unwrap();
         for (i, (y, x)) in out.iter().zip(&all).enumerate() {
             let want = f64::from(*x) * f64::from(scale) + 1.0;
             let rel = (f64::from(*y) - want).abs() / want.abs().max(1e-3);
@@ -143,7 +147,7 @@ fn dsl_dispatch_runs_every_push_and_row_once_after_its_signal() {
         check_gathered_and_scaled(run, scale, what);
         let ranks = run.world.ranks();
         for r in 0..ranks {
-            let tally = run.tally.rank(r).download().unwrap();
+            let tally = run.tally.rank(r).unwrap().download().unwrap();
             assert_eq!(
                 tally,
                 vec![1; 2 * ranks as usize],

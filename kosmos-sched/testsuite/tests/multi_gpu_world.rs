@@ -76,8 +76,16 @@ fn round_trip_ns(world: &mut World, rounds: u32) -> (f64, f64) {
     let empty = time_world_launch(world, &modules, world_kernels::EMPTY, 1, 0, 5, zero).unwrap();
     let ms =
         time_world_launch(world, &modules, world_kernels::PINGPONG, 1, rounds, 5, zero).unwrap();
-    assert_eq!(flags.rank(0).download().unwrap()[1], rounds, "pongs");
-    assert_eq!(flags.rank(1).download().unwrap()[0], rounds, "pings");
+    assert_eq!(
+        flags.rank(0).unwrap().download().unwrap()[1],
+        rounds,
+        "pongs"
+    );
+    assert_eq!(
+        flags.rank(1).unwrap().download().unwrap()[0],
+        rounds,
+        "pings"
+    );
     (empty, (ms - empty) * 1e6 / rounds as f64)
 }
 
@@ -139,7 +147,7 @@ fn peer_tile_copy_bandwidth_by_workgroups() {
     let poison = |_: &World| Ok(dst.ranks().iter().try_for_each(|b| b.fill(0xdead_beef))?);
     let check = |what: &str| {
         for r in 0..ranks {
-            let got = dst.rank(r).download().unwrap();
+            let got = dst.rank(r).unwrap().download().unwrap();
             let want = &data[((r + 1) % ranks) as usize];
             let bad = (0..words).find(|i| got[*i] != want[*i]);
             assert_eq!(bad, None, "{what}: rank {r}, seed {seed}");
@@ -154,7 +162,12 @@ fn peer_tile_copy_bandwidth_by_workgroups() {
         for r in 0..ranks {
             let stream = world.rank_stream(r).unwrap();
             let start = stream.record_event().unwrap();
-            copy_from_peer(stream, dst.rank(r), src.rank((r + 1) % ranks)).unwrap();
+            copy_from_peer(
+                stream,
+                dst.rank(r).unwrap(),
+                src.rank((r + 1) % ranks).unwrap(),
+            )
+            .unwrap();
             events.push((start, stream.record_event().unwrap()));
         }
         let slowest = events

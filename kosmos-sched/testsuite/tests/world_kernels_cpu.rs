@@ -1,6 +1,6 @@
 //! The world measurement kernels on emulated worlds of the CPU device: the cross-rank
 //! ping-pong ends with both counters at the round count, and the peer copy delivers every
-//! word of the next rank's buffer.
+//! word of the next rank's buffer; a rank outside the world is an error.
 
 use kosmos_runtime::{Device, World, WorldOptions};
 use kosmos_sched_tests::world_kernels::{self, VECTOR_LANES, buffers};
@@ -26,8 +26,8 @@ fn cross_rank_pingpong_counts_every_round() {
     )
     .unwrap();
     // Rank 1 was pinged `rounds` times, rank 0 ponged as often.
-    assert_eq!(flags.rank(0).download().unwrap(), [0, rounds]);
-    assert_eq!(flags.rank(1).download().unwrap(), [rounds, 0]);
+    assert_eq!(flags.rank(0).unwrap().download().unwrap(), [0, rounds]);
+    assert_eq!(flags.rank(1).unwrap().download().unwrap(), [rounds, 0]);
 }
 
 #[test]
@@ -59,10 +59,21 @@ fn peer_copy_delivers_the_next_ranks_buffer() {
         )
         .unwrap();
         for r in 0..ranks {
-            let got = dst.rank(r).download().unwrap();
+            let got = dst.rank(r).unwrap().download().unwrap();
             let want = &data[((r + 1) % ranks) as usize];
             let bad = (0..words).find(|i| got[*i] != want[*i]);
             assert_eq!(bad, None, "R={ranks} W={per_rank} rank {r} seed {seed}");
         }
     }
+}
+
+#[test]
+fn a_rank_outside_the_world_is_an_error() {
+    let device = Device::cpu().unwrap();
+    let mut world = World::emulated(&device, 3, WorldOptions::default()).unwrap();
+    let buf = world.alloc_symmetric::<u32>(4).unwrap();
+    assert!(buf.rank(2).is_ok());
+    let e = buf.rank(3).unwrap_err();
+    assert_eq!(e.to_string(), "rank 3 is outside the world's 3 ranks");
+    assert!(buf.rank(u32::MAX).is_err());
 }
