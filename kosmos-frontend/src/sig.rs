@@ -47,7 +47,7 @@ pub enum ParamKind {
     },
     Scalar(ScalarType),
     /// `team: &Team`, the first parameter of a kernel launched on a `World`: it stands for
-    /// the six team parameters of `kosmos_sched::abi::TEAM_PARAMS`.
+    /// the five team parameters of `kosmos_sched::abi::TEAM_PARAMS`.
     Team,
 }
 

@@ -311,16 +311,15 @@ impl Sched {
     }
 
     /// The start barrier: every workgroup of the world arrives on rank 0's barrier word and
-    /// waits (bounded) until all `ranks x workgroups-per-rank` of this generation have. The
-    /// word is never reset: launch `g` waits for `g` times the world's workgroups.
+    /// waits (bounded) until all `ranks x workgroups-per-rank` have. The host zeroes the word
+    /// before each launch (see `abi::control::BARRIER`).
     pub fn start_barrier(&self, b: &mut KernelBuilder) {
         let word_ptr = word(b, self.root, control::BARRIER);
         b.if_then(self.lane0, |b| {
             let one = b.const_u32(1);
             b.atomic_rmw(RmwOp::Add, word_ptr, one, Ordering::Release, Scope::System);
         });
-        let per_gen = b.mul(self.team.world_size(), self.team.workgroups_per_rank());
-        let expected = b.mul(per_gen, self.team.generation());
+        let expected = b.mul(self.team.world_size(), self.team.workgroups_per_rank());
         let none = b.const_u32(u32::MAX);
         self.bounded_wait(
             b,

@@ -11,7 +11,6 @@ pub struct Team {
     peers: Value,
     ranks: Value,
     wgs: Value,
-    generation: Value,
     bound: Value,
     rank: Value,
     local_wg: Value,
@@ -25,12 +24,11 @@ impl Team {
     /// `g` belongs to rank `rank_base + g / team_wgs`) or a single one (one launch per GPU:
     /// `team_wgs` equals the grid); the same code serves both.
     pub fn params(b: &mut KernelBuilder) -> Team {
-        let [peers, ranks, rank_base, wgs, generation, bound] = TEAM_PARAMS;
+        let [peers, ranks, rank_base, wgs, bound] = TEAM_PARAMS;
         let peers = b.param(peers, Type::GLOBAL_PTR);
         let ranks = b.param(ranks, Type::U32);
         let rank_base = b.param(rank_base, Type::U32);
         let wgs = b.param(wgs, Type::U32);
-        let generation = b.param(generation, Type::U32);
         let bound = b.param(bound, Type::U32);
         let wg = b.workgroup_id(Dim::X);
         let rank_in_launch = b.div(wg, wgs);
@@ -42,7 +40,6 @@ impl Team {
             peers,
             ranks,
             wgs,
-            generation,
             bound,
             rank,
             local_wg,
@@ -67,11 +64,6 @@ impl Team {
     /// Workgroups per rank (`u32`).
     pub fn workgroups_per_rank(&self) -> Value {
         self.wgs
-    }
-
-    /// Launch number of the world, from 1 (`u32`): the start barrier's generation.
-    pub fn generation(&self) -> Value {
-        self.generation
     }
 
     /// Polls a bounded wait makes before giving up (`u32`).

@@ -13,12 +13,11 @@ use std::fmt;
 
 /// Names of the team parameters, in the order they open every scheduled kernel's signature.
 /// `team_peers` is a `ptr<global>`; the rest are `u32`.
-pub const TEAM_PARAMS: [&str; 6] = [
+pub const TEAM_PARAMS: [&str; 5] = [
     "team_peers",
     "team_ranks",
     "team_rank_base",
     "team_wgs",
-    "team_generation",
     "team_bound",
 ];
 
@@ -29,7 +28,9 @@ pub const CONTROL_BUFFER: u32 = 0;
 pub mod control {
     /// Error records written so far (may exceed [`ERROR_CAPACITY`]).
     pub const ERROR_COUNT: u32 = 0;
-    /// Start-barrier arrivals (read on rank 0 only); never reset, see `team_generation`.
+    /// Start-barrier arrivals (read on rank 0 only), zeroed by the host before each launch:
+    /// a count that never grows past one launch's workgroups cannot wrap, and launches of
+    /// different sizes cannot release each other's barrier.
     pub const BARRIER: u32 = 1;
     /// Trace records written so far (may exceed the capacity: the rest were dropped).
     pub const TRACE_COUNT: u32 = 2;

@@ -187,7 +187,6 @@ pub struct World {
     control: SymmetricBuffer<u32>,
     /// Addresses by rank of every symmetric buffer, by index.
     buffers: Vec<Vec<u64>>,
-    generation: u32,
     /// Milliseconds each site's last launch took (device events), by site.
     last_launch_ms: Vec<f32>,
 }
@@ -263,7 +262,6 @@ impl World {
                 ranks: Vec::new(),
             },
             buffers: Vec::new(),
-            generation: 0,
         };
         let control = world.alloc_ranks::<u32>(control::words(options.trace_capacity))?;
         world.register(&control)?;
@@ -444,9 +442,11 @@ impl World {
             }
             chosen.push(module);
         }
-        // Fresh error, trace and abort words; the barrier word keeps counting generations.
+        // Fresh error, barrier, trace and abort words: the previous launch has ended on every
+        // site (launch_sites waits for all of them), so no workgroup still reads them.
         let words = [
             (control::ERROR_COUNT, 0),
+            (control::BARRIER, 0),
             (control::TRACE_COUNT, 0),
             (control::TRACE_CAPACITY, self.options.trace_capacity),
             (control::ABORT, 0),
@@ -457,7 +457,6 @@ impl World {
                 b.device().write_bytes(addr, &value.to_ne_bytes())?;
             }
         }
-        self.generation += 1;
         let launched = self.launch_sites(&chosen, kernel, per_rank, block, args);
         // Records explain a failure better than what the devices saw afterwards.
         let records = self.error_records()?;
@@ -487,7 +486,6 @@ impl World {
                 KernelArg::from(self.ranks),
                 KernelArg::from(site.first_rank),
                 KernelArg::from(per_rank),
-                KernelArg::from(self.generation),
                 KernelArg::from(self.wait_bound()),
             ];
             all.extend_from_slice(args);

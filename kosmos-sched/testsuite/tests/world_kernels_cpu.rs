@@ -2,7 +2,7 @@
 //! ping-pong ends with both counters at the round count, and the peer copy delivers every
 //! word of the next rank's buffer; a rank outside the world is an error.
 
-use kosmos_runtime::{Device, World, WorldOptions};
+use kosmos_runtime::{Device, KernelArg, World, WorldOptions};
 use kosmos_sched_tests::world_kernels::{self, VECTOR_LANES, buffers};
 use kosmos_sched_tests::{load_world_kernels, random_words, seed, time_world_launch};
 use rand::{SeedableRng, rngs::SmallRng};
@@ -76,4 +76,25 @@ fn a_rank_outside_the_world_is_an_error() {
     let e = buf.rank(3).unwrap_err();
     assert_eq!(e.to_string(), "rank 3 is outside the world's 3 ranks");
     assert!(buf.rank(u32::MAX).is_err());
+}
+
+#[test]
+fn launches_of_different_sizes_each_pass_their_own_start_barrier() {
+    // The barrier counts one launch's arrivals: a never-reset count with `launch number x
+    // workgroups` as its target would release the second launch early (8 >= 2 x 4 arrivals
+    // already there) and time out the third (20 < 3 x 8).
+    let device = Device::cpu_with_resident_limit(16);
+    let mut world = World::emulated(&device, 2, WorldOptions::default()).unwrap();
+    let modules = load_world_kernels(&world).unwrap();
+    for per_rank in [4, 2, 4, 1, 3, 4] {
+        world
+            .launch(
+                &modules,
+                world_kernels::EMPTY,
+                per_rank,
+                world_kernels::BLOCK,
+                &[KernelArg::from(0u32)],
+            )
+            .unwrap_or_else(|e| panic!("{per_rank} workgroups per rank: {e}"));
+    }
 }
