@@ -136,13 +136,6 @@ macro_rules! define_ops {
                 $( define_ops!(@parse p word $mnemonic $syntax $variant $({ $($field),* })?); )*
                 Ok(None)
             }
-
-            /// Every mnemonic the text format knows (family members included).
-            pub fn mnemonics() -> Vec<&'static str> {
-                let mut names = Vec::new();
-                $( define_ops!(@mnemonics names $mnemonic); )*
-                names
-            }
         }
     };
 
@@ -153,10 +146,6 @@ macro_rules! define_ops {
     // ---- mnemonics ----
     (@name $mnemonic:literal) => { $mnemonic };
     (@name ($family:ident : $fty:ty)) => { $family.name() };
-    (@mnemonics $names:ident $mnemonic:literal) => { $names.push($mnemonic) };
-    (@mnemonics $names:ident ($family:ident : $fty:ty)) => {
-        $names.extend(<$fty>::ALL.iter().map(|f| f.name()))
-    };
 
     // ---- printing ----
     (@print $line:ident $mnemonic:tt custom) => { None };

@@ -4,6 +4,7 @@
 //! left to the verifier.
 
 use super::ParseError;
+use super::Syntax;
 use super::lexer::{Tok, Token, lex};
 use crate::{
     AddrSpace, Constant, Dim, FragRole, IdKind, Inst, Kernel, Loc, MAX_REGION_DEPTH, Module, Op,
@@ -90,7 +91,7 @@ impl Parser {
         }
     }
 
-    pub(crate) fn eat_punct(&mut self, c: char) -> bool {
+    fn eat_punct(&mut self, c: char) -> bool {
         let found = self.peek().tok == Tok::Punct(c);
         if found {
             self.next();
@@ -271,21 +272,12 @@ impl Parser {
             }
             "frag" => {
                 self.punct('<', "after 'frag'")?;
-                let role = self.frag_role()?;
+                let role = FragRole::parse(self, None)?;
                 self.punct('>', "after the fragment role")?;
                 Ok(Type::Frag(role))
             }
             _ => Err(error(loc, format!("unknown type '{word}'"))),
         }
-    }
-
-    fn frag_role(&mut self) -> Result<FragRole> {
-        self.named(
-            "fragment role",
-            &FragRole::ALL,
-            FragRole::name,
-            FragRole::from_name,
-        )
     }
 
     pub(crate) fn scalar_type(&mut self) -> Result<ScalarType> {
@@ -503,7 +495,7 @@ impl Parser {
         }
         if let Some(kind) = IdKind::from_name(name) {
             let dim = if kind.has_dim() {
-                self.named("dimension", Dim::ALL, Dim::name, Dim::from_name)?
+                Dim::parse(self, None)?
             } else {
                 Dim::X
             };
