@@ -232,11 +232,7 @@ fn dump_dir(
     module: &VerifiedModule,
     target: TargetKind,
 ) -> Result<PathBuf, CodegenError> {
-    let stem = module
-        .kernels()
-        .first()
-        .map_or("module", |k| k.name.as_str());
-    let dir = root.join(format!("{stem}-{target}"));
+    let dir = root.join(format!("{}-{target}", module_stem(module)));
     std::fs::create_dir_all(&dir).map_err(|source| IoError {
         path: dir.clone(),
         source,

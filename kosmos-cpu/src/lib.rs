@@ -4,7 +4,13 @@
 //! is shared by all threads and accessed only through Rust atomics, so racy kernels behave as
 //! on a GPU (without undefined behaviour) and every out-of-bounds or misaligned access is an
 //! error naming the kernel, workgroup, lane and instruction. A watchdog turns spinning
-//! workgroups that make no progress into [`CpuError::Deadlock`].
+//! workgroups that make no progress into [`CpuError::Deadlock`], and a launch still running
+//! after [`CpuConfig::time_limit`] into [`CpuError::TimeLimit`].
+//!
+//! Layout: `compile.rs` resolves a verified kernel into the program (`program.rs`) the
+//! executor runs; `ops/` holds one module per op family with both its compile and execute
+//! halves; `exec/` runs a workgroup (masks, slots, memory access); `arith.rs` and
+//! `memory.rs` are the scalar semantics and device memory the ops build on.
 
 mod arith;
 mod compile;

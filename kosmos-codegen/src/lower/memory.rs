@@ -7,7 +7,7 @@ use inkwell::types::BasicTypeEnum;
 use inkwell::values::{
     AsValueRef, BasicValueEnum, InstructionOpcode as Opc, InstructionValue, PointerValue,
 };
-use kosmos_ir::{AddrSpace, Inst, Op, Ordering, RmwOp, ScalarType, Scope, Type, Value};
+use kosmos_ir::{AddrSpace, Inst, Ordering, RmwOp, ScalarType, Scope, Type, Value};
 
 impl<'ctx> Cx<'_, 'ctx> {
     pub(super) fn ptr_offset(
@@ -222,30 +222,21 @@ impl<'ctx> Cx<'_, 'ctx> {
     }
 
     pub(super) fn shared_alloc(
-        &self,
+        &mut self,
         inst: &Inst,
         elem: Type,
         count: u32,
     ) -> Result<BasicValueEnum<'ctx>, Fail> {
         let bytes = u64::from(elem.size_bytes()) * u64::from(count);
         let bytes = u32::try_from(bytes).expect("the verifier caps shared memory at 64 KiB");
+        // Taken on every target, so that the walk-order count stays in step.
+        let offset = self
+            .shared_offsets
+            .next()
+            .expect("the kernel's layout places each of its shared allocations");
         if self.target.dynamic_shared() {
             // One dynamically sized array for the kernel, at the offsets every target and the
             // runtime compute alike.
-            let (offsets, _) = self.kernel.shared_layout();
-            let mut index = None;
-            let mut seen = 0;
-            self.kernel.walk(|_, i| {
-                if matches!(i.op, Op::SharedAlloc { .. }) {
-                    if i.results == inst.results {
-                        index = Some(seen);
-                    }
-                    seen += 1;
-                }
-            });
-            let offset = index
-                .and_then(|i| offsets.get(i).copied())
-                .expect("the kernel's layout places each of its shared allocations");
             let base = self.dynamic_shared_base();
             let at = self.ctx.i64_type().const_int(offset, false);
             // SAFETY: a plain (not inbounds) byte GEP is defined for any offset.

@@ -44,6 +44,9 @@ struct Cx<'a, 'ctx> {
     next_index: usize,
     /// The instruction being lowered (its position and op), which a failure names.
     at: Option<(InstPos, &'static str)>,
+    /// Offsets of the `shared.alloc`s not yet lowered, in walk order
+    /// ([`Kernel::shared_layout`]): the lowering meets them in that order.
+    shared_offsets: std::vec::IntoIter<u64>,
 }
 
 impl<'a, 'ctx> Deref for Cx<'a, 'ctx> {
@@ -97,6 +100,7 @@ fn lower_kernel<'ctx>(
         loops: Vec::new(),
         next_index: 0,
         at: None,
+        shared_offsets: kernel.shared_layout().0.into_iter(),
     };
     target.configure_kernel(&cx.llvm);
     for (p, arg) in kernel.params.iter().zip(function.get_param_iter()) {
