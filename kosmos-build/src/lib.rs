@@ -16,8 +16,9 @@
 //!
 //! Targets come from `KOSMOS_TARGETS` (comma-separated: `gfx942,gfx950,sm_90a`, the default).
 //! The embedded module lists its binaries by target name (`EmbeddedModule::binaries`), so a
-//! target the code generator gains needs nothing here. Each (module, target) binary is cached in `OUT_DIR` under a hash of the module's text and
-//! the target, so a build that changes one module recompiles only that module.
+//! target the code generator gains needs nothing here. Each (module, target) binary is cached
+//! in `OUT_DIR` under a hash of the module's text and the target, so a build that changes one
+//! module recompiles only that module.
 //!
 //! Kernels written in Rust with `#[kernel]` are found in the crate's sources by
 //! [`Build::rust_sources`] and lowered by `kosmos-frontend`, the same code the macro runs:

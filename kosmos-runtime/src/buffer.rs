@@ -149,7 +149,7 @@ impl<T: DeviceScalar> Buffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        self.device.write_bytes(self.addr, as_bytes(data))
+        self.device.backend().write(self.addr, as_bytes(data))
     }
 
     /// Copies the buffer into `out`; `out.len()` must equal `self.len()`.
@@ -158,7 +158,7 @@ impl<T: DeviceScalar> Buffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        self.device.read_bytes(self.addr, as_bytes_mut(out))
+        self.device.backend().read(self.addr, as_bytes_mut(out))
     }
 
     /// The buffer's contents.

@@ -242,21 +242,12 @@ impl Device {
         self.backend.synchronize()
     }
 
-    // ---- byte-level transfers of buffers and worlds ----
-
-    pub(crate) fn write_bytes(&self, addr: u64, data: &[u8]) -> Result<()> {
-        self.backend.write(addr, data)
-    }
-
-    pub(crate) fn read_bytes(&self, addr: u64, out: &mut [u8]) -> Result<()> {
-        self.backend.read(addr, out)
-    }
-
-    /// Sets `count` elements of `pattern.len()` bytes each to `pattern`.
+    /// Sets `count` elements of `pattern.len()` bytes each to `pattern`: the backend's
+    /// memset where it has one of that size, else an upload of a filled host copy.
     pub(crate) fn fill_bytes(&self, addr: u64, pattern: &[u8], count: usize) -> Result<()> {
         if self.backend.memset(addr, pattern, count)? {
             return Ok(());
         }
-        self.write_bytes(addr, &pattern.repeat(count))
+        self.backend.write(addr, &pattern.repeat(count))
     }
 }

@@ -236,8 +236,7 @@ impl DeviceOps for HipBackend {
         Ok(p as u64)
     }
 
-    /// Whether this GPU shares one virtual address space with the host and the other GPUs
-    /// (`hipDeviceAttributeUnifiedAddressing`), so that peers' buffers keep their addresses.
+    /// `hipDeviceAttributeUnifiedAddressing`: then peers' buffers keep their addresses.
     fn unified_addressing(&self) -> Result<bool> {
         let mut v = 0;
         self.check("unified addressing query", unsafe {
@@ -288,6 +287,7 @@ impl Backend for HipBackend {
         }
         Ok(module)
     }
+
     /// Launches with a parameter array and no dynamic LDS (kernels' LDS is static on AMD,
     /// part of the code object). Safety rests on the caller: `args` were checked against
     /// the IR signature the binary was compiled from.
@@ -319,6 +319,7 @@ impl Backend for HipBackend {
             )
         })
     }
+
     /// Occupancy per compute unit (no dynamic LDS, as in launches) times the compute units.
     fn max_resident_workgroups(
         &self,
@@ -376,9 +377,8 @@ impl Backend for HipBackend {
         Ok(ms)
     }
 
-    /// Lets kernels on this GPU access `peer`'s memory; `Ok(Err(reason))` when the pair
-    /// cannot (no peer path, or no native atomics on it: the scheduling protocol needs
-    /// system-scope atomics on peer memory). Enabling twice is not an error.
+    /// Refused without native atomics on the link: the scheduling protocol needs
+    /// system-scope atomics on peer memory.
     fn enable_peer_access(&self, peer: &HipBackend) -> Result<std::result::Result<(), String>> {
         let op = "peer access";
         let mut can = 0;
@@ -410,8 +410,7 @@ impl Backend for HipBackend {
         }
     }
 
-    /// Queues a copy of `bytes` from `src` on `peer` to `dst` on this GPU on `stream` (of
-    /// this GPU), through the runtime's copy path (`hipMemcpyPeerAsync`).
+    /// Through the runtime's copy path (`hipMemcpyPeerAsync`).
     fn copy_from_peer(
         &self,
         stream: &HipStream,

@@ -25,24 +25,20 @@ pub fn upload(dev: &CpuDevice, bytes: &[u8]) -> u64 {
 }
 
 pub fn upload_f32(dev: &CpuDevice, v: &[f32]) -> u64 {
-    upload(
-        dev,
-        &v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>(),
-    )
+    upload_le(dev, v.iter().map(|x| x.to_le_bytes()))
 }
 
 pub fn upload_u32(dev: &CpuDevice, v: &[u32]) -> u64 {
-    upload(
-        dev,
-        &v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>(),
-    )
+    upload_le(dev, v.iter().map(|x| x.to_le_bytes()))
 }
 
 pub fn upload_bf16(dev: &CpuDevice, v: &[bf16]) -> u64 {
-    upload(
-        dev,
-        &v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>(),
-    )
+    upload_le(dev, v.iter().map(|x| x.to_le_bytes()))
+}
+
+/// Device memory holding `elements`, each given as its little-endian bytes.
+fn upload_le<const N: usize>(dev: &CpuDevice, elements: impl Iterator<Item = [u8; N]>) -> u64 {
+    upload(dev, &elements.flatten().collect::<Vec<u8>>())
 }
 
 pub fn download_f32(dev: &CpuDevice, p: u64, n: usize) -> Vec<f32> {

@@ -1,6 +1,7 @@
-//! Shared helpers for the cross-crate tests: the file-test harness, access to the CPU device, the reference kernels
-//! (compiled for every target at build time and embedded as [`REFERENCE`]) and the suite that
-//! runs them on any device, and the check of the kernels crate's GEMMs.
+//! Shared helpers for the cross-crate tests: the file-test harness, access to the CPU device,
+//! the reference kernels (compiled for every target at build time and embedded as
+//! [`REFERENCE`]) and the suite that runs them on any device, and the check of the kernels
+//! crate's GEMMs.
 
 pub mod cpu;
 pub mod filerun;

@@ -454,7 +454,7 @@ impl World {
         for b in self.control.ranks() {
             for (at, value) in words {
                 let addr = b.device_ptr() + 4 * at as u64;
-                b.device().write_bytes(addr, &value.to_ne_bytes())?;
+                b.device().backend().write(addr, &value.to_ne_bytes())?;
             }
         }
         let launched = self.launch_sites(&chosen, kernel, per_rank, block, args);
@@ -530,7 +530,7 @@ impl World {
     fn control_words(&self, rank: u32, words: usize) -> Result<Vec<u32>, Error> {
         let b = &self.control.ranks()[rank as usize];
         let mut bytes = vec![0u8; words * 4];
-        b.device().read_bytes(b.device_ptr(), &mut bytes)?;
+        b.device().backend().read(b.device_ptr(), &mut bytes)?;
         Ok(bytes
             .chunks_exact(4)
             .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
