@@ -28,7 +28,8 @@ pub(super) struct LoopCtx {
 }
 
 impl Lower {
-    /// Outer mutable locals that `node` assigns: the values a region must yield.
+    /// Outer mutable locals assigned in the syntax that `visit` walks: the values a region
+    /// must yield.
     pub(super) fn assigned_outer(&self, visit: impl FnOnce(&mut Assigned)) -> Vec<String> {
         let mut a = Assigned(Vec::new());
         visit(&mut a);
