@@ -2,7 +2,7 @@
 //! `break` (and `break value`), and the IR regions they lower to, whose results and carried
 //! values are the outer variables the body assigns.
 
-use super::intrinsics::{Lowering, intrinsic};
+use super::intrinsics::{Call, Lowering, intrinsic};
 use super::{Binding, Lower, Val, err, mismatch, strip_parens, tail_expr};
 use crate::sig::rust_name;
 use kosmos_ir::{KernelBuilder, ScalarType, Type, UnOp, Value};
@@ -28,7 +28,8 @@ pub(super) struct LoopCtx {
 }
 
 impl Lower {
-    /// Outer mutable locals that `node` assigns: the values a region must yield.
+    /// Outer mutable locals assigned in the syntax that `visit` walks: the values a region
+    /// must yield.
     pub(super) fn assigned_outer(&self, visit: impl FnOnce(&mut Assigned)) -> Vec<String> {
         let mut a = Assigned(Vec::new());
         visit(&mut a);
@@ -418,13 +419,9 @@ fn produces_value(e: &Expr) -> bool {
             breaks.visit_block(&l.body);
             !breaks.0.is_empty()
         }
-        Expr::Call(c) => match &*c.func {
-            Expr::Path(p) => !p.path.segments.last().is_some_and(|s| {
-                intrinsic(&s.ident.to_string())
-                    .is_some_and(|i| matches!(i.lowering, Lowering::Effect(_)))
-            }),
-            _ => true,
-        },
+        Expr::Call(c) => !Call::of(c)
+            .and_then(|call| intrinsic(&call.name))
+            .is_some_and(|i| matches!(i.lowering, Lowering::Effect(_))),
         _ => true,
     }
 }

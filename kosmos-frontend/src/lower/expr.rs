@@ -263,23 +263,7 @@ impl Lower {
         if let Some(op) = op {
             let t = expect.or_else(|| self.infer_pair(&e.left, &e.right));
             let l = self.value(b, &e.left, t)?;
-            let r = if matches!(op, BinOp::Shl | BinOp::Shr) {
-                let rt = self
-                    .infer(&e.right)
-                    .filter(|t| t.is_int() && *t != S::I1)
-                    .unwrap_or(l.ty);
-                let r = self.value(b, &e.right, Some(rt))?;
-                if r.ty == l.ty {
-                    r
-                } else {
-                    Val {
-                        v: b.cast(r.v, l.ty),
-                        ty: l.ty,
-                    }
-                }
-            } else {
-                self.value(b, &e.right, Some(l.ty))?
-            };
+            let r = self.right_operand(b, op, l.ty, &e.right)?;
             return Ok(Some(self.arith(b, op, l, r, &e.op)?));
         }
         let pred = match e.op {
@@ -422,6 +406,8 @@ impl Lower {
         }
     }
 
+    /// The new value of a place that holds `old`: `right`, or `old op right` when `compound`
+    /// is given.
     fn combine(
         &mut self,
         b: &mut KernelBuilder,
@@ -432,24 +418,34 @@ impl Lower {
         let Some((op, tokens)) = compound else {
             return self.value(b, right, Some(old.ty));
         };
-        let r = if matches!(op, BinOp::Shl | BinOp::Shr) {
-            let rt = self
-                .infer(right)
-                .filter(|t| t.is_int() && *t != S::I1)
-                .unwrap_or(old.ty);
-            let r = self.value(b, right, Some(rt))?;
-            if r.ty == old.ty {
-                r
-            } else {
-                Val {
-                    v: b.cast(r.v, old.ty),
-                    ty: old.ty,
-                }
-            }
-        } else {
-            self.value(b, right, Some(old.ty))?
-        };
+        let r = self.right_operand(b, op, old.ty, right)?;
         self.arith(b, op, old, r, tokens)
+    }
+
+    /// The right operand of `op` whose left operand is a `left`: of that type, except that a
+    /// shift amount may be any integer type and is cast to it.
+    fn right_operand(
+        &mut self,
+        b: &mut KernelBuilder,
+        op: BinOp,
+        left: ScalarType,
+        right: &Expr,
+    ) -> Result<Val> {
+        if !matches!(op, BinOp::Shl | BinOp::Shr) {
+            return self.value(b, right, Some(left));
+        }
+        let amount_ty = self
+            .infer(right)
+            .filter(|t| t.is_int() && *t != S::I1)
+            .unwrap_or(left);
+        let amount = self.value(b, right, Some(amount_ty))?;
+        if amount.ty == left {
+            return Ok(amount);
+        }
+        Ok(Val {
+            v: b.cast(amount.v, left),
+            ty: left,
+        })
     }
 
     /// The address of `base[index]` and the element type; `write` for stores and atomics

@@ -166,7 +166,6 @@ impl Lower {
             .insert(name, binding);
     }
 
-    /// Gives the innermost variable `name` (a mutable local) a new value.
     /// After an `if` or a loop: the outer variables it assigned now name its results.
     fn rebind(&mut self, carried: &[String], results: &[Value]) {
         for (name, v) in carried.iter().zip(results) {
@@ -174,6 +173,7 @@ impl Lower {
         }
     }
 
+    /// Gives the innermost variable `name` (a mutable local) a new value.
     fn set_local(&mut self, name: &str, value: Value) {
         for scope in self.scopes.iter_mut().rev() {
             if let Some(Binding::Local { v, .. } | Binding::Tile { v, .. }) = scope.get_mut(name) {

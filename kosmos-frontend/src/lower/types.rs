@@ -2,7 +2,7 @@
 //! expects), the static types that decide what an unannotated expression is, and constant
 //! expressions (shared array lengths, `async_wait` counts, symmetric buffer indices).
 
-use super::intrinsics::{Lowering, ResultTy, intrinsic};
+use super::intrinsics::{Call, Lowering, ResultTy, intrinsic};
 use super::{Binding, Lower, Val, err, mismatch, tail_expr};
 use crate::sig::{rust_name, scalar_of_name, scalar_type};
 use kosmos_ir::{Constant, KernelBuilder, ScalarType};
@@ -214,21 +214,17 @@ impl Lower {
             Expr::MethodCall(m) => self
                 .static_ty(&m.receiver)
                 .or_else(|| m.args.iter().find_map(|a| self.static_ty(a))),
-            Expr::Call(c) => {
-                let Expr::Path(p) = &*c.func else { return None };
-                let name = p.path.segments.last()?.ident.to_string();
-                match &intrinsic(&name)?.lowering {
-                    Lowering::Scalar(ResultTy::Fixed(t), _) => Some(*t),
-                    Lowering::Scalar(ResultTy::Element, _) => match c.args.first()? {
-                        Expr::Reference(r) => self.static_ty(&r.expr),
-                        _ => None,
-                    },
-                    Lowering::Scalar(ResultTy::Operands, _) => {
-                        c.args.iter().find_map(|a| self.static_ty(a))
-                    }
-                    Lowering::Effect(_) | Lowering::Tile(_) | Lowering::Let(..) => None,
+            Expr::Call(c) => match &intrinsic(&Call::of(c)?.name)?.lowering {
+                Lowering::Scalar(ResultTy::Fixed(t), _) => Some(*t),
+                Lowering::Scalar(ResultTy::Element, _) => match c.args.first()? {
+                    Expr::Reference(r) => self.static_ty(&r.expr),
+                    _ => None,
+                },
+                Lowering::Scalar(ResultTy::Operands, _) => {
+                    c.args.iter().find_map(|a| self.static_ty(a))
                 }
-            }
+                Lowering::Effect(_) | Lowering::Tile(_) | Lowering::Let(..) => None,
+            },
             Expr::If(i) => tail_expr(&i.then_branch)
                 .and_then(|t| self.static_ty(t))
                 .or_else(|| self.static_ty(&i.else_branch.as_ref()?.1)),
