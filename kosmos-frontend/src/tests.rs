@@ -795,3 +795,16 @@ fn subgroup_shuffle_sums_a_subgroup_by_butterfly() {
         assert_eq!(*got, want, "lane {t}, seed {seed}");
     }
 }
+
+#[test]
+fn subgroup_shuffle_types_by_its_value_not_its_lane() {
+    // An unsuffixed value is i32 (Rust's default), whatever the u32 lane beside it.
+    let src = r#"
+        #[kernel]
+        fn k(out: &mut [u32]) {
+            let v = subgroup_shuffle(-5, subgroup_lane());
+            out[workitem_id_x()] = (v + 7) as u32;
+        }
+    "#;
+    assert!(run_u32(src, 32, &[], 1, 32).iter().all(|x| *x == 2));
+}

@@ -10,7 +10,7 @@ use kosmos_ir::{Dim, IdKind, KernelBuilder, Op, ScalarType, Value};
 use syn::{Expr, Result};
 
 use Lowering::{Effect, Let, Scalar, Tile};
-use ResultTy::{Element, Fixed, Operands};
+use ResultTy::{Element, First, Fixed, Operands};
 use ScalarType as S;
 
 /// A function a kernel may call.
@@ -41,6 +41,8 @@ pub(super) enum ResultTy {
     Element,
     /// The type of its operands (math).
     Operands,
+    /// The type of its first argument (`subgroup_shuffle`: the lane that follows is a `u32`).
+    First,
 }
 
 /// How a `Let` intrinsic is written, for its messages.
@@ -151,7 +153,7 @@ const INTRINSICS: &[Intrinsic] = &[
     def(
         "subgroup_shuffle",
         &["value (i32, u32 or f32)", "source lane"],
-        Scalar(Operands, Lower::subgroup_shuffle),
+        Scalar(First, Lower::subgroup_shuffle),
     ),
     def("frag_zero", NONE, Tile(Lower::frag_zero)),
     def(

@@ -223,6 +223,7 @@ impl Lower {
                 Lowering::Scalar(ResultTy::Operands, _) => {
                     c.args.iter().find_map(|a| self.static_ty(a))
                 }
+                Lowering::Scalar(ResultTy::First, _) => self.static_ty(c.args.first()?),
                 Lowering::Effect(_) | Lowering::Tile(_) | Lowering::Let(..) => None,
             },
             Expr::If(i) => tail_expr(&i.then_branch)
