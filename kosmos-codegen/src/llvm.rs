@@ -22,6 +22,13 @@ use kosmos_ir::{AddrSpace, Kernel, Ordering, RmwOp, ScalarType, Scope};
 #[derive(Debug)]
 pub(crate) struct Fail(pub String);
 
+impl Fail {
+    /// The target `cpu` has no lowering rule for `op`.
+    pub fn no_rule(cpu: &str, op: &kosmos_ir::Op) -> Fail {
+        Fail(format!("{cpu} has no lowering for `{}`", op.name()))
+    }
+}
+
 impl From<BuilderError> for Fail {
     fn from(e: BuilderError) -> Fail {
         Fail(format!("LLVM builder: {e}"))
@@ -135,6 +142,20 @@ impl<'ctx> FnBuilder<'_, 'ctx> {
     ) -> Result<BasicValueEnum<'ctx>, Fail> {
         let call = self.call(name, overloads, args)?;
         Ok(call_result(call))
+    }
+
+    /// `f` applied to the bits of a 32-bit `value` as an `i32`, its result taken back to the
+    /// type of `value` (for instructions that move `i32`s).
+    pub fn with_i32_bits(
+        &self,
+        value: BasicValueEnum<'ctx>,
+        f: impl FnOnce(IntValue<'ctx>) -> Result<BasicValueEnum<'ctx>, Fail>,
+    ) -> Result<BasicValueEnum<'ctx>, Fail> {
+        let bits = self
+            .builder
+            .build_bit_cast(value, self.ctx.i32_type(), "")?;
+        let moved = f(bits.into_int_value())?;
+        Ok(self.builder.build_bit_cast(moved, value.get_type(), "")?)
     }
 
     pub fn call_int_intrinsic(&self, name: &str) -> Result<IntValue<'ctx>, Fail> {

@@ -8,7 +8,9 @@
 //! compile side lives with its execute side in [`crate::ops`].
 
 use crate::program::{Ins, Program, Slot, Space, VTy, frag_words};
-use kosmos_ir::{AddrSpace, Inst, Kernel, Op, Region, ScalarType, Type, Value, VerifiedKernel};
+use kosmos_ir::{
+    AddrSpace, Inst, Kernel, OpFamily, Region, ScalarType, Type, Value, VerifiedKernel,
+};
 
 /// Where the terminators of an open region send their values.
 enum Target {
@@ -103,43 +105,15 @@ impl<'k> Compiler<'k> {
     /// Routes each op to its family; `at` is its walk index. Ops that only set up slots
     /// (constants, shared offsets, async waits) give no instruction.
     fn inst(&mut self, inst: &Inst, at: u32) -> Option<Ins> {
-        match inst.op {
-            Op::Const { .. }
-            | Op::Binary { .. }
-            | Op::Unary { .. }
-            | Op::Fma { .. }
-            | Op::Cmp { .. }
-            | Op::Select { .. }
-            | Op::Cast { .. }
-            | Op::Bitcast { .. } => self.arith(inst, at).map(Ins::Arith),
-            Op::SharedAlloc { .. } | Op::PtrOffset { .. } | Op::Load { .. } | Op::Store { .. } => {
-                self.memory(inst, at).map(Ins::Memory)
-            }
-            Op::AtomicLoad { .. }
-            | Op::AtomicStore { .. }
-            | Op::AtomicRmw { .. }
-            | Op::AtomicCas { .. }
-            | Op::Fence { .. } => Some(Ins::Atomic(self.atomic(inst, at))),
-            Op::Id { .. } | Op::Barrier | Op::Sleep { .. } | Op::Clock => {
-                Some(Ins::Machine(self.machine(inst, at)))
-            }
-            Op::FragZero { .. }
-            | Op::FragLoad { .. }
-            | Op::FragStore { .. }
-            | Op::Mma { .. }
-            | Op::Shuffle { .. } => Some(Ins::Tile(self.tile(inst, at))),
-            Op::MmaGroup { .. } | Op::CopyAsync { .. } | Op::AsyncCommit | Op::AsyncWait { .. } => {
-                self.shared_tile(inst, at).map(Ins::SharedTile)
-            }
-            Op::Splat { .. } | Op::Extract { .. } | Op::Insert { .. } => {
-                Some(Ins::Vector(self.vector(inst)))
-            }
-            Op::If { .. }
-            | Op::For { .. }
-            | Op::Loop { .. }
-            | Op::Yield { .. }
-            | Op::Break { .. }
-            | Op::Return => Some(Ins::Control(self.control(inst, at))),
+        match inst.op.family() {
+            OpFamily::Arith => self.arith(inst, at).map(Ins::Arith),
+            OpFamily::Memory => self.memory(inst, at).map(Ins::Memory),
+            OpFamily::Atomic => Some(Ins::Atomic(self.atomic(inst, at))),
+            OpFamily::Machine => Some(Ins::Machine(self.machine(inst, at))),
+            OpFamily::Tile => Some(Ins::Tile(self.tile(inst, at))),
+            OpFamily::SharedTile => self.shared_tile(inst, at).map(Ins::SharedTile),
+            OpFamily::Vector => Some(Ins::Vector(self.vector(inst))),
+            OpFamily::Control => Some(Ins::Control(self.control(inst, at))),
         }
     }
 

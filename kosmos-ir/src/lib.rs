@@ -16,7 +16,9 @@ pub use builder::{KernelBuilder, natural_align};
 pub use kernel::{
     Inst, InstPos, Kernel, Loc, Module, Region, Value, ValueData, shared_alloc_align,
 };
-pub use ops::{BinOp, CmpPred, Constant, Dim, IdKind, Op, Ordering, RmwOp, Scope, UnOp, Want};
+pub use ops::{
+    BinOp, CmpPred, Constant, Dim, IdKind, Op, OpFamily, Ordering, RmwOp, Scope, UnOp, Want,
+};
 pub use text::{ParseError, parse_module, print_kernel, print_module};
 pub use types::{
     AddrSpace, FRAG_K, FRAG_M, FRAG_N, FragRole, GROUP_K, GROUP_N, GROUP_SUBGROUPS,

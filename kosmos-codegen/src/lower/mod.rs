@@ -266,17 +266,6 @@ impl<'ctx> Cx<'_, 'ctx> {
                 self.fence(*ordering, *scope)?;
                 vec![]
             }
-            Op::Barrier => {
-                self.target.emit_barrier(&self.llvm)?;
-                vec![]
-            }
-            Op::Clock => vec![self.target.emit_clock(&self.llvm)?.into()],
-            Op::Shuffle { value, lane } => vec![self.shuffle(*value, *lane)?],
-            Op::Sleep { nanos } => {
-                self.target.emit_sleep(&self.llvm, *nanos)?;
-                vec![]
-            }
-            Op::Id { kind, dim } => vec![self.target.emit_id(&self.llvm, *kind, *dim)?.into()],
             Op::SharedAlloc { elem, count } => vec![self.shared_alloc(inst, *elem, *count)?],
             Op::FragZero { role } => vec![self.frag_zero(*role)],
             Op::FragLoad { role, ptr, stride } => vec![self.frag_load(*role, *ptr, *stride)?],
@@ -293,14 +282,6 @@ impl<'ctx> Cx<'_, 'ctx> {
             Op::MmaGroup { a, b, acc } => vec![self.mma_group(*a, *b, *acc)?],
             Op::CopyAsync { dst, src, pred } => {
                 self.copy_async(*dst, *src, *pred)?;
-                vec![]
-            }
-            Op::AsyncCommit => {
-                self.target.emit_async_commit(&self.llvm)?;
-                vec![]
-            }
-            Op::AsyncWait { pending } => {
-                self.target.emit_async_wait(&self.llvm, *pending)?;
                 vec![]
             }
             Op::Splat { value, lanes } => vec![self.splat(*value, *lanes)?],
@@ -336,6 +317,11 @@ impl<'ctx> Cx<'_, 'ctx> {
             Op::Return => {
                 self.builder.build_return(None)?;
                 return Ok(Some(Exit::Left));
+            }
+            // Ids, barriers, clocks, shuffles, ...: each target lowers them its own way.
+            op => {
+                let args: Vec<_> = op.operands().into_iter().map(|v| self.get(v)).collect();
+                self.target.lower_op(&self.llvm, op, &args)?
             }
         };
         self.define(inst, results);

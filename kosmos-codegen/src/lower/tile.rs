@@ -7,13 +7,13 @@
 
 use super::Cx;
 use crate::llvm::Fail;
-use crate::target::{FragLayout, LaneTerm, Run, Target, subgroup_id};
+use crate::target::{FragLayout, LaneTerm, Run, Target};
 use inkwell::IntPredicate;
 use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::types::{BasicTypeEnum, VectorType};
 use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue, VectorValue};
-use kosmos_ir::{AddrSpace, FRAG_N, FragRole, GROUP_N, IdKind, Type, Value};
+use kosmos_ir::{AddrSpace, Dim, FRAG_N, FragRole, GROUP_N, IdKind, Op, Type, Value};
 
 /// The register type of a fragment: `<n x i16>` (`bf16` bits) for `a`/`b`, `<n x float>` for
 /// the accumulator.
@@ -95,28 +95,22 @@ impl<'ctx> Cx<'_, 'ctx> {
         self.get(v).into_vector_value()
     }
 
-    /// `subgroup.shuffle` of a 32-bit value: the targets move `i32`s, so an `f32` goes there
-    /// and back as its bits.
-    pub(super) fn shuffle(&self, value: Value, lane: Value) -> Result<BasicValueEnum<'ctx>, Fail> {
-        let i32t = self.ctx.i32_type();
-        let v = self.get(value);
-        let bits = self.builder.build_bit_cast(v, i32t, "")?.into_int_value();
-        let moved = self
-            .target
-            .emit_shuffle(&self.llvm, bits, self.u32_operand(lane))?;
-        Ok(self.builder.build_bit_cast(moved, v.get_type(), "")?)
-    }
-
     pub(super) fn frag_zero(&self, role: FragRole) -> BasicValueEnum<'ctx> {
         debug_assert!(role.is_acc(), "the verifier makes frag.zero accumulators");
         self.llvm_type(Type::Frag(role)).const_zero()
+    }
+
+    /// The work-item's subgroup id or lane, as the target's `Id` op gives it.
+    fn subgroup_index(&self, kind: IdKind) -> Result<IntValue<'ctx>, Fail> {
+        let id = Op::Id { kind, dim: Dim::X };
+        Ok(self.target.lower_op(&self.llvm, &id, &[])?[0].into_int_value())
     }
 
     /// The lane's (row, column) in its fragment tile, from a layout's lane terms.
     fn lane_coords(&self, layout: &FragLayout) -> Result<(IntValue<'ctx>, IntValue<'ctx>), Fail> {
         let i32t = self.ctx.i32_type();
         let c = |x: u32| i32t.const_int(x as u64, false);
-        let lane = subgroup_id(self.target, &self.llvm, IdKind::SubgroupLane)?;
+        let lane = self.subgroup_index(IdKind::SubgroupLane)?;
         let b = &self.builder;
         let term = |t: LaneTerm| -> Result<IntValue<'ctx>, Fail> {
             let shifted = b.build_right_shift(lane, c(t.shift), false, "")?;
@@ -177,7 +171,7 @@ impl<'ctx> Cx<'_, 'ctx> {
         let i32t = self.ctx.i32_type();
         let c = |x: u32| i32t.const_int(x as u64, false);
         let b = &self.builder;
-        let sg = subgroup_id(self.target, &self.llvm, IdKind::SubgroupId)?;
+        let sg = self.subgroup_index(IdKind::SubgroupId)?;
         let first_row = b.build_int_mul(b.build_and(sg, c(3), "")?, c(16), "")?;
         let piece_len = self.target.frag_layout(FragRole::Acc).elems();
         let mut pieces: Vec<VectorValue<'ctx>> = (0..WIDE_PIECES)

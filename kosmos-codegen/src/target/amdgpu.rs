@@ -5,8 +5,8 @@ use super::{FragLayout, Target, lane_term, run, subgroup_id};
 use crate::llvm::{Fail, FnBuilder, int_type};
 use inkwell::AddressSpace;
 use inkwell::module::{FlagBehavior, Module};
-use inkwell::values::{IntValue, VectorValue};
-use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Ordering, Scope};
+use inkwell::values::{BasicValueEnum, IntValue, VectorValue};
+use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Op, Ordering, Scope};
 
 pub(crate) struct Amdgpu {
     cpu: &'static str,
@@ -16,6 +16,33 @@ impl Amdgpu {
     /// The target for the processor `cpu` (`gfx942`, `gfx950`).
     pub fn new(cpu: &'static str) -> Amdgpu {
         Amdgpu { cpu }
+    }
+
+    fn id<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        kind: IdKind,
+        dim: Dim,
+    ) -> Result<IntValue<'ctx>, Fail> {
+        let d = dim.name();
+        match kind {
+            IdKind::WorkitemId => cx.call_int_intrinsic(&format!("llvm.amdgcn.workitem.id.{d}")),
+            IdKind::WorkgroupId => cx.call_int_intrinsic(&format!("llvm.amdgcn.workgroup.id.{d}")),
+            IdKind::WorkgroupSize => workgroup_size(cx, dim),
+            IdKind::NumWorkgroups => {
+                // The packet holds the grid size in work-items: round up to whole workgroups.
+                let grid = packet_field(cx, PACKET_GRID_SIZE_X + 4 * dim.index() as u64, 4)?;
+                let size = workgroup_size(cx, dim)?;
+                let one = cx.ctx.i32_type().const_int(1, false);
+                let b = &cx.builder;
+                let sum = b.build_int_add(grid, size, "")?;
+                let sum = b.build_int_sub(sum, one, "")?;
+                Ok(b.build_int_unsigned_div(sum, size, "num_workgroups")?)
+            }
+            IdKind::SubgroupSize | IdKind::SubgroupId | IdKind::SubgroupLane => {
+                subgroup_id(self.subgroup_size(), cx, kind, |k, d| self.id(cx, k, d))
+            }
+        }
     }
 }
 
@@ -87,68 +114,55 @@ impl Target for Amdgpu {
         cx.add_fn_attr("amdgpu-flat-work-group-size", &bound);
     }
 
-    fn emit_id<'ctx>(
+    fn lower_op<'ctx>(
         &self,
         cx: &FnBuilder<'_, 'ctx>,
-        kind: IdKind,
-        dim: Dim,
-    ) -> Result<IntValue<'ctx>, Fail> {
-        let d = dim.name();
-        match kind {
-            IdKind::WorkitemId => cx.call_int_intrinsic(&format!("llvm.amdgcn.workitem.id.{d}")),
-            IdKind::WorkgroupId => cx.call_int_intrinsic(&format!("llvm.amdgcn.workgroup.id.{d}")),
-            IdKind::WorkgroupSize => workgroup_size(cx, dim),
-            IdKind::NumWorkgroups => {
-                // The packet holds the grid size in work-items: round up to whole workgroups.
-                let grid = packet_field(cx, PACKET_GRID_SIZE_X + 4 * dim.index() as u64, 4)?;
-                let size = workgroup_size(cx, dim)?;
-                let one = cx.ctx.i32_type().const_int(1, false);
-                let b = &cx.builder;
-                let sum = b.build_int_add(grid, size, "")?;
-                let sum = b.build_int_sub(sum, one, "")?;
-                Ok(b.build_int_unsigned_div(sum, size, "num_workgroups")?)
+        op: &Op,
+        args: &[BasicValueEnum<'ctx>],
+    ) -> Result<Vec<BasicValueEnum<'ctx>>, Fail> {
+        let i32t = cx.ctx.i32_type();
+        match op {
+            Op::Id { kind, dim } => Ok(vec![self.id(cx, *kind, *dim)?.into()]),
+            Op::Barrier => {
+                // s_barrier alone orders no memory: fence the workgroup's accesses around it.
+                let workgroup = self.sync_scope(Scope::Workgroup);
+                cx.fence(Ordering::Release, workgroup)?;
+                cx.call_void_intrinsic("llvm.amdgcn.s.barrier", &[])?;
+                cx.fence(Ordering::Acquire, workgroup)?;
+                Ok(vec![])
             }
-            IdKind::SubgroupSize | IdKind::SubgroupId | IdKind::SubgroupLane => {
-                subgroup_id(self, cx, kind)
+            Op::Shuffle { .. } => {
+                // ds_bpermute takes a byte address and reads lane (address / 4) % 64.
+                let moved = cx.with_i32_bits(args[0], |value| {
+                    let four = i32t.const_int(4, false);
+                    let address = cx
+                        .builder
+                        .build_int_mul(args[1].into_int_value(), four, "")?;
+                    let args = [address.into(), value.into()];
+                    cx.call_intrinsic("llvm.amdgcn.ds.bpermute", &[], &args)
+                })?;
+                Ok(vec![moved])
             }
+            Op::Clock => {
+                // s_memrealtime counts a constant 100 MHz clock shared by the device.
+                let ticks = cx.call_int_intrinsic("llvm.amdgcn.s.memrealtime")?;
+                let ten = cx.ctx.i64_type().const_int(10, false);
+                Ok(vec![
+                    cx.builder.build_int_mul(ticks, ten, "clock_ns")?.into(),
+                ])
+            }
+            Op::Sleep { nanos } => {
+                // s_sleep N waits about 64 * N cycles; at ~2 GHz that is ~32 ns per unit
+                // (1..=127).
+                let units = (nanos / 32).clamp(1, 127);
+                let imm = i32t.const_int(units as u64, false);
+                cx.call_void_intrinsic("llvm.amdgcn.s.sleep", &[imm.into()])?;
+                Ok(vec![])
+            }
+            // `copy.async` completes at once here (a load and a store): no groups to track.
+            Op::AsyncCommit | Op::AsyncWait { .. } => Ok(vec![]),
+            op => Err(Fail::no_rule(self.cpu, op)),
         }
-    }
-
-    fn emit_barrier(&self, cx: &FnBuilder<'_, '_>) -> Result<(), Fail> {
-        // s_barrier alone orders no memory: fence the workgroup's accesses around it.
-        let workgroup = self.sync_scope(Scope::Workgroup);
-        cx.fence(Ordering::Release, workgroup)?;
-        cx.call_void_intrinsic("llvm.amdgcn.s.barrier", &[])?;
-        cx.fence(Ordering::Acquire, workgroup)
-    }
-
-    fn emit_shuffle<'ctx>(
-        &self,
-        cx: &FnBuilder<'_, 'ctx>,
-        value: IntValue<'ctx>,
-        lane: IntValue<'ctx>,
-    ) -> Result<IntValue<'ctx>, Fail> {
-        // ds_bpermute takes a byte address and reads lane (address / 4) % 64.
-        let four = cx.ctx.i32_type().const_int(4, false);
-        let address = cx.builder.build_int_mul(lane, four, "")?;
-        let args = [address.into(), value.into()];
-        Ok(cx
-            .call_intrinsic("llvm.amdgcn.ds.bpermute", &[], &args)?
-            .into_int_value())
-    }
-
-    fn emit_clock<'ctx>(&self, cx: &FnBuilder<'_, 'ctx>) -> Result<IntValue<'ctx>, Fail> {
-        // s_memrealtime counts a constant 100 MHz clock shared by the device.
-        let ticks = cx.call_int_intrinsic("llvm.amdgcn.s.memrealtime")?;
-        let ten = cx.ctx.i64_type().const_int(10, false);
-        Ok(cx.builder.build_int_mul(ticks, ten, "clock_ns")?)
-    }
-
-    fn emit_sleep(&self, cx: &FnBuilder<'_, '_>, nanos: u32) -> Result<(), Fail> {
-        // s_sleep N waits about 64 * N cycles; at ~2 GHz that is ~32 ns per unit (1..=127).
-        let units = (nanos / 32).clamp(1, 127);
-        let imm = cx.ctx.i32_type().const_int(units as u64, false);
-        cx.call_void_intrinsic("llvm.amdgcn.s.sleep", &[imm.into()])
     }
 
     fn links_object(&self) -> bool {

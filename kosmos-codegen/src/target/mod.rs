@@ -10,7 +10,7 @@ use amdgpu::Amdgpu;
 use inkwell::AddressSpace;
 use inkwell::module::Module;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue, VectorValue};
-use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Scope};
+use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Op, Scope};
 use nvptx::Nvptx;
 use std::fmt;
 use std::str::FromStr;
@@ -83,25 +83,16 @@ pub(crate) trait Target {
     fn configure_module(&self, module: &Module<'_>);
     /// Calling convention and launch-bound attributes of the kernel's entry point.
     fn configure_kernel(&self, cx: &FnBuilder<'_, '_>);
-    fn emit_id<'ctx>(
+    /// Lowers an op whose instructions are the target's own: ids, barriers, clocks, sleeps,
+    /// subgroup shuffles, copy groups — every op that the shared lowering (`Cx::inst` in
+    /// `lower/mod.rs`) does not list. `args` are the op's operands in `Op::operands` order;
+    /// the result holds its results. An op the target has no rule for is a [`Fail`].
+    fn lower_op<'ctx>(
         &self,
         cx: &FnBuilder<'_, 'ctx>,
-        kind: IdKind,
-        dim: Dim,
-    ) -> Result<IntValue<'ctx>, Fail>;
-    /// A workgroup barrier that also orders the workgroup's memory operations around it.
-    fn emit_barrier(&self, cx: &FnBuilder<'_, '_>) -> Result<(), Fail>;
-    /// `value` (i32) of lane `lane % subgroup size` of the subgroup, in every lane.
-    fn emit_shuffle<'ctx>(
-        &self,
-        cx: &FnBuilder<'_, 'ctx>,
-        value: IntValue<'ctx>,
-        lane: IntValue<'ctx>,
-    ) -> Result<IntValue<'ctx>, Fail>;
-    /// A device-wide timestamp in nanoseconds (i64).
-    fn emit_clock<'ctx>(&self, cx: &FnBuilder<'_, 'ctx>) -> Result<IntValue<'ctx>, Fail>;
-    /// Pauses the work-item for about `nanos` nanoseconds.
-    fn emit_sleep(&self, cx: &FnBuilder<'_, '_>, nanos: u32) -> Result<(), Fail>;
+        op: &Op,
+        args: &[BasicValueEnum<'ctx>],
+    ) -> Result<Vec<BasicValueEnum<'ctx>>, Fail>;
     /// An atomic read-modify-write returning the old value. The default is LLVM's `atomicrmw`.
     fn emit_atomic_rmw<'ctx>(
         &self,
@@ -161,14 +152,6 @@ pub(crate) trait Target {
         pred: IntValue<'ctx>,
     ) -> Result<(), Fail> {
         copy_by_load_store(cx, dst, src, pred)
-    }
-    /// `async.commit`: nothing to do where copies complete at once.
-    fn emit_async_commit(&self, _cx: &FnBuilder<'_, '_>) -> Result<(), Fail> {
-        Ok(())
-    }
-    /// `async.wait`: nothing to do where copies complete at once.
-    fn emit_async_wait(&self, _cx: &FnBuilder<'_, '_>, _pending: u32) -> Result<(), Fail> {
-        Ok(())
     }
     /// Whether a kernel's shared memory is one dynamically sized array (laid out by
     /// `Kernel::shared_layout`, its size given at launch) rather than static allocations.
@@ -231,18 +214,18 @@ const fn run(row: u32, col: u32, len: u32) -> Run {
 /// `subgroup.size`, `subgroup.id` or `subgroup.lane`, from the linear work-item id
 /// (subgroups are consecutive runs of it on every target).
 pub(crate) fn subgroup_id<'ctx>(
-    target: &dyn Target,
+    size: u32,
     cx: &FnBuilder<'_, 'ctx>,
     kind: IdKind,
+    target_id: impl Fn(IdKind, Dim) -> Result<IntValue<'ctx>, Fail>,
 ) -> Result<IntValue<'ctx>, Fail> {
     let i32t = cx.ctx.i32_type();
-    let size = target.subgroup_size();
     if kind == IdKind::SubgroupSize {
         return Ok(i32t.const_int(size as u64, false));
     }
     let b = &cx.builder;
-    let id = |d| target.emit_id(cx, IdKind::WorkitemId, d);
-    let dim = |d| target.emit_id(cx, IdKind::WorkgroupSize, d);
+    let id = |d| target_id(IdKind::WorkitemId, d);
+    let dim = |d| target_id(IdKind::WorkgroupSize, d);
     // x + size_x * (y + size_y * z)
     let yz = b.build_int_add(
         id(Dim::Y)?,

@@ -9,7 +9,7 @@ use inkwell::types::BasicTypeEnum;
 use inkwell::values::{
     BasicMetadataValueEnum, BasicValueEnum, IntValue, PointerValue, VectorValue,
 };
-use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Ordering, RmwOp, Scope};
+use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Op, Ordering, RmwOp, Scope};
 
 pub(crate) struct Nvptx;
 
@@ -84,66 +84,65 @@ impl Target for Nvptx {
         }
     }
 
-    fn emit_id<'ctx>(
+    fn lower_op<'ctx>(
         &self,
         cx: &FnBuilder<'_, 'ctx>,
-        kind: IdKind,
-        dim: Dim,
-    ) -> Result<IntValue<'ctx>, Fail> {
-        let reg = match kind {
-            IdKind::WorkitemId => "tid",
-            IdKind::WorkgroupId => "ctaid",
-            IdKind::WorkgroupSize => "ntid",
-            IdKind::NumWorkgroups => "nctaid",
-            IdKind::SubgroupSize | IdKind::SubgroupId | IdKind::SubgroupLane => {
-                return subgroup_id(self, cx, kind);
+        op: &Op,
+        args: &[BasicValueEnum<'ctx>],
+    ) -> Result<Vec<BasicValueEnum<'ctx>>, Fail> {
+        let i32t = cx.ctx.i32_type();
+        match op {
+            Op::Id { kind, dim } => Ok(vec![self.id(cx, *kind, *dim)?.into()]),
+            Op::Barrier => {
+                if cx.kernel.uses_groups() {
+                    // `wgmma` reads shared memory through the async proxy: what this thread
+                    // wrote (stores, completed cp.async) must be fenced towards it before
+                    // the barrier.
+                    cx.inline_asm(None, "fence.proxy.async.shared::cta;", "~{memory}", &[])?;
+                }
+                // bar.sync orders the CTA's memory accesses itself.
+                let zero = i32t.const_zero();
+                cx.call_void_intrinsic("llvm.nvvm.barrier.cta.sync.aligned.all", &[zero.into()])?;
+                Ok(vec![])
             }
-        };
-        cx.call_int_intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{reg}.{}", dim.name()))
+            Op::Shuffle { .. } => {
+                // Every lane of the warp takes part; clamp 31 reads lane `lane & 31`.
+                let moved = cx.with_i32_bits(args[0], |value| {
+                    let all = i32t.const_all_ones();
+                    let clamp = i32t.const_int(31, false);
+                    let args = [all.into(), value.into(), args[1].into(), clamp.into()];
+                    cx.call_intrinsic("llvm.nvvm.shfl.sync.idx.i32", &[], &args)
+                })?;
+                Ok(vec![moved])
+            }
+            // %globaltimer: nanoseconds, the same on every SM.
+            Op::Clock => Ok(vec![cx.call_intrinsic(
+                "llvm.nvvm.read.ptx.sreg.globaltimer",
+                &[],
+                &[],
+            )?]),
+            Op::Sleep { nanos } => {
+                let arg = i32t.const_int(*nanos as u64, false);
+                cx.inline_asm(None, "nanosleep.u32 $0;", "r", &[arg.into()])?;
+                Ok(vec![])
+            }
+            Op::AsyncCommit => {
+                cx.call_void_intrinsic("llvm.nvvm.cp.async.commit.group", &[])?;
+                Ok(vec![])
+            }
+            Op::AsyncWait { pending } => {
+                let n = i32t.const_int(*pending as u64, false);
+                cx.call_void_intrinsic("llvm.nvvm.cp.async.wait.group", &[n.into()])?;
+                Ok(vec![])
+            }
+            op => Err(Fail::no_rule(self.cpu(), op)),
+        }
     }
 
     fn log2_intrinsic(&self) -> &'static str {
         // `llvm.log2.f32` finds no libcall on NVPTX and aborts; this is `lg2.approx.f32`,
         // the instruction CUDA's log2f uses.
         "llvm.nvvm.lg2.approx.f"
-    }
-
-    fn emit_barrier(&self, cx: &FnBuilder<'_, '_>) -> Result<(), Fail> {
-        if cx.kernel.uses_groups() {
-            // `wgmma` reads shared memory through the async proxy: what this thread wrote
-            // (stores, completed cp.async) must be fenced towards it before the barrier.
-            cx.inline_asm(None, "fence.proxy.async.shared::cta;", "~{memory}", &[])?;
-        }
-        // bar.sync orders the CTA's memory accesses itself.
-        let zero = cx.ctx.i32_type().const_zero();
-        cx.call_void_intrinsic("llvm.nvvm.barrier.cta.sync.aligned.all", &[zero.into()])
-    }
-
-    fn emit_shuffle<'ctx>(
-        &self,
-        cx: &FnBuilder<'_, 'ctx>,
-        value: IntValue<'ctx>,
-        lane: IntValue<'ctx>,
-    ) -> Result<IntValue<'ctx>, Fail> {
-        // Every lane of the warp takes part; clamp 31 reads lane `lane & 31`.
-        let i32t = cx.ctx.i32_type();
-        let all = i32t.const_all_ones();
-        let clamp = i32t.const_int(31, false);
-        let args = [all.into(), value.into(), lane.into(), clamp.into()];
-        Ok(cx
-            .call_intrinsic("llvm.nvvm.shfl.sync.idx.i32", &[], &args)?
-            .into_int_value())
-    }
-
-    fn emit_clock<'ctx>(&self, cx: &FnBuilder<'_, 'ctx>) -> Result<IntValue<'ctx>, Fail> {
-        // %globaltimer: nanoseconds, the same on every SM.
-        cx.call_int_intrinsic("llvm.nvvm.read.ptx.sreg.globaltimer")
-    }
-
-    fn emit_sleep(&self, cx: &FnBuilder<'_, '_>, nanos: u32) -> Result<(), Fail> {
-        let arg = cx.ctx.i32_type().const_int(nanos as u64, false);
-        cx.inline_asm(None, "nanosleep.u32 $0;", "r", &[arg.into()])?;
-        Ok(())
     }
 
     /// Inline PTX: LLVM 22's NVPTX backend drops ordering and scope from `atomicrmw`.
@@ -256,7 +255,7 @@ impl Target for Nvptx {
         let b = &cx.builder;
         let i32t = cx.ctx.i32_type();
         let c = |x: u64| i32t.const_int(x, false);
-        let lane = subgroup_id(self, cx, IdKind::SubgroupLane)?;
+        let lane = self.id(cx, IdKind::SubgroupLane, Dim::X)?;
         let row = b.build_and(lane, c(15), "")?;
         let col = b.build_left_shift(b.build_right_shift(lane, c(4), false, "")?, c(3), "")?;
         let index = b.build_int_add(b.build_int_mul(row, stride, "")?, col, "")?;
@@ -401,17 +400,28 @@ impl Target for Nvptx {
         )
     }
 
-    fn emit_async_commit(&self, cx: &FnBuilder<'_, '_>) -> Result<(), Fail> {
-        cx.call_void_intrinsic("llvm.nvvm.cp.async.commit.group", &[])
-    }
-
-    fn emit_async_wait(&self, cx: &FnBuilder<'_, '_>, pending: u32) -> Result<(), Fail> {
-        let n = cx.ctx.i32_type().const_int(pending as u64, false);
-        cx.call_void_intrinsic("llvm.nvvm.cp.async.wait.group", &[n.into()])
-    }
-
     fn dynamic_shared(&self) -> bool {
         // CUDA caps static shared memory at 48 KiB; the dynamic array may be larger.
         true
+    }
+}
+
+impl Nvptx {
+    fn id<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        kind: IdKind,
+        dim: Dim,
+    ) -> Result<IntValue<'ctx>, Fail> {
+        let reg = match kind {
+            IdKind::WorkitemId => "tid",
+            IdKind::WorkgroupId => "ctaid",
+            IdKind::WorkgroupSize => "ntid",
+            IdKind::NumWorkgroups => "nctaid",
+            IdKind::SubgroupSize | IdKind::SubgroupId | IdKind::SubgroupLane => {
+                return subgroup_id(self.subgroup_size(), cx, kind, |k, d| self.id(cx, k, d));
+            }
+        };
+        cx.call_int_intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{reg}.{}", dim.name()))
     }
 }

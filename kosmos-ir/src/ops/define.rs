@@ -7,6 +7,7 @@
 //! ```text
 //! /// docs
 //! Variant { field: Type, ... } = "mnemonic"      // or `= (family field: EnumType)`
+//!     family OpFamily                             // which file of each layer handles it
 //!     syntax [field, "keyword", field ("what"), ?"keyword" field]   // or `syntax custom`
 //!     operands [field as "the field": Want, ...] kind VerifyErrorKind   // optional; the kind
 //!                                                 // defaults to `OperandType`
@@ -22,6 +23,7 @@ macro_rules! define_ops {
     ($(
         $(#[$doc:meta])*
         $variant:ident $({ $($field:ident : $fty:ty),* $(,)? })? = $mnemonic:tt
+            family $family:ident
             syntax $syntax:tt
             $(operands [$($checked:ident as $what:literal : $want:expr),* $(,)?] $(kind $kind:ident)?)?
             results |$type_of:ident| $results:expr;
@@ -42,6 +44,13 @@ macro_rules! define_ops {
                         $($(let _ = $field;)*)?
                         define_ops!(@name $mnemonic)
                     } )*
+                }
+            }
+
+            /// The family the op belongs to (where each layer handles it).
+            pub fn family(&self) -> $crate::OpFamily {
+                match self {
+                    $( Op::$variant { .. } => $crate::OpFamily::$family, )*
                 }
             }
 

@@ -234,25 +234,53 @@ impl Constant {
     }
 }
 
+/// The families of ops. Each layer handles a family in one place (the CPU device in
+/// `kosmos-cpu/src/ops/<family>.rs`), so a new op of a family is one arm there.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum OpFamily {
+    /// Constants, arithmetic, comparisons, selects and conversions.
+    Arith,
+    /// Plain loads and stores, pointer offsets, shared allocations.
+    Memory,
+    /// Atomics and fences.
+    Atomic,
+    /// Ids, barriers, clocks and sleeps: what the machine answers.
+    Machine,
+    /// Collective ops of one subgroup: fragments, `mma`, shuffles.
+    Tile,
+    /// Ops over tiles in shared memory: `mma.group` and asynchronous copies.
+    SharedTile,
+    /// Vector lanes.
+    Vector,
+    /// Structured control flow and terminators.
+    Control,
+}
+
 define_ops! {
     Const { value: Constant } = "const"
+        family Arith
         syntax [value]
         results |_ty| vec![Type::Scalar(value.ty)];
     Binary { op: BinOp, lhs: Value, rhs: Value } = (op: BinOp)
+        family Arith
         syntax [lhs, rhs]
         results |ty| vec![ty(*lhs)];
     Unary { op: UnOp, arg: Value } = (op: UnOp)
+        family Arith
         syntax [arg]
         results |ty| vec![ty(*arg)];
     /// `a * b + c`, rounded once (floats only).
     Fma { a: Value, b: Value, c: Value } = "fma"
+        family Arith
         syntax [a, b, c]
         results |ty| vec![ty(*a)];
     /// Result `i1`.
     Cmp { pred: CmpPred, lhs: Value, rhs: Value } = "cmp"
+        family Arith
         syntax [pred lhs, rhs]
         results |_ty| vec![Type::I1];
     Select { cond: Value, if_true: Value, if_false: Value } = "select"
+        family Arith
         syntax [cond, if_true, if_false]
         operands [cond as "the condition": Want::Is(Type::I1, "")] kind SelectCondition
         results |ty| vec![ty(*if_true)];
@@ -260,33 +288,41 @@ define_ops! {
     /// signedness, narrowing truncates, float->int truncates toward zero (saturating),
     /// float->float and int->float round to nearest even.
     Cast { arg: Value, to: Type } = "cast"
+        family Arith
         syntax [arg "to" to]
         results |_ty| vec![*to];
     /// Reinterpretation of bits between types of the same size (pointers excluded).
     Bitcast { arg: Value, to: Type } = "bitcast"
+        family Arith
         syntax [arg "to" to]
         results |_ty| vec![*to];
     /// `base + index * size_of(elem)`, in the address space of `base`. `index` is any integer
     /// type (sign-extended when signed).
     PtrOffset { base: Value, index: Value, elem: Type } = "ptr.offset"
+        family Memory
         syntax [base, index, elem]
         results |ty| vec![ty(*base)];
     /// A plain load of `ty` (its width is the access width); `align` in bytes.
     Load { ptr: Value, ty: Type, align: u32 } = "load"
+        family Memory
         syntax [ty, ptr, "align" align("alignment")]
         results |_ty| vec![*ty];
     Store { ptr: Value, value: Value, align: u32 } = "store"
+        family Memory
         syntax [ptr, value, "align" align("alignment")]
         results |_ty| vec![];
     AtomicLoad { ptr: Value, ty: ScalarType, ordering: Ordering, scope: Scope } = "atomic.load"
+        family Atomic
         syntax [ty, ptr, ordering, scope]
         results |_ty| vec![Type::Scalar(*ty)];
     AtomicStore { ptr: Value, value: Value, ordering: Ordering, scope: Scope } = "atomic.store"
+        family Atomic
         syntax [ptr, value, ordering, scope]
         results |_ty| vec![];
     /// Returns the old value.
     AtomicRmw { op: RmwOp, ptr: Value, value: Value, ordering: Ordering, scope: Scope }
         = "atomic.rmw"
+        family Atomic
         syntax [op ptr, value, ordering, scope]
         results |ty| vec![ty(*value)];
     /// Compare-and-swap; returns the old value (the swap happened iff it equals `expected`).
@@ -297,35 +333,42 @@ define_ops! {
         ordering: Ordering,
         scope: Scope,
     } = "atomic.cas"
+        family Atomic
         syntax [ptr, expected, desired, ordering, scope]
         results |ty| vec![ty(*expected)];
     Fence { ordering: Ordering, scope: Scope } = "fence"
+        family Atomic
         syntax [ordering, scope]
         results |_ty| vec![];
     /// Workgroup barrier: every work-item of the workgroup waits here, and memory operations
     /// before it (global and shared) are visible to the workgroup after it.
     Barrier = "barrier"
+        family Machine
         syntax []
         results |_ty| vec![];
     /// A hint that the work-item is waiting: pause for about `nanos` nanoseconds so that
     /// polling does not flood memory (`s_sleep` on AMD, `nanosleep` on NVIDIA; the CPU device
     /// yields its thread).
     Sleep { nanos: u32 } = "sleep"
+        family Machine
         syntax [nanos("sleep time in nanoseconds")]
         results |_ty| vec![];
     /// A timestamp in nanoseconds (`u64`), comparable between the workgroups of a device:
     /// for traces and timings, not for ordering.
     Clock = "clock"
+        family Machine
         syntax []
         results |_ty| vec![Type::U64];
     /// Result `u32`. Printed `<kind> <dim>`, or `<kind>` for kinds without a dimension.
     Id { kind: IdKind, dim: Dim } = (kind: IdKind)
+        family Machine
         syntax custom
         results |_ty| vec![Type::U32];
     /// The `value` of lane `lane % subgroup size` of the subgroup, in every lane: a
     /// collective op, executed by all lanes of the subgroup together (`shfl.sync` on NVIDIA,
     /// `ds_bpermute` on AMD).
     Shuffle { value: Value, lane: Value } = "subgroup.shuffle"
+        family Tile
         syntax [value, lane]
         operands [
             value as "the value": Want::OneOf(&[Type::I32, Type::U32, Type::F32]),
@@ -335,11 +378,13 @@ define_ops! {
     /// `count` elements of `elem` in the workgroup's shared memory; result `ptr<shared>`.
     /// Only at the top level of a kernel's body.
     SharedAlloc { elem: Type, count: u32 } = "shared.alloc"
+        family Memory
         syntax [elem, count("element count")]
         results |_ty| vec![Type::SHARED_PTR];
     /// A `frag<acc>` or `frag<wacc>` (`role`) of zeros. Like every fragment op, collective
     /// over the subgroup: all its lanes execute it together, with the same operands.
     FragZero { role: FragRole } = "frag.zero"
+        family Tile
         syntax [role]
         results |_ty| vec![Type::Frag(*role)];
     /// Loads a row-major tile (`role.shape()`, `bf16`) into a `frag<a>` or `frag<b>`:
@@ -347,6 +392,7 @@ define_ops! {
     /// `stride` (`u32`, in elements) a multiple of 8, both the same in every lane of the
     /// subgroup.
     FragLoad { role: FragRole, ptr: Value, stride: Value } = "frag.load"
+        family Tile
         syntax [role, ptr, stride]
         operands [stride as "the row stride": Want::ROW_STRIDE] kind FragOperand
         results |_ty| vec![Type::Frag(*role)];
@@ -356,6 +402,7 @@ define_ops! {
     /// `c < cols` are written (ragged edges); the others' addresses are never formed.
     FragStore { ptr: Value, value: Value, stride: Value, within: Option<(Value, Value)> }
         = "frag.store"
+        family Tile
         syntax [ptr, value, stride ?"within" within]
         operands [
             value as "the stored value": Want::Accumulator,
@@ -366,6 +413,7 @@ define_ops! {
     /// are exact in `f32`; sums are `f32`, in a target-defined order (k ascending on the
     /// CPU device).
     Mma { a: Value, b: Value, acc: Value } = "mma"
+        family Tile
         syntax [a, b, acc]
         operands [
             a as "the first operand": Want::Frag(FragRole::A),
@@ -386,6 +434,7 @@ define_ops! {
     /// `copy.async`, completed by `async.wait` before that barrier). Products are exact in
     /// `f32`; sums in a target-defined order (k ascending on the CPU device).
     MmaGroup { a: Value, b: Value, acc: Value } = "mma.group"
+        family SharedTile
         syntax [a, b, acc]
         operands [
             a as "the a tile": Want::Ptr(AddrSpace::Shared),
@@ -399,6 +448,7 @@ define_ops! {
     /// lane has waited for the group it was committed in; other lanes see the data after that
     /// and a `barrier`.
     CopyAsync { dst: Value, src: Value, pred: Value } = "copy.async"
+        family SharedTile
         syntax [dst, src, pred]
         operands [
             dst as "the destination": Want::Ptr(AddrSpace::Shared),
@@ -408,27 +458,33 @@ define_ops! {
         results |_ty| vec![];
     /// Closes the lane's current group of `copy.async`s.
     AsyncCommit = "async.commit"
+        family SharedTile
         syntax []
         results |_ty| vec![];
     /// Waits until at most `pending` of the lane's committed groups are still in flight.
     AsyncWait { pending: u32 } = "async.wait"
+        family SharedTile
         syntax [pending("number of pending groups")]
         results |_ty| vec![];
     /// A vector with every lane set to `value`.
     Splat { value: Value, lanes: u32 } = "vec.splat"
+        family Vector
         syntax [value, lanes("lane count")]
         results |ty| {
             let elem = ty(*value).elem().unwrap_or(ScalarType::I32);
             vec![Type::Vector { elem, lanes: *lanes }]
         };
     Extract { vector: Value, lane: u32 } = "vec.extract"
+        family Vector
         syntax [vector, lane("lane index")]
         results |ty| vec![Type::Scalar(ty(*vector).elem().unwrap_or(ScalarType::I32))];
     Insert { vector: Value, lane: u32, value: Value } = "vec.insert"
+        family Vector
         syntax [vector, lane("lane index"), value]
         results |ty| vec![ty(*vector)];
     /// Results typed by `result_types`, given by the `yield` ending each region.
     If { cond: Value, then_region: Region, else_region: Region, result_types: Vec<Type> } = "if"
+        family Control
         syntax custom
         results |_ty| result_types.clone();
     /// `for iv in (lb..ub).step_by(step)` with loop-carried values. `body.args` are the
@@ -436,23 +492,28 @@ define_ops! {
     /// `inits` entry; the body's `yield` gives the next iteration's values, and the results
     /// are the carried values after the last iteration. `step` must be positive.
     For { lb: Value, ub: Value, step: Value, inits: Vec<Value>, body: Region } = "for"
+        family Control
         syntax custom
         results |ty| inits.iter().map(|v| ty(*v)).collect();
     /// An unbounded loop: `body.args` take `inits`, then each `yield`; it ends with a `break`
     /// whose values (typed by `result_types`) are the results.
     Loop { inits: Vec<Value>, body: Region, result_types: Vec<Type> } = "loop"
+        family Control
         syntax custom
         results |_ty| result_types.clone();
     /// Ends the region of an `if`, or the iteration of a `for`/`loop`.
     Yield { values: Vec<Value> } = "yield"
+        family Control
         syntax [values]
         results |_ty| vec![];
     /// Leaves the innermost enclosing `loop` with its results.
     Break { values: Vec<Value> } = "break"
+        family Control
         syntax [values]
         results |_ty| vec![];
     /// Ends the work-item.
     Return = "return"
+        family Control
         syntax []
         results |_ty| vec![];
 }
