@@ -39,7 +39,7 @@
 //! and a scope — `atomic_add`, `atomic_min`, `atomic_max`, `atomic_xchg`, `atomic_and`,
 //! `atomic_or`, `atomic_load`, `atomic_store`, `atomic_cas` — and math: `sqrt`, `exp2`,
 //! `log2`, `abs`, `min`, `max`, `fma` (also as methods: `x.min(y)`, `x.sqrt()`,
-//! `a.mul_add(b, c)`).
+//! `a.mul_add(b, c)`), and `exp2_approx(x)` (`f32`: the GPU's fast `2^x`).
 //!
 //! Tiles (docs/ir.md "Tiles"): `subgroup_size()`, `subgroup_id()`, `subgroup_lane()`;
 //! fragments `let acc = frag_zero();`, `let x = frag_load_a(&tile[i], stride);` (and

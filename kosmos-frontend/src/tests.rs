@@ -808,3 +808,42 @@ fn subgroup_shuffle_types_by_its_value_not_its_lane() {
     "#;
     assert!(run_u32(src, 32, &[], 1, 32).iter().all(|x| *x == 2));
 }
+
+#[test]
+fn exp2_approx_is_two_to_the_x() {
+    let src = r#"
+        #[kernel]
+        fn k(x: &[f32], y: &mut [f32]) {
+            let t = workgroup_id_x() * workgroup_size_x() + workitem_id_x();
+            y[t] = exp2_approx(x[t]);
+        }
+    "#;
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    let device = Device::cpu().unwrap();
+    let module = device
+        .load_module(&ModuleImage::new(
+            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
+        ))
+        .unwrap();
+    let mut rng = SmallRng::seed_from_u64(rand::random());
+    let x: Vec<f32> = (0..256).map(|_| rng.random_range(-120.0..120.0)).collect();
+    let dx = Buffer::from_slice(&device, &x).unwrap();
+    let dy = Buffer::from_slice(&device, &[f32::NAN; 256]).unwrap();
+    let stream = device.stream().unwrap();
+    let args = [KernelArg::from(&dx), KernelArg::from(&dy)];
+    module
+        .launch(&stream, "k", LaunchConfig::linear(4, 64), &args)
+        .unwrap();
+    for (x, y) in x.iter().zip(dy.download().unwrap()) {
+        let want = (*x as f64).exp2();
+        assert!(
+            ((y as f64 - want) / want).abs() < 1e-6,
+            "2^{x}: {y}, want {want}"
+        );
+    }
+    assert_error_at(
+        "fn k(y: &mut [f32], n: u32) { y[0] = exp2_approx(n); }",
+        "expected f32, found u32",
+        Some(49),
+    );
+}

@@ -143,6 +143,12 @@ impl Target for Amdgpu {
                 })?;
                 Ok(vec![moved])
             }
+            // v_exp_f32, without the scaling that keeps denormal results.
+            Op::Exp2Approx { .. } => Ok(vec![cx.call_intrinsic(
+                "llvm.amdgcn.exp2",
+                &[cx.ctx.f32_type().into()],
+                &[args[0].into()],
+            )?]),
             Op::Clock => {
                 // s_memrealtime counts a constant 100 MHz clock shared by the device.
                 let ticks = cx.call_int_intrinsic("llvm.amdgcn.s.memrealtime")?;

@@ -115,6 +115,11 @@ impl Target for Nvptx {
                 })?;
                 Ok(vec![moved])
             }
+            Op::Exp2Approx { .. } => Ok(vec![cx.call_intrinsic(
+                "llvm.nvvm.ex2.approx.ftz",
+                &[cx.ctx.f32_type().into()],
+                &[args[0].into()],
+            )?]),
             // %globaltimer: nanoseconds, the same on every SM.
             Op::Clock => Ok(vec![cx.call_intrinsic(
                 "llvm.nvvm.read.ptx.sreg.globaltimer",

@@ -87,6 +87,12 @@ impl Compiler<'_> {
                 dst,
                 a: arg.0,
             },
+            Op::Exp2Approx { arg } => Arith::Un {
+                op: UnOp::Exp2,
+                ty: self.vty(arg),
+                dst,
+                a: arg.0,
+            },
             Op::Fma { a, b, c } => Arith::Fma {
                 ty: self.vty(a),
                 dst,

@@ -131,6 +131,11 @@ const INTRINSICS: &[Intrinsic] = &[
     def("sqrt", &["x"], Scalar(Operands, Lower::math_call)),
     def("exp2", &["x"], Scalar(Operands, Lower::math_call)),
     def("log2", &["x"], Scalar(Operands, Lower::math_call)),
+    def(
+        "exp2_approx",
+        &["x (f32)"],
+        Scalar(Fixed(S::F32), Lower::exp2_approx),
+    ),
     def("abs", &["x"], Scalar(Operands, Lower::math_call)),
     def("min", &["a", "b"], Scalar(Operands, Lower::math_call)),
     def("max", &["a", "b"], Scalar(Operands, Lower::math_call)),
@@ -450,6 +455,22 @@ impl Lower {
             lane: lane.v,
         });
         Ok(Val { v, ty: x.ty })
+    }
+
+    /// `exp2_approx(x)`: `2^x` for an `f32` by the GPU's fast instruction (the IR's
+    /// `exp2.approx`: a few ulp, results below the normal range may flush to zero).
+    fn exp2_approx(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        let x = self.value(b, call.args[0], Some(S::F32))?;
+        if x.ty != S::F32 {
+            return err(call.args[0], mismatch(S::F32, rust_name(x.ty)));
+        }
+        let v = b.value(Op::Exp2Approx { arg: x.v });
+        Ok(Val { v, ty: S::F32 })
     }
 
     fn clock(&mut self, b: &mut KernelBuilder, _: &Call, _: Option<ScalarType>) -> Result<Val> {

@@ -274,6 +274,15 @@ define_ops! {
         family Arith
         syntax [a, b, c]
         results |ty| vec![ty(*a)];
+    /// `2^arg` for an `f32` by the target's fast instruction (`ex2.approx.ftz.f32` on NVIDIA,
+    /// `v_exp_f32` on AMD): an approximation within a few ulp, for softmax and routing
+    /// weights; results below the smallest normal `f32` may flush to zero. The CPU device
+    /// computes `2^arg` exactly.
+    Exp2Approx { arg: Value } = "exp2.approx"
+        family Arith
+        syntax [arg]
+        operands [arg as "the argument": Want::Is(Type::F32, "")]
+        results |_ty| vec![Type::F32];
     /// Result `i1`.
     Cmp { pred: CmpPred, lhs: Value, rhs: Value } = "cmp"
         family Arith
