@@ -262,6 +262,35 @@ pub fn intrinsic_names() -> impl Iterator<Item = &'static str> {
     INTRINSICS.iter().map(|i| i.name)
 }
 
+/// The message for a call of an unknown function: the intrinsics whose names are close to
+/// it, if any (all of them are listed in the crate's docs and by [`intrinsic_names`]).
+fn unknown_intrinsic(name: &str) -> String {
+    let words = |n: &'static str| n.split('_').collect::<Vec<_>>();
+    let shares_word = |n: &'static str| {
+        name.split('_')
+            .any(|w| w.len() > 2 && words(n).contains(&w))
+    };
+    let mut close: Vec<(f64, &str)> = intrinsic_names()
+        .map(|n| (strsim::normalized_damerau_levenshtein(name, n), n))
+        .filter(|&(score, n)| score >= 0.6 || shares_word(n))
+        .collect();
+    close.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let close: Vec<String> = close
+        .iter()
+        .take(3)
+        .map(|(_, n)| format!("`{n}`"))
+        .collect();
+    match close.len() {
+        0 => format!(
+            "unknown intrinsic `{name}` (the intrinsics are listed in kosmos-frontend's docs)"
+        ),
+        _ => format!(
+            "unknown intrinsic `{name}`: did you mean {}?",
+            close.join(", ")
+        ),
+    }
+}
+
 /// A call of a named function (an intrinsic) being lowered: its name and arguments,
 /// with the checks every intrinsic makes of them.
 pub(super) struct Call<'a> {
@@ -349,14 +378,7 @@ impl Lower {
         }
         call.no_generics()?;
         let Some(intrinsic) = found else {
-            let names: Vec<&str> = intrinsic_names().collect();
-            return err(
-                &c.func,
-                format!(
-                    "unknown intrinsic `{name}` (kernels can call: {})",
-                    names.join(", ")
-                ),
-            );
+            return err(&c.func, unknown_intrinsic(name));
         };
         let v = match intrinsic.lowering {
             Tile(_) => {
