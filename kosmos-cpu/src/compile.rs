@@ -163,6 +163,16 @@ impl<'k> Compiler<'k> {
         self.consts.push((slot, bits));
     }
 
+    /// The position of `param` among the kernel's parameters (the verifier lets only
+    /// parameters reach `buffer.len`).
+    pub(crate) fn param_index(&self, param: Value) -> usize {
+        self.k
+            .params
+            .iter()
+            .position(|p| *p == param)
+            .unwrap_or_else(|| unreachable!("the verifier takes buffer.len of parameters only"))
+    }
+
     /// The offset of the next `shared.alloc` in walk order.
     pub(crate) fn next_shared_offset(&mut self) -> u64 {
         let start = self.shared_offsets[self.shared_seen];

@@ -66,13 +66,14 @@ pub enum CpuError {
         got: String,
     },
     #[error(
-        "kernel {kernel}: argument {index} (%{param}): {addr:#x} is not 0 and not in a live allocation"
+        "kernel {kernel}: argument {index} (%{param}): {bytes} bytes at {addr:#x} are not inside a live allocation"
     )]
     ArgPointer {
         kernel: String,
         index: usize,
         param: String,
         addr: u64,
+        bytes: u64,
     },
     #[error("kernel {kernel}: bad launch {what} dimension {dim}: {message}")]
     LaunchDim {
@@ -119,6 +120,18 @@ pub enum CpuError {
         pos: InstPos,
         op: &'static str,
         space: &'static str,
+    },
+    #[error(
+        "kernel {kernel}: workgroup {workgroup:?} lane {lane}: {origin}: index {index} is out of bounds for a slice of {len} elements"
+    )]
+    IndexOutOfBounds {
+        kernel: String,
+        workgroup: [u32; 3],
+        lane: u32,
+        /// Where the access is in the source, and its text.
+        origin: String,
+        index: u64,
+        len: u64,
     },
     #[error(
         "kernel {kernel}: workgroup {workgroup:?} lane {lane}: {pos}: `{op}` at {addr:#x} is not aligned to {align}"

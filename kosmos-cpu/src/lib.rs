@@ -65,8 +65,14 @@ impl Default for CpuConfig {
 /// A kernel argument.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Arg {
-    /// A device address (from [`CpuDevice::alloc`], possibly offset) or 0.
+    /// A device address (from [`CpuDevice::alloc`], possibly offset) or 0: the buffer from
+    /// there to the end of its allocation (`buffer.len` gives that length).
     Ptr(u64),
+    /// A buffer of `bytes` at `addr`, inside one allocation (or 0 with no bytes).
+    Slice {
+        addr: u64,
+        bytes: u64,
+    },
     Scalar(Constant),
 }
 
@@ -198,7 +204,7 @@ impl CpuDevice {
         let mem = MemoryView {
             allocs: self.allocs().live.values().cloned().collect(),
         };
-        let params = check_args(kernel, args, &mem)?;
+        let (params, buffer_bytes) = check_args(kernel, args, &mem)?;
         let launch = Launch {
             prog: &prog,
             kernel,
@@ -206,6 +212,7 @@ impl CpuDevice {
             grid,
             block,
             params,
+            buffer_bytes,
             abort: AtomicBool::new(false),
         };
         let threads = self
@@ -379,12 +386,11 @@ fn check_dims(
     })
 }
 
-/// Checks `args` against the kernel's parameters; returns each parameter's slot and bits.
-fn check_args(
-    kernel: &Kernel,
-    args: &[Arg],
-    mem: &MemoryView,
-) -> Result<Vec<(u32, u64)>, CpuError> {
+/// The slot and bits of each parameter, and the byte length of each one's buffer.
+type BoundArgs = (Vec<(u32, u64)>, Vec<u64>);
+
+/// Checks `args` against the kernel's parameters.
+fn check_args(kernel: &Kernel, args: &[Arg], mem: &MemoryView) -> Result<BoundArgs, CpuError> {
     if args.len() != kernel.params.len() {
         return Err(CpuError::ArgCount {
             kernel: kernel.name.clone(),
@@ -393,6 +399,7 @@ fn check_args(
         });
     }
     let mut out = Vec::with_capacity(args.len());
+    let mut buffer_bytes = vec![0; args.len()];
     for (index, (p, arg)) in kernel.params.iter().zip(args).enumerate() {
         let ty = kernel.ty(*p);
         let param = kernel
@@ -407,26 +414,37 @@ fn check_args(
         };
         // The verifier keeps shared pointers and fragments out of parameters.
         let bits = match (ty, arg) {
-            (Type::Ptr(_), Arg::Ptr(addr)) => {
-                let inside =
-                    *addr == 0 || mem.allocs.iter().any(|a| (a.base..=a.end()).contains(addr));
+            (Type::Ptr(_), &(Arg::Ptr(addr) | Arg::Slice { addr, .. })) => {
+                let holder = mem
+                    .allocs
+                    .iter()
+                    .find(|a| (a.base..=a.end()).contains(&addr));
+                let bytes = match *arg {
+                    Arg::Slice { bytes, .. } => bytes,
+                    _ => holder.map_or(0, |a| a.end() - addr),
+                };
+                let inside = (addr, bytes) == (0, 0)
+                    || holder
+                        .is_some_and(|a| addr.checked_add(bytes).is_some_and(|e| e <= a.end()));
                 if !inside {
                     return Err(CpuError::ArgPointer {
                         kernel: kernel.name.clone(),
                         index,
                         param,
-                        addr: *addr,
+                        addr,
+                        bytes,
                     });
                 }
-                *addr
+                buffer_bytes[index] = bytes;
+                addr
             }
             (Type::Scalar(s), Arg::Scalar(c)) if c.ty == s => c.bits,
-            (_, Arg::Ptr(_)) => return Err(mismatch("a pointer".into())),
+            (_, Arg::Ptr(_) | Arg::Slice { .. }) => return Err(mismatch("a pointer".into())),
             (_, Arg::Scalar(c)) => return Err(mismatch(format!("a {} scalar", c.ty))),
         };
         out.push((p.0, bits));
     }
-    Ok(out)
+    Ok((out, buffer_bytes))
 }
 
 #[cfg(test)]

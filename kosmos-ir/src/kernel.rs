@@ -1,6 +1,6 @@
 //! Kernels, regions, instructions and SSA values.
 
-use crate::{Op, Type};
+use crate::{Op, Origin, Type};
 use std::fmt;
 
 /// An SSA value: an index into its kernel's value table.
@@ -127,6 +127,18 @@ impl Kernel {
         found
     }
 
+    /// The origins of the kernel's `bounds.fail` ops, in walk order: a GPU's bounds record
+    /// names the failed access by its position here.
+    pub fn bounds_origins(&self) -> Vec<&Origin> {
+        let mut origins = Vec::new();
+        self.walk(|_, inst| {
+            if let Op::BoundsFail { origin, .. } = &inst.op {
+                origins.push(origin);
+            }
+        });
+        origins
+    }
+
     /// The largest workgroup on a target with `subgroup_size`-lane subgroups.
     pub fn workgroup_bound(&self, subgroup_size: u32) -> u32 {
         match self.max_subgroups {
@@ -175,8 +187,8 @@ impl Kernel {
     }
 
     /// Calls `f` on every instruction, depth first, in program order, with its walk index.
-    pub fn walk(&self, mut f: impl FnMut(usize, &Inst)) {
-        fn go(region: &Region, next: &mut usize, f: &mut dyn FnMut(usize, &Inst)) {
+    pub fn walk<'k>(&'k self, mut f: impl FnMut(usize, &'k Inst)) {
+        fn go<'k>(region: &'k Region, next: &mut usize, f: &mut dyn FnMut(usize, &'k Inst)) {
             for inst in &region.insts {
                 let i = *next;
                 *next += 1;

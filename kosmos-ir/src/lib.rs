@@ -17,7 +17,7 @@ pub use kernel::{
     Inst, InstPos, Kernel, Loc, Module, Region, Value, ValueData, shared_alloc_align,
 };
 pub use ops::{
-    BinOp, CmpPred, Constant, Dim, IdKind, Op, OpFamily, Ordering, RmwOp, Scope, UnOp, Want,
+    BinOp, CmpPred, Constant, Dim, IdKind, Op, OpFamily, Ordering, Origin, RmwOp, Scope, UnOp, Want,
 };
 pub use text::{ParseError, parse_module, print_kernel, print_module};
 pub use types::{

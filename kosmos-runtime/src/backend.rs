@@ -26,6 +26,9 @@ pub(crate) struct KernelRef<'a> {
     /// functions of the module.
     pub(crate) index: usize,
     pub(crate) shape: KernelShape,
+    /// The device address of the kernel's bounds record (0 on the CPU device), the last
+    /// argument of its GPU launches.
+    pub(crate) bounds_record: u64,
 }
 
 /// What a device does without modules, streams or events: queries and memory.

@@ -4,10 +4,10 @@
 
 use crate::backend::{Backend, DeviceOps, KernelRef};
 use crate::device::DeviceKind;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::image::ModuleImage;
 use crate::module::{ArgRepr, KernelArg, KernelShape, LaunchConfig};
-use kosmos_cpu::{Arg, CpuConfig, CpuDevice};
+use kosmos_cpu::{Arg, CpuConfig, CpuDevice, CpuError};
 use std::time::Instant;
 
 pub(crate) struct CpuBackend {
@@ -98,13 +98,32 @@ impl Backend for CpuBackend {
         let args: Vec<Arg> = args
             .iter()
             .map(|a| match a.0 {
-                ArgRepr::Buffer { addr, .. } => Arg::Ptr(addr),
+                ArgRepr::Buffer { addr, .. } => Arg::Slice {
+                    addr,
+                    bytes: a.buffer_bytes(),
+                },
                 ArgRepr::Scalar(c) => Arg::Scalar(c),
             })
             .collect();
-        self.device
-            .launch(kernel.ir, config.grid, config.block, &args)?;
-        Ok(())
+        match self
+            .device
+            .launch(kernel.ir, config.grid, config.block, &args)
+        {
+            Ok(_) => Ok(()),
+            Err(CpuError::IndexOutOfBounds {
+                kernel,
+                origin,
+                index,
+                len,
+                ..
+            }) => Err(Error::IndexOutOfBounds {
+                kernel,
+                origin,
+                index,
+                len,
+            }),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Workgroups that run at once: each is an OS thread, so a persistent grid of this size

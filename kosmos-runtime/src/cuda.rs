@@ -292,7 +292,7 @@ impl Backend for CudaBackend {
         args: &[KernelArg<'_>],
     ) -> Result<()> {
         let shared = self.dynamic_shared(&kernel.ir.name, kernel.shape.shared_bytes)?;
-        let bits: Vec<ArgBits> = args.iter().map(ArgBits::of).collect();
+        let bits = ArgBits::of_launch(args, kernel.bounds_record);
         let mut builder = stream.launch_builder(&module.functions[kernel.index]);
         for arg in &bits {
             match arg {

@@ -29,6 +29,18 @@ pub enum Error {
         op: &'static str,
         message: String,
     },
+    /// A kernel indexed a slice out of its bounds: the first such access of a launch, with
+    /// its place in the kernel's source. The CPU device ends the launch with it; on GPUs the
+    /// access is skipped and the error comes from the next `Stream::synchronize`.
+    #[error(
+        "kernel `{kernel}`: {origin}: index {index} is out of bounds for a slice of {len} elements"
+    )]
+    IndexOutOfBounds {
+        kernel: String,
+        origin: String,
+        index: u64,
+        len: u64,
+    },
     /// The CPU device reported an error.
     #[error("CPU device: {0}")]
     Cpu(#[from] kosmos_cpu::CpuError),

@@ -300,7 +300,7 @@ impl Backend for HipBackend {
         args: &[KernelArg<'_>],
     ) -> Result<()> {
         self.bind("kernel launch")?;
-        let bits: Vec<ArgBits> = args.iter().map(ArgBits::of).collect();
+        let bits = ArgBits::of_launch(args, kernel.bounds_record);
         let mut params: Vec<*mut c_void> = bits.iter().map(ArgBits::as_ptr).collect();
         let ([gx, gy, gz], [bx, by, bz]) = (config.grid, config.block);
         self.check("kernel launch", unsafe {

@@ -33,6 +33,7 @@
 //! kernels over ranks and defines their contract with the host ([`world::abi`]).
 
 mod backend;
+mod bounds;
 mod buffer;
 mod cpu;
 mod cuda;

@@ -8,6 +8,7 @@
 //! workgroup; and the arguments against the kernel's parameters.
 
 use crate::backend::{KernelRef, Object};
+use crate::bounds::BoundsRecords;
 use crate::buffer::{Buffer, DeviceScalar};
 use crate::device::Device;
 use crate::error::{Error, Result};
@@ -62,6 +63,14 @@ impl KernelArg<'_> {
     /// A scalar argument given as an IR constant (its type must match the parameter's).
     pub fn scalar(c: Constant) -> KernelArg<'static> {
         KernelArg(ArgRepr::Scalar(c))
+    }
+
+    /// The byte length of a buffer argument (0 for a scalar): what `buffer.len` reads.
+    pub(crate) fn buffer_bytes(&self) -> u64 {
+        match self.0 {
+            ArgRepr::Buffer { elem, len, .. } => (len * elem.size_bytes() as usize) as u64,
+            ArgRepr::Scalar(_) => 0,
+        }
     }
 
     fn describe(&self) -> String {
@@ -135,6 +144,20 @@ impl ArgBits {
         }
     }
 
+    /// The argument words of a GPU launch, in the order of the code generator's kernel
+    /// signature: the arguments, then the byte length of each buffer argument (what
+    /// `buffer.len` reads), then the address of the kernel's bounds record.
+    pub(crate) fn of_launch(args: &[KernelArg<'_>], bounds_record: u64) -> Vec<ArgBits> {
+        let buffers = args
+            .iter()
+            .filter(|a| matches!(a.0, ArgRepr::Buffer { .. }));
+        args.iter()
+            .map(ArgBits::of)
+            .chain(buffers.map(|a| ArgBits::B64(a.buffer_bytes())))
+            .chain([ArgBits::B64(bounds_record)])
+            .collect()
+    }
+
     /// The bits of a checked argument: a buffer's address, a scalar at its type's width
     /// (which the check made the parameter's).
     pub(crate) fn of(arg: &KernelArg<'_>) -> ArgBits {
@@ -181,6 +204,8 @@ pub struct Module {
     ir: Arc<kosmos_ir::VerifiedModule>,
     /// One per kernel of `ir`, in order.
     shapes: Vec<KernelShape>,
+    /// Where its kernels note out-of-bounds accesses on a GPU.
+    bounds: Option<Arc<BoundsRecords>>,
     /// The backend's module.
     inner: Object,
 }
@@ -198,9 +223,11 @@ impl Device {
             .map(|k| KernelShape::of(k, subgroup))
             .collect();
         let inner = self.backend().load_module(image, &shapes)?;
+        let ir = Arc::new(image.ir.clone());
         Ok(Module {
             device: self.clone(),
-            ir: Arc::new(image.ir.clone()),
+            bounds: BoundsRecords::new(self, &ir)?,
+            ir,
             shapes,
             inner,
         })
@@ -228,6 +255,7 @@ impl Module {
                 ir,
                 index,
                 shape: self.shapes[index],
+                bounds_record: self.bounds.as_ref().map_or(0, |b| b.address(index)),
             })
             .ok_or_else(|| Error::NoSuchKernel {
                 name: name.to_string(),
@@ -263,7 +291,11 @@ impl Module {
         check_args(kernel.ir, &self.device, args)?;
         self.device
             .backend()
-            .launch(&*self.inner, &*stream.inner, kernel, config, args)
+            .launch(&*self.inner, &*stream.inner, kernel, config, args)?;
+        if let Some(bounds) = &self.bounds {
+            stream.watch(bounds);
+        }
+        Ok(())
     }
 
     /// How many workgroups of `block` lanes of kernel `name` can be resident on the device

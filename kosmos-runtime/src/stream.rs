@@ -1,14 +1,18 @@
 //! Streams (ordered work queues) and timing events.
 
 use crate::backend::Object;
+use crate::bounds::BoundsRecords;
 use crate::device::Device;
 use crate::error::{Error, Result};
+use std::sync::{Arc, Mutex};
 
 /// An ordered queue of launches on one device.
 pub struct Stream {
     pub(crate) device: Device,
     /// The backend's stream.
     pub(crate) inner: Object,
+    /// The bounds records of the modules launched since the last synchronize.
+    launched: Mutex<Vec<Arc<BoundsRecords>>>,
 }
 
 /// A point in a stream's work, for timing.
@@ -23,6 +27,7 @@ impl Stream {
         Ok(Stream {
             device: device.clone(),
             inner: device.backend().stream()?,
+            launched: Mutex::default(),
         })
     }
 
@@ -31,9 +36,33 @@ impl Stream {
         &self.device
     }
 
-    /// Waits until all work queued on this stream has finished.
+    /// Waits until all work queued on this stream has finished; then reports the first
+    /// out-of-bounds slice access of the launches since the last synchronize, if any
+    /// ([`Error::IndexOutOfBounds`]).
     pub fn synchronize(&self) -> Result<()> {
-        self.device.backend().stream_synchronize(&*self.inner)
+        self.device.backend().stream_synchronize(&*self.inner)?;
+        let launched = std::mem::take(&mut *self.lock_launched());
+        let mut first = Ok(());
+        for bounds in launched {
+            let found = bounds.take_error();
+            if first.is_ok() {
+                first = found;
+            }
+        }
+        first
+    }
+
+    /// Notes a launch of a module whose bounds records `synchronize` must read.
+    pub(crate) fn watch(&self, bounds: &Arc<BoundsRecords>) {
+        let mut launched = self.lock_launched();
+        if !launched.iter().any(|b| Arc::ptr_eq(b, bounds)) {
+            launched.push(bounds.clone());
+        }
+    }
+
+    fn lock_launched(&self) -> std::sync::MutexGuard<'_, Vec<Arc<BoundsRecords>>> {
+        // The list stays consistent even if a holder panicked: it is only pushed to.
+        self.launched.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Records an event after the work queued so far. On GPUs it is a timing event of the

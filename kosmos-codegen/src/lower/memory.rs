@@ -2,10 +2,11 @@
 
 use super::Cx;
 use crate::llvm::{AtomicRmw, Fail, atomic_ordering, instruction, set_alignment};
+use inkwell::AtomicOrdering;
 use inkwell::module::Linkage;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{
-    AsValueRef, BasicValueEnum, InstructionOpcode as Opc, InstructionValue, PointerValue,
+    AsValueRef, BasicValueEnum, InstructionOpcode as Opc, InstructionValue, IntValue, PointerValue,
 };
 use kosmos_ir::{AddrSpace, Inst, Ordering, RmwOp, ScalarType, Scope, Type, Value};
 
@@ -210,6 +211,47 @@ impl<'ctx> Cx<'_, 'ctx> {
         )?;
         self.set_scope(pair, scope);
         Ok(self.builder.build_extract_value(pair, 0, "old")?)
+    }
+
+    /// The byte length the runtime passes with pointer parameter `buffer`.
+    pub(super) fn buffer_len(&self, buffer: Value) -> IntValue<'ctx> {
+        self.buffer_lens
+            .iter()
+            .find(|(p, _)| *p == buffer)
+            .map(|(_, len)| *len)
+            .expect("the verifier takes buffer.len of pointer parameters only")
+    }
+
+    /// `bounds.fail`: the launch's first failure takes the kernel's bounds record, the
+    /// words `[origin + 1, index, len]` (`kosmos-runtime/src/bounds.rs` reads them).
+    pub(super) fn bounds_fail(&mut self, index: Value, len: Value) -> Result<(), Fail> {
+        let origin = self.next_bounds_origin;
+        self.next_bounds_origin += 1;
+        let i64t = self.ctx.i64_type();
+        let record = self.bounds_record;
+        let first = self.builder.build_cmpxchg(
+            record,
+            i64t.const_zero(),
+            i64t.const_int(origin + 1, false),
+            AtomicOrdering::Monotonic,
+            AtomicOrdering::Monotonic,
+        )?;
+        let won = self.builder.build_extract_value(first, 1, "")?;
+        let (write, done) = (self.block("bounds.record"), self.block("bounds.done"));
+        self.builder
+            .build_conditional_branch(won.into_int_value(), write, done)?;
+        self.builder.position_at_end(write);
+        for (word, value) in [(1, index), (2, len)] {
+            // SAFETY: the record has four words.
+            let at = unsafe {
+                self.builder
+                    .build_gep(i64t, record, &[i64t.const_int(word, false)], "")?
+            };
+            self.builder.build_store(at, self.get_int(value))?;
+        }
+        self.builder.build_unconditional_branch(done)?;
+        self.builder.position_at_end(done);
+        Ok(())
     }
 
     pub(super) fn fence(&self, ordering: Ordering, scope: Scope) -> Result<(), Fail> {

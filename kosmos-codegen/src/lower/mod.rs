@@ -47,6 +47,12 @@ struct Cx<'a, 'ctx> {
     /// Offsets of the `shared.alloc`s not yet lowered, in walk order
     /// ([`Kernel::shared_layout`]): the lowering meets them in that order.
     shared_offsets: std::vec::IntoIter<u64>,
+    /// The byte length passed with each pointer parameter, by parameter (`buffer.len`).
+    buffer_lens: Vec<(Value, IntValue<'ctx>)>,
+    /// The kernel's bounds record, its last parameter.
+    bounds_record: PointerValue<'ctx>,
+    /// Walk-order position of the next `bounds.fail` ([`Kernel::bounds_origins`]).
+    next_bounds_origin: u64,
 }
 
 impl<'a, 'ctx> Deref for Cx<'a, 'ctx> {
@@ -80,13 +86,37 @@ fn lower_kernel<'ctx>(
         module.get_function(&kernel.name).is_none(),
         "the verifier gives a module's kernels distinct names"
     );
+    // The signature: the kernel's parameters, the byte length of each pointer parameter's
+    // buffer, the bounds record (the runtime's `ArgBits::of_launch` passes them so).
+    let pointers: Vec<Value> = kernel
+        .params
+        .iter()
+        .copied()
+        .filter(|p| matches!(kernel.ty(*p), Type::Ptr(_)))
+        .collect();
+    let record_ty = ctx.ptr_type(target.addr_space(AddrSpace::Global));
     let params: Vec<BasicMetadataTypeEnum> = kernel
         .params
         .iter()
-        .map(|p| llvm_type(ctx, target, kernel.values[p.index()].ty).into())
+        .map(|p| llvm_type(ctx, target, kernel.ty(*p)).into())
+        .chain(pointers.iter().map(|_| ctx.i64_type().into()))
+        .chain([record_ty.into()])
         .collect();
     let fn_ty = ctx.void_type().fn_type(&params, false);
     let function = module.add_function(&kernel.name, fn_ty, None);
+    let hidden = &function.get_params()[kernel.params.len()..];
+    let buffer_lens = pointers
+        .iter()
+        .zip(hidden)
+        .map(|(p, len)| {
+            if let Some(name) = kernel.value_name(*p) {
+                len.set_name(&format!("{name}.len"));
+            }
+            (*p, len.into_int_value())
+        })
+        .collect();
+    let bounds_record = hidden[pointers.len()].into_pointer_value();
+    bounds_record.set_name("bounds_record");
     let mut cx = Cx {
         llvm: FnBuilder {
             ctx,
@@ -101,6 +131,9 @@ fn lower_kernel<'ctx>(
         next_index: 0,
         at: None,
         shared_offsets: kernel.shared_layout().0.into_iter(),
+        buffer_lens,
+        bounds_record,
+        next_bounds_origin: 0,
     };
     target.configure_kernel(&cx.llvm);
     for (p, arg) in kernel.params.iter().zip(function.get_param_iter()) {
@@ -228,6 +261,11 @@ impl<'ctx> Cx<'_, 'ctx> {
             Op::Cast { arg, to } => vec![self.cast(*arg, *to)?],
             Op::Bitcast { arg, to } => vec![self.bitcast(*arg, *to)?],
             Op::PtrOffset { base, index, elem } => vec![self.ptr_offset(*base, *index, *elem)?],
+            Op::BufferLen { buffer } => vec![self.buffer_len(*buffer).into()],
+            Op::BoundsFail { index, len, .. } => {
+                self.bounds_fail(*index, *len)?;
+                vec![]
+            }
             Op::Load { ptr, ty, align } => vec![self.load(*ptr, *ty, *align)?],
             Op::Store { ptr, value, align } => {
                 self.store(*ptr, *value, *align)?;

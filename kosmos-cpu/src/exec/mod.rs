@@ -88,6 +88,8 @@ pub(crate) struct Launch<'a> {
     pub block: [u32; 3],
     /// (slot, bits) of each parameter.
     pub params: Vec<(Slot, u64)>,
+    /// The byte length of each parameter's buffer (0 for scalars): what `buffer.len` reads.
+    pub buffer_bytes: Vec<u64>,
     pub abort: AtomicBool,
 }
 

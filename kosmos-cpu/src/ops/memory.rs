@@ -1,6 +1,8 @@
 //! Plain memory access: `shared.alloc`, `ptr.offset`, `load` and `store`, lane by lane;
-//! every address is checked for alignment and bounds (see `exec::access`).
+//! every address is checked for alignment and bounds (see `exec::access`). Also the slice
+//! checks of kernels: `buffer.len` and `bounds.fail`, which ends the launch with its error.
 
+use crate::CpuError;
 use crate::arith::{self, width_mask};
 use crate::compile::{Compiler, vty};
 use crate::exec::lanes::{get, map2, set};
@@ -19,6 +21,16 @@ pub(crate) enum Memory {
     },
     Load(Access),
     Store(Access),
+    /// `buffer.len` of the kernel's parameter number `param`.
+    BufferLen {
+        dst: Slot,
+        param: usize,
+    },
+    BoundsFail {
+        index: Slot,
+        len: Slot,
+        origin: String,
+    },
 }
 
 /// A `load` or `store` of a `ty` at `ptr`: `value` is the slot loaded into or stored from.
@@ -65,6 +77,19 @@ impl Compiler<'_> {
                 align,
                 pos: at,
             }),
+            Op::BufferLen { buffer } => Memory::BufferLen {
+                dst: self.result(inst),
+                param: self.param_index(buffer),
+            },
+            Op::BoundsFail {
+                index,
+                len,
+                ref origin,
+            } => Memory::BoundsFail {
+                index: index.0,
+                len: len.0,
+                origin: origin.0.clone(),
+            },
             ref op => unreachable!("`{}` is not a memory op", op.name()),
         })
     }
@@ -85,6 +110,26 @@ impl Exec<'_> {
             }),
             Memory::Load(access) => self.load(access, mask)?,
             Memory::Store(access) => self.store(access, mask)?,
+            Memory::BufferLen { dst, param } => {
+                self.vals[dst as usize].fill(self.l.buffer_bytes[param])
+            }
+            Memory::BoundsFail {
+                index,
+                len,
+                ref origin,
+            } => {
+                if let Some(lane) = (0..self.n).find(|l| mask[*l]) {
+                    return Err(CpuError::IndexOutOfBounds {
+                        kernel: self.kernel(),
+                        workgroup: self.wg,
+                        lane: lane as u32,
+                        origin: origin.clone(),
+                        index: self.vals[index as usize][lane],
+                        len: self.vals[len as usize][lane],
+                    }
+                    .into());
+                }
+            }
         }
         Ok(())
     }

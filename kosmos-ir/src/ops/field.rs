@@ -47,6 +47,7 @@ macro_rules! attribute_fields {
 }
 
 attribute_fields!(
+    super::Origin,
     u32,
     Type,
     Vec<Type>,

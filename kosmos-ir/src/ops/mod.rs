@@ -234,6 +234,11 @@ impl Constant {
     }
 }
 
+/// Where a checked access is in the source, and its text (`src/ops.rs:14:9: out[i]`): what a
+/// bounds error reports.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Origin(pub String);
+
 /// The families of ops. Each layer handles a family in one place (the CPU device in
 /// `kosmos-cpu/src/ops/<family>.rs`), so a new op of a family is one arm there.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -311,6 +316,25 @@ define_ops! {
         family Memory
         syntax [base, index, elem]
         results |ty| vec![ty(*base)];
+    /// The length in bytes of the buffer that the pointer kernel parameter `buffer` was
+    /// launched with (`u64`): every pointer parameter is passed with its length.
+    BufferLen { buffer: Value } = "buffer.len"
+        family Memory
+        syntax [buffer]
+        results |_ty| vec![Type::U64];
+    /// Records that the access at `origin` (its place in the source and its text, for the
+    /// error) is out of bounds: element `index` of a slice of `len` elements (`u64`s). The
+    /// first record of a launch is its error: the CPU device ends the launch with it, GPUs
+    /// report it when the launch's stream synchronizes. It does not stop the work-item: the
+    /// access it stands for must not happen (the `else` of the `if` that checks the index).
+    BoundsFail { index: Value, len: Value, origin: Origin } = "bounds.fail"
+        family Memory
+        syntax [index, len, origin]
+        operands [
+            index as "the index": Want::Is(Type::U64, ""),
+            len as "the length": Want::Is(Type::U64, ""),
+        ]
+        results |_ty| vec![];
     /// A plain load of `ty` (its width is the access width); `align` in bytes.
     Load { ptr: Value, ty: Type, align: u32 } = "load"
         family Memory
@@ -390,8 +414,8 @@ define_ops! {
         family Memory
         syntax [elem, count("element count")]
         results |_ty| vec![Type::SHARED_PTR];
-    /// A `frag<acc>` or `frag<wacc>` (`role`) of zeros. Like every fragment op, collective
-    /// over the subgroup: all its lanes execute it together, with the same operands.
+    /// A fragment of zeros (any `role`). Like every fragment op, collective over the
+    /// subgroup: all its lanes execute it together, with the same operands.
     FragZero { role: FragRole } = "frag.zero"
         family Tile
         syntax [role]

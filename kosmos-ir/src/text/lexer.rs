@@ -16,6 +16,8 @@ pub(super) enum Tok {
     Global(String),
     /// A numeric literal as written: starts with a digit or `-` (`-3`, `1.5e-7`, `-inf`).
     Number(String),
+    /// A string literal's contents, unescaped (`"a \"b\""` is `a "b"`).
+    Str(String),
     Punct(char),
     Arrow,
     Newline,
@@ -30,6 +32,7 @@ impl fmt::Display for Tok {
         match self {
             Tok::Word(w) | Tok::Number(w) => write!(f, "'{w}'"),
             Tok::Value(v) => write!(f, "'%{v}'"),
+            Tok::Str(text) => write!(f, "{text:?}"),
             Tok::Global(g) => write!(f, "'@{g}'"),
             Tok::Punct(c) => write!(f, "'{c}'"),
             Tok::Arrow => f.write_str("'->'"),
@@ -97,6 +100,11 @@ pub(super) fn lex(text: &str) -> Vec<Token> {
                     Tok::Number(format!("-{}", number(&mut chars, &mut col)))
                 }
             }
+            '"' => {
+                chars.next();
+                col += 1;
+                string(&mut chars, &mut col)
+            }
             '0'..='9' => Tok::Number(number(&mut chars, &mut col)),
             c if c.is_ascii_alphabetic() || c == '_' => {
                 let mut w = word(&mut chars, &mut col);
@@ -127,6 +135,27 @@ pub(super) fn lex(text: &str) -> Vec<Token> {
         loc: Loc { line, col },
     });
     tokens
+}
+
+/// The rest of a string literal after its opening quote: `\"` and `\\` are the escapes;
+/// it ends on the line it starts.
+fn string(chars: &mut Peekable<Chars>, col: &mut u32) -> Tok {
+    let mut text = String::new();
+    while let Some(c) = chars.next_if(|&c| c != '\n') {
+        *col += 1;
+        match c {
+            '"' => return Tok::Str(text),
+            '\\' => match chars.next_if(|&c| c == '"' || c == '\\') {
+                Some(escaped) => {
+                    *col += 1;
+                    text.push(escaped);
+                }
+                None => return Tok::Bad("a string escape other than \\\" or \\\\".into()),
+            },
+            c => text.push(c),
+        }
+    }
+    Tok::Bad("a string without its closing '\"' on the same line".into())
 }
 
 /// A run of name characters.

@@ -166,6 +166,17 @@ impl Parser {
         })
     }
 
+    pub(crate) fn string_literal(&mut self, what: &str) -> Result<String> {
+        match &self.peek().tok {
+            Tok::Str(text) => {
+                let text = text.clone();
+                self.next();
+                Ok(text)
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+
     pub(crate) fn u32_literal(&mut self, what: &str) -> Result<u32> {
         let token = self.peek().clone();
         let Tok::Number(text) = &token.tok else {

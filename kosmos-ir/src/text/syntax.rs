@@ -3,7 +3,7 @@
 
 use super::ParseError;
 use super::parser::Parser;
-use crate::ops::{BinOp, CmpPred, Dim, IdKind, Ordering, RmwOp, Scope, UnOp};
+use crate::ops::{BinOp, CmpPred, Dim, IdKind, Ordering, Origin, RmwOp, Scope, UnOp};
 use crate::{Constant, FragRole, ScalarType, Type, Value};
 
 /// One printed statement: words separated by spaces, commas attached to the word before.
@@ -130,6 +130,23 @@ impl Syntax for u32 {
 
     fn after(&self) -> &'static str {
         "the number"
+    }
+}
+
+/// A string literal: `"src/ops.rs:14:9: out[i]"`.
+impl Syntax for Origin {
+    fn print(&self, line: &mut Line<'_>) {
+        let escaped = self.0.replace('\\', "\\\\").replace('"', "\\\"");
+        line.word(&format!("\"{escaped}\""));
+    }
+
+    fn parse(p: &mut Parser, _: Option<&str>) -> Result<Origin, ParseError> {
+        p.string_literal("a string (the access's origin)")
+            .map(Origin)
+    }
+
+    fn after(&self) -> &'static str {
+        "the origin"
     }
 }
 

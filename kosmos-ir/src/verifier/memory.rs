@@ -20,6 +20,21 @@ impl<'k> Verifier<'k> {
         }
     }
 
+    /// `buffer.len` reads the length passed with a pointer parameter: only those have one.
+    pub(super) fn buffer_len(&mut self, at: Site, buffer: Value) {
+        let is_param = self.kernel.params.contains(&buffer);
+        if !is_param || !matches!(self.ty(buffer), Some(Type::Ptr(_))) {
+            self.error(
+                at,
+                VerifyErrorKind::BufferLenOperand,
+                format!(
+                    "{} is not a pointer parameter of the kernel: only those come with a length",
+                    self.describe(buffer)
+                ),
+            );
+        }
+    }
+
     pub(super) fn alignment(&mut self, at: Site, align: u32) {
         if !valid_align(align) {
             self.error(

@@ -106,8 +106,13 @@ pub enum VerifyErrorKind {
     FragPlacement,
     /// A fragment op's operand of the wrong type: `mma` roles out of place, a stride or
     /// bound that is not `u32`, `frag.store` of something other than an accumulator,
-    /// `frag.load acc`, `frag.zero a`, `mma.group` tiles outside shared memory.
+    /// `frag.load acc`, `mma.group` tiles outside shared memory.
     FragOperand,
+    /// `buffer.len` of a value that is not a pointer parameter of the kernel in global or
+    /// constant memory.
+    BufferLenOperand,
+    /// A `bounds.fail` origin with a line break (the text format keeps it on one line).
+    OriginText,
     /// `copy.async` with a destination not in shared memory, a source not in global memory
     /// or a predicate that is not `i1`.
     CopyAsyncOperand,
@@ -731,11 +736,12 @@ impl<'k> Verifier<'k> {
                     format!("{kind} has no dimension (it is stored as x, found {dim})"),
                 );
             }
-            Op::FragZero { role } if !role.is_acc() => {
+            Op::BufferLen { buffer } => self.buffer_len(at, *buffer),
+            Op::BoundsFail { origin, .. } if origin.0.contains(['\n', '\r']) => {
                 self.error(
                     at,
-                    VerifyErrorKind::FragOperand,
-                    format!("frag.zero makes accumulators (acc, wacc), not frag<{role}>"),
+                    VerifyErrorKind::OriginText,
+                    format!("the origin {:?} has a line break", origin.0),
                 );
             }
             Op::FragLoad { role, ptr, .. } => {

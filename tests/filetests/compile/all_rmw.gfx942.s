@@ -533,7 +533,7 @@ all_rmw:
 	.amdhsa_kernel all_rmw
 		.amdhsa_group_segment_fixed_size 256
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 16
+		.amdhsa_kernarg_size 40
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -608,9 +608,22 @@ amdhsa.kernels:
         .offset:         8
         .size:           8
         .value_kind:     global_buffer
+      - .name:           p.len
+        .offset:         16
+        .size:           8
+        .value_kind:     by_value
+      - .name:           out.len
+        .offset:         24
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 256
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
+    .kernarg_segment_size: 40
     .max_flat_workgroup_size: 128
     .name:           all_rmw
     .private_segment_fixed_size: 0

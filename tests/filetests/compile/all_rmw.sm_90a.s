@@ -11,7 +11,10 @@
 
 .visible .entry all_rmw(
 	.param .u64 .ptr .global .align 1 all_rmw_param_0,
-	.param .u64 .ptr .global .align 1 all_rmw_param_1
+	.param .u64 .ptr .global .align 1 all_rmw_param_1,
+	.param .u64 all_rmw_param_2,
+	.param .u64 all_rmw_param_3,
+	.param .u64 .ptr .global .align 1 all_rmw_param_4
 )
 .maxntid 128
 {

@@ -10,7 +10,10 @@
 
 .visible .entry casts(
 	.param .u64 .ptr .global .align 1 casts_param_0,
-	.param .u64 .ptr .global .align 1 casts_param_1
+	.param .u64 .ptr .global .align 1 casts_param_1,
+	.param .u64 casts_param_2,
+	.param .u64 casts_param_3,
+	.param .u64 .ptr .global .align 1 casts_param_4
 )
 .maxntid 256
 {

@@ -10,7 +10,9 @@
 
 .visible .entry control_flow(
 	.param .u64 .ptr .global .align 1 control_flow_param_0,
-	.param .u32 control_flow_param_1
+	.param .u32 control_flow_param_1,
+	.param .u64 control_flow_param_2,
+	.param .u64 .ptr .global .align 1 control_flow_param_3
 )
 .maxntid 1024
 {

@@ -10,7 +10,10 @@
 
 .visible .entry exp2_approx(
 	.param .u64 .ptr .global .align 1 exp2_approx_param_0,
-	.param .u64 .ptr .global .align 1 exp2_approx_param_1
+	.param .u64 .ptr .global .align 1 exp2_approx_param_1,
+	.param .u64 exp2_approx_param_2,
+	.param .u64 exp2_approx_param_3,
+	.param .u64 .ptr .global .align 1 exp2_approx_param_4
 )
 .maxntid 64
 {

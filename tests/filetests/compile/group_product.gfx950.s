@@ -946,7 +946,7 @@ group_product:
 	.amdhsa_kernel group_product
 		.amdhsa_group_segment_fixed_size 24576
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 24
+		.amdhsa_kernarg_size 48
 		.amdhsa_user_sgpr_count 4
 		.amdhsa_user_sgpr_dispatch_ptr 1
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -1029,9 +1029,22 @@ amdhsa.kernels:
         .offset:         20
         .size:           4
         .value_kind:     by_value
+      - .name:           a.len
+        .offset:         24
+        .size:           8
+        .value_kind:     by_value
+      - .name:           c.len
+        .offset:         32
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         40
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 24576
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 24
+    .kernarg_segment_size: 48
     .max_flat_workgroup_size: 512
     .name:           group_product
     .private_segment_fixed_size: 0

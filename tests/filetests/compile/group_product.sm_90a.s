@@ -13,7 +13,10 @@
 	.param .u64 .ptr .global .align 1 group_product_param_0,
 	.param .u64 .ptr .global .align 1 group_product_param_1,
 	.param .u32 group_product_param_2,
-	.param .u32 group_product_param_3
+	.param .u32 group_product_param_3,
+	.param .u64 group_product_param_4,
+	.param .u64 group_product_param_5,
+	.param .u64 .ptr .global .align 1 group_product_param_6
 )
 .maxntid 256
 {

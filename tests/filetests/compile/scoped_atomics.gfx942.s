@@ -17,7 +17,7 @@ store_release_agent:
 	.amdhsa_kernel store_release_agent
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 16
+		.amdhsa_kernarg_size 40
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -84,7 +84,7 @@ store_release_system:
 	.amdhsa_kernel store_release_system
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 16
+		.amdhsa_kernarg_size 40
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -166,7 +166,7 @@ add_release_agent:
 	.amdhsa_kernel add_release_agent
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 16
+		.amdhsa_kernarg_size 40
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -248,7 +248,7 @@ add_release_system:
 	.amdhsa_kernel add_release_system
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 16
+		.amdhsa_kernarg_size 40
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -329,7 +329,7 @@ add_relaxed_workgroup:
 	.amdhsa_kernel add_relaxed_workgroup
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 16
+		.amdhsa_kernarg_size 40
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -413,7 +413,7 @@ add_seqcst_agent:
 	.amdhsa_kernel add_seqcst_agent
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 16
+		.amdhsa_kernarg_size 40
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -481,7 +481,7 @@ load_acquire_agent:
 	.amdhsa_kernel load_acquire_agent
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 16
+		.amdhsa_kernarg_size 40
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -549,7 +549,7 @@ load_acquire_system:
 	.amdhsa_kernel load_acquire_system
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 16
+		.amdhsa_kernarg_size 40
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -620,7 +620,7 @@ cas_acqrel_agent:
 	.amdhsa_kernel cas_acqrel_agent
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 16
+		.amdhsa_kernarg_size 40
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -683,7 +683,7 @@ fence_acqrel_system:
 	.amdhsa_kernel fence_acqrel_system
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 16
+		.amdhsa_kernarg_size 40
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -758,9 +758,22 @@ amdhsa.kernels:
         .offset:         8
         .size:           8
         .value_kind:     global_buffer
+      - .name:           flag.len
+        .offset:         16
+        .size:           8
+        .value_kind:     by_value
+      - .name:           out.len
+        .offset:         24
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
+    .kernarg_segment_size: 40
     .max_flat_workgroup_size: 64
     .name:           store_release_agent
     .private_segment_fixed_size: 0
@@ -783,9 +796,22 @@ amdhsa.kernels:
         .offset:         8
         .size:           8
         .value_kind:     global_buffer
+      - .name:           flag.len
+        .offset:         16
+        .size:           8
+        .value_kind:     by_value
+      - .name:           out.len
+        .offset:         24
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
+    .kernarg_segment_size: 40
     .max_flat_workgroup_size: 64
     .name:           store_release_system
     .private_segment_fixed_size: 0
@@ -808,9 +834,22 @@ amdhsa.kernels:
         .offset:         8
         .size:           8
         .value_kind:     global_buffer
+      - .name:           flag.len
+        .offset:         16
+        .size:           8
+        .value_kind:     by_value
+      - .name:           out.len
+        .offset:         24
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
+    .kernarg_segment_size: 40
     .max_flat_workgroup_size: 64
     .name:           add_release_agent
     .private_segment_fixed_size: 0
@@ -833,9 +872,22 @@ amdhsa.kernels:
         .offset:         8
         .size:           8
         .value_kind:     global_buffer
+      - .name:           flag.len
+        .offset:         16
+        .size:           8
+        .value_kind:     by_value
+      - .name:           out.len
+        .offset:         24
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
+    .kernarg_segment_size: 40
     .max_flat_workgroup_size: 64
     .name:           add_release_system
     .private_segment_fixed_size: 0
@@ -858,9 +910,22 @@ amdhsa.kernels:
         .offset:         8
         .size:           8
         .value_kind:     global_buffer
+      - .name:           flag.len
+        .offset:         16
+        .size:           8
+        .value_kind:     by_value
+      - .name:           out.len
+        .offset:         24
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
+    .kernarg_segment_size: 40
     .max_flat_workgroup_size: 64
     .name:           add_relaxed_workgroup
     .private_segment_fixed_size: 0
@@ -883,9 +948,22 @@ amdhsa.kernels:
         .offset:         8
         .size:           8
         .value_kind:     global_buffer
+      - .name:           flag.len
+        .offset:         16
+        .size:           8
+        .value_kind:     by_value
+      - .name:           out.len
+        .offset:         24
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
+    .kernarg_segment_size: 40
     .max_flat_workgroup_size: 64
     .name:           add_seqcst_agent
     .private_segment_fixed_size: 0
@@ -908,9 +986,22 @@ amdhsa.kernels:
         .offset:         8
         .size:           8
         .value_kind:     global_buffer
+      - .name:           flag.len
+        .offset:         16
+        .size:           8
+        .value_kind:     by_value
+      - .name:           out.len
+        .offset:         24
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
+    .kernarg_segment_size: 40
     .max_flat_workgroup_size: 64
     .name:           load_acquire_agent
     .private_segment_fixed_size: 0
@@ -933,9 +1024,22 @@ amdhsa.kernels:
         .offset:         8
         .size:           8
         .value_kind:     global_buffer
+      - .name:           flag.len
+        .offset:         16
+        .size:           8
+        .value_kind:     by_value
+      - .name:           out.len
+        .offset:         24
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
+    .kernarg_segment_size: 40
     .max_flat_workgroup_size: 64
     .name:           load_acquire_system
     .private_segment_fixed_size: 0
@@ -958,9 +1062,22 @@ amdhsa.kernels:
         .offset:         8
         .size:           8
         .value_kind:     global_buffer
+      - .name:           flag.len
+        .offset:         16
+        .size:           8
+        .value_kind:     by_value
+      - .name:           out.len
+        .offset:         24
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
+    .kernarg_segment_size: 40
     .max_flat_workgroup_size: 64
     .name:           cas_acqrel_agent
     .private_segment_fixed_size: 0
@@ -983,9 +1100,22 @@ amdhsa.kernels:
         .offset:         8
         .size:           8
         .value_kind:     global_buffer
+      - .name:           flag.len
+        .offset:         16
+        .size:           8
+        .value_kind:     by_value
+      - .name:           out.len
+        .offset:         24
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
+    .kernarg_segment_size: 40
     .max_flat_workgroup_size: 64
     .name:           fence_acqrel_system
     .private_segment_fixed_size: 0

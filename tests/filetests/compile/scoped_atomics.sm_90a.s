@@ -10,7 +10,10 @@
 
 .visible .entry store_release_agent(
 	.param .u64 .ptr .global .align 1 store_release_agent_param_0,
-	.param .u64 .ptr .global .align 1 store_release_agent_param_1
+	.param .u64 .ptr .global .align 1 store_release_agent_param_1,
+	.param .u64 store_release_agent_param_2,
+	.param .u64 store_release_agent_param_3,
+	.param .u64 .ptr .global .align 1 store_release_agent_param_4
 )
 .maxntid 64
 {
@@ -24,7 +27,10 @@
 	// .globl	store_release_system
 .visible .entry store_release_system(
 	.param .u64 .ptr .global .align 1 store_release_system_param_0,
-	.param .u64 .ptr .global .align 1 store_release_system_param_1
+	.param .u64 .ptr .global .align 1 store_release_system_param_1,
+	.param .u64 store_release_system_param_2,
+	.param .u64 store_release_system_param_3,
+	.param .u64 .ptr .global .align 1 store_release_system_param_4
 )
 .maxntid 64
 {
@@ -38,7 +44,10 @@
 	// .globl	add_release_agent
 .visible .entry add_release_agent(
 	.param .u64 .ptr .global .align 1 add_release_agent_param_0,
-	.param .u64 .ptr .global .align 1 add_release_agent_param_1
+	.param .u64 .ptr .global .align 1 add_release_agent_param_1,
+	.param .u64 add_release_agent_param_2,
+	.param .u64 add_release_agent_param_3,
+	.param .u64 .ptr .global .align 1 add_release_agent_param_4
 )
 .maxntid 64
 {
@@ -58,7 +67,10 @@
 	// .globl	add_release_system
 .visible .entry add_release_system(
 	.param .u64 .ptr .global .align 1 add_release_system_param_0,
-	.param .u64 .ptr .global .align 1 add_release_system_param_1
+	.param .u64 .ptr .global .align 1 add_release_system_param_1,
+	.param .u64 add_release_system_param_2,
+	.param .u64 add_release_system_param_3,
+	.param .u64 .ptr .global .align 1 add_release_system_param_4
 )
 .maxntid 64
 {
@@ -78,7 +90,10 @@
 	// .globl	add_relaxed_workgroup
 .visible .entry add_relaxed_workgroup(
 	.param .u64 .ptr .global .align 1 add_relaxed_workgroup_param_0,
-	.param .u64 .ptr .global .align 1 add_relaxed_workgroup_param_1
+	.param .u64 .ptr .global .align 1 add_relaxed_workgroup_param_1,
+	.param .u64 add_relaxed_workgroup_param_2,
+	.param .u64 add_relaxed_workgroup_param_3,
+	.param .u64 .ptr .global .align 1 add_relaxed_workgroup_param_4
 )
 .maxntid 64
 {
@@ -98,7 +113,10 @@
 	// .globl	add_seqcst_agent
 .visible .entry add_seqcst_agent(
 	.param .u64 .ptr .global .align 1 add_seqcst_agent_param_0,
-	.param .u64 .ptr .global .align 1 add_seqcst_agent_param_1
+	.param .u64 .ptr .global .align 1 add_seqcst_agent_param_1,
+	.param .u64 add_seqcst_agent_param_2,
+	.param .u64 add_seqcst_agent_param_3,
+	.param .u64 .ptr .global .align 1 add_seqcst_agent_param_4
 )
 .maxntid 64
 {
@@ -118,7 +136,10 @@
 	// .globl	load_acquire_agent
 .visible .entry load_acquire_agent(
 	.param .u64 .ptr .global .align 1 load_acquire_agent_param_0,
-	.param .u64 .ptr .global .align 1 load_acquire_agent_param_1
+	.param .u64 .ptr .global .align 1 load_acquire_agent_param_1,
+	.param .u64 load_acquire_agent_param_2,
+	.param .u64 load_acquire_agent_param_3,
+	.param .u64 .ptr .global .align 1 load_acquire_agent_param_4
 )
 .maxntid 64
 {
@@ -135,7 +156,10 @@
 	// .globl	load_acquire_system
 .visible .entry load_acquire_system(
 	.param .u64 .ptr .global .align 1 load_acquire_system_param_0,
-	.param .u64 .ptr .global .align 1 load_acquire_system_param_1
+	.param .u64 .ptr .global .align 1 load_acquire_system_param_1,
+	.param .u64 load_acquire_system_param_2,
+	.param .u64 load_acquire_system_param_3,
+	.param .u64 .ptr .global .align 1 load_acquire_system_param_4
 )
 .maxntid 64
 {
@@ -152,7 +176,10 @@
 	// .globl	cas_acqrel_agent
 .visible .entry cas_acqrel_agent(
 	.param .u64 .ptr .global .align 1 cas_acqrel_agent_param_0,
-	.param .u64 .ptr .global .align 1 cas_acqrel_agent_param_1
+	.param .u64 .ptr .global .align 1 cas_acqrel_agent_param_1,
+	.param .u64 cas_acqrel_agent_param_2,
+	.param .u64 cas_acqrel_agent_param_3,
+	.param .u64 .ptr .global .align 1 cas_acqrel_agent_param_4
 )
 .maxntid 64
 {
@@ -169,7 +196,10 @@
 	// .globl	fence_acqrel_system
 .visible .entry fence_acqrel_system(
 	.param .u64 .ptr .global .align 1 fence_acqrel_system_param_0,
-	.param .u64 .ptr .global .align 1 fence_acqrel_system_param_1
+	.param .u64 .ptr .global .align 1 fence_acqrel_system_param_1,
+	.param .u64 fence_acqrel_system_param_2,
+	.param .u64 fence_acqrel_system_param_3,
+	.param .u64 .ptr .global .align 1 fence_acqrel_system_param_4
 )
 .maxntid 64
 {

@@ -11,7 +11,10 @@
 
 .visible .entry shared_reverse(
 	.param .u64 .ptr .global .align 1 shared_reverse_param_0,
-	.param .u64 .ptr .global .align 1 shared_reverse_param_1
+	.param .u64 .ptr .global .align 1 shared_reverse_param_1,
+	.param .u64 shared_reverse_param_2,
+	.param .u64 shared_reverse_param_3,
+	.param .u64 .ptr .global .align 1 shared_reverse_param_4
 )
 .maxntid 256
 {

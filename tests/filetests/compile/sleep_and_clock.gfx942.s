@@ -12,11 +12,11 @@ nap:
 	.amdhsa_kernel nap
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 0
-		.amdhsa_user_sgpr_count 0
+		.amdhsa_kernarg_size 8
+		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
-		.amdhsa_user_sgpr_kernarg_segment_ptr 0
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
 		.amdhsa_user_sgpr_dispatch_id 0
 		.amdhsa_user_sgpr_kernarg_preload_length 0
 		.amdhsa_user_sgpr_kernarg_preload_offset 0
@@ -84,7 +84,7 @@ stamp:
 	.amdhsa_kernel stamp
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 8
+		.amdhsa_kernarg_size 24
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -148,10 +148,15 @@ stamp:
 ---
 amdhsa.kernels:
   - .agpr_count:     0
-    .args:           []
+    .args:
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
-    .kernarg_segment_align: 4
-    .kernarg_segment_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 8
     .max_flat_workgroup_size: 64
     .name:           nap
     .private_segment_fixed_size: 0
@@ -169,9 +174,18 @@ amdhsa.kernels:
         .offset:         0
         .size:           8
         .value_kind:     global_buffer
+      - .name:           out.len
+        .offset:         8
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         16
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 8
+    .kernarg_segment_size: 24
     .max_flat_workgroup_size: 64
     .name:           stamp
     .private_segment_fixed_size: 0

@@ -8,7 +8,9 @@
 
 	// .globl	nap
 
-.visible .entry nap()
+.visible .entry nap(
+	.param .u64 .ptr .global .align 1 nap_param_0
+)
 .maxntid 64
 {
 	.reg .b32 	%r<2>;
@@ -22,7 +24,9 @@
 }
 	// .globl	stamp
 .visible .entry stamp(
-	.param .u64 .ptr .global .align 1 stamp_param_0
+	.param .u64 .ptr .global .align 1 stamp_param_0,
+	.param .u64 stamp_param_1,
+	.param .u64 .ptr .global .align 1 stamp_param_2
 )
 .maxntid 64
 {

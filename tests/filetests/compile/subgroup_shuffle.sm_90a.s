@@ -10,7 +10,10 @@
 
 .visible .entry subgroup_shuffle(
 	.param .u64 .ptr .global .align 1 subgroup_shuffle_param_0,
-	.param .u64 .ptr .global .align 1 subgroup_shuffle_param_1
+	.param .u64 .ptr .global .align 1 subgroup_shuffle_param_1,
+	.param .u64 subgroup_shuffle_param_2,
+	.param .u64 subgroup_shuffle_param_3,
+	.param .u64 .ptr .global .align 1 subgroup_shuffle_param_4
 )
 .maxntid 64
 {

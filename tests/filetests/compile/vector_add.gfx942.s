@@ -34,7 +34,7 @@ vector_add:
 	.amdhsa_kernel vector_add
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 28
+		.amdhsa_kernarg_size 64
 		.amdhsa_user_sgpr_count 4
 		.amdhsa_user_sgpr_dispatch_ptr 1
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -118,9 +118,26 @@ amdhsa.kernels:
         .offset:         24
         .size:           4
         .value_kind:     by_value
+      - .name:           a.len
+        .offset:         32
+        .size:           8
+        .value_kind:     by_value
+      - .name:           b.len
+        .offset:         40
+        .size:           8
+        .value_kind:     by_value
+      - .name:           out.len
+        .offset:         48
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         56
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 28
+    .kernarg_segment_size: 64
     .max_flat_workgroup_size: 256
     .name:           vector_add
     .private_segment_fixed_size: 0

@@ -12,7 +12,11 @@
 	.param .u64 .ptr .global .align 1 vector_add_param_0,
 	.param .u64 .ptr .global .align 1 vector_add_param_1,
 	.param .u64 .ptr .global .align 1 vector_add_param_2,
-	.param .u32 vector_add_param_3
+	.param .u32 vector_add_param_3,
+	.param .u64 vector_add_param_4,
+	.param .u64 vector_add_param_5,
+	.param .u64 vector_add_param_6,
+	.param .u64 .ptr .global .align 1 vector_add_param_7
 )
 .maxntid 256
 {

@@ -27,7 +27,7 @@ vectors:
 	.amdhsa_kernel vectors
 		.amdhsa_group_segment_fixed_size 0
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 16
+		.amdhsa_kernarg_size 40
 		.amdhsa_user_sgpr_count 4
 		.amdhsa_user_sgpr_dispatch_ptr 1
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -102,9 +102,22 @@ amdhsa.kernels:
         .offset:         8
         .size:           8
         .value_kind:     global_buffer
+      - .name:           input.len
+        .offset:         16
+        .size:           8
+        .value_kind:     by_value
+      - .name:           out.len
+        .offset:         24
+        .size:           8
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           bounds_record
+        .offset:         32
+        .size:           8
+        .value_kind:     global_buffer
     .group_segment_fixed_size: 0
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
+    .kernarg_segment_size: 40
     .max_flat_workgroup_size: 256
     .name:           vectors
     .private_segment_fixed_size: 0

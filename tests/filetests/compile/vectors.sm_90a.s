@@ -10,7 +10,10 @@
 
 .visible .entry vectors(
 	.param .u64 .ptr .global .align 1 vectors_param_0,
-	.param .u64 .ptr .global .align 1 vectors_param_1
+	.param .u64 .ptr .global .align 1 vectors_param_1,
+	.param .u64 vectors_param_2,
+	.param .u64 vectors_param_3,
+	.param .u64 .ptr .global .align 1 vectors_param_4
 )
 .maxntid 256
 {

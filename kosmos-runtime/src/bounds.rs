@@ -1,0 +1,67 @@
+//! Bounds records: where a GPU kernel notes the first out-of-bounds slice access of a launch
+//! (its `bounds.fail`), read back when a stream that ran the kernel synchronizes. The CPU
+//! device needs none: it ends the launch with the error at once.
+
+use crate::buffer::Buffer;
+use crate::device::{Device, DeviceKind};
+use crate::error::{Error, Result};
+use kosmos_ir::VerifiedModule;
+use std::sync::Arc;
+
+/// Words per kernel: the failed access's position among the kernel's
+/// [`bounds_origins`](kosmos_ir::Kernel::bounds_origins) plus one (0: none), its index and
+/// the slice's length; the fourth keeps records 32-byte aligned.
+const WORDS: usize = 4;
+
+/// The bounds records of one loaded module: one per kernel.
+pub(crate) struct BoundsRecords {
+    records: Buffer<u64>,
+    ir: Arc<VerifiedModule>,
+}
+
+impl BoundsRecords {
+    /// Zeroed records for the kernels of `ir` on `device`; `None` on the CPU device.
+    pub(crate) fn new(device: &Device, ir: &Arc<VerifiedModule>) -> Result<Option<Arc<Self>>> {
+        if device.kind() == DeviceKind::Cpu {
+            return Ok(None);
+        }
+        let zeros = vec![0u64; WORDS * ir.kernels().len().max(1)];
+        Ok(Some(Arc::new(BoundsRecords {
+            records: Buffer::from_slice(device, &zeros)?,
+            ir: ir.clone(),
+        })))
+    }
+
+    /// The device address of kernel `index`'s record: the last argument of its launches.
+    pub(crate) fn address(&self, index: usize) -> u64 {
+        self.records.device_ptr() + (index * WORDS * size_of::<u64>()) as u64
+    }
+
+    /// The first recorded out-of-bounds access as an error, clearing the records; call it
+    /// only when no launch of the module is running.
+    pub(crate) fn take_error(&self) -> Result<()> {
+        let words = self.records.download()?;
+        let failed = words
+            .chunks_exact(WORDS)
+            .zip(self.ir.kernels())
+            .find(|(record, _)| record[0] != 0);
+        let Some((record, kernel)) = failed else {
+            return Ok(());
+        };
+        self.records.fill(0)?;
+        let origins = kernel.bounds_origins();
+        let origin = usize::try_from(record[0] - 1)
+            .ok()
+            .and_then(|i| origins.get(i))
+            .map_or_else(
+                || format!("unknown access #{}", record[0] - 1),
+                |o| o.0.clone(),
+            );
+        Err(Error::IndexOutOfBounds {
+            kernel: kernel.name.clone(),
+            origin,
+            index: record[1],
+            len: record[2],
+        })
+    }
+}
