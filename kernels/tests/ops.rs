@@ -3,7 +3,7 @@
 //! `KOSMOS_SEED` to replay).
 
 use kernels::{Error, Ops};
-use kosmos::runtime::{Buffer, Device, Stream};
+use kosmos::runtime::{Buffer, Device, Error as RuntimeError, LaunchConfig, Stream};
 use kosmos_testkernels::compare::{self, Scale};
 use kosmos_testkernels::{matmul_bf16_ref, random_bf16, vector_add_ref};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
@@ -210,6 +210,59 @@ fn embedded_binaries_hold_every_kernel_instance() {
             );
         }
     }
+}
+
+/// The safe launcher with a length beyond the buffers: an error naming the access, on the
+/// CPU device at the launch, on GPUs at the stream's synchronize; the out-of-bounds stores
+/// do not happen (the poison after `out`'s 10 elements, in a larger allocation, stays).
+fn out_of_bounds_launch_is_reported(device: &Device) {
+    let module = device
+        .load_module(&kernels::MODULE.image().unwrap())
+        .unwrap();
+    let stream = device.stream().unwrap();
+    let a = Buffer::from_slice(device, &[1.0f32; 10]).unwrap();
+    let b = Buffer::from_slice(device, &[2.0f32; 10]).unwrap();
+    let mut out = poisoned(device, 10);
+    let cfg = LaunchConfig::for_elements(2000, kernels::ops::BLOCK);
+    let launched = kernels::ops::vector_add::launch(&module, &stream, cfg, &a, &b, &mut out, 2000);
+    let e = launched
+        .and_then(|()| stream.synchronize())
+        .expect_err("2000 > 10");
+    let text = e.to_string();
+    let RuntimeError::IndexOutOfBounds {
+        kernel,
+        origin,
+        len,
+        ..
+    } = e
+    else {
+        panic!("{text}")
+    };
+    assert_eq!((kernel.as_str(), len), ("vector_add", 10), "{text}");
+    assert!(origin.starts_with("src/ops.rs:"), "{text}");
+    println!("{text}");
+    // The module and the stream stay usable: an in-bounds launch runs.
+    let cfg = LaunchConfig::for_elements(10, kernels::ops::BLOCK);
+    kernels::ops::vector_add::launch(&module, &stream, cfg, &a, &b, &mut out, 10).unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(out.download().unwrap(), vec![3.0; 10]);
+}
+
+#[test]
+fn out_of_bounds_launch_is_an_error_naming_the_access() {
+    out_of_bounds_launch_is_reported(&Device::cpu().unwrap());
+}
+
+#[test]
+#[ignore = "needs KOSMOS_DEVICE=cuda:0"]
+fn out_of_bounds_launch_on_the_gpu_is_an_error_naming_the_access() {
+    let device = Device::from_env().unwrap();
+    assert_ne!(
+        device.kind(),
+        kosmos::runtime::DeviceKind::Cpu,
+        "KOSMOS_DEVICE names no GPU"
+    );
+    out_of_bounds_launch_is_reported(&device);
 }
 
 #[test]

@@ -243,15 +243,16 @@ fn lower_rust_sources(paths: &[PathBuf]) -> Result<Module, BuildError> {
             path: full.clone(),
             source,
         })?;
-        let kernels = kosmos_frontend::lower_source(&source).map_err(|e| {
-            let start = e.span().start();
-            BuildError::Kernel {
-                path: path.clone(),
-                line: start.line,
-                column: start.column + 1,
-                message: e.to_string(),
-            }
-        })?;
+        let kernels =
+            kosmos_frontend::lower_file(&path.display().to_string(), &source).map_err(|e| {
+                let start = e.span().start();
+                BuildError::Kernel {
+                    path: path.clone(),
+                    line: start.line,
+                    column: start.column + 1,
+                    message: e.to_string(),
+                }
+            })?;
         module.kernels.extend(kernels);
     }
     Ok(module)

@@ -27,6 +27,17 @@
 //! and carried values of the structured IR ops. `break` leaves `while` and `loop` only (an IR
 //! `for` has no early exit).
 //!
+//! Slice accesses are bounds-checked as in Rust: `a[i]`, `a[i] = v` and the element
+//! references intrinsics take (`&a[i]`, checked over every element the access reaches: 8 for
+//! the vector intrinsics, the whole tile for fragments, 16 bytes for `copy_async`) run only
+//! inside the slice; an access outside it does not happen, and the launch fails with
+//! `Error::IndexOutOfBounds` naming the access as `file:line:column: a[i]` (docs/ir.md
+//! "Bounds checks"). Shared arrays are checked against their length, slice parameters against
+//! the buffer they were launched with; peer slices and the counters of the team intrinsics
+//! are not checked. The unchecked form, for measured hot loops, is Rust's:
+//! `unsafe { *a.get_unchecked(i) }`, `unsafe { *a.get_unchecked_mut(i) = v }`, and
+//! `a.get_unchecked(i)` where an intrinsic takes `&a[i]`.
+//!
 //! Literals take the type their context needs (`x + 1` with `x: u64` makes `1` a `u64`); an
 //! unconstrained literal is `i32` or `f64`, as in Rust — annotate (`let mut acc: f32 = 0.0;`)
 //! where that is not what you want.
@@ -132,9 +143,16 @@ pub fn kernels_in_file(file: &syn::File) -> syn::Result<Vec<KernelDef>> {
 
 /// Every instance of every `#[kernel]` of `source` (Rust source text), lowered and verified.
 pub fn lower_source(source: &str) -> syn::Result<Vec<kosmos_ir::Kernel>> {
+    lower_file("", source)
+}
+
+/// [`lower_source`] of the file at `path`, which bounds errors name with the line and
+/// column of the access.
+pub fn lower_file(path: &str, source: &str) -> syn::Result<Vec<kosmos_ir::Kernel>> {
     let file = syn::parse_file(source)?;
     let mut kernels = Vec::new();
-    for def in kernels_in_file(&file)? {
+    for mut def in kernels_in_file(&file)? {
+        def.file = path.to_string();
         kernels.extend(def.lower_all()?);
     }
     Ok(kernels)

@@ -30,6 +30,8 @@ pub struct KernelDef {
     /// (`kosmos_ir::Kernel::min_resident`).
     pub min_resident: Option<u32>,
     pub body: syn::Block,
+    /// The path of the source file, which bounds errors name ("" when unknown).
+    pub file: String,
 }
 
 #[derive(Clone, Debug)]
@@ -116,7 +118,7 @@ impl KernelDef {
         if let Some(t) = &sig.unsafety {
             return Err(Error::new_spanned(
                 t,
-                "kernels cannot be `unsafe`: the DSL has no unchecked operations",
+                "kernels cannot be `unsafe`: use `unsafe { ... }` blocks around unchecked accesses",
             ));
         }
         if let Some(t) = &sig.constness {
@@ -254,6 +256,7 @@ impl KernelDef {
             max_subgroups: None,
             min_resident: None,
             body: (*f.block).clone(),
+            file: String::new(),
         };
         def.parse_args(args)?;
         if def.instances.is_empty() && !def.consts.is_empty() {

@@ -186,7 +186,7 @@ fn errors_point_at_the_offending_tokens() {
         ),
         (
             "fn k(a: &mut [u32], n: u32) { a[0] = a.len() as u32; }",
-            "carry no length",
+            "`len()` is not supported in kernels yet",
             "a.len()",
         ),
         (
@@ -502,15 +502,18 @@ fn group_intrinsics_lower_to_their_ops() {
         unreachable!()
     };
     assert_eq!((base(ta), base(tb), acc), (allocs[0], allocs[1], zero));
-    let sum = ops[4].1[0];
-    assert_eq!(k.ty(sum), Type::Frag(FragRole::WideAcc));
+    let wide = Type::Frag(FragRole::WideAcc);
+    assert_eq!(k.ty(ops[4].1[0]), wide);
     let Op::FragStore {
         ptr, value, within, ..
     } = ops[5].0
     else {
         unreachable!()
     };
-    assert_eq!((base(ptr), value, within), (c, sum, None));
+    // The product leaves the bounds checks of its two tiles as the result of their `if`.
+    let sum = value;
+    assert!(matches!(defs[&sum], Op::If { .. }) && k.ty(sum) == wide);
+    assert_eq!((base(ptr), within), (c, None));
     let Op::FragStore {
         ptr,
         value,
@@ -846,4 +849,119 @@ fn exp2_approx_is_two_to_the_x() {
         "expected f32, found u32",
         Some(49),
     );
+}
+
+/// Runs the one kernel of `src` on the CPU device over `out` (a `u32` slice of `len` NaN-like
+/// poison words), one workgroup of `block` lanes; returns the launch's result and `out`.
+fn launch_u32(src: &str, len: usize, block: u32) -> (kosmos_runtime::Result<()>, Vec<u32>) {
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    let name = kernels[0].name.clone();
+    let device = Device::cpu().unwrap();
+    let module = device
+        .load_module(&ModuleImage::new(
+            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
+        ))
+        .unwrap();
+    let out = Buffer::<u32>::from_slice(&device, &vec![0xdead_beef; len]).unwrap();
+    let stream = device.stream().unwrap();
+    let config = LaunchConfig::linear(1, block);
+    let result = module.launch(&stream, &name, config, &[KernelArg::from(&out)]);
+    (result, out.download().unwrap())
+}
+
+#[test]
+fn out_of_bounds_accesses_are_errors_naming_the_access() {
+    let mut rng = SmallRng::seed_from_u64(rand::random());
+    let len = rng.random_range(8..64usize);
+    // (body, the access the error names)
+    let cases = [
+        ("out[t] = t;", "out[t]"),
+        ("out[0] = out[t + 1];", "out[t + 1]"),
+        ("out[t] += 1;", "out[t]"),
+        (
+            "atomic_add(&out[t * 2], 1, Ordering::Relaxed, Scope::Agent);",
+            "&out[t * 2]",
+        ),
+        (
+            "let s = shared_array::<f32, 256>(); frag_store(&s[241], frag_zero(), 16);",
+            "&s[241]",
+        ),
+    ];
+    for (body, access) in cases {
+        let src = format!(
+            "#[kernel]\nfn k(out: &mut [u32]) {{\n    let t = workitem_id_x();\n    {body}\n}}"
+        );
+        let (result, _) = launch_u32(&src, len, 64);
+        let e = result.expect_err(body);
+        let kosmos_runtime::Error::IndexOutOfBounds {
+            origin, len: got, ..
+        } = &e
+        else {
+            panic!("{body}: {e}")
+        };
+        let column = body.find(access).expect("the access is in the body") + 5;
+        assert_eq!(origin, &format!("4:{column}: {access}"), "{body}");
+        let want = if access == "&s[241]" { 256 } else { len as u64 };
+        assert_eq!(*got, want, "{body}");
+    }
+}
+
+#[test]
+fn in_bounds_lanes_run_and_out_of_bounds_stores_do_not_happen() {
+    let mut rng = SmallRng::seed_from_u64(rand::random());
+    let len = rng.random_range(1..32usize);
+    let src = "#[kernel] fn k(out: &mut [u32]) { let t = workitem_id_x(); out[t] = t + 1; }";
+    let (result, out) = launch_u32(src, len, 64);
+    assert!(result.is_err());
+    // The CPU device ends the launch at the first failing workgroup; this one has only one,
+    // which stored nothing out of bounds (the buffer would be corrupt) and, for the lanes
+    // before the failure, nothing or its value.
+    for (t, v) in out.iter().enumerate() {
+        assert!(*v == t as u32 + 1 || *v == 0xdead_beef, "out[{t}] = {v:#x}");
+    }
+    let src = "#[kernel] fn k(out: &mut [u32]) { let t = workitem_id_x(); out[t] = t + 1; }";
+    let (result, out) = launch_u32(src, 64, 64);
+    result.unwrap();
+    assert!(out.iter().enumerate().all(|(t, v)| *v == t as u32 + 1));
+}
+
+#[test]
+fn get_unchecked_is_the_unchecked_form_inside_unsafe() {
+    let src = r#"
+        #[kernel]
+        fn k(out: &mut [u32]) {
+            let t = workitem_id_x();
+            unsafe {
+                *out.get_unchecked_mut(t) = *out.get_unchecked(t) + t;
+                atomic_add(out.get_unchecked_mut(0), 1, Ordering::Relaxed, Scope::Agent);
+            }
+        }
+    "#;
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    let mut checks = 0;
+    kernels[0].walk(|_, inst| checks += matches!(inst.op, Op::BoundsFail { .. }) as usize);
+    assert_eq!(checks, 0, "unchecked accesses have no bounds checks");
+    let (result, out) = launch_u32(src, 64, 64);
+    result.unwrap();
+    for (t, v) in out.iter().enumerate() {
+        let want = 0xdead_beef_u32.wrapping_add(t as u32) + if t == 0 { 64 } else { 0 };
+        assert_eq!(*v, want, "out[{t}]");
+    }
+    for (body, message) in [
+        (
+            "fn k(out: &mut [u32]) { out[0] = *out.get_unchecked(1); }",
+            "call to unsafe method `get_unchecked` requires an `unsafe` block",
+        ),
+        (
+            "fn k(out: &mut [u32]) { unsafe { *out.get_unchecked(0) = 1; } }",
+            "writing through `get_unchecked` needs `get_unchecked_mut`",
+        ),
+        (
+            "fn k(out: &mut [u32]) { unsafe { out[0] = out.get_unchecked(1); } }",
+            "`get_unchecked` gives a reference: read the element with `*out.get_unchecked(i)`",
+        ),
+    ] {
+        let (got, _, _) = error(&format!("#[kernel]\n{body}"));
+        assert!(got.contains(message), "{body}: {got}");
+    }
 }

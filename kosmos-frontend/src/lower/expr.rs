@@ -2,10 +2,11 @@
 //! dispatch of every expression form to its lowering, and the messages for the Rust that
 //! kernels do not support.
 
+use super::bounds::Elem;
 use super::tiles::tile_as_scalar;
 use super::{Binding, Lower, Val, err, mismatch};
 use crate::sig::{rust_name, scalar_type};
-use kosmos_ir::{BinOp, CmpPred, KernelBuilder, ScalarType, UnOp, Value};
+use kosmos_ir::{BinOp, CmpPred, KernelBuilder, ScalarType, UnOp};
 use syn::{Expr, Result};
 
 use ScalarType as S;
@@ -62,11 +63,8 @@ impl Lower {
                 }
             }
             Expr::Index(ix) => {
-                let (ptr, elem) = self.element_ptr(b, &ix.expr, &ix.index, false)?;
-                Some(Val {
-                    v: b.load(ptr, elem),
-                    ty: elem,
-                })
+                let e = self.element(b, &ix.expr, &ix.index, false, ix)?;
+                Some(Lower::load_elem(b, e))
             }
             Expr::Assign(a) => {
                 self.assign(b, &a.left, &a.right, None)?;
@@ -119,11 +117,12 @@ impl Lower {
                 );
             }
             Expr::Struct(s) => return err(s, "structs are not supported in kernels"),
+            // Where `get_unchecked` may be called; otherwise a plain block.
             Expr::Unsafe(u) => {
-                return err(
-                    u.unsafe_token,
-                    "`unsafe` blocks are not supported in kernels",
-                );
+                self.unsafe_depth += 1;
+                let value = self.block(b, &u.block, expect);
+                self.unsafe_depth -= 1;
+                return value;
             }
             Expr::Let(l) => return err(l, "`if let` / `while let` are not supported in kernels"),
             Expr::Macro(m) => return err(m, "macros are not supported in kernels"),
@@ -221,7 +220,16 @@ impl Lower {
                     ty: x.ty,
                 })
             }
-            syn::UnOp::Deref(_) => err(u, "dereferencing is not supported in kernels"),
+            syn::UnOp::Deref(_) => match Lower::as_unchecked(&u.expr) {
+                Some(m) => {
+                    let e = self.unchecked_elem(b, m, false)?;
+                    Ok(Lower::load_elem(b, e))
+                }
+                None => err(
+                    u,
+                    "dereferencing is not supported in kernels, except `*a.get_unchecked(i)`",
+                ),
+            },
             _ => err(u, "unsupported operator in a kernel"),
         }
     }
@@ -387,19 +395,20 @@ impl Lower {
                 Ok(())
             }
             Expr::Index(ix) => {
-                let (ptr, elem) = self.element_ptr(b, &ix.expr, &ix.index, true)?;
-                let new = match compound {
-                    Some(_) => {
-                        let old = Val {
-                            v: b.load(ptr, elem),
-                            ty: elem,
-                        };
-                        self.combine(b, compound, old, right)?
+                let e = self.element(b, &ix.expr, &ix.index, true, ix)?;
+                self.assign_elem(b, e, right, compound)
+            }
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                match Lower::as_unchecked(&u.expr) {
+                    Some(m) => {
+                        let e = self.unchecked_elem(b, m, true)?;
+                        self.assign_elem(b, e, right, compound)
                     }
-                    None => self.value(b, right, Some(elem))?,
-                };
-                b.store(ptr, new.v);
-                Ok(())
+                    None => err(
+                        u,
+                        "only `*a.get_unchecked_mut(i)` can be assigned through `*`",
+                    ),
+                }
             }
             Expr::Paren(p) => self.assign(b, &p.expr, right, compound),
             other => err(other, "only variables and slice elements can be assigned"),
@@ -448,80 +457,26 @@ impl Lower {
         })
     }
 
-    /// The address of `base[index]` and the element type; `write` for stores and atomics
-    /// that modify memory.
-    pub(super) fn element_ptr(
+    /// `e = right` (or `e op= right`, `compound`), checked.
+    fn assign_elem(
         &mut self,
         b: &mut KernelBuilder,
-        base: &Expr,
-        index: &Expr,
-        write: bool,
-    ) -> Result<(Value, ScalarType)> {
-        let (ptr, elem, _) = self.element_ptr_at(b, base, index, write)?;
-        Ok((ptr, elem))
-    }
-
-    /// [`Lower::element_ptr`] that also returns the index it lowered.
-    pub(super) fn element_ptr_at(
-        &mut self,
-        b: &mut KernelBuilder,
-        base: &Expr,
-        index: &Expr,
-        write: bool,
-    ) -> Result<(Value, ScalarType, Val)> {
-        let ident = match base {
-            Expr::Path(p) => p.path.get_ident(),
-            _ => None,
+        e: Elem,
+        right: &Expr,
+        compound: Option<(BinOp, &syn::BinOp)>,
+    ) -> Result<()> {
+        let new = match compound {
+            Some(_) => {
+                let current = Elem {
+                    bound: e.bound.clone(),
+                    ..e
+                };
+                let old = Lower::load_elem(b, current);
+                self.combine(b, compound, old, right)?
+            }
+            None => self.value(b, right, Some(e.elem))?,
         };
-        let Some(ident) = ident else {
-            return err(
-                base,
-                "only slice parameters and shared arrays can be indexed",
-            );
-        };
-        let (ptr, elem) = match self.lookup(&ident.to_string()) {
-            Some(Binding::Slice {
-                ptr,
-                elem,
-                writable,
-                ..
-            }) => {
-                if write && !writable {
-                    let e = rust_name(elem);
-                    return err(
-                        base,
-                        format!(
-                            "`{ident}` is a `&[{e}]` and cannot be written: declare it `&mut [{e}]`"
-                        ),
-                    );
-                }
-                (ptr, elem)
-            }
-            Some(Binding::Local { ty, .. }) => {
-                return err(
-                    base,
-                    format!("cannot index into `{ident}`, a {}", rust_name(ty)),
-                );
-            }
-            Some(Binding::Const(_)) => {
-                return err(
-                    base,
-                    format!("cannot index into `{ident}`, a const generic"),
-                );
-            }
-            Some(Binding::Tile { ty, .. }) => {
-                return err(base, format!("cannot index into `{ident}`, {}", ty.name()));
-            }
-            None => return err(base, format!("cannot find value `{ident}` in this kernel")),
-        };
-        let t = self.infer(index).unwrap_or(S::U32);
-        if !t.is_int() || t == S::I1 {
-            return err(
-                index,
-                format!("indices are integers, found {}", rust_name(t)),
-            );
-        }
-        let i = self.value(b, index, Some(t))?;
-        Ok((b.ptr_offset(ptr, i.v, elem), elem, i))
+        Lower::store_elem(b, e, new.v);
+        Ok(())
     }
 }

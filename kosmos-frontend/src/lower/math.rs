@@ -40,7 +40,15 @@ impl Lower {
             if name == "len" {
                 return err(
                     m,
-                    "slices in kernels carry no length: pass it as a parameter",
+                    "`len()` is not supported in kernels yet: pass the length as a parameter",
+                );
+            }
+            if name.starts_with("get_unchecked") {
+                return err(
+                    m,
+                    format!(
+                        "`{name}` gives a reference: read the element with `*{ident}.{name}(i)`"
+                    ),
                 );
             }
             return err(

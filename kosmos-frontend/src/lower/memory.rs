@@ -1,6 +1,7 @@
 //! Memory: shared arrays, the element references `&a[i]` that intrinsics take, barriers,
 //! fences, `sleep`, and the atomics with their orderings and scopes.
 
+use super::bounds::{Elem, Reach};
 use super::intrinsics::Call;
 use super::types::non_constant;
 use super::{Binding, Lower, Val, err, strip_parens};
@@ -73,6 +74,7 @@ impl Lower {
             elem,
             writable: true,
             space: AddrSpace::Shared,
+            len: Some(b.const_u64(count.into())),
         })
     }
 
@@ -107,28 +109,40 @@ impl Lower {
         _: Option<ScalarType>,
     ) -> Result<Val> {
         let args = &call.args;
-        let (ptr, elem) = self.atomic_elem(b, call, false, false)?;
+        let e = self.atomic_elem(b, call, false, false)?;
         let ord = ordering_other_than(
             args[1],
             &[Ordering::Release, Ordering::AcqRel],
             "an atomic load cannot be `Release` or `AcqRel`: use Relaxed, Acquire or SeqCst",
         )?;
-        Ok(Val {
-            v: b.atomic_load(ptr, elem, ord, scope(args[2])?),
-            ty: elem,
-        })
+        let scope = scope(args[2])?;
+        Ok(atomic_value(b, e, |b, ptr, elem| {
+            b.atomic_load(ptr, elem, ord, scope)
+        }))
     }
 
     pub(super) fn atomic_store(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
         let args = &call.args;
-        let (ptr, elem) = self.atomic_elem(b, call, true, false)?;
-        let v = self.value(b, args[1], Some(elem))?;
+        let e = self.atomic_elem(b, call, true, false)?;
+        let v = self.value(b, args[1], Some(e.elem))?;
         let ord = ordering_other_than(
             args[2],
             &[Ordering::Acquire, Ordering::AcqRel],
             "an atomic store cannot be `Acquire` or `AcqRel`: use Relaxed, Release or SeqCst",
         )?;
-        b.atomic_store(ptr, v.v, ord, scope(args[3])?);
+        let scope = scope(args[3])?;
+        Lower::guarded(
+            b,
+            e.bound,
+            Reach::One,
+            None,
+            &[],
+            |b| {
+                b.atomic_store(e.ptr, v.v, ord, scope);
+                vec![]
+            },
+            |_| vec![],
+        );
         Ok(())
     }
 
@@ -139,14 +153,14 @@ impl Lower {
         _: Option<ScalarType>,
     ) -> Result<Val> {
         let args = &call.args;
-        let (ptr, elem) = self.atomic_elem(b, call, true, false)?;
-        let expected = self.value(b, args[1], Some(elem))?;
-        let desired = self.value(b, args[2], Some(elem))?;
+        let e = self.atomic_elem(b, call, true, false)?;
+        let expected = self.value(b, args[1], Some(e.elem))?;
+        let desired = self.value(b, args[2], Some(e.elem))?;
         let ord = ordering(args[3])?;
-        Ok(Val {
-            v: b.atomic_cas(ptr, expected.v, desired.v, ord, scope(args[4])?),
-            ty: elem,
-        })
+        let scope = scope(args[4])?;
+        Ok(atomic_value(b, e, |b, ptr, _| {
+            b.atomic_cas(ptr, expected.v, desired.v, ord, scope)
+        }))
     }
 
     /// `atomic_add`, `atomic_min`, `atomic_max`, `atomic_xchg`, `atomic_and`, `atomic_or`.
@@ -167,13 +181,13 @@ impl Lower {
             other => unreachable!("`{other}` is no read-modify-write"),
         };
         let f32_ok = matches!(op, RmwOp::Add | RmwOp::Xchg);
-        let (ptr, elem) = self.atomic_elem(b, call, true, f32_ok)?;
-        let v = self.value(b, args[1], Some(elem))?;
+        let e = self.atomic_elem(b, call, true, f32_ok)?;
+        let v = self.value(b, args[1], Some(e.elem))?;
         let ord = ordering(args[2])?;
-        Ok(Val {
-            v: b.atomic_rmw(op, ptr, v.v, ord, scope(args[3])?),
-            ty: elem,
-        })
+        let scope = scope(args[3])?;
+        Ok(atomic_value(b, e, |b, ptr, _| {
+            b.atomic_rmw(op, ptr, v.v, ord, scope)
+        }))
     }
 
     /// The element an atomic `call` works on (its first argument, `&a[i]`), of a type
@@ -184,26 +198,29 @@ impl Lower {
         call: &Call,
         write: bool,
         f32_ok: bool,
-    ) -> Result<(Value, ScalarType)> {
+    ) -> Result<Elem> {
         let (name, arg) = (&call.name, call.args[0]);
-        let (ptr, elem) = self.elem_ref(b, arg, name, write)?;
-        check_atomic_type(arg, name, elem, f32_ok)?;
-        Ok((ptr, elem))
+        let e = self.elem_ref(b, arg, name, write)?;
+        check_atomic_type(arg, name, e.elem, f32_ok)?;
+        Ok(e)
     }
 
     /// The element an atomic, a fragment or a vector access starts at: `&a[i]` (or
-    /// `&mut a[i]`).
+    /// `&mut a[i]`), checked, or `a.get_unchecked(i)` in an `unsafe` block.
     pub(super) fn elem_ref(
         &mut self,
         b: &mut KernelBuilder,
         e: &Expr,
         intrinsic: &str,
         write: bool,
-    ) -> Result<(Value, ScalarType)> {
+    ) -> Result<Elem> {
         if let Expr::Reference(r) = e
             && let Expr::Index(ix) = strip_parens(&r.expr)
         {
-            return self.element_ptr(b, &ix.expr, &ix.index, write);
+            return self.element(b, &ix.expr, &ix.index, write, e);
+        }
+        if let Some(m) = Lower::as_unchecked(e) {
+            return self.unchecked_elem(b, m, write);
         }
         err(
             e,
@@ -221,10 +238,15 @@ impl Lower {
         (intrinsic, what): (&str, &str),
         write: bool,
         space: AddrSpace,
-    ) -> Result<(Value, ScalarType)> {
-        if let Expr::Reference(r) = e
-            && let Expr::Index(ix) = strip_parens(&r.expr)
-            && let Expr::Path(p) = &*ix.expr
+    ) -> Result<Elem> {
+        let slice = match strip_parens(e) {
+            Expr::Reference(r) => match strip_parens(&r.expr) {
+                Expr::Index(ix) => Some(&*ix.expr),
+                _ => None,
+            },
+            e => Lower::as_unchecked(e).map(|m| &*m.receiver),
+        };
+        if let Some(Expr::Path(p)) = slice
             && let Some(ident) = p.path.get_ident()
             && let Some(Binding::Slice { space: found, .. }) = self.lookup(&ident.to_string())
             && found != space
@@ -247,6 +269,27 @@ impl Lower {
         }
         self.elem_ref(b, e, intrinsic, write)
     }
+}
+
+/// An atomic that gives a value (`op(builder, ptr, elem)`), checked: zero when out of bounds.
+fn atomic_value(
+    b: &mut KernelBuilder,
+    e: Elem,
+    op: impl FnOnce(&mut KernelBuilder, Value, ScalarType) -> Value,
+) -> Val {
+    let Elem {
+        ptr, elem, bound, ..
+    } = e;
+    let v = Lower::guarded(
+        b,
+        bound,
+        Reach::One,
+        None,
+        &[Type::Scalar(elem)],
+        |b| vec![op(b, ptr, elem)],
+        |b| vec![Lower::zero(b, elem)],
+    );
+    Val { v: v[0], ty: elem }
 }
 
 const SHARED_LEN: &str = "the length of a shared array";

@@ -13,6 +13,7 @@
 //! barriers, fences, atomics), `math`, `tiles` (fragments, vectors, asynchronous copies) and
 //! `sched` (the team intrinsics).
 
+mod bounds;
 mod control;
 mod expr;
 mod intrinsics;
@@ -55,6 +56,9 @@ enum Binding {
         writable: bool,
         /// Global (parameters, peer slices) or shared (`shared_array`).
         space: AddrSpace,
+        /// The length in elements (`u64`) that accesses are checked against; `None` for
+        /// peer slices, which are not checked.
+        len: Option<Value>,
     },
     Const(u32),
     /// A fragment or vector variable: only tile intrinsics take it.
@@ -67,6 +71,10 @@ enum Binding {
 
 /// The lowering state of one kernel instance.
 struct Lower {
+    /// The source file of the kernel, for the origins of bounds errors ("" when unknown).
+    file: String,
+    /// Nesting depth of `unsafe` blocks, where `get_unchecked` may be called.
+    unsafe_depth: usize,
     scopes: Vec<HashMap<String, Binding>>,
     loops: Vec<LoopCtx>,
     /// Nesting depth of IR regions (`if`/`for`/`loop` bodies); 0 is the kernel body.
@@ -105,12 +113,16 @@ impl KernelDef {
                     team = Some(Team::params(&mut b));
                     continue;
                 }
-                ParamKind::Slice { elem, mutable } => Binding::Slice {
-                    ptr: b.param(&name, Type::GLOBAL_PTR),
-                    elem,
-                    writable: mutable,
-                    space: AddrSpace::Global,
-                },
+                ParamKind::Slice { elem, mutable } => {
+                    let ptr = b.param(&name, Type::GLOBAL_PTR);
+                    Binding::Slice {
+                        ptr,
+                        elem,
+                        writable: mutable,
+                        space: AddrSpace::Global,
+                        len: None,
+                    }
+                }
                 ParamKind::Scalar(ty) => Binding::Local {
                     v: b.param(&name, Type::Scalar(ty)),
                     ty,
@@ -119,7 +131,15 @@ impl KernelDef {
             };
             scope.insert(name, binding);
         }
+        // Slice lengths, read once at the kernel's entry (unused ones cost nothing on GPUs).
+        for binding in scope.values_mut() {
+            if let Binding::Slice { ptr, elem, len, .. } = binding {
+                *len = Some(Lower::param_len(&mut b, *ptr, *elem));
+            }
+        }
         let mut l = Lower {
+            file: self.file.clone(),
+            unsafe_depth: 0,
             scopes: vec![scope],
             loops: Vec::new(),
             depth: 0,

@@ -3,6 +3,7 @@
 //! operations `signal`, `wait` and `claim` — and the role switch `dispatch`, lowered onto
 //! `kosmos_sched::Sched`.
 
+use super::bounds::Elem;
 use super::intrinsics::{Call, u32_val};
 use super::memory::scope;
 use super::{Binding, Lower, Val, err, strip_parens};
@@ -91,7 +92,10 @@ impl Lower {
         if let Expr::Reference(r) = e
             && let Expr::Index(ix) = strip_parens(&r.expr)
         {
-            let (ptr, elem, index) = self.element_ptr_at(b, &ix.expr, &ix.index, true)?;
+            // Counters are the scheduling protocol's: their accesses are not checked.
+            let Elem {
+                ptr, elem, index, ..
+            } = self.element(b, &ix.expr, &ix.index, true, e)?;
             if elem != S::U32 {
                 return err(
                     e,
@@ -258,6 +262,8 @@ impl Lower {
             elem,
             writable: true,
             space: AddrSpace::Global,
+            // The world does not pass the lengths of peer buffers.
+            len: None,
         })
     }
 }

@@ -2,16 +2,41 @@
 //! wide accumulators, the 16-byte vectors of `load_vec8`/`store_vec8`/`splat8`, and the
 //! asynchronous copies that fill shared memory.
 
+use super::bounds::{Elem, Reach};
 use super::intrinsics::{Call, Lowering, intrinsic};
 use super::{Binding, Lower, err, strip_parens};
 use crate::sig::rust_name;
-use kosmos_ir::{AddrSpace, FragRole, KernelBuilder, ScalarType, Type, Value};
+use kosmos_ir::{AddrSpace, FragRole, KernelBuilder, Op, ScalarType, Type, Value};
 use syn::{Error, Expr, Result};
 
 use ScalarType as S;
 
 /// Lanes of the vectors of `load_vec8`, `store_vec8` and `splat8`.
 const VEC_LANES: u32 = 8;
+
+/// Bytes `copy_async` moves.
+const COPY_BYTES: u32 = 16;
+
+/// Bytes of the shared tiles of `mma_group`: `A` is 64x64 and `B` 64x128 `bf16`s.
+const GROUP_A_TILE_BYTES: u32 = 64 * 64 * 2;
+const GROUP_B_TILE_BYTES: u32 = 64 * 128 * 2;
+
+/// The elements a fragment access of `role` with row stride `stride` reaches: its whole
+/// tile, or the `within` corner of it.
+fn frag_reach(
+    b: &mut KernelBuilder,
+    role: FragRole,
+    stride: Value,
+    within: Option<(Value, Value)>,
+) -> Reach {
+    let (rows, cols) = role.shape();
+    let (full_rows, full_cols) = (b.const_u32(rows), b.const_u32(cols));
+    let (rows, cols) = match within {
+        Some((r, c)) => (b.min(r, full_rows), b.min(c, full_cols)),
+        None => (full_rows, full_cols),
+    };
+    Reach::Tile { rows, cols, stride }
+}
 
 /// The non-scalar values of kernels: fragments (see docs/ir.md "Tiles") and the vectors of
 /// 16-byte loads and stores. They are plain SSA values, so branches and loops carry them
@@ -98,14 +123,24 @@ impl Lower {
         call: &Call,
     ) -> Result<(Value, TileTy)> {
         let (name, args) = (&call.name, &call.args);
-        let ptr = self.frag_memory(b, call, false, S::BF16)?;
+        let e = self.frag_memory(b, call, false, S::BF16)?;
         let stride = self.value(b, args[1], Some(S::U32))?;
         let role = if name == "frag_load_a" {
             FragRole::A
         } else {
             FragRole::B
         };
-        Ok((b.frag_load(role, ptr, stride.v), TileTy::Frag(role)))
+        let reach = frag_reach(b, role, stride.v, None);
+        let v = Lower::guarded(
+            b,
+            e.bound,
+            reach,
+            None,
+            &[Type::Frag(role)],
+            |b| vec![b.frag_load(role, e.ptr, stride.v)],
+            |b| vec![b.value(Op::FragZero { role })],
+        );
+        Ok((v[0], TileTy::Frag(role)))
     }
 
     pub(super) fn mma(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<(Value, TileTy)> {
@@ -125,7 +160,16 @@ impl Lower {
         let x = self.group_tile(b, args[0], "the `a` tile")?;
         let y = self.group_tile(b, args[1], "the `b` tile")?;
         let acc = self.tile_arg(b, args[2], TileTy::Frag(FragRole::WideAcc))?;
-        Ok((b.mma_group(x, y, acc), TileTy::Frag(FragRole::WideAcc)))
+        // Each tile is checked on its own; a failed check leaves the accumulator as it was.
+        let wide = [Type::Frag(FragRole::WideAcc)];
+        let product = |b: &mut KernelBuilder| vec![b.mma_group(x.ptr, y.ptr, acc)];
+        let after_b = |b: &mut KernelBuilder| {
+            let reach = Reach::Run(GROUP_B_TILE_BYTES / y.elem.size_bytes());
+            Lower::guarded(b, y.bound, reach, None, &wide, product, |_| vec![acc])
+        };
+        let reach = Reach::Run(GROUP_A_TILE_BYTES / x.elem.size_bytes());
+        let v = Lower::guarded(b, x.bound, reach, None, &wide, after_b, |_| vec![acc]);
+        Ok((v[0], TileTy::Frag(FragRole::WideAcc)))
     }
 
     pub(super) fn load_vec8(
@@ -134,10 +178,22 @@ impl Lower {
         call: &Call,
     ) -> Result<(Value, TileTy)> {
         let (name, args) = (&call.name, &call.args);
-        let (ptr, elem) = self.elem_ref(b, args[0], name, false)?;
-        check_vector_elem(args[0], elem)?;
-        let ty = TileTy::Vector(elem);
-        Ok((b.load(ptr, ty.ir()), ty))
+        let e = self.elem_ref(b, args[0], name, false)?;
+        check_vector_elem(args[0], e.elem)?;
+        let ty = TileTy::Vector(e.elem);
+        let v = Lower::guarded(
+            b,
+            e.bound,
+            Reach::Run(VEC_LANES),
+            None,
+            &[ty.ir()],
+            |b| vec![b.load(e.ptr, ty.ir())],
+            |b| {
+                let zero = Lower::zero(b, e.elem);
+                vec![b.splat(zero, VEC_LANES)]
+            },
+        );
+        Ok((v[0], ty))
     }
 
     pub(super) fn splat8(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<(Value, TileTy)> {
@@ -151,37 +207,61 @@ impl Lower {
     /// `frag_store(&c[i], acc, stride)` and `frag_store_within(&c[i], acc, stride, rows, cols)`.
     pub(super) fn frag_store(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
         let (name, args) = (&call.name, &call.args);
-        let ptr = self.frag_memory(b, call, true, S::F32)?;
+        let e = self.frag_memory(b, call, true, S::F32)?;
         let acc = self.acc_arg(b, args[1])?;
         let stride = self.value(b, args[2], Some(S::U32))?;
-        if name == "frag_store_within" {
+        let Type::Frag(role) = b.ty(acc) else {
+            unreachable!("acc_arg gives accumulators")
+        };
+        let within = if name == "frag_store_within" {
             let rows = self.value(b, args[3], Some(S::U32))?;
             let cols = self.value(b, args[4], Some(S::U32))?;
-            b.frag_store_within(ptr, acc, stride.v, rows.v, cols.v);
+            Some((rows.v, cols.v))
         } else {
-            b.frag_store(ptr, acc, stride.v);
-        }
+            None
+        };
+        let reach = frag_reach(b, role, stride.v, within);
+        let store = |b: &mut KernelBuilder| {
+            match within {
+                Some((rows, cols)) => b.frag_store_within(e.ptr, acc, stride.v, rows, cols),
+                None => b.frag_store(e.ptr, acc, stride.v),
+            }
+            vec![]
+        };
+        Lower::guarded(b, e.bound, reach, None, &[], store, |_| vec![]);
         Ok(())
     }
 
     pub(super) fn store_vec8(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
         let (name, args) = (&call.name, &call.args);
-        let (ptr, elem) = self.elem_ref(b, args[0], name, true)?;
-        let v = self.tile_arg(b, args[1], TileTy::Vector(elem))?;
-        b.store(ptr, v);
+        let e = self.elem_ref(b, args[0], name, true)?;
+        let v = self.tile_arg(b, args[1], TileTy::Vector(e.elem))?;
+        let store = |b: &mut KernelBuilder| {
+            b.store(e.ptr, v);
+            vec![]
+        };
+        Lower::guarded(
+            b,
+            e.bound,
+            Reach::Run(VEC_LANES),
+            None,
+            &[],
+            store,
+            |_| vec![],
+        );
         Ok(())
     }
 
     pub(super) fn copy_async(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
         let (name, args) = (&call.name, &call.args);
-        let (dst, _) = self.elem_ref_in(
+        let dst = self.elem_ref_in(
             b,
             args[0],
             (name, "the destination of `copy_async`"),
             true,
             AddrSpace::Shared,
         )?;
-        let (src, _) = self.elem_ref_in(
+        let src = self.elem_ref_in(
             b,
             args[1],
             (name, "the source of `copy_async`"),
@@ -189,7 +269,17 @@ impl Lower {
             AddrSpace::Global,
         )?;
         let pred = self.value(b, args[2], Some(S::I1))?;
-        b.copy_async(dst, src, pred.v);
+        // 16 bytes each side; the source is read only when `pred` holds.
+        let copy = |b: &mut KernelBuilder| {
+            b.copy_async(dst.ptr, src.ptr, pred.v);
+            vec![]
+        };
+        let checked_src = |b: &mut KernelBuilder| {
+            let reach = Reach::Run(COPY_BYTES / src.elem.size_bytes());
+            Lower::guarded(b, src.bound, reach, Some(pred.v), &[], copy, |_| vec![])
+        };
+        let reach = Reach::Run(COPY_BYTES / dst.elem.size_bytes());
+        Lower::guarded(b, dst.bound, reach, None, &[], checked_src, |_| vec![]);
         Ok(())
     }
 
@@ -214,9 +304,10 @@ impl Lower {
         call: &Call,
         write: bool,
         elem: ScalarType,
-    ) -> Result<Value> {
+    ) -> Result<Elem> {
         let (name, arg) = (&call.name, call.args[0]);
-        let (ptr, found) = self.elem_ref(b, arg, name, write)?;
+        let e = self.elem_ref(b, arg, name, write)?;
+        let found = e.elem;
         if found != elem {
             let access = if write { "writes" } else { "reads" };
             return err(
@@ -228,16 +319,15 @@ impl Lower {
                 ),
             );
         }
-        Ok(ptr)
+        Ok(e)
     }
 
     /// A tile of `mma_group` in shared memory, `&tile[i]`; `tile` names it in errors. The
     /// product reads bf16 in its swizzled layout whatever the array's element type (a kernel
     /// may keep its stages in 32-bit words to share them with other data).
-    fn group_tile(&mut self, b: &mut KernelBuilder, e: &Expr, tile: &str) -> Result<Value> {
+    fn group_tile(&mut self, b: &mut KernelBuilder, e: &Expr, tile: &str) -> Result<Elem> {
         let what = format!("{tile} of `mma_group`");
-        let (ptr, _) = self.elem_ref_in(b, e, ("mma_group", &what), false, AddrSpace::Shared)?;
-        Ok(ptr)
+        self.elem_ref_in(b, e, ("mma_group", &what), false, AddrSpace::Shared)
     }
 
     /// An accumulator of either width, as `frag_store` takes.

@@ -211,6 +211,12 @@ impl Lower {
                     .or_else(|| self.static_ty(&bin.right)),
             },
             Expr::Unary(u) => self.static_ty(&u.expr),
+            Expr::MethodCall(m) if Lower::as_unchecked(e).is_some() => {
+                match self.lookup(&path_ident(&m.receiver)?.to_string())? {
+                    Binding::Slice { elem, .. } => Some(elem),
+                    _ => None,
+                }
+            }
             Expr::MethodCall(m) => self
                 .static_ty(&m.receiver)
                 .or_else(|| m.args.iter().find_map(|a| self.static_ty(a))),
@@ -218,6 +224,7 @@ impl Lower {
                 Lowering::Scalar(ResultTy::Fixed(t), _) => Some(*t),
                 Lowering::Scalar(ResultTy::Element, _) => match c.args.first()? {
                     Expr::Reference(r) => self.static_ty(&r.expr),
+                    unchecked @ Expr::MethodCall(_) => self.static_ty(unchecked),
                     _ => None,
                 },
                 Lowering::Scalar(ResultTy::Operands, _) => {
@@ -230,8 +237,17 @@ impl Lower {
                 .and_then(|t| self.static_ty(t))
                 .or_else(|| self.static_ty(&i.else_branch.as_ref()?.1)),
             Expr::Block(bl) => self.static_ty(tail_expr(&bl.block)?),
+            Expr::Unsafe(u) => self.static_ty(tail_expr(&u.block)?),
             _ => None,
         }
+    }
+}
+
+/// The name `e` is, if it is a plain name.
+fn path_ident(e: &Expr) -> Option<&syn::Ident> {
+    match e {
+        Expr::Path(p) => p.path.get_ident(),
+        _ => None,
     }
 }
 
