@@ -46,6 +46,9 @@ pub enum VerifyErrorKind {
     WorkgroupSize,
     /// A type named by a parameter or an op is not well formed (a vector out of its limits).
     MalformedType,
+    /// A kernel parameter of a type no launch can pass: a vector (launches pass pointers and
+    /// scalars).
+    ParamType,
     // ---- SSA values ----
     /// A value id beyond the kernel's value table.
     ValueOutOfRange,
@@ -447,6 +450,16 @@ impl<'k> Verifier<'k> {
                 format!(
                     "parameter {} is a {t}: fragments live in a subgroup's registers and \
                      cannot be passed in",
+                    self.name(p)
+                ),
+            );
+        } else if matches!(t, Type::Vector { .. }) {
+            self.error(
+                KERNEL_SITE,
+                VerifyErrorKind::ParamType,
+                format!(
+                    "parameter {} is a {t}: launches pass pointers and scalars; pass vectors \
+                     in memory",
                     self.name(p)
                 ),
             );
