@@ -11,6 +11,7 @@
 //! - `llvm.rs`: the LLVM building blocks both use (the function builder, intrinsic and
 //!   inline-asm calls, atomics with a sync scope). Targets depend on it and on the trait,
 //!   never on the lowering.
+//! - `fatal.rs` turns LLVM's fatal errors into [`CodegenError::LlvmFatal`].
 //! - `tools.rs` runs `ld.lld`; [`check`] reads binaries back.
 //!
 //! A compilation runs named stages, each dumpable to `KOSMOS_DUMP=<dir>`:
@@ -19,7 +20,6 @@
 //!
 //! Semantics the GPU targets do not share with the CPU device: integer division or remainder
 //! by zero is undefined behaviour on the GPUs (the CPU device reports it as an error).
-//! `exp2`/`log2` take no `f64`.
 //!
 //! The entry points take only a [`VerifiedModule`] (from `kosmos_ir::verify_module`): the
 //! verifier rejects everything the targets cannot express, so a verified module compiles for

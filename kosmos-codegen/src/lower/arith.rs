@@ -112,7 +112,7 @@ impl<'ctx> Cx<'_, 'ctx> {
             if elem.bits() > 16 {
                 return self.float_unary_call(name, a);
             }
-            // f16/bf16 through f32: NVPTX has no half log2 (LLVM aborts looking for a
+            // f16/bf16 through f32: NVPTX has no half log2 (a fatal error looking for a
             // libcall), and sqrt rounded twice (f32, then half) is still correctly rounded.
             let wide = bld.build_cast(Opc::FPExt, a, self.f32_like(lt), "")?;
             let r = self.float_unary_call(name, wide)?;

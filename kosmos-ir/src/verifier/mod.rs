@@ -1,9 +1,10 @@
 //! The verifier: every kernel passes it before it is interpreted or lowered.
 //!
-//! LLVM aborts the process on malformed input and the CPU device assumes well-typed IR, so
-//! the verifier checks everything either of them relies on. It never stops at the first
-//! finding: it reports every error it finds, each naming the kernel, the instruction's
-//! position and its op. The rules are listed in docs/ir.md ("Verifier").
+//! The CPU device and the code generator assume well-typed IR (LLVM fails on malformed
+//! input), so the verifier checks everything either of them relies on, and rejects what a
+//! target cannot express: a verified kernel runs on the CPU device and compiles for every
+//! target. It never stops at the first finding: it reports every error it finds, each
+//! naming the kernel, the instruction's position and its op. The rules are listed in docs/ir.md ("Verifier").
 
 use crate::{
     AddrSpace, BinOp, Inst, InstPos, Kernel, Module, Op, Ordering, Region, RmwOp, ScalarType, Type,
