@@ -11,6 +11,7 @@
 //! - `llvm.rs`: the LLVM building blocks both use (the function builder, intrinsic and
 //!   inline-asm calls, atomics with a sync scope). Targets depend on it and on the trait,
 //!   never on the lowering.
+//! - `fatal.rs` turns LLVM's fatal errors into [`CodegenError::LlvmFatal`].
 //! - `tools.rs` runs `ld.lld`; [`check`] reads binaries back.
 //!
 //! A compilation runs named stages, each dumpable to `KOSMOS_DUMP=<dir>`:
@@ -19,18 +20,19 @@
 //!
 //! Semantics the GPU targets do not share with the CPU device: integer division or remainder
 //! by zero is undefined behaviour on the GPUs (the CPU device reports it as an error).
-//! `exp2`/`log2` take no `f64`.
 //!
-//! LLVM aborts the process on input it cannot handle, so the entry points take only a
-//! [`VerifiedModule`] (from `kosmos_ir::verify_module`). The lowering relies on what the
-//! verifier checked (asserting it in debug builds) and refuses with an error only what the IR
-//! allows but the targets cannot express; LLVM's verifier checks the lowered module before
-//! any pass runs.
+//! The entry points take only a [`VerifiedModule`] (from `kosmos_ir::verify_module`): the
+//! verifier rejects everything the targets cannot express, so a verified module compiles for
+//! every target. The lowering relies on what the verifier checked (asserting it in debug
+//! builds); LLVM's verifier checks the lowered module before any pass runs. Should LLVM still
+//! meet input it cannot handle, its fatal error (which would exit the process) becomes
+//! [`CodegenError::LlvmFatal`] (`fatal.rs`).
 //!
 //! [`check`] reads the binaries back with ptxas and the LLVM 22 tools (registers, spills,
 //! kernel metadata, disassembly) for tests and CI.
 
 pub mod check;
+mod fatal;
 mod llvm;
 mod lower;
 mod target;
@@ -39,6 +41,7 @@ mod tools;
 pub use target::{TargetKind, UnknownTarget};
 pub use tools::{IoError, ToolFailure};
 
+use fatal::LeakOnUnwind;
 use inkwell::OptimizationLevel;
 use inkwell::context::Context;
 use inkwell::module::Module;
@@ -69,6 +72,11 @@ pub enum CodegenError {
         stage: &'static str,
         message: String,
     },
+    /// LLVM reported a fatal error (a backend that cannot handle the lowered module, e.g.
+    /// an instruction it cannot select): a bug in the lowering, reported instead of the
+    /// process exit LLVM would make.
+    #[error("LLVM fatal error: {message}")]
+    LlvmFatal { message: String },
     /// An external tool (ld.lld) failed.
     #[error(transparent)]
     Tool(#[from] ToolFailure),
@@ -218,7 +226,7 @@ pub fn compile_to(
         "0.kir",
         kosmos_ir::print_module(&module.to_module()).into_bytes(),
     )?;
-    let bytes = pipeline.run(module, emit)?;
+    let bytes = fatal::catch(|| pipeline.run(module, emit))?;
     Ok(Artifact {
         target,
         emit,
@@ -259,6 +267,7 @@ fn init_llvm() {
         let config = InitializationConfig::default();
         LlvmTarget::initialize_amd_gpu(&config);
         LlvmTarget::initialize_nvptx(&config);
+        fatal::install_handler();
     });
 }
 
@@ -280,6 +289,27 @@ impl Pipeline {
     }
 
     fn run(&mut self, module: &VerifiedModule, emit: Emit) -> Result<Vec<u8>, CodegenError> {
+        let machine = self.target_machine()?;
+        // Each compilation owns its context: compilations may run on several threads.
+        let ctx = LeakOnUnwind::new(Context::create());
+        let llvm = LeakOnUnwind::new(ctx.create_module(module_stem(module)));
+        let target = self.target.target();
+        llvm.set_triple(&machine.get_triple());
+        llvm.set_data_layout(&machine.get_target_data().get_data_layout());
+        target.configure_module(&llvm);
+        lower::lower_kernels(&ctx, &llvm, target.as_ref(), module.kernels()).map_err(|e| {
+            CodegenError::Unsupported {
+                target: self.target,
+                kernel: e.kernel,
+                pos: e.pos,
+                op: e.op,
+                message: e.message,
+            }
+        })?;
+        self.finish(&machine, &llvm, emit, module_stem(module))
+    }
+
+    fn target_machine(&self) -> Result<LeakOnUnwind<TargetMachine>, CodegenError> {
         init_llvm();
         let target = self.target.target();
         let triple = TargetTriple::create(target.triple());
@@ -297,43 +327,34 @@ impl Pipeline {
                 stage: "target machine",
                 message: format!("cannot create a target machine for {}", self.target),
             })?;
-        // Each compilation owns its context: compilations may run on several threads.
-        let ctx = Context::create();
-        let llvm = ctx.create_module(
-            module
-                .kernels()
-                .first()
-                .map_or("kosmos", |k| k.name.as_str()),
-        );
-        llvm.set_triple(&triple);
-        llvm.set_data_layout(&machine.get_target_data().get_data_layout());
-        target.configure_module(&llvm);
-        lower::lower_kernels(&ctx, &llvm, target.as_ref(), module.kernels()).map_err(|e| {
-            CodegenError::Unsupported {
-                target: self.target,
-                kernel: e.kernel,
-                pos: e.pos,
-                op: e.op,
-                message: e.message,
-            }
-        })?;
+        Ok(LeakOnUnwind::new(machine))
+    }
+
+    /// The stages after lowering: LLVM's verifier, `default<O3>`, code generation, linking.
+    fn finish(
+        &mut self,
+        machine: &TargetMachine,
+        llvm: &Module<'_>,
+        emit: Emit,
+        stem: &str,
+    ) -> Result<Vec<u8>, CodegenError> {
         llvm.verify().map_err(llvm_err("verifier"))?;
         self.stage("1-llvm.ll", llvm.print_to_string().to_bytes().to_vec())?;
         if emit == Emit::Llvm {
             return Ok(self.last());
         }
 
-        llvm.run_passes("default<O3>", &machine, PassBuilderOptions::create())
+        llvm.run_passes("default<O3>", machine, PassBuilderOptions::create())
             .map_err(llvm_err("default<O3>"))?;
         self.stage("2-opt.ll", llvm.print_to_string().to_bytes().to_vec())?;
         if emit == Emit::OptLlvm {
             return Ok(self.last());
         }
 
-        let amd = target.links_object();
+        let amd = self.target.target().links_object();
         // Assembly costs a second code generation on AMD: only when asked for or dumped.
         if emit == Emit::Asm || self.dump.is_some() || !amd {
-            let asm = self.codegen(&machine, &llvm, FileType::Assembly)?;
+            let asm = self.codegen(machine, llvm, FileType::Assembly)?;
             self.stage("3-asm.s", asm)?;
             if emit == Emit::Asm {
                 return Ok(self.last());
@@ -343,12 +364,12 @@ impl Pipeline {
             self.stage("5.ptx", self.last())?;
             return Ok(self.last());
         }
-        let object = self.codegen(&machine, &llvm, FileType::Object)?;
+        let object = self.codegen(machine, llvm, FileType::Object)?;
         self.stage("4.o", object.clone())?;
         if emit == Emit::Obj {
             return Ok(object);
         }
-        let hsaco = tools::link_hsaco(&object, module_stem(module))?;
+        let hsaco = tools::link_hsaco(&object, stem)?;
         self.stage("5.hsaco", hsaco.clone())?;
         Ok(hsaco)
     }
@@ -360,7 +381,7 @@ impl Pipeline {
         file_type: FileType,
     ) -> Result<Vec<u8>, CodegenError> {
         // Code generation mutates the module: each artifact comes from a copy.
-        let copy = llvm.clone();
+        let copy = LeakOnUnwind::new(llvm.clone());
         let buffer = machine
             .write_to_memory_buffer(&copy, file_type)
             .map_err(llvm_err("code generation"))?;
@@ -373,4 +394,71 @@ fn module_stem(module: &VerifiedModule) -> &str {
         .kernels()
         .first()
         .map_or("module", |k| k.name.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inkwell::memory_buffer::MemoryBuffer;
+
+    /// A kernel NVPTX cannot compile: LLVM 22 reports the unknown sync scope as a fatal
+    /// error ("NVPTX backend does not support syncscope").
+    const UNKNOWN_SYNC_SCOPE: &str = r#"
+define ptx_kernel void @bad_scope() {
+  fence syncscope("no-such-scope") seq_cst
+  ret void
+}
+"#;
+
+    /// Compiles LLVM IR text for `target` as `compile_to` compiles a lowered module.
+    fn compile_llvm_ir(target: TargetKind, ir: &str) -> Result<Vec<u8>, CodegenError> {
+        let mut pipeline = Pipeline {
+            target,
+            stages: Vec::new(),
+            dump: None,
+        };
+        fatal::catch(|| {
+            let machine = pipeline.target_machine()?;
+            let ctx = LeakOnUnwind::new(Context::create());
+            let buffer = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "test.ll");
+            let llvm = ctx
+                .create_module_from_ir(buffer)
+                .map_err(llvm_err("parse"))?;
+            let llvm = LeakOnUnwind::new(llvm);
+            llvm.set_triple(&machine.get_triple());
+            llvm.set_data_layout(&machine.get_target_data().get_data_layout());
+            pipeline.finish(&machine, &llvm, Emit::Binary, "test")
+        })
+    }
+
+    fn compiles_everywhere() {
+        let module = kosmos_ir::verify_module(kosmos_ir::Module {
+            kernels: vec![kosmos_testkernels::vector_add()],
+        })
+        .expect("vector_add verifies");
+        for target in TargetKind::ALL {
+            compile(&module, target, &Options::default())
+                .unwrap_or_else(|e| panic!("{target}: {e}"));
+        }
+    }
+
+    #[test]
+    fn an_llvm_fatal_error_is_an_error_and_llvm_works_on() {
+        for _ in 0..2 {
+            let err = compile_llvm_ir(TargetKind::Sm90a, UNKNOWN_SYNC_SCOPE)
+                .expect_err("NVPTX has no sync scope `no-such-scope`");
+            let CodegenError::LlvmFatal { message } = &err else {
+                panic!("expected an LLVM fatal error, got {err}");
+            };
+            assert!(
+                message.contains("syncscope") && message.contains("no-such-scope"),
+                "{message}"
+            );
+            // The same thread and a fresh one compile again, with new LLVM objects.
+            compiles_everywhere();
+            std::thread::spawn(compiles_everywhere)
+                .join()
+                .expect("a compilation on another thread");
+        }
+    }
 }

@@ -965,3 +965,27 @@ fn get_unchecked_is_the_unchecked_form_inside_unsafe() {
         assert!(got.contains(message), "{body}: {got}");
     }
 }
+
+#[test]
+fn exp2_and_log2_of_f64_are_errors_at_their_tokens() {
+    // (body, the call the error points at)
+    let cases = [
+        (
+            "fn k(y: &mut [f64], x: f64) { y[0] = x.exp2(); }",
+            "x.exp2()",
+        ),
+        ("fn k(y: &mut [f64], x: f64) { y[0] = log2(x); }", "log2(x)"),
+    ];
+    for (body, call) in cases {
+        let name = if call.contains("exp2") {
+            "exp2"
+        } else {
+            "log2"
+        };
+        assert_error_at(
+            body,
+            &format!("`{name}` cannot be applied to f64"),
+            body.find(call),
+        );
+    }
+}

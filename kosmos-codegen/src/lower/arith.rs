@@ -112,10 +112,9 @@ impl<'ctx> Cx<'_, 'ctx> {
             if elem.bits() > 16 {
                 return self.float_unary_call(name, a);
             }
-            // f16/bf16 through f32: NVPTX has no half log2 (LLVM aborts looking for a
+            // f16/bf16 through f32: NVPTX has no half log2 (a fatal error looking for a
             // libcall), and sqrt rounded twice (f32, then half) is still correctly rounded.
-            let wide_ty = self.llvm_type(with_elem(ty, ScalarType::F32));
-            let wide = bld.build_cast(Opc::FPExt, a, wide_ty, "")?;
+            let wide = bld.build_cast(Opc::FPExt, a, self.f32_like(lt), "")?;
             let r = self.float_unary_call(name, wide)?;
             Ok(bld.build_cast(Opc::FPTrunc, r, lt, "")?)
         };
@@ -142,10 +141,7 @@ impl<'ctx> Cx<'_, 'ctx> {
             UnOp::Abs => Ok(a),
             UnOp::Sqrt => float_fn("llvm.sqrt"),
             UnOp::Exp2 | UnOp::Log2 => {
-                // Neither target has an f64 exp2/log2 instruction; LLVM would need a libm call.
-                if elem == ScalarType::F64 {
-                    return Err(Fail(format!("{op} on f64 is not supported on GPU targets")));
-                }
+                debug_assert_ne!(elem, ScalarType::F64, "the verifier rejects {op} on f64");
                 let name = match op {
                     UnOp::Exp2 => "llvm.exp2",
                     _ => self.target.log2_intrinsic(),
@@ -291,8 +287,7 @@ impl<'ctx> Cx<'_, 'ctx> {
                 let half_pair = src.bits() == 16 && dst.bits() == 16;
                 if half_pair {
                     // f16 <-> bf16: through f32, which holds either exactly: one rounding.
-                    let f32t = self.llvm_type(with_elem(to, ScalarType::F32));
-                    let wide = bld.build_cast(Opc::FPExt, a, f32t, "")?;
+                    let wide = bld.build_cast(Opc::FPExt, a, self.f32_like(lt), "")?;
                     bld.build_cast(Opc::FPTrunc, wide, lt, "")?
                 } else if src.bits() < dst.bits() {
                     bld.build_cast(Opc::FPExt, a, lt, "")?
@@ -352,18 +347,21 @@ impl<'ctx> Cx<'_, 'ctx> {
             .into())
     }
 
+    /// `f32`, or a vector of `f32` with the lanes of `ty`: where half-precision values are
+    /// computed. An LLVM type, not an IR one: 8 lanes of `f32` are wider than IR vectors go.
+    fn f32_like(&self, ty: BasicTypeEnum<'ctx>) -> BasicTypeEnum<'ctx> {
+        let f32t = self.ctx.f32_type();
+        match ty {
+            BasicTypeEnum::VectorType(v) => f32t.vec_type(v.get_size()).into(),
+            _ => f32t.into(),
+        }
+    }
+
     fn vector(&self, v: Value, lane: u32) -> VectorValue<'ctx> {
         debug_assert!(
             matches!(self.ty(v), Type::Vector { lanes, .. } if lane < lanes),
             "the verifier checks vector operands and their lanes"
         );
         self.get(v).into_vector_value()
-    }
-}
-
-fn with_elem(ty: Type, elem: ScalarType) -> Type {
-    match ty {
-        Type::Vector { lanes, .. } => Type::Vector { elem, lanes },
-        _ => Type::Scalar(elem),
     }
 }

@@ -65,7 +65,7 @@ impl Target for Nvptx {
     }
 
     fn sync_scope(&self, scope: Scope) -> &'static str {
-        // Never "agent": NVPTX aborts on scopes it does not know.
+        // Never "agent": NVPTX has a fatal error on scopes it does not know.
         match scope {
             Scope::Workgroup => "block",
             Scope::Agent => "device",
@@ -145,7 +145,7 @@ impl Target for Nvptx {
     }
 
     fn log2_intrinsic(&self) -> &'static str {
-        // `llvm.log2.f32` finds no libcall on NVPTX and aborts; this is `lg2.approx.f32`,
+        // `llvm.log2.f32` finds no libcall on NVPTX (a fatal error); this is `lg2.approx.f32`,
         // the instruction CUDA's log2f uses.
         "llvm.nvvm.lg2.approx.f"
     }

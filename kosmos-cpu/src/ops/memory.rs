@@ -8,7 +8,7 @@ use crate::compile::{Compiler, vty};
 use crate::exec::lanes::{get, map2, set};
 use crate::exec::{Exec, Res};
 use crate::program::{Slot, Space, VTy};
-use kosmos_ir::{Inst, Op, ScalarType};
+use kosmos_ir::{Inst, Op, ScalarType, Type};
 
 #[derive(Debug)]
 pub(crate) enum Memory {
@@ -65,7 +65,7 @@ impl Compiler<'_> {
                 ptr: ptr.0,
                 value: self.result(inst),
                 space: self.space(ptr),
-                ty: vty(ty),
+                ty: in_memory(ty),
                 align,
                 pos: at,
             }),
@@ -73,7 +73,7 @@ impl Compiler<'_> {
                 ptr: ptr.0,
                 value: value.0,
                 space: self.space(ptr),
-                ty: self.vty(value),
+                ty: in_memory(self.ty(value)),
                 align,
                 pos: at,
             }),
@@ -92,6 +92,18 @@ impl Compiler<'_> {
             },
             ref op => unreachable!("`{}` is not a memory op", op.name()),
         })
+    }
+}
+
+/// What a `load` or `store` of `ty` moves: a pointer is its 8-byte address (the verifier
+/// keeps `ptr<shared>` out of memory), anything else its scalar or vector.
+fn in_memory(ty: Type) -> VTy {
+    match ty {
+        Type::Ptr(_) => VTy {
+            elem: ScalarType::U64,
+            lanes: 0,
+        },
+        _ => vty(ty),
     }
 }
 

@@ -123,8 +123,9 @@ impl Lower {
                 let [x] = self.operands(b, t, operands)?;
                 let (op, ok) = match name {
                     "sqrt" => (UnOp::Sqrt, x.ty.is_float()),
-                    "exp2" => (UnOp::Exp2, x.ty.is_float()),
-                    "log2" => (UnOp::Log2, x.ty.is_float()),
+                    // The GPU targets have no f64 exp2/log2 (the IR's verifier rejects it).
+                    "exp2" => (UnOp::Exp2, x.ty.is_float() && x.ty != S::F64),
+                    "log2" => (UnOp::Log2, x.ty.is_float() && x.ty != S::F64),
                     _ => (UnOp::Abs, x.ty.is_float() || x.ty.is_signed_int()),
                 };
                 if !ok {

@@ -57,7 +57,12 @@ impl<'k> Verifier<'k> {
             UnOp::Neg | UnOp::Abs => ("signed integers and floats", |e| {
                 e.is_signed_int() || e.is_float()
             }),
-            UnOp::Sqrt | UnOp::Exp2 | UnOp::Log2 => ("floats", ScalarType::is_float),
+            UnOp::Sqrt => ("floats", ScalarType::is_float),
+            // The GPU targets have no f64 exp2/log2 instruction: they would need a math
+            // library.
+            UnOp::Exp2 | UnOp::Log2 => ("f16, bf16 and f32", |e| {
+                e.is_float() && e != ScalarType::F64
+            }),
         };
         if !t.elem().is_some_and(ok) {
             self.error(

@@ -1,9 +1,10 @@
 //! The verifier: every kernel passes it before it is interpreted or lowered.
 //!
-//! LLVM aborts the process on malformed input and the CPU device assumes well-typed IR, so
-//! the verifier checks everything either of them relies on. It never stops at the first
-//! finding: it reports every error it finds, each naming the kernel, the instruction's
-//! position and its op. The rules are listed in docs/ir.md ("Verifier").
+//! The CPU device and the code generator assume well-typed IR (LLVM fails on malformed
+//! input), so the verifier checks everything either of them relies on, and rejects what a
+//! target cannot express: a verified kernel runs on the CPU device and compiles for every
+//! target. It never stops at the first finding: it reports every error it finds, each
+//! naming the kernel, the instruction's position and its op. The rules are listed in docs/ir.md ("Verifier").
 
 use crate::{
     AddrSpace, BinOp, Inst, InstPos, Kernel, Module, Op, Ordering, Region, RmwOp, ScalarType, Type,
@@ -46,6 +47,9 @@ pub enum VerifyErrorKind {
     WorkgroupSize,
     /// A type named by a parameter or an op is not well formed (a vector out of its limits).
     MalformedType,
+    /// A kernel parameter of a type no launch can pass: a vector (launches pass pointers and
+    /// scalars).
+    ParamType,
     // ---- SSA values ----
     /// A value id beyond the kernel's value table.
     ValueOutOfRange,
@@ -452,6 +456,16 @@ impl<'k> Verifier<'k> {
                 format!(
                     "parameter {} is a {t}: fragments live in a subgroup's registers and \
                      cannot be passed in",
+                    self.name(p)
+                ),
+            );
+        } else if matches!(t, Type::Vector { .. }) {
+            self.error(
+                KERNEL_SITE,
+                VerifyErrorKind::ParamType,
+                format!(
+                    "parameter {} is a {t}: launches pass pointers and scalars; pass vectors \
+                     in memory",
                     self.name(p)
                 ),
             );
