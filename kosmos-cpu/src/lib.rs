@@ -186,13 +186,27 @@ impl CpuDevice {
         Ok(())
     }
 
-    /// Runs `kernel` over `grid` workgroups of `block` work-items and waits for it.
+    /// Runs `kernel` over `grid` workgroups of `block` work-items and waits for it, at most
+    /// [`CpuConfig::time_limit`].
     pub fn launch(
         &self,
         kernel: &VerifiedKernel,
         grid: [u32; 3],
         block: [u32; 3],
         args: &[Arg],
+    ) -> Result<LaunchStats, CpuError> {
+        self.launch_within(kernel, grid, block, args, self.inner.config.time_limit)
+    }
+
+    /// [`CpuDevice::launch`] with a time limit of its own (a caller's bound on how long it
+    /// waits for this launch) instead of [`CpuConfig::time_limit`].
+    pub fn launch_within(
+        &self,
+        kernel: &VerifiedKernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[Arg],
+        time_limit: Duration,
     ) -> Result<LaunchStats, CpuError> {
         let start = Instant::now();
         let subgroup = self.inner.config.subgroup_size;
@@ -231,7 +245,7 @@ impl CpuDevice {
             slot.get_or_insert(e);
             launch.abort.store(true, AO::SeqCst);
         };
-        let (watchdog, time_limit) = (self.inner.config.watchdog, self.inner.config.time_limit);
+        let watchdog = self.inner.config.watchdog;
         let mut timed_out = false;
         let me = std::thread::current();
         let panicked = std::thread::scope(|s| {

@@ -14,6 +14,7 @@ use crate::image::ModuleImage;
 use crate::module::{KernelArg, KernelShape, LaunchConfig};
 use kosmos_ir::VerifiedKernel;
 use std::any::Any;
+use std::time::Duration;
 
 /// A backend's module, stream or event, as the public types hold it.
 pub(crate) type Object = Box<dyn Any + Send + Sync>;
@@ -87,8 +88,17 @@ pub(crate) trait Backend: DeviceOps + Sized {
         lanes: u32,
     ) -> Result<u32>;
     fn stream(&self) -> Result<Self::Stream>;
+    /// A stream whose launches the host waits for at most `limit`. Where launches run in
+    /// the calling thread (the CPU device) the stream stops them after `limit`; where they
+    /// are queued (GPUs) it is a plain stream and the caller bounds its wait by polling
+    /// [`Backend::event_complete`].
+    fn bounded_stream(&self, _limit: Duration) -> Result<Self::Stream> {
+        self.stream()
+    }
     fn stream_synchronize(&self, stream: &Self::Stream) -> Result<()>;
     fn record_event(&self, stream: &Self::Stream) -> Result<Self::Event>;
+    /// Whether the work queued before `event` has finished, without waiting for it.
+    fn event_complete(&self, event: &Self::Event) -> Result<bool>;
     /// Milliseconds from `start` to `end` (negative if `end` came first).
     fn elapsed_ms(&self, start: &Self::Event, end: &Self::Event) -> Result<f32>;
     /// Lets kernels on this device access `peer`'s memory; `Ok(Err(reason))` when the pair
@@ -124,8 +134,10 @@ pub(crate) trait DynBackend: DeviceOps {
         lanes: u32,
     ) -> Result<u32>;
     fn stream(&self) -> Result<Object>;
+    fn bounded_stream(&self, limit: Duration) -> Result<Object>;
     fn stream_synchronize(&self, stream: &dyn Any) -> Result<()>;
     fn record_event(&self, stream: &dyn Any) -> Result<Object>;
+    fn event_complete(&self, event: &dyn Any) -> Result<bool>;
     fn elapsed_ms(&self, start: &dyn Any, end: &dyn Any) -> Result<f32>;
     fn enable_peer_access(&self, peer: &dyn DynBackend) -> Result<std::result::Result<(), String>>;
     fn copy_from_peer(
@@ -173,8 +185,16 @@ impl<B: Backend> DynBackend for B {
         Ok(Box::new(Backend::stream(self)?))
     }
 
+    fn bounded_stream(&self, limit: Duration) -> Result<Object> {
+        Ok(Box::new(Backend::bounded_stream(self, limit)?))
+    }
+
     fn stream_synchronize(&self, stream: &dyn Any) -> Result<()> {
         Backend::stream_synchronize(self, own(self, stream, "the stream")?)
+    }
+
+    fn event_complete(&self, event: &dyn Any) -> Result<bool> {
+        Backend::event_complete(self, own(self, event, "the event")?)
     }
 
     fn record_event(&self, stream: &dyn Any) -> Result<Object> {
@@ -224,6 +244,19 @@ impl<B: Backend> DynBackend for B {
     }
 }
 
+/// Workgroups resident on a whole GPU: `per_unit` on each of `units` compute units, as
+/// the occupancy query gave it; an error, not a wrap, when the product leaves `u32`.
+pub(crate) fn resident_on_device(device: &str, per_unit: u32, units: u32) -> Result<u32> {
+    per_unit.checked_mul(units).ok_or_else(|| {
+        Error::Unavailable {
+            device: device.to_string(),
+            reason: format!(
+                "the occupancy query gave {per_unit} workgroups on each of {units} compute units, more than a u32 counts"
+            ),
+        }
+    })
+}
+
 /// `object` as one of `backend`'s own types.
 fn own<'a, B: Backend, T: 'static>(backend: &B, object: &'a dyn Any, what: &str) -> Result<&'a T> {
     object.downcast_ref().ok_or_else(|| Error::WrongDevice {
@@ -231,4 +264,16 @@ fn own<'a, B: Backend, T: 'static>(backend: &B, object: &'a dyn Any, what: &str)
         owner: "a device of another kind".into(),
         device: Device::label(backend.kind(), backend.ordinal()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resident_workgroups_that_overflow_u32_are_an_error() {
+        assert_eq!(resident_on_device("cuda:0", 16, 132).unwrap(), 2112);
+        let e = resident_on_device("cuda:0", u32::MAX / 2, 132).unwrap_err();
+        assert!(e.to_string().contains("more than a u32 counts"), "{e}");
+    }
 }

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::image::ModuleImage;
 use crate::module::{ArgRepr, KernelArg, KernelShape, LaunchConfig};
 use kosmos_cpu::{Arg, CpuConfig, CpuDevice, CpuError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub(crate) struct CpuBackend {
     device: CpuDevice,
@@ -76,10 +76,18 @@ impl DeviceOps for CpuBackend {
     }
 }
 
+/// A CPU stream: launches run in the calling thread, so there is nothing to queue; only
+/// how long a launch may run.
+pub(crate) struct CpuStream {
+    /// A bound of the stream's own on each launch (the shorter of it and
+    /// `CpuConfig::time_limit` applies); `None`: the device's.
+    time_limit: Option<Duration>,
+}
+
 impl Backend for CpuBackend {
     /// The interpreter runs the IR, which the public `Module` holds.
     type Module = ();
-    type Stream = ();
+    type Stream = CpuStream;
     type Event = Instant;
 
     fn load_module(&self, _image: &ModuleImage, _shapes: &[KernelShape]) -> Result<()> {
@@ -90,7 +98,7 @@ impl Backend for CpuBackend {
     fn launch(
         &self,
         _module: &(),
-        _stream: &(),
+        stream: &CpuStream,
         kernel: KernelRef<'_>,
         config: LaunchConfig,
         args: &[KernelArg<'_>],
@@ -105,9 +113,13 @@ impl Backend for CpuBackend {
                 ArgRepr::Scalar(c) => Arg::Scalar(c),
             })
             .collect();
+        let device_limit = self.device.config().time_limit;
+        let limit = stream
+            .time_limit
+            .map_or(device_limit, |l| l.min(device_limit));
         match self
             .device
-            .launch(kernel.ir, config.grid, config.block, &args)
+            .launch_within(kernel.ir, config.grid, config.block, &args, limit)
         {
             Ok(_) => Ok(()),
             Err(CpuError::IndexOutOfBounds {
@@ -137,17 +149,29 @@ impl Backend for CpuBackend {
         Ok(u32::try_from(self.device.config().max_resident_workgroups).unwrap_or(u32::MAX))
     }
 
-    fn stream(&self) -> Result<()> {
-        Ok(())
+    fn stream(&self) -> Result<CpuStream> {
+        Ok(CpuStream { time_limit: None })
     }
 
-    fn stream_synchronize(&self, _stream: &()) -> Result<()> {
+    /// Its launches stop after `limit`, with `CpuError::TimeLimit`.
+    fn bounded_stream(&self, limit: Duration) -> Result<CpuStream> {
+        Ok(CpuStream {
+            time_limit: Some(limit),
+        })
+    }
+
+    fn stream_synchronize(&self, _stream: &CpuStream) -> Result<()> {
         Ok(())
     }
 
     /// The host clock: the work queued so far has finished.
-    fn record_event(&self, _stream: &()) -> Result<Instant> {
+    fn record_event(&self, _stream: &CpuStream) -> Result<Instant> {
         Ok(Instant::now())
+    }
+
+    /// Launches have finished when they return.
+    fn event_complete(&self, _event: &Instant) -> Result<bool> {
+        Ok(true)
     }
 
     fn elapsed_ms(&self, start: &Instant, end: &Instant) -> Result<f32> {
@@ -165,7 +189,7 @@ impl Backend for CpuBackend {
     /// Copies through the host; finished when this returns.
     fn copy_from_peer(
         &self,
-        _stream: &(),
+        _stream: &CpuStream,
         dst: u64,
         peer: &CpuBackend,
         src: u64,

@@ -331,7 +331,7 @@ impl Backend for CudaBackend {
                 None,
             ),
         )?;
-        Ok(per_sm * self.multiprocessors)
+        crate::backend::resident_on_device(&self.label, per_sm, self.multiprocessors)
     }
 
     fn stream(&self) -> Result<Arc<CudaStream>> {
@@ -347,6 +347,11 @@ impl Backend for CudaBackend {
             "event record",
             stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)),
         )
+    }
+
+    fn event_complete(&self, event: &CudaEvent) -> Result<bool> {
+        self.check("event query", self.ctx.bind_to_thread())?;
+        self.check("event query", event.try_is_complete())
     }
 
     fn elapsed_ms(&self, start: &CudaEvent, end: &CudaEvent) -> Result<f32> {

@@ -337,7 +337,7 @@ impl Backend for HipBackend {
                 0,
             )
         })?;
-        Ok(n.max(0) as u32 * self.multiprocessors)
+        crate::backend::resident_on_device(&self.label, n.max(0) as u32, self.multiprocessors)
     }
 
     fn stream(&self) -> Result<HipStream> {
@@ -363,6 +363,14 @@ impl Backend for HipBackend {
             hip::hipEventRecord(event.0, stream.0)
         })?;
         Ok(event)
+    }
+
+    fn event_complete(&self, event: &HipEvent) -> Result<bool> {
+        self.bind("event query")?;
+        match unsafe { hip::hipEventQuery(event.0) } {
+            hipError_t::hipErrorNotReady => Ok(false),
+            e => self.check("event query", e).map(|()| true),
+        }
     }
 
     fn elapsed_ms(&self, start: &HipEvent, end: &HipEvent) -> Result<f32> {

@@ -234,6 +234,17 @@ impl Device {
     }
 }
 
+impl Drop for Module {
+    /// Waits for the device's work before the backend unloads the module: launches are not
+    /// tied to the module that queued them, and unloading code a kernel is still running
+    /// is undefined on CUDA and HIP. (On the CPU device launches have finished when they
+    /// return, and this waits for nothing.) An error of that work was or will be reported
+    /// by the stream that ran it; the module is unloaded either way.
+    fn drop(&mut self) {
+        let _ = self.device.backend().synchronize();
+    }
+}
+
 impl Module {
     /// The device the module is loaded on.
     pub fn device(&self) -> &Device {

@@ -5,6 +5,7 @@ use crate::bounds::BoundsRecords;
 use crate::device::Device;
 use crate::error::{Error, Result};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// An ordered queue of launches on one device.
 pub struct Stream {
@@ -27,6 +28,16 @@ impl Stream {
         Ok(Stream {
             device: device.clone(),
             inner: device.backend().stream()?,
+            launched: Mutex::default(),
+        })
+    }
+
+    /// A stream whose launches the host waits for at most `limit` (see
+    /// `Backend::bounded_stream`).
+    pub(crate) fn bounded(device: &Device, limit: Duration) -> Result<Stream> {
+        Ok(Stream {
+            device: device.clone(),
+            inner: device.backend().bounded_stream(limit)?,
             launched: Mutex::default(),
         })
     }
@@ -77,6 +88,12 @@ impl Stream {
 }
 
 impl Event {
+    /// Whether the work queued before this event has finished, without waiting for it; an
+    /// error of that work is returned here.
+    pub fn is_complete(&self) -> Result<bool> {
+        self.device.backend().event_complete(&*self.inner)
+    }
+
     /// Milliseconds from this event to `end` (negative if `end` came first); waits for both.
     pub fn elapsed_ms(&self, end: &Event) -> Result<f32> {
         if self.device != end.device {

@@ -517,6 +517,14 @@ mod without_gpu {
                 .max_resident_workgroups("vector_add", [512, 1, 1])
                 .is_err()
         );
+        // Workgroups whose lane count overflows (or wraps to zero in) a u64 are errors.
+        for block in [[u32::MAX; 3], [1 << 22, 1 << 21, 1 << 21]] {
+            let e = module
+                .max_resident_workgroups("vector_add", block)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("exceeds the kernel's maximum"), "{block:?}: {e}");
+        }
     }
 
     #[test]

@@ -16,9 +16,12 @@ use crate::module::{KernelArg, LaunchConfig, Module};
 use crate::stream::Stream;
 use abi::{ErrorRecord, TraceEvent, control};
 use std::fmt;
+use std::time::{Duration, Instant};
+use table::{Missing, SharedSlots};
 
 pub mod abi;
 mod peer;
+mod table;
 
 pub use peer::copy_from_peer;
 
@@ -27,6 +30,9 @@ pub use peer::copy_from_peer;
 pub const CPU_WAIT_BOUND: u32 = 800;
 /// Default poll bound of waits on GPUs: a few seconds of polling.
 pub const GPU_WAIT_BOUND: u32 = 1 << 22;
+/// Default bound of the host's wait for a world launch, that of the CPU device's
+/// `CpuConfig::time_limit`.
+pub const HOST_WAIT_LIMIT: Duration = Duration::from_secs(300);
 
 /// What can go wrong with a world.
 #[derive(Debug, thiserror::Error)]
@@ -80,6 +86,58 @@ pub enum WorldError {
     /// Bounded waits ran out: the kernel recorded who waited on what and left.
     #[error("{}", describe_timeouts(records))]
     Timeout { records: Vec<ErrorRecord> },
+    /// The host gave up waiting for a launch ([`WorldOptions::host_wait_limit`]). On a GPU
+    /// the kernel may still be running: the world's memory stays in use, and transfers,
+    /// frees and later launches on that device wait for it.
+    #[error(
+        "launch of `{kernel}` on {device} (ranks {first_rank}..{end_rank}): not finished after the host waited {limit:?} (WorldOptions::host_wait_limit){}",
+        describe_running(running)
+    )]
+    HostTimeout {
+        kernel: String,
+        device: String,
+        first_rank: u32,
+        end_rank: u32,
+        limit: Duration,
+        /// Where the device says its workgroups were (the CPU device names workgroup and
+        /// loop; GPUs cannot say).
+        running: Vec<String>,
+    },
+    /// A launch whose start barrier would count more arrivals than its `u32` word holds.
+    #[error(
+        "launch of `{kernel}`: {ranks} ranks x {per_rank} workgroups do not fit the start barrier's u32 count"
+    )]
+    TooManyWorkgroups {
+        kernel: String,
+        ranks: u32,
+        per_rank: u32,
+    },
+    /// The kernel reads the peer-table entries of a symmetric buffer that was dropped.
+    #[error(
+        "launch of `{kernel}`: symmetric buffer {index} was dropped, and the kernel reads its peer-table entries"
+    )]
+    DroppedBuffer { kernel: String, index: u32 },
+    /// The kernel reads the peer-table entries of an index no live buffer has had since
+    /// the table last shrank.
+    #[error(
+        "launch of `{kernel}`: the kernel reads peer-table entries of symmetric buffer {index}, which this world does not have ({buffers} indices, dropped ones included)"
+    )]
+    NoSuchBuffer {
+        kernel: String,
+        index: u32,
+        buffers: usize,
+    },
+    /// Every `u32` peer-table index is taken.
+    #[error("the peer table is full: every u32 index holds a live symmetric buffer")]
+    PeerTableFull,
+}
+
+fn describe_running(running: &[String]) -> String {
+    if running.is_empty() {
+        String::new()
+    } else {
+        format!("; still running: {}", running.join("; "))
+    }
 }
 
 fn describe_timeouts(records: &[ErrorRecord]) -> String {
@@ -95,15 +153,30 @@ fn describe_timeouts(records: &[ErrorRecord]) -> String {
 pub struct WorldOptions {
     /// Trace records kept per rank (0: tracing kernels record nothing).
     pub trace_capacity: u32,
-    /// Polls before a wait gives up; `None`: [`CPU_WAIT_BOUND`] or [`GPU_WAIT_BOUND`].
+    /// Polls before a wait gives up; `None`: [`CPU_WAIT_BOUND`] or [`GPU_WAIT_BOUND`]. Every
+    /// `u32` is a valid bound, `u32::MAX` included: kernels count polls in a `u32` that
+    /// stops at the bound (it is compared before it is incremented), so the count never
+    /// wraps.
     pub wait_bound: Option<u32>,
+    /// How long the host waits for a launch before [`WorldError::HostTimeout`]; `None`:
+    /// [`HOST_WAIT_LIMIT`]. The CPU device stops the launch then; a GPU cannot.
+    pub host_wait_limit: Option<Duration>,
 }
 
 /// One buffer per rank, all of the same length, each visible to every rank through the
-/// peer table under the same index.
+/// peer table under the same index. Dropping it frees the index: launches whose kernels
+/// read its entries are refused, and the table copies no longer lead to its memory.
 pub struct SymmetricBuffer<T: DeviceScalar> {
     index: u32,
     ranks: Vec<Buffer<T>>,
+    slots: SharedSlots,
+}
+
+impl<T: DeviceScalar> Drop for SymmetricBuffer<T> {
+    /// Frees the index before the buffers are freed (fields drop after this).
+    fn drop(&mut self) {
+        table::lock(&self.slots).remove(self.index);
+    }
 }
 
 impl<T: DeviceScalar> SymmetricBuffer<T> {
@@ -164,10 +237,10 @@ struct Site {
 }
 
 impl Site {
-    fn new(device: &Device, first_rank: u32, ranks: u32) -> Result<Site, Error> {
+    fn new(device: &Device, first_rank: u32, ranks: u32, limit: Duration) -> Result<Site, Error> {
         Ok(Site {
             device: device.clone(),
-            stream: device.stream()?,
+            stream: Stream::bounded(device, limit)?,
             first_rank,
             ranks,
             table: device.alloc::<i64>(0)?,
@@ -185,8 +258,8 @@ pub struct World {
     peer_visible: bool,
     options: WorldOptions,
     control: SymmetricBuffer<u32>,
-    /// Addresses by rank of every symmetric buffer, by index.
-    buffers: Vec<Vec<u64>>,
+    /// Every symmetric buffer, by index.
+    slots: SharedSlots,
     /// Milliseconds each site's last launch took (device events), by site.
     last_launch_ms: Vec<f32>,
 }
@@ -199,19 +272,9 @@ impl fmt::Debug for World {
             "World({} ranks on {}, {} symmetric buffers)",
             self.ranks,
             devices.join(", "),
-            self.buffers.len()
+            table::lock(&self.slots).len()
         )
     }
-}
-
-/// Byte offsets from `table` (an address) to every rank's copy of every buffer, in peer
-/// table order (`buffer * ranks + rank`). Addresses may lie on other devices: in one
-/// unified address space the difference is still the distance between them.
-fn peer_offsets(buffers: &[Vec<u64>], table: u64) -> Vec<i64> {
-    buffers
-        .iter()
-        .flat_map(|a| a.iter().map(move |addr| addr.wrapping_sub(table) as i64))
-        .collect()
 }
 
 impl World {
@@ -224,7 +287,8 @@ impl World {
         if ranks == 0 {
             return Err(WorldError::NoRanks);
         }
-        World::build(vec![Site::new(device, 0, ranks)?], ranks, false, options)
+        let sites = vec![Site::new(device, 0, ranks, host_wait_limit(options))?];
+        World::build(sites, ranks, false, options)
     }
 
     /// A world with one rank per GPU of `devices` (rank `r` on `devices[r]`), all CUDA or
@@ -240,7 +304,7 @@ impl World {
         let sites = devices
             .iter()
             .enumerate()
-            .map(|(r, d)| Site::new(d, r as u32, 1))
+            .map(|(r, d)| Site::new(d, r as u32, 1, host_wait_limit(options)))
             .collect::<Result<Vec<_>, Error>>()?;
         World::build(sites, devices.len() as u32, true, options)
     }
@@ -251,6 +315,7 @@ impl World {
         peer_visible: bool,
         options: WorldOptions,
     ) -> Result<World, WorldError> {
+        let slots = SharedSlots::default();
         let mut world = World {
             last_launch_ms: vec![0.0; sites.len()],
             sites,
@@ -260,11 +325,13 @@ impl World {
             control: SymmetricBuffer {
                 index: abi::CONTROL_BUFFER,
                 ranks: Vec::new(),
+                slots: slots.clone(),
             },
-            buffers: Vec::new(),
+            slots,
         };
         let control = world.alloc_ranks::<u32>(control::words(options.trace_capacity))?;
-        world.register(&control)?;
+        let index = world.register(&control)?;
+        debug_assert_eq!(index, abi::CONTROL_BUFFER, "the first index of a new world");
         world.control.ranks = control;
         Ok(world)
     }
@@ -354,23 +421,60 @@ impl World {
     ) -> Result<SymmetricBuffer<T>, WorldError> {
         let ranks = self.alloc_ranks::<T>(len)?;
         let index = self.register(&ranks)?;
-        Ok(SymmetricBuffer { index, ranks })
+        Ok(SymmetricBuffer {
+            index,
+            ranks,
+            slots: self.slots.clone(),
+        })
     }
 
-    /// Adds a buffer per rank to the peer table and uploads every site's copy of the table.
-    fn register<T: DeviceScalar>(&mut self, ranks: &[Buffer<T>]) -> Result<u32, Error> {
-        let index = self.buffers.len() as u32;
-        self.buffers
-            .push(ranks.iter().map(Buffer::device_ptr).collect());
+    /// Adds a buffer per rank to the peer table (at the lowest free index) and uploads
+    /// every site's copy of the table.
+    fn register<T: DeviceScalar>(&mut self, ranks: &[Buffer<T>]) -> Result<u32, WorldError> {
+        let index = table::lock(&self.slots)
+            .insert(ranks.iter().map(Buffer::device_ptr).collect())
+            .ok_or(WorldError::PeerTableFull)?;
+        self.upload_tables()?;
+        Ok(index)
+    }
+
+    /// Writes every site's copy of the peer table afresh.
+    fn upload_tables(&mut self) -> Result<(), Error> {
+        let mut slots = table::lock(&self.slots);
         for site in &mut self.sites {
             // Entries are byte offsets from the table's own address (see `Team::peer_ptr`).
             let table = site
                 .device
-                .alloc::<i64>(self.buffers.len() * self.ranks as usize)?;
-            table.upload(&peer_offsets(&self.buffers, table.device_ptr()))?;
+                .alloc::<i64>(slots.len() * self.ranks as usize)?;
+            table.upload(&slots.entries(table.device_ptr()))?;
             site.table = table;
         }
-        Ok(index)
+        Ok(())
+    }
+
+    /// Refuses a launch of `kernel` whose kernel reads the peer-table entries of a
+    /// dropped or unknown buffer (as far as [`table::buffers_read`] can tell).
+    fn check_buffers_read(&self, module: &Module, kernel: &str) -> Result<(), WorldError> {
+        let Some(ir) = module.ir().kernels().iter().find(|k| k.name == kernel) else {
+            // Module::launch names the missing kernel.
+            return Ok(());
+        };
+        let Some(read) = table::buffers_read(ir) else {
+            return Ok(());
+        };
+        let slots = table::lock(&self.slots);
+        match slots.missing(&read) {
+            None => Ok(()),
+            Some(Missing::Dropped(index)) => Err(WorldError::DroppedBuffer {
+                kernel: kernel.to_string(),
+                index,
+            }),
+            Some(Missing::Unknown(index)) => Err(WorldError::NoSuchBuffer {
+                kernel: kernel.to_string(),
+                index,
+                buffers: slots.len(),
+            }),
+        }
     }
 
     /// Workgroups per rank of a persistent launch of `kernel` with `block` lanes: as many
@@ -432,15 +536,26 @@ impl World {
         block: u32,
         args: &[KernelArg<'_>],
     ) -> Result<(), WorldError> {
+        if u32::try_from(u64::from(self.ranks) * u64::from(per_rank)).is_err() {
+            return Err(WorldError::TooManyWorkgroups {
+                kernel: kernel.to_string(),
+                ranks: self.ranks,
+                per_rank,
+            });
+        }
         let mut chosen = Vec::with_capacity(self.sites.len());
         for site in &self.sites {
             let module = self.module_on(modules, kernel, site)?;
+            self.check_buffers_read(module, kernel)?;
             let resident = module.max_resident_workgroups(kernel, [block, 1, 1])?;
             let needed = site.ranks as u64 * per_rank as u64;
             if per_rank == 0 || needed > resident as u64 {
                 return Err(not_co_resident(kernel, site, per_rank, resident));
             }
             chosen.push(module);
+        }
+        if table::lock(&self.slots).stale() {
+            self.upload_tables()?;
         }
         // Fresh error, barrier, trace and abort words: the previous launch has ended on every
         // site (launch_sites waits for all of them), so no workgroup still reads them.
@@ -458,6 +573,10 @@ impl World {
             }
         }
         let launched = self.launch_sites(&chosen, kernel, per_rank, block, args);
+        if matches!(launched, Err(WorldError::HostTimeout { .. })) {
+            // A GPU kernel may still be running: reading its records would wait for it.
+            return launched.map(drop);
+        }
         // Records explain a failure better than what the devices saw afterwards.
         let records = self.error_records()?;
         if !records.is_empty() {
@@ -468,8 +587,9 @@ impl World {
     }
 
     /// Queues one launch per site, then waits for all of them (even after a failed launch:
-    /// the ones already running end at their bounded start barrier), and returns each
-    /// site's kernel time, or the first failure.
+    /// the ones already running end at their bounded start barrier), at most
+    /// [`WorldOptions::host_wait_limit`] in all, and returns each site's kernel time, or
+    /// the first failure.
     fn launch_sites(
         &self,
         modules: &[&Module],
@@ -477,7 +597,17 @@ impl World {
         per_rank: u32,
         block: u32,
         args: &[KernelArg<'_>],
-    ) -> Result<Vec<f32>, Error> {
+    ) -> Result<Vec<f32>, WorldError> {
+        let limit = host_wait_limit(self.options);
+        let deadline = Instant::now() + limit;
+        let timeout = |site: &Site, running: Vec<String>| WorldError::HostTimeout {
+            kernel: kernel.to_string(),
+            device: site.device.to_string(),
+            first_rank: site.first_rank,
+            end_rank: site.first_rank + site.ranks,
+            limit,
+            running,
+        };
         let mut events = Vec::with_capacity(self.sites.len());
         let mut failure = None;
         for (site, module) in self.sites.iter().zip(modules) {
@@ -496,14 +626,28 @@ impl World {
             });
             match queued {
                 Ok(pair) => events.push(pair),
+                // The CPU device ran the launch in this thread, within the limit.
+                Err(Error::Cpu(kosmos_cpu::CpuError::TimeLimit { running, .. })) => {
+                    let running = running.iter().map(ToString::to_string).collect();
+                    failure = Some(timeout(site, running));
+                    break;
+                }
                 Err(e) => {
-                    failure = Some(e);
+                    failure = Some(e.into());
                     break;
                 }
             }
         }
         let mut times = Vec::with_capacity(events.len());
         for (site, (start, end)) in self.sites.iter().zip(&events) {
+            match wait_for(end, deadline) {
+                Ok(true) => {}
+                Ok(false) => return Err(timeout(site, Vec::new())),
+                Err(e) => {
+                    failure.get_or_insert(e.into());
+                    continue;
+                }
+            }
             match site
                 .stream
                 .synchronize()
@@ -511,7 +655,7 @@ impl World {
             {
                 Ok(ms) => times.push(ms),
                 Err(e) => {
-                    failure.get_or_insert(e);
+                    failure.get_or_insert(e.into());
                 }
             }
         }
@@ -562,6 +706,28 @@ impl World {
     }
 }
 
+/// The host's bound on waiting for a launch under `options`.
+fn host_wait_limit(options: WorldOptions) -> Duration {
+    options.host_wait_limit.unwrap_or(HOST_WAIT_LIMIT)
+}
+
+/// Polls `event` until the work before it has finished (`true`) or `deadline` has passed
+/// (`false`), backing off from a few microseconds to a millisecond between polls.
+fn wait_for(event: &crate::stream::Event, deadline: Instant) -> Result<bool, Error> {
+    let mut pause = Duration::from_micros(4);
+    loop {
+        if event.is_complete()? {
+            return Ok(true);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(false);
+        }
+        std::thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(Duration::from_millis(1));
+    }
+}
+
 fn not_co_resident(kernel: &str, site: &Site, per_rank: u32, resident: u32) -> WorldError {
     WorldError::NotCoResident {
         kernel: kernel.to_string(),
@@ -570,28 +736,5 @@ fn not_co_resident(kernel: &str, site: &Site, per_rank: u32, resident: u32) -> W
         per_rank,
         needed: site.ranks as u64 * per_rank as u64,
         resident,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn peer_offsets_reach_buffers_on_both_sides_of_the_table() {
-        // Two buffers x two ranks, some below the table's address (another device's
-        // allocation in a unified address space), some above.
-        let table = 0x7f00_0000_1000u64;
-        let buffers = vec![
-            vec![0x7f00_0000_0000, 0x7e00_0000_0000],
-            vec![0x7f10_0000_0000, table + 64],
-        ];
-        let offsets = peer_offsets(&buffers, table);
-        assert_eq!(offsets.len(), 4);
-        for (i, addr) in buffers.iter().flatten().enumerate() {
-            assert_eq!(table.wrapping_add(offsets[i] as u64), *addr, "entry {i}");
-        }
-        assert!(offsets[1] < 0 && offsets[2] > 0);
-        assert_eq!(offsets[3], 64);
     }
 }

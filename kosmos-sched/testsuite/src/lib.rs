@@ -87,6 +87,7 @@ impl RunConfig {
         WorldOptions {
             trace_capacity: self.trace_capacity,
             wait_bound: self.wait_bound,
+            ..WorldOptions::default()
         }
     }
 }

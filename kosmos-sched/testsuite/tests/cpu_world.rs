@@ -4,7 +4,8 @@
 
 use kosmos_runtime::{Device, World, WorldError, WorldOptions};
 use kosmos_sched::WaitKind;
-use kosmos_sched_tests::{RunConfig, expect_timeout, load, run_pipeline, seed};
+use kosmos_sched_tests::{RunConfig, expect_timeout, load, run_pipeline, run_pipeline_in, seed};
+use std::time::{Duration, Instant};
 
 #[test]
 fn pipeline_runs_every_task_once_for_all_world_and_grid_sizes() {
@@ -84,6 +85,53 @@ fn a_missing_signal_times_out_naming_rank_workgroup_and_task() {
     let text = err.to_string();
     assert!(
         text.contains("rank 1 workgroup") && text.contains("task 2"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_host_stops_waiting_for_a_launch_at_its_bound() {
+    // A missing signal with an in-kernel wait bound no launch reaches: only the host's
+    // bound ends the launch, well before the CPU device's 2 s deadlock watchdog would.
+    let device = Device::cpu_with_resident_limit(16);
+    let module = load(&device).unwrap();
+    let seed = seed();
+    let mut cfg = RunConfig::small(2, Some(3), seed);
+    cfg.wait_bound = Some(u32::MAX);
+    cfg.drop_signal = Some((1, 0));
+    let limit = Duration::from_millis(300);
+    let options = WorldOptions {
+        host_wait_limit: Some(limit),
+        ..cfg.world_options()
+    };
+    let world = World::emulated(&device, cfg.ranks, options).unwrap();
+    let start = Instant::now();
+    let err = run_pipeline_in(world, &module, &cfg)
+        .err()
+        .unwrap_or_else(|| panic!("seed {seed}: a launch that cannot finish finished"));
+    let waited = start.elapsed();
+    assert!(
+        waited >= limit && waited < limit + Duration::from_millis(1200),
+        "seed {seed}: waited {waited:?}"
+    );
+    let WorldError::HostTimeout {
+        kernel,
+        first_rank,
+        end_rank,
+        running,
+        ..
+    } = &err
+    else {
+        panic!("seed {seed}: unexpected error {err}");
+    };
+    assert_eq!(
+        (kernel.as_str(), *first_rank, *end_rank),
+        ("sched_pipeline", 0, 2)
+    );
+    assert!(!running.is_empty(), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("not finished after the host waited 300ms") && text.contains("still running"),
         "{text}"
     );
 }

@@ -1,9 +1,11 @@
 //! The world measurement kernels on emulated worlds of the CPU device: the cross-rank
 //! ping-pong ends with both counters at the round count, and the peer copy delivers every
-//! word of the next rank's buffer; a rank outside the world is an error.
+//! word of the next rank's buffer; a rank outside the world is an error; the start barrier
+//! holds however many launches came before; launches that read dropped or unknown symmetric
+//! buffers are refused.
 
-use kosmos_runtime::{Device, KernelArg, World, WorldOptions};
-use kosmos_sched_tests::world_kernels::{self, VECTOR_LANES, buffers};
+use kosmos_runtime::{Device, KernelArg, World, WorldError, WorldOptions};
+use kosmos_sched_tests::world_kernels::{self, VECTOR_LANES, barrier_buffers, buffers};
 use kosmos_sched_tests::{load_world_kernels, random_words, seed, time_world_launch};
 use rand::{SeedableRng, rngs::SmallRng};
 
@@ -97,4 +99,123 @@ fn launches_of_different_sizes_each_pass_their_own_start_barrier() {
             )
             .unwrap_or_else(|e| panic!("{per_rank} workgroups per rank: {e}"));
     }
+}
+
+#[test]
+fn a_stale_barrier_count_near_u32_max_never_lets_a_launch_pass_early() {
+    // Each launch leaves its barrier word 2 below u32::MAX, as ~2^32 launches' worth of
+    // arrivals would. Counting on from there, the next launch's first arrival would wrap
+    // the word past its target and pass alone (and later arrivals, wrapped to small counts,
+    // would time out); the host's reset before each launch keeps every workgroup waiting
+    // until all have arrived.
+    let device = Device::cpu_with_resident_limit(8);
+    let (ranks, per_rank) = (2, 4);
+    let mut world = World::emulated(&device, ranks, WorldOptions::default()).unwrap();
+    let modules = load_world_kernels(&world).unwrap();
+    let arrived = world.alloc_symmetric::<u32>(per_rank as usize).unwrap();
+    let early = world.alloc_symmetric::<u32>(1).unwrap();
+    assert_eq!(
+        [arrived.index(), early.index()],
+        [barrier_buffers::ARRIVED, barrier_buffers::EARLY]
+    );
+    let stale = u32::MAX - 2 - ranks * per_rank;
+    for launch in 1..=4u32 {
+        world
+            .launch(
+                &modules,
+                world_kernels::BARRIER_CHECK,
+                per_rank,
+                world_kernels::BLOCK,
+                &[KernelArg::from(launch), KernelArg::from(stale)],
+            )
+            .unwrap_or_else(|e| panic!("launch {launch}: {e}"));
+        for r in 0..ranks {
+            let missing = early.rank(r).unwrap().download().unwrap();
+            assert_eq!(missing, [0], "launch {launch}, rank {r}: passed early");
+            let marks = arrived.rank(r).unwrap().download().unwrap();
+            assert_eq!(marks, vec![launch; per_rank as usize]);
+        }
+    }
+}
+
+#[test]
+fn a_world_launch_whose_barrier_count_overflows_u32_is_refused() {
+    let device = Device::cpu_with_resident_limit(u32::MAX);
+    let mut world = World::emulated(&device, 2, WorldOptions::default()).unwrap();
+    let modules = load_world_kernels(&world).unwrap();
+    let e = world
+        .launch(
+            &modules,
+            world_kernels::EMPTY,
+            1 << 31,
+            world_kernels::BLOCK,
+            &[KernelArg::from(0u32)],
+        )
+        .unwrap_err();
+    assert!(
+        matches!(e, WorldError::TooManyWorkgroups { ranks: 2, per_rank, .. } if per_rank == 1 << 31),
+        "{e}"
+    );
+}
+
+#[test]
+fn launches_reading_a_dropped_or_unknown_symmetric_buffer_are_refused() {
+    let device = Device::cpu_with_resident_limit(8);
+    let mut world = World::emulated(&device, 2, WorldOptions::default()).unwrap();
+    let modules = load_world_kernels(&world).unwrap();
+    let copy = |world: &mut World| {
+        world.launch(
+            &modules,
+            world_kernels::PEER_COPY,
+            1,
+            world_kernels::BLOCK,
+            &[KernelArg::from(4u32)],
+        )
+    };
+    let flags = world.alloc_symmetric::<u32>(2).unwrap();
+    // PEER_COPY reads SRC (2) and DST (3): neither exists yet.
+    let e = copy(&mut world).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            WorldError::NoSuchBuffer {
+                index: 2,
+                buffers: 2,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let src = world.alloc_symmetric::<u32>(16).unwrap();
+    let dst = world.alloc_symmetric::<u32>(16).unwrap();
+    assert_eq!([src.index(), dst.index()], [buffers::SRC, buffers::DST]);
+    copy(&mut world).unwrap();
+    drop(src);
+    let e = copy(&mut world).unwrap_err();
+    assert!(
+        matches!(e, WorldError::DroppedBuffer { index: 2, .. }),
+        "{e}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "launch of `world_peer_copy`: symmetric buffer 2 was dropped, and the kernel reads its peer-table entries"
+    );
+    // A kernel that reads only live buffers still runs.
+    world
+        .launch(
+            &modules,
+            world_kernels::PINGPONG,
+            1,
+            world_kernels::BLOCK,
+            &[KernelArg::from(3u32)],
+        )
+        .unwrap();
+    assert_eq!(flags.rank(0).unwrap().download().unwrap(), [0, 3]);
+    // The freed index is the next allocation's, and the copy reads the new buffer.
+    let src = world.alloc_symmetric::<u32>(16).unwrap();
+    assert_eq!(src.index(), buffers::SRC);
+    let data: Vec<u32> = (0..16).collect();
+    src.rank(1).unwrap().upload(&data).unwrap();
+    copy(&mut world).unwrap();
+    assert_eq!(dst.rank(0).unwrap().download().unwrap(), data);
 }
