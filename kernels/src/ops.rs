@@ -310,6 +310,22 @@ pub fn gemm_group<const PERSISTENT: u32>(
     let row_b = tid >> 4;
     let col_b = (tid & 15) * 8;
     let swizzle_b = 4096 + ((tid & 15) >> 3) * 2048 + ((tid & 7) ^ (row_b & 7)) * 4;
+    // The copies read `a` and `b` in 8-element chunks without bounds checks (checks cost a
+    // sixth of the throughput, bench/RESULTS.md): up to element `m k - 1` of `a` and
+    // `k n - 1` of `b`, 7 more where rows are not whole chunks. Slices too short for that
+    // end the kernel with the bounds error of the last element it would read.
+    let tail_a: u64 = if (k & 7) == 0 { 0 } else { 7 };
+    let tail_b: u64 = if (n & 7) == 0 { 0 } else { 7 };
+    let need_a = (m as u64) * (k as u64) + tail_a;
+    let need_b = (k as u64) * (n as u64) + tail_b;
+    if need_a > a.len() {
+        let missing = a[need_a - 1];
+        return;
+    }
+    if need_b > b.len() {
+        let missing = b[need_b - 1];
+        return;
+    }
     let mut tile = workgroup_id_x();
     while tile < tiles {
         let per_group = 8 * tiles_n;
@@ -335,24 +351,33 @@ pub fn gemm_group<const PERSISTENT: u32>(
                 for j in 0..128 / subgroup_size() {
                     let r = row_a + j * (threads >> 3);
                     let inside = m0 + r < m && k0 + col_a < k;
-                    let mut from = 0u32;
-                    if inside {
-                        from = (m0 + r) * k + k0 + col_a;
+                    let from = if inside { (m0 + r) * k + k0 + col_a } else { 0 };
+                    // SAFETY: the stage offset + 3 < 16384 for every lane, and `from` + 7 <
+                    // `need_a` <= `a.len()`; the same for `b` below.
+                    unsafe {
+                        let to = base + r * 32 + swizzle_a;
+                        copy_async(stages.get_unchecked_mut(to), a.get_unchecked(from), inside);
                     }
-                    copy_async(&stages[base + r * 32 + swizzle_a], &a[from], inside);
                     let r = row_b + j * (threads >> 4);
                     let inside = k0 + r < k && n0 + col_b < n;
-                    let mut from = 0u32;
-                    if inside {
-                        from = (k0 + r) * n + n0 + col_b;
+                    let from = if inside { (k0 + r) * n + n0 + col_b } else { 0 };
+                    unsafe {
+                        let to = base + r * 32 + swizzle_b;
+                        copy_async(stages.get_unchecked_mut(to), b.get_unchecked(from), inside);
                     }
-                    copy_async(&stages[base + r * 32 + swizzle_b], &b[from], inside);
                 }
                 async_commit();
             }
             if s > 0 {
                 let base = ((s - 1) & 1) * 8192;
-                acc = mma_group(&stages[base + group * 2048], &stages[base + 4096], acc);
+                // SAFETY: both tiles lie inside the stage at `base` (8192 words).
+                unsafe {
+                    acc = mma_group(
+                        stages.get_unchecked(base + group * 2048),
+                        stages.get_unchecked(base + 4096),
+                        acc,
+                    );
+                }
             }
         }
         // Every lane is done with the stages before the claim or the next tile reuse them.

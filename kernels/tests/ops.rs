@@ -241,6 +241,42 @@ fn out_of_bounds_launch_is_reported(device: &Device) {
     assert_eq!((kernel.as_str(), len), ("vector_add", 10), "{text}");
     assert!(origin.starts_with("src/ops.rs:"), "{text}");
     println!("{text}");
+    // `gemm_group` checks its operands' lengths once, then copies unchecked: a short `a`
+    // ends it with the bounds error of the last element it would read.
+    let (m, n, k) = (64u32, 64u32, 64u32);
+    let short_a = device.alloc::<kosmos::bf16>((m * k - 1) as usize).unwrap();
+    let full_b = device.alloc::<kosmos::bf16>((k * n) as usize).unwrap();
+    let mut c = poisoned(device, (m * n) as usize);
+    let mut counter = Buffer::from_slice(device, &[0u32]).unwrap();
+    let block = kernels::GEMM_SUBGROUPS * kernels::subgroup_size(device);
+    let cfg = LaunchConfig::linear(1, block);
+    let launched = kernels::ops::gemm_group::launch::<0>(
+        &module,
+        &stream,
+        cfg,
+        &short_a,
+        &full_b,
+        &mut c,
+        &mut counter,
+        m,
+        n,
+        k,
+    );
+    let e = launched
+        .and_then(|()| stream.synchronize())
+        .expect_err("a is short");
+    let RuntimeError::IndexOutOfBounds {
+        origin, index, len, ..
+    } = &e
+    else {
+        panic!("{e}")
+    };
+    assert!(origin.ends_with("a[need_a - 1]"), "{e}");
+    assert_eq!(
+        (*index, *len),
+        (u64::from(m * k - 1), u64::from(m * k - 1)),
+        "{e}"
+    );
     // The module and the stream stay usable: an in-bounds launch runs.
     let cfg = LaunchConfig::for_elements(10, kernels::ops::BLOCK);
     kernels::ops::vector_add::launch(&module, &stream, cfg, &a, &b, &mut out, 10).unwrap();

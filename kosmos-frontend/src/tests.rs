@@ -185,9 +185,9 @@ fn errors_point_at_the_offending_tokens() {
             "fence",
         ),
         (
-            "fn k(a: &mut [u32], n: u32) { a[0] = a.len() as u32; }",
-            "`len()` is not supported in kernels yet",
-            "a.len()",
+            "fn k(a: &mut [u32], n: u32) { a[0] = a.len(1) as u32; }",
+            "`len` takes no arguments",
+            "a.len(1)",
         ),
         (
             "fn k(a: &mut [u32]) { if true { let t = shared_array::<u32, 4>(); } }",
@@ -988,4 +988,22 @@ fn exp2_and_log2_of_f64_are_errors_at_their_tokens() {
             body.find(call),
         );
     }
+}
+
+#[test]
+fn len_is_the_launched_buffer_length() {
+    let len = SmallRng::seed_from_u64(rand::random()).random_range(1..200usize);
+    let src = r#"
+        #[kernel]
+        fn k(out: &mut [u32]) {
+            let tile = shared_array::<u16, 12>();
+            let t = workitem_id_x() as u64;
+            if t < out.len() {
+                out[t] = (out.len() + tile.len()) as u32;
+            }
+        }
+    "#;
+    let (result, out) = launch_u32(src, len, 256);
+    result.unwrap();
+    assert!(out.iter().all(|v| *v as usize == len + 12), "{out:?}");
 }

@@ -413,6 +413,7 @@ fn produces_value(e: &Expr) -> bool {
             i.else_branch.is_some() && tail_expr(&i.then_branch).is_some_and(produces_value)
         }
         Expr::Block(b) => tail_expr(&b.block).is_some_and(produces_value),
+        Expr::Unsafe(u) => tail_expr(&u.block).is_some_and(produces_value),
         Expr::Paren(p) => produces_value(&p.expr),
         Expr::Loop(l) => {
             let mut breaks = BreakValues(Vec::new());

@@ -35,13 +35,19 @@ impl Lower {
         let name = m.method.to_string();
         if let Expr::Path(p) = &*m.receiver
             && let Some(ident) = p.path.get_ident()
-            && let Some(Binding::Slice { .. }) = self.lookup(&ident.to_string())
+            && let Some(Binding::Slice { len, .. }) = self.lookup(&ident.to_string())
         {
             if name == "len" {
-                return err(
-                    m,
-                    "`len()` is not supported in kernels yet: pass the length as a parameter",
-                );
+                if !m.args.is_empty() {
+                    return err(m, "`len` takes no arguments");
+                }
+                return match len {
+                    Some(v) => Ok(Val { v, ty: S::U64 }),
+                    None => err(
+                        m,
+                        format!("`{ident}` is a peer slice, whose length the kernel does not know"),
+                    ),
+                };
             }
             if name.starts_with("get_unchecked") {
                 return err(

@@ -211,6 +211,7 @@ impl Lower {
                     .or_else(|| self.static_ty(&bin.right)),
             },
             Expr::Unary(u) => self.static_ty(&u.expr),
+            Expr::MethodCall(m) if m.method == "len" => Some(S::U64),
             Expr::MethodCall(m) if Lower::as_unchecked(e).is_some() => {
                 match self.lookup(&path_ident(&m.receiver)?.to_string())? {
                     Binding::Slice { elem, .. } => Some(elem),
