@@ -6,7 +6,7 @@ use crate::compile::{Compiler, vty};
 use crate::exec::lanes::{get, map2, set};
 use crate::exec::{Exec, Res};
 use crate::program::{Slot, Space, VTy};
-use kosmos_ir::{Inst, Op, ScalarType};
+use kosmos_ir::{Inst, Op, ScalarType, Type};
 
 #[derive(Debug)]
 pub(crate) enum Memory {
@@ -53,7 +53,7 @@ impl Compiler<'_> {
                 ptr: ptr.0,
                 value: self.result(inst),
                 space: self.space(ptr),
-                ty: vty(ty),
+                ty: in_memory(ty),
                 align,
                 pos: at,
             }),
@@ -61,12 +61,24 @@ impl Compiler<'_> {
                 ptr: ptr.0,
                 value: value.0,
                 space: self.space(ptr),
-                ty: self.vty(value),
+                ty: in_memory(self.ty(value)),
                 align,
                 pos: at,
             }),
             ref op => unreachable!("`{}` is not a memory op", op.name()),
         })
+    }
+}
+
+/// How a value of type `t` lies in memory: a (global or constant) pointer as its 64-bit
+/// address, which is what its slot holds.
+fn in_memory(t: Type) -> VTy {
+    match t {
+        Type::Ptr(_) => VTy {
+            elem: ScalarType::U64,
+            lanes: 0,
+        },
+        t => vty(t),
     }
 }
 
