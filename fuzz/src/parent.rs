@@ -48,72 +48,44 @@ struct Finding {
 
 pub fn run(config: &Config) -> Result<Summary, String> {
     let corpus = Corpus::load(&config.corpus)?;
-    let mutator = Mutator::new(&corpus);
-    let known = known_signatures(&config.save)?;
-    let start = Instant::now();
-    let next = AtomicU64::new(0);
-    let counts = Mutex::new(Counts::default());
-    let findings = Mutex::new(Vec::<Finding>::new());
-    let spawn_error = Mutex::new(None::<String>);
-    let more = || match config.budget {
-        Budget::Seconds(s) => start.elapsed() < Duration::from_secs(s),
-        Budget::Inputs(n) => next.load(Ordering::Relaxed) < n,
+    let run = Run {
+        config,
+        mutator: Mutator::new(&corpus),
+        start: Instant::now(),
+        next: AtomicU64::new(0),
+        counts: Mutex::new(Counts::default()),
+        findings: Mutex::new(Vec::new()),
     };
-    std::thread::scope(|s| {
-        for _ in 0..config.workers.max(1) {
-            s.spawn(|| {
-                let spawn = || Worker::spawn(&config.exe).map_err(|e| e.to_string());
-                let mut worker = match spawn() {
-                    Ok(w) => w,
-                    Err(e) => return *spawn_error.lock().unwrap() = Some(e),
-                };
-                while more() {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    if matches!(config.budget, Budget::Inputs(n) if index >= n) {
-                        break;
-                    }
-                    let input = mutator.input(config.seed, index);
-                    let result = worker.check(&input, config.timeout);
-                    lock(&counts).add(result.as_ref().copied().map_err(|c| c.kind));
-                    if let Err(crash) = result {
-                        lock(&findings).push(Finding {
-                            index,
-                            input,
-                            crash,
-                        });
-                        worker = match spawn() {
-                            Ok(w) => w,
-                            Err(e) => return *spawn_error.lock().unwrap() = Some(e),
-                        };
-                    }
-                }
-            });
-        }
+    let fed: Vec<Result<(), String>> = std::thread::scope(|s| {
+        let feeders: Vec<_> = (0..config.workers.max(1))
+            .map(|_| s.spawn(|| run.feed_one_worker()))
+            .collect();
         let mut last = Instant::now();
-        while more() && spawn_error.lock().unwrap().is_none() {
+        while !feeders.iter().all(|f| f.is_finished()) {
             std::thread::sleep(Duration::from_millis(100));
             if last.elapsed() >= PROGRESS_EVERY {
                 last = Instant::now();
-                let c = lock(&counts).clone();
+                let c = lock(&run.counts).clone();
                 eprintln!(
                     "kosmos-fuzz: {:.0}s: {} inputs, {} verified, {} crashes",
-                    start.elapsed().as_secs_f64(),
+                    run.start.elapsed().as_secs_f64(),
                     c.inputs,
                     c.verified,
                     c.crashes()
                 );
             }
         }
+        feeders
+            .into_iter()
+            .map(|f| f.join().expect("a feeder does not panic"))
+            .collect()
     });
-    if let Some(e) = spawn_error.into_inner().unwrap() {
-        return Err(format!("cannot start a worker: {e}"));
-    }
-    let elapsed = start.elapsed();
+    fed.into_iter().collect::<Result<(), String>>()?;
+    let elapsed = run.start.elapsed();
+    let mut seen = known_signatures(&config.save);
     let mut saved = Vec::new();
-    let mut seen = known;
-    for finding in findings.into_inner().unwrap() {
-        let key = (finding.crash.kind, finding.crash.signature.clone());
-        if seen.insert(key) {
+    for finding in run.findings.into_inner().unwrap() {
+        if seen.insert((finding.crash.kind, finding.crash.signature.clone())) {
             saved.push(save(config, &finding)?);
         }
     }
@@ -121,9 +93,56 @@ pub fn run(config: &Config) -> Result<Summary, String> {
         seed: config.seed,
         workers: config.workers,
         elapsed,
-        counts: counts.into_inner().unwrap(),
+        counts: run.counts.into_inner().unwrap(),
         new_findings: saved,
     })
+}
+
+/// What the threads feeding the workers share.
+struct Run<'a> {
+    config: &'a Config,
+    mutator: Mutator<'a>,
+    start: Instant,
+    next: AtomicU64,
+    counts: Mutex<Counts>,
+    findings: Mutex<Vec<Finding>>,
+}
+
+impl Run<'_> {
+    /// The next input's index, or `None` once the budget is spent.
+    fn next_index(&self) -> Option<u64> {
+        if let Budget::Seconds(s) = self.config.budget
+            && self.start.elapsed() >= Duration::from_secs(s)
+        {
+            return None;
+        }
+        let index = self.next.fetch_add(1, Ordering::Relaxed);
+        match self.config.budget {
+            Budget::Inputs(n) if index >= n => None,
+            _ => Some(index),
+        }
+    }
+
+    /// Feeds inputs to one worker process, replacing it whenever it crashes.
+    fn feed_one_worker(&self) -> Result<(), String> {
+        let spawn =
+            || Worker::spawn(&self.config.exe).map_err(|e| format!("cannot start a worker: {e}"));
+        let mut worker = spawn()?;
+        while let Some(index) = self.next_index() {
+            let input = self.mutator.input(self.config.seed, index);
+            let result = worker.check(&input, self.config.timeout);
+            lock(&self.counts).add(result.as_ref().copied().map_err(|c| c.kind));
+            if let Err(crash) = result {
+                lock(&self.findings).push(Finding {
+                    index,
+                    input,
+                    crash,
+                });
+                worker = spawn()?;
+            }
+        }
+        Ok(())
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -131,10 +150,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// The crashes already saved under `dir` (none when it does not exist yet).
-fn known_signatures(dir: &Path) -> Result<BTreeSet<(CrashKind, String)>, String> {
+fn known_signatures(dir: &Path) -> BTreeSet<(CrashKind, String)> {
     let mut known = BTreeSet::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(known);
+        return known;
     };
     for entry in entries.flatten() {
         let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
@@ -145,14 +164,12 @@ fn known_signatures(dir: &Path) -> Result<BTreeSet<(CrashKind, String)>, String>
             else {
                 continue;
             };
-            for k in [CrashKind::Panic, CrashKind::Abort, CrashKind::Hang] {
-                if k.name() == kind {
-                    known.insert((k, signature.to_string()));
-                }
+            if let Some(kind) = CrashKind::ALL.into_iter().find(|k| k.name() == kind) {
+                known.insert((kind, signature.to_string()));
             }
         }
     }
-    Ok(known)
+    known
 }
 
 /// Writes a finding, shrunk, as `<save>/<hash>.kir`; returns its path.

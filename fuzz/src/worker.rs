@@ -71,6 +71,8 @@ pub enum CrashKind {
 }
 
 impl CrashKind {
+    pub const ALL: [CrashKind; 3] = [CrashKind::Panic, CrashKind::Abort, CrashKind::Hang];
+
     pub fn name(self) -> &'static str {
         match self {
             CrashKind::Panic => "panic",
