@@ -39,8 +39,9 @@ fn run_file(path: &Path) -> Result<(), String> {
         "verify" => verify(&file),
         "run" => run(&file),
         "compile" => compile(&file),
+        "fuzz" => fuzz(&file),
         other => Err(format!(
-            "unknown test kind '{other}' (expected print, parse-error, verify, run or compile)"
+            "unknown test kind '{other}' (expected print, parse-error, verify, run, compile or fuzz)"
         )),
     }
 }
@@ -147,6 +148,17 @@ fn compile_targets(file: &TestFile) -> Result<Vec<TargetKind>, String> {
                 .map_err(|e| format!("{TARGETS_LINE} {name}: {e}"))
         })
         .collect()
+}
+
+/// An input the fuzzer once crashed on: parse, verify, the CPU device and codegen must each
+/// return, with a value or an error; a panic fails the test (an abort or a hang fails the
+/// whole run, as it did the fuzzer's worker).
+fn fuzz(file: &TestFile) -> Result<(), String> {
+    if file.expect.is_some() {
+        return Err("a fuzz test has no expect block: returning at all is the expectation".into());
+    }
+    kosmos_fuzz::pipeline::check(&file.text);
+    Ok(())
 }
 
 /// Parsing fails with the error in the expect block.

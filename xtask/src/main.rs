@@ -1,4 +1,4 @@
-//! Project tasks. `cargo xtask setup | test | demo | ptxas`.
+//! Project tasks. `cargo xtask setup | test | demo | fuzz | ptxas`.
 //!
 //! std only: every step is an external command, run with inherited stdio, and a failing step
 //! stops the task with a message naming the command.
@@ -34,7 +34,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("setup") => setup().map(|_| ()),
         Some("test") => test(),
-        Some("demo") => demo(&args[1..]),
+        Some("demo") => run_release(&["-p", "kosmos-tests", "--bin", "demo"], &args[1..]),
+        Some("fuzz") => run_release(&["-p", "kosmos-fuzz"], &args[1..]),
         Some("ptxas") => ptxas().map(|p| println!("{}", p.display())),
         _ => {
             eprintln!(
@@ -42,6 +43,8 @@ fn main() -> ExitCode {
                  setup   install LLVM 22, lld 22, ptxas (and libamdhip64-dev when apt has it)\n\
                  test    setup, then fmt --check, clippy -D warnings, cargo test --workspace\n\
                  demo    setup, then run the demo (kosmos-tests --bin demo) in release mode\n\
+                 fuzz    setup, then fuzz the IR pipeline in release mode (kosmos-fuzz):\n\
+                 \x20       [--seconds N | --inputs N] [--seed S] [--workers N] (docs/fuzzing.md)\n\
                  ptxas   print the path of the ptxas that tests get as KOSMOS_PTXAS"
             );
             return ExitCode::from(2);
@@ -160,9 +163,11 @@ fn test() -> Result {
     Ok(())
 }
 
-fn demo(extra: &[String]) -> Result {
+/// Setup, then `cargo run --release <what> -- <extra>`.
+fn run_release(what: &[&str], extra: &[String]) -> Result {
     let env = setup()?;
-    let mut args = vec!["run", "--release", "-p", "kosmos-tests", "--bin", "demo"];
+    let mut args = vec!["run", "--release"];
+    args.extend(what);
     if !extra.is_empty() {
         args.push("--");
         args.extend(extra.iter().map(String::as_str));
