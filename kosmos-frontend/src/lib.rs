@@ -33,8 +33,11 @@
 //! inside the slice; an access outside it does not happen, and the launch fails with
 //! `Error::IndexOutOfBounds` naming the access as `file:line:column: a[i]` (docs/ir.md
 //! "Bounds checks"). Shared arrays are checked against their length, slice parameters against
-//! the buffer they were launched with; peer slices and the counters of the team intrinsics
-//! are not checked. The unchecked form, for measured hot loops, is Rust's:
+//! the buffer they were launched with (`a.len()`, a `u64`, is that length); peer slices and
+//! the counters of the team intrinsics are not checked. Checks that a loop bound already
+//! guarantees (`for i in 0..a.len()`) are removed by the code generator
+//! (`tests/filetests/compile/bounds_in_loop.kir`). The unchecked form, for measured hot loops,
+//! is Rust's:
 //! `unsafe { *a.get_unchecked(i) }`, `unsafe { *a.get_unchecked_mut(i) = v }`, and
 //! `a.get_unchecked(i)` where an intrinsic takes `&a[i]`.
 //!
