@@ -1007,3 +1007,26 @@ fn len_is_the_launched_buffer_length() {
     result.unwrap();
     assert!(out.iter().all(|v| *v as usize == len + 12), "{out:?}");
 }
+
+#[test]
+fn run_time_errors_name_the_rust_source() {
+    let src = "#[kernel]\nfn k(out: &mut [u32], d: u32) {\n    let t = workitem_id_x();\n    out[t] = t / d;\n}\n";
+    let kernels = crate::lower_file("src/div.rs", src).unwrap_or_else(|e| panic!("{e}"));
+    // Through the text format, as kosmos-build embeds it.
+    let text = kosmos_ir::print_module(&kosmos_ir::Module { kernels });
+    assert!(text.contains("source \"src/div.rs\""), "{text}");
+    let module = kosmos_ir::parse_module(&text).unwrap();
+    let device = Device::cpu().unwrap();
+    let module = device
+        .load_module(&ModuleImage::new(kosmos_ir::verify_module(module).unwrap()))
+        .unwrap();
+    let out = Buffer::<u32>::from_slice(&device, &[0; 32]).unwrap();
+    let stream = device.stream().unwrap();
+    let args = [KernelArg::from(&out), KernelArg::from(0u32)];
+    let e = module
+        .launch(&stream, "k", LaunchConfig::linear(1, 32), &args)
+        .expect_err("a division by zero");
+    let message = e.to_string();
+    assert!(message.contains("kernel k (src/div.rs)"), "{message}");
+    assert!(message.contains(": 4:14: "), "{message}");
+}

@@ -21,6 +21,8 @@ pub struct KernelBuilder {
     kernel: Kernel,
     /// Regions being filled, innermost last; the kernel body is the first.
     open: Vec<Region>,
+    /// The source position the next instructions come from.
+    loc: Option<Loc>,
 }
 
 impl KernelBuilder {
@@ -28,7 +30,20 @@ impl KernelBuilder {
         KernelBuilder {
             kernel: Kernel::new(name, max_workgroup_size),
             open: vec![Region::default()],
+            loc: None,
         }
+    }
+
+    /// The source file of the kernel ([`Kernel::source`]): the positions given to
+    /// [`KernelBuilder::set_loc`] are in it.
+    pub fn set_source(&mut self, file: impl Into<String>) {
+        self.kernel.source = Some(file.into());
+    }
+
+    /// The source position of the instructions appended from now on; returns the previous
+    /// one.
+    pub fn set_loc(&mut self, loc: Option<Loc>) -> Option<Loc> {
+        std::mem::replace(&mut self.loc, loc)
     }
 
     /// Declares the next kernel parameter.
@@ -60,10 +75,11 @@ impl KernelBuilder {
             .into_iter()
             .map(|t| self.kernel.new_value(t, None))
             .collect();
+        let loc = self.loc;
         self.current().insts.push(Inst {
             op,
             results: Vec::clone(&results),
-            loc: None,
+            loc,
         });
         results
     }

@@ -63,6 +63,9 @@ pub struct Kernel {
     /// resident on one SM at once (`.minnctapersm` on NVIDIA, where the compiler may spill
     /// to keep it; AMD targets ignore it).
     pub min_resident: Option<u32>,
+    /// The source file its instructions' `loc`s refer to (a `#[kernel]`'s Rust file); `None`
+    /// for kernels whose positions are those of their `.kir` text.
+    pub source: Option<String>,
     pub body: Region,
     pub values: Vec<ValueData>,
 }
@@ -154,6 +157,7 @@ impl Kernel {
             max_workgroup_size,
             max_subgroups: None,
             min_resident: None,
+            source: None,
             body: Region::default(),
             values: Vec::new(),
         }

@@ -209,8 +209,14 @@ impl<'a> Exec<'a> {
         *self.slot.spin.lock().unwrap_or_else(|e| e.into_inner()) = Some(self.last_atomic_load);
     }
 
+    /// The kernel as errors name it: with its source file when it has one, whose lines and
+    /// columns the positions then are.
     pub(crate) fn kernel(&self) -> String {
-        self.l.kernel.name.clone()
+        let k = self.l.kernel;
+        match &k.source {
+            Some(file) => format!("{} ({file})", k.name),
+            None => k.name.clone(),
+        }
     }
 
     pub(crate) fn pos(&self, i: u32) -> kosmos_ir::InstPos {

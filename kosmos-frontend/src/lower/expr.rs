@@ -6,7 +6,8 @@ use super::bounds::Elem;
 use super::tiles::tile_as_scalar;
 use super::{Binding, Lower, Val, err, mismatch};
 use crate::sig::{rust_name, scalar_type};
-use kosmos_ir::{BinOp, CmpPred, KernelBuilder, ScalarType, UnOp};
+use kosmos_ir::{BinOp, CmpPred, KernelBuilder, Loc, ScalarType, UnOp};
+use syn::spanned::Spanned;
 use syn::{Expr, Result};
 
 use ScalarType as S;
@@ -27,7 +28,24 @@ impl Lower {
     }
 
     /// Lowers `e`; `None` for expressions without a value (assignments, loops, `()` blocks).
+    /// Its instructions carry its position in the source, which run-time errors name.
     pub(super) fn expr(
+        &mut self,
+        b: &mut KernelBuilder,
+        e: &Expr,
+        expect: Option<ScalarType>,
+    ) -> Result<Option<Val>> {
+        let start = e.span().start();
+        let outer = b.set_loc(Some(Loc {
+            line: start.line as u32,
+            col: start.column as u32 + 1,
+        }));
+        let v = self.expr_here(b, e, expect);
+        b.set_loc(outer);
+        v
+    }
+
+    fn expr_here(
         &mut self,
         b: &mut KernelBuilder,
         e: &Expr,

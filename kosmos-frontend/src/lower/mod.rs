@@ -100,6 +100,9 @@ impl KernelDef {
     /// Lowers one instance to an IR kernel and verifies it.
     pub fn lower(&self, inst: &Instance) -> Result<Kernel> {
         let mut b = KernelBuilder::new(self.instance_name(inst), self.max_workgroup_size);
+        if !self.file.is_empty() {
+            b.set_source(&self.file);
+        }
         let mut scope = HashMap::new();
         for (c, v) in self.consts.iter().zip(&inst.values) {
             scope.insert(c.to_string(), Binding::Const(*v));

@@ -364,6 +364,9 @@ impl Parser {
         if self.eat_keyword("min_resident") {
             self.kernel.min_resident = Some(self.u32_literal("min_resident")?);
         }
+        if self.eat_keyword("source") {
+            self.kernel.source = Some(self.string_literal("the source file's path")?);
+        }
         self.kernel.body = self.block(Vec::new(), false)?;
         self.end_of_line("after the kernel's '}'")?;
         Ok(std::mem::replace(&mut self.kernel, Kernel::new("", 0)))
@@ -430,6 +433,15 @@ impl Parser {
         }
         let (op_name, op_loc) = self.word("an op")?;
         let op = self.op(&op_name, op_loc)?;
+        // `loc L:C`: the instruction's position in the kernel's source file.
+        let inst_loc = if self.eat_keyword("loc") {
+            let line = self.u32_literal("the source line")?;
+            self.punct(':', "between the source line and column")?;
+            let col = self.u32_literal("the source column")?;
+            Loc { line, col }
+        } else {
+            loc
+        };
         self.end_of_line("after the statement")?;
 
         let types = op.result_types(|v| self.kernel.ty(v));
@@ -456,7 +468,7 @@ impl Parser {
         Ok(Inst {
             op,
             results,
-            loc: Some(loc),
+            loc: Some(inst_loc),
         })
     }
 

@@ -45,6 +45,9 @@ impl<'k> Printer<'k> {
         if let Some(n) = k.min_resident {
             subgroups += &format!(" min_resident {n}");
         }
+        if let Some(file) = &k.source {
+            subgroups += &format!(" source {}", quoted(file));
+        }
         let _ = writeln!(
             self.out,
             "kernel @{}({}) max_workgroup_size {}{subgroups} {{",
@@ -93,7 +96,17 @@ impl<'k> Printer<'k> {
         }
     }
 
+    /// An instruction; with `loc L:C` at the end of its last line when its kernel has a
+    /// source file (positions of `.kir` text are their own).
     fn inst(&mut self, inst: &Inst, depth: usize) {
+        self.inst_text(inst, depth);
+        if let (Some(_), Some(loc)) = (&self.kernel.source, inst.loc) {
+            self.out.pop();
+            let _ = writeln!(self.out, " loc {loc}");
+        }
+    }
+
+    fn inst_text(&mut self, inst: &Inst, depth: usize) {
         self.indent(depth);
         if !inst.results.is_empty() {
             let results = self.list(&inst.results);
@@ -300,4 +313,9 @@ fn sanitize(name: &str) -> String {
 /// Characters of a value or kernel name after its sigil.
 pub(super) fn is_name_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '.'
+}
+
+/// `text` as a string literal of the format (`"` and `\` escaped).
+pub(super) fn quoted(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }

@@ -136,8 +136,7 @@ impl Syntax for u32 {
 /// A string literal: `"src/ops.rs:14:9: out[i]"`.
 impl Syntax for Origin {
     fn print(&self, line: &mut Line<'_>) {
-        let escaped = self.0.replace('\\', "\\\\").replace('"', "\\\"");
-        line.word(&format!("\"{escaped}\""));
+        line.word(&super::printer::quoted(&self.0));
     }
 
     fn parse(p: &mut Parser, _: Option<&str>) -> Result<Origin, ParseError> {
