@@ -176,8 +176,28 @@ fn errors_point_at_the_offending_tokens() {
         ),
         (
             "fn k(a: &mut [u32]) { frob(); }",
-            "unknown intrinsic `frob`",
+            "cannot find function `frob` among the kernel intrinsics",
             "frob",
+        ),
+        (
+            "fn k(a: &mut [u32]) { let v = Vec::new(); }",
+            "`Vec::new` is not available in kernels: there is no heap on the GPU",
+            "Vec::new",
+        ),
+        (
+            "fn k(a: &mut [u32]) { let s = String::from(\"x\"); }",
+            "`String::from` is not available in kernels: there is no heap on the GPU",
+            "String::from",
+        ),
+        (
+            "fn k(a: &mut [u32]) { a[0] = u32::from_le(a[1]); }",
+            "`u32::from_le` is not available in kernels: kernels call intrinsics only",
+            "u32::from_le",
+        ),
+        (
+            "fn k(a: &mut [u32]) { a[0] = helper(a[1]); }",
+            "cannot find function `helper` among the kernel intrinsics (they are listed",
+            "helper",
         ),
         (
             "fn k(a: &mut [u32]) { fence(Ordering::SeqCst); }",

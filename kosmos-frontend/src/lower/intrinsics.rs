@@ -262,9 +262,27 @@ pub fn intrinsic_names() -> impl Iterator<Item = &'static str> {
     INTRINSICS.iter().map(|i| i.name)
 }
 
-/// The message for a call of an unknown function: the intrinsics whose names are close to
-/// it, if any (all of them are listed in the crate's docs and by [`intrinsic_names`]).
-fn unknown_intrinsic(name: &str) -> String {
+/// The message for a call of a function kernels cannot call (`Vec::new`, `String::from`, an
+/// ordinary function, a misspelt intrinsic): what it is, and the intrinsics whose names are
+/// close to it (all of them are listed in the crate's docs and by [`intrinsic_names`]).
+fn unknown_call(path: &syn::Path) -> String {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let name = segments.last().expect("a path has a segment").as_str();
+    let what = match segments.first().map(String::as_str) {
+        Some("Vec" | "String" | "Box" | "HashMap" | "BTreeMap" | "Rc" | "Arc") => format!(
+            "`{}` is not available in kernels: there is no heap on the GPU (use slice \
+             parameters, `shared_array` or local variables)",
+            segments.join("::")
+        ),
+        _ if segments.len() > 1 => format!(
+            "`{}` is not available in kernels: kernels call intrinsics only",
+            segments.join("::")
+        ),
+        _ => format!(
+            "cannot find function `{name}` among the kernel intrinsics (they are listed in \
+             kosmos-frontend's docs)"
+        ),
+    };
     let words = |n: &'static str| n.split('_').collect::<Vec<_>>();
     let shares_word = |n: &'static str| {
         name.split('_')
@@ -281,13 +299,8 @@ fn unknown_intrinsic(name: &str) -> String {
         .map(|(_, n)| format!("`{n}`"))
         .collect();
     match close.len() {
-        0 => format!(
-            "unknown intrinsic `{name}` (the intrinsics are listed in kosmos-frontend's docs)"
-        ),
-        _ => format!(
-            "unknown intrinsic `{name}`: did you mean {}?",
-            close.join(", ")
-        ),
+        0 => what,
+        _ => format!("{what}; did you mean {}?", close.join(", ")),
     }
 }
 
@@ -378,7 +391,10 @@ impl Lower {
         }
         call.no_generics()?;
         let Some(intrinsic) = found else {
-            return err(&c.func, unknown_intrinsic(name));
+            let Expr::Path(p) = &*c.func else {
+                unreachable!("Call::of takes paths only")
+            };
+            return err(&c.func, unknown_call(&p.path));
         };
         let v = match intrinsic.lowering {
             Tile(_) => {
