@@ -58,14 +58,6 @@ pub enum BuildError {
         target: TargetKind,
         source: kosmos_codegen::CodegenError,
     },
-    /// A `#[kernel]` in a Rust source does not lower (the message is the frontend's).
-    #[error("{path}:{line}:{column}: {message}")]
-    Kernel {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-    },
     /// `rust_sources` names the module after the crate, but `CARGO_PKG_NAME` is not set.
     #[error("CARGO_PKG_NAME is not set: call `rust_module` to name the module")]
     NoPackageName,
@@ -190,7 +182,8 @@ impl Build {
                     .iter()
                     .map(|&t| {
                         s.spawn(move || {
-                            if *per_kernel {
+                            // A module without kernels has nothing to link per kernel.
+                            if *per_kernel && !module.kernels().is_empty() {
                                 compile_per_kernel(out, name, module, t)
                             } else {
                                 compile_cached(out, name, module, kir, t)
@@ -243,16 +236,20 @@ fn lower_rust_sources(paths: &[PathBuf]) -> Result<Module, BuildError> {
             path: full.clone(),
             source,
         })?;
-        let kernels =
-            kosmos_frontend::lower_file(&path.display().to_string(), &source).map_err(|e| {
-                let start = e.span().start();
-                BuildError::Kernel {
-                    path: path.clone(),
-                    line: start.line,
-                    column: start.column + 1,
-                    message: e.to_string(),
-                }
-            })?;
+        let (kernels, errors) =
+            kosmos_frontend::lower_file_lenient(&path.display().to_string(), &source);
+        // A kernel that does not lower is the user's mistake, which the `#[kernel]` macro
+        // reports at its tokens when rustc compiles the crate: leave it out, note it, go on.
+        for e in errors {
+            let start = e.span().start();
+            let message = e.to_string().replace('\n', " ");
+            println!(
+                "cargo:warning={}:{}:{}: left out of the module: {message}",
+                path.display(),
+                start.line,
+                start.column + 1
+            );
+        }
         module.kernels.extend(kernels);
     }
     Ok(module)

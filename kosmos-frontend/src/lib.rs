@@ -149,6 +149,26 @@ pub fn lower_source(source: &str) -> syn::Result<Vec<kosmos_ir::Kernel>> {
     lower_file("", source)
 }
 
+/// What the build step makes of the file at `path`: the kernels that lower, and the errors of
+/// the others (or of the file, when it does not parse). The `#[kernel]` macro reports those
+/// errors to rustc at their tokens, so the build step leaves their kernels out and goes on.
+pub fn lower_file_lenient(path: &str, source: &str) -> (Vec<kosmos_ir::Kernel>, Vec<syn::Error>) {
+    let defs = syn::parse_file(source).and_then(|file| kernels_in_file(&file));
+    let defs = match defs {
+        Ok(defs) => defs,
+        Err(e) => return (Vec::new(), vec![e]),
+    };
+    let (mut kernels, mut errors) = (Vec::new(), Vec::new());
+    for mut def in defs {
+        def.file = path.to_string();
+        match def.lower_all() {
+            Ok(k) => kernels.extend(k),
+            Err(e) => errors.push(e),
+        }
+    }
+    (kernels, errors)
+}
+
 /// [`lower_source`] of the file at `path`, which bounds errors name with the line and
 /// column of the access.
 pub fn lower_file(path: &str, source: &str) -> syn::Result<Vec<kosmos_ir::Kernel>> {
