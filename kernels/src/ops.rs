@@ -93,6 +93,20 @@ pub fn gemm<const PERSISTENT: u32>(
     let tiles = tiles_n * tiles_m;
     let vectors = (k & 7) == 0 && (n & 7) == 0;
     let zero: bf16 = 0.0;
+    // The main loop reads `a` and `b` and the tiles without bounds checks (checked, the loop
+    // spills registers on gfx942): inside the matrices, `a` up to element `m k - 1` and `b` up
+    // to `k n - 1`. Slices too short for that end the kernel with the bounds error of the last
+    // element it would read.
+    let need_a = (m as u64) * (k as u64);
+    let need_b = (k as u64) * (n as u64);
+    if need_a > a.len() {
+        let missing = a[need_a - 1];
+        return;
+    }
+    if need_b > b.len() {
+        let missing = b[need_b - 1];
+        return;
+    }
     let mut tile = workgroup_id_x();
     while tile < tiles {
         // Grouped order: runs of 8 tile rows, column by column.
@@ -112,77 +126,93 @@ pub fn gemm<const PERSISTENT: u32>(
         let mut c30 = frag_zero();
         let mut c31 = frag_zero();
         for k0 in (0..k).step_by(64) {
+            // SAFETY (every `get_unchecked` of this loop): global elements are read only
+            // inside the matrices (the conditions before each read; rows of whole 8-element
+            // vectors when `vectors`), so below `need_a` / `need_b`; tile offsets stay below
+            // 128 * 72 and 64 * 136 by the loop bounds.
             if vectors {
                 for i in (tid..1024).step_by(threads) {
                     let r = i >> 3;
                     let col = (i & 7) * 8;
                     let mut v = splat8(zero);
-                    if m0 + r < m && k0 + col < k {
-                        v = load_vec8(&a[(m0 + r) * k + k0 + col]);
+                    unsafe {
+                        if m0 + r < m && k0 + col < k {
+                            v = load_vec8(a.get_unchecked((m0 + r) * k + k0 + col));
+                        }
+                        store_vec8(a_tile.get_unchecked_mut(r * 72 + col), v);
                     }
-                    store_vec8(&a_tile[r * 72 + col], v);
                 }
                 for i in (tid..1024).step_by(threads) {
                     let r = i >> 4;
                     let col = (i & 15) * 8;
                     let mut v = splat8(zero);
-                    if k0 + r < k && n0 + col < n {
-                        v = load_vec8(&b[(k0 + r) * n + n0 + col]);
+                    unsafe {
+                        if k0 + r < k && n0 + col < n {
+                            v = load_vec8(b.get_unchecked((k0 + r) * n + n0 + col));
+                        }
+                        store_vec8(b_tile.get_unchecked_mut(r * 136 + col), v);
                     }
-                    store_vec8(&b_tile[r * 136 + col], v);
                 }
             } else {
                 for i in (tid..8192).step_by(threads) {
                     let r = i >> 6;
                     let col = i & 63;
                     let mut v = zero;
-                    if m0 + r < m && k0 + col < k {
-                        v = a[(m0 + r) * k + k0 + col];
+                    unsafe {
+                        if m0 + r < m && k0 + col < k {
+                            v = *a.get_unchecked((m0 + r) * k + k0 + col);
+                        }
+                        *a_tile.get_unchecked_mut(r * 72 + col) = v;
                     }
-                    a_tile[r * 72 + col] = v;
                 }
                 for i in (tid..8192).step_by(threads) {
                     let r = i >> 7;
                     let col = i & 127;
                     let mut v = zero;
-                    if k0 + r < k && n0 + col < n {
-                        v = b[(k0 + r) * n + n0 + col];
+                    unsafe {
+                        if k0 + r < k && n0 + col < n {
+                            v = *b.get_unchecked((k0 + r) * n + n0 + col);
+                        }
+                        *b_tile.get_unchecked_mut(r * 136 + col) = v;
                     }
-                    b_tile[r * 136 + col] = v;
                 }
             }
             barrier();
             // Two 32-deep halves; inside each, both 16-deep quarters written out: straight-line
             // code lets the fragment loads of one quarter overlap the `mma`s of the other.
-            for kh in (0..64u32).step_by(32) {
-                let a0 = frag_load_a(&a_tile[sub_row * 72 + kh], 72);
-                let a1 = frag_load_a(&a_tile[(sub_row + 16) * 72 + kh], 72);
-                let a2 = frag_load_a(&a_tile[(sub_row + 32) * 72 + kh], 72);
-                let a3 = frag_load_a(&a_tile[(sub_row + 48) * 72 + kh], 72);
-                let b0 = frag_load_b(&b_tile[kh * 136 + sub_col], 136);
-                let b1 = frag_load_b(&b_tile[kh * 136 + sub_col + 16], 136);
-                c00 = mma(a0, b0, c00);
-                c01 = mma(a0, b1, c01);
-                c10 = mma(a1, b0, c10);
-                c11 = mma(a1, b1, c11);
-                c20 = mma(a2, b0, c20);
-                c21 = mma(a2, b1, c21);
-                c30 = mma(a3, b0, c30);
-                c31 = mma(a3, b1, c31);
-                let a0 = frag_load_a(&a_tile[sub_row * 72 + kh + 16], 72);
-                let a1 = frag_load_a(&a_tile[(sub_row + 16) * 72 + kh + 16], 72);
-                let a2 = frag_load_a(&a_tile[(sub_row + 32) * 72 + kh + 16], 72);
-                let a3 = frag_load_a(&a_tile[(sub_row + 48) * 72 + kh + 16], 72);
-                let b0 = frag_load_b(&b_tile[(kh + 16) * 136 + sub_col], 136);
-                let b1 = frag_load_b(&b_tile[(kh + 16) * 136 + sub_col + 16], 136);
-                c00 = mma(a0, b0, c00);
-                c01 = mma(a0, b1, c01);
-                c10 = mma(a1, b0, c10);
-                c11 = mma(a1, b1, c11);
-                c20 = mma(a2, b0, c20);
-                c21 = mma(a2, b1, c21);
-                c30 = mma(a3, b0, c30);
-                c31 = mma(a3, b1, c31);
+            // SAFETY: the fragments lie inside the tiles (rows below 128 and 64, columns
+            // below 64 and 128).
+            unsafe {
+                for kh in (0..64u32).step_by(32) {
+                    let a0 = frag_load_a(a_tile.get_unchecked(sub_row * 72 + kh), 72);
+                    let a1 = frag_load_a(a_tile.get_unchecked((sub_row + 16) * 72 + kh), 72);
+                    let a2 = frag_load_a(a_tile.get_unchecked((sub_row + 32) * 72 + kh), 72);
+                    let a3 = frag_load_a(a_tile.get_unchecked((sub_row + 48) * 72 + kh), 72);
+                    let b0 = frag_load_b(b_tile.get_unchecked(kh * 136 + sub_col), 136);
+                    let b1 = frag_load_b(b_tile.get_unchecked(kh * 136 + sub_col + 16), 136);
+                    c00 = mma(a0, b0, c00);
+                    c01 = mma(a0, b1, c01);
+                    c10 = mma(a1, b0, c10);
+                    c11 = mma(a1, b1, c11);
+                    c20 = mma(a2, b0, c20);
+                    c21 = mma(a2, b1, c21);
+                    c30 = mma(a3, b0, c30);
+                    c31 = mma(a3, b1, c31);
+                    let a0 = frag_load_a(a_tile.get_unchecked(sub_row * 72 + kh + 16), 72);
+                    let a1 = frag_load_a(a_tile.get_unchecked((sub_row + 16) * 72 + kh + 16), 72);
+                    let a2 = frag_load_a(a_tile.get_unchecked((sub_row + 32) * 72 + kh + 16), 72);
+                    let a3 = frag_load_a(a_tile.get_unchecked((sub_row + 48) * 72 + kh + 16), 72);
+                    let b0 = frag_load_b(b_tile.get_unchecked((kh + 16) * 136 + sub_col), 136);
+                    let b1 = frag_load_b(b_tile.get_unchecked((kh + 16) * 136 + sub_col + 16), 136);
+                    c00 = mma(a0, b0, c00);
+                    c01 = mma(a0, b1, c01);
+                    c10 = mma(a1, b0, c10);
+                    c11 = mma(a1, b1, c11);
+                    c20 = mma(a2, b0, c20);
+                    c21 = mma(a2, b1, c21);
+                    c30 = mma(a3, b0, c30);
+                    c31 = mma(a3, b1, c31);
+                }
             }
             barrier();
         }
