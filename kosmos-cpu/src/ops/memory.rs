@@ -132,7 +132,8 @@ impl Exec<'_> {
             } => {
                 if let Some(lane) = (0..self.n).find(|l| mask[*l]) {
                     return Err(CpuError::IndexOutOfBounds {
-                        kernel: self.kernel(),
+                        // The origin names the source file.
+                        kernel: self.l.kernel.name.clone(),
                         workgroup: self.wg,
                         lane: lane as u32,
                         origin: origin.clone(),
