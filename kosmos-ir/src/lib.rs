@@ -7,12 +7,14 @@
 
 mod builder;
 mod kernel;
+mod math;
 mod ops;
 mod text;
 mod types;
 mod verifier;
 
 pub use builder::{KernelBuilder, natural_align};
+pub use math::MathFn;
 pub use kernel::{
     Inst, InstPos, Kernel, Loc, Module, Region, Value, ValueData, shared_alloc_align,
 };
