@@ -14,10 +14,10 @@ mod types;
 mod verifier;
 
 pub use builder::{KernelBuilder, natural_align};
-pub use math::MathFn;
 pub use kernel::{
     Inst, InstPos, Kernel, Loc, Module, Region, Value, ValueData, shared_alloc_align,
 };
+pub use math::MathFn;
 pub use ops::{
     BinOp, CmpPred, Constant, Dim, IdKind, Op, OpFamily, Ordering, Origin, RmwOp, Scope, UnOp, Want,
 };

@@ -228,7 +228,10 @@ pub(super) fn associated_const(path: &syn::Path) -> Result<Option<Constant>> {
         Some(c) => Ok(Some(c)),
         None => err(
             path,
-            format!("no associated constant `{ty}::{}` in kernels", segs[1..].join("::")),
+            format!(
+                "no associated constant `{ty}::{}` in kernels",
+                segs[1..].join("::")
+            ),
         ),
     }
 }
