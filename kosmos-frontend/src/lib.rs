@@ -51,9 +51,18 @@
 //! `let tile = shared_array::<f32, 256>();` (top level only; the length is a constant
 //! expression of literals and const generics), atomics on an element `&a[i]` with an ordering
 //! and a scope — `atomic_add`, `atomic_min`, `atomic_max`, `atomic_xchg`, `atomic_and`,
-//! `atomic_or`, `atomic_load`, `atomic_store`, `atomic_cas` — and math: `sqrt`, `exp2`,
-//! `log2`, `abs`, `min`, `max`, `fma` (also as methods: `x.min(y)`, `x.sqrt()`,
-//! `a.mul_add(b, c)`), and `exp2_approx(x)` (`f32`: the GPU's fast `2^x`).
+//! `atomic_or`, `atomic_load`, `atomic_store`, `atomic_cas` — and math (docs/math.md):
+//! `sqrt`, `rsqrt`, `exp`, `exp2`, `ln`, `log2`, `sin`, `cos`, `tanh`, `erf`, `abs`, `min`,
+//! `max`, `clamp(x, lo, hi)`, `fma(a, b, c)`, `powi(x, n)`, also as methods with Rust's types
+//! (`x.exp()`, `x.min(y)`, `x.clamp(lo, hi)`, `a.mul_add(b, c)`, `x.powi(3)`: the result has
+//! the receiver's type, `powi`'s exponent is an `i32`; integers get `abs`, `min`, `max` and
+//! `clamp` only). The transcendental functions are accurate to about an ulp on `f32`, `f16`
+//! and `bf16` (computed in `f32`), the same bits on every device; `f64` has `sqrt`, `rsqrt`,
+//! `abs`, `min`, `max`, `clamp`, `fma` and `powi`. `exp2_approx(x)` (`f32`) is the GPU's fast
+//! `2^x`. The associated constants of the number types are constants anywhere: `f32::MAX`,
+//! `f32::MIN`, `f32::EPSILON`, `f32::MIN_POSITIVE`, `f32::INFINITY`, `f32::NEG_INFINITY`,
+//! `f32::NAN` (and `f64`'s, `f16`'s, `bf16`'s), `u32::MAX`, `i8::MIN`, ... (every integer
+//! type), and `f32::consts::PI`, `std::f64::consts::LN_2`, ...
 //!
 //! Tiles (docs/ir.md "Tiles"): `subgroup_size()`, `subgroup_id()`, `subgroup_lane()`;
 //! fragments `let acc = frag_zero();`, `let x = frag_load_a(&tile[i], stride);` (and

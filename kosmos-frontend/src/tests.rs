@@ -1050,3 +1050,76 @@ fn run_time_errors_name_the_rust_source() {
     assert!(message.contains("kernel k (src/div.rs)"), "{message}");
     assert!(message.contains(": 4:14: "), "{message}");
 }
+
+#[test]
+fn associated_constants_clamp_and_method_types_follow_rust() {
+    let src = r#"
+        #[kernel]
+        fn k(out: &mut [u32]) {
+            let t = workitem_id_x();
+            let x = (t as f32 - 3.0).clamp(-1.0, 1.0);
+            let big = f32::MAX.min(f32::INFINITY);
+            out[0] = u32::MAX - 1;
+            out[1] = (i32::MIN as u32) + u16::MAX as u32;
+            out[2] = (f32::EPSILON == 1.0f32 / 8388608.0) as u32;
+            out[3] = (big == 3.4028235e38f32 && f32::NEG_INFINITY < f32::MIN) as u32;
+            out[4] = 2.0f32.powi(10) as u32 + 7u32.clamp(2, 5);
+            out[5] = (f32::consts::PI.sin().abs() < 1e-7 && std::f64::consts::LN_2 < 0.7) as u32;
+            if t < 8 {
+                out[8 + t] = (x + 1.0) as u32;
+            }
+        }
+    "#;
+    let out = run_u32(src, 16, &[], 1, 8);
+    assert_eq!(
+        out[..6],
+        [u32::MAX - 1, (i32::MIN as u32) + 65535, 1, 1, 1024 + 5, 1]
+    );
+    assert_eq!(out[8..], [0, 0, 0, 1, 2, 2, 2, 2]);
+    // (body, message, where the error starts)
+    let cases = [
+        (
+            "fn k(y: &mut [u32], n: u32) { y[0] = n.exp(); }",
+            "`exp` cannot be applied to u32",
+            "n.exp()",
+        ),
+        (
+            "fn k(y: &mut [f32], n: i32) { let v = sin(n); }",
+            "`sin` cannot be applied to i32",
+            "sin(n)",
+        ),
+        (
+            "fn k(y: &mut [f64], x: f64) { y[0] = x.tanh(); }",
+            "f64 has no expansion",
+            "x.tanh()",
+        ),
+        (
+            "fn k(y: &mut [f32], x: f32, n: u32) { y[0] = x.powi(n); }",
+            "expected i32, found u32",
+            "n)",
+        ),
+        (
+            "fn k(y: &mut [u32], n: u32) { y[0] = n.powi(2); }",
+            "`powi` takes a float base",
+            "n.powi(2)",
+        ),
+        (
+            "fn k(y: &mut [f32]) { y[0] = f32::HUGE; }",
+            "no associated constant `f32::HUGE`",
+            "f32::HUGE",
+        ),
+        (
+            "fn k(y: &mut [u32]) { y[0] = u32::EPSILON; }",
+            "no associated constant `u32::EPSILON`",
+            "u32::EPSILON",
+        ),
+        (
+            "fn k(y: &mut [u32]) { y[0] = f32::MAX; }",
+            "expected u32, found f32",
+            "f32::MAX",
+        ),
+    ];
+    for (body, message, at) in cases {
+        assert_error_at(body, message, body.find(at));
+    }
+}

@@ -7,6 +7,7 @@
 
 mod builder;
 mod kernel;
+mod math;
 mod ops;
 mod text;
 mod types;
@@ -16,6 +17,7 @@ pub use builder::{KernelBuilder, natural_align};
 pub use kernel::{
     Inst, InstPos, Kernel, Loc, Module, Region, Value, ValueData, shared_alloc_align,
 };
+pub use math::MathFn;
 pub use ops::{
     BinOp, CmpPred, Constant, Dim, IdKind, Op, OpFamily, Ordering, Origin, RmwOp, Scope, UnOp, Want,
 };

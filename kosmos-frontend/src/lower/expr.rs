@@ -4,7 +4,7 @@
 
 use super::bounds::Elem;
 use super::tiles::tile_as_scalar;
-use super::{Binding, Lower, Val, err, mismatch};
+use super::{Binding, Lower, Val, err, math, mismatch};
 use crate::sig::{rust_name, scalar_type};
 use kosmos_ir::{BinOp, CmpPred, KernelBuilder, Loc, ScalarType, UnOp};
 use syn::spanned::Spanned;
@@ -180,6 +180,12 @@ impl Lower {
         p: &syn::ExprPath,
         expect: Option<ScalarType>,
     ) -> Result<Val> {
+        if let Some(c) = math::associated_const(&p.path)? {
+            return Ok(Val {
+                v: b.constant(c),
+                ty: c.ty,
+            });
+        }
         let Some(ident) = p.path.get_ident() else {
             return err(
                 p,

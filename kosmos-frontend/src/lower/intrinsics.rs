@@ -76,6 +76,7 @@ const NONE: &[&str] = &[];
 const ID_QUERY: Lowering = Scalar(Fixed(S::U32), Lower::id);
 const RMW_PARAMS: &[&str] = &["&a[i]", "value", "ordering", "scope"];
 const ATOMIC_RMW: Lowering = Scalar(Element, Lower::atomic_rmw);
+const MATH: Lowering = Scalar(Operands, Lower::math_call);
 
 /// Every intrinsic, in the order the unknown-intrinsic message lists them.
 const INTRINSICS: &[Intrinsic] = &[
@@ -128,18 +129,28 @@ const INTRINSICS: &[Intrinsic] = &[
         &["&a[i]", "expected", "desired", "ordering", "scope"],
         Scalar(Element, Lower::atomic_cas),
     ),
-    def("sqrt", &["x"], Scalar(Operands, Lower::math_call)),
-    def("exp2", &["x"], Scalar(Operands, Lower::math_call)),
-    def("log2", &["x"], Scalar(Operands, Lower::math_call)),
+    def("sqrt", &["x"], MATH),
+    def("rsqrt", &["x"], MATH),
+    def("exp", &["x"], MATH),
+    def("exp2", &["x"], MATH),
+    def("ln", &["x"], MATH),
+    def("log2", &["x"], MATH),
+    def("sin", &["x"], MATH),
+    def("cos", &["x"], MATH),
+    def("tanh", &["x"], MATH),
+    def("erf", &["x"], MATH),
     def(
         "exp2_approx",
         &["x (f32)"],
         Scalar(Fixed(S::F32), Lower::exp2_approx),
     ),
-    def("abs", &["x"], Scalar(Operands, Lower::math_call)),
-    def("min", &["a", "b"], Scalar(Operands, Lower::math_call)),
-    def("max", &["a", "b"], Scalar(Operands, Lower::math_call)),
-    def("fma", &["a", "b", "c"], Scalar(Operands, Lower::math_call)),
+    def("abs", &["x"], MATH),
+    def("min", &["a", "b"], MATH),
+    def("max", &["a", "b"], MATH),
+    def("clamp", &["x", "lo", "hi"], MATH),
+    def("fma", &["a", "b", "c"], MATH),
+    // The exponent is an `i32` whatever the base.
+    def("powi", &["x", "n (i32)"], Scalar(First, Lower::math_call)),
     def(
         "subgroup_size",
         NONE,

@@ -3,7 +3,7 @@
 //! expressions (shared array lengths, `async_wait` counts, symmetric buffer indices).
 
 use super::intrinsics::{Call, Lowering, ResultTy, intrinsic};
-use super::{Binding, Lower, Val, err, mismatch, tail_expr};
+use super::{Binding, Lower, Val, err, math, mismatch, tail_expr};
 use crate::sig::{rust_name, scalar_of_name, scalar_type};
 use kosmos_ir::{Constant, KernelBuilder, ScalarType};
 use syn::{Error, Expr, Result};
@@ -182,6 +182,9 @@ impl Lower {
                 syn::Lit::Bool(_) => Some(S::I1),
                 _ => None,
             },
+            Expr::Path(p) if p.path.get_ident().is_none() => {
+                Some(math::associated_const(&p.path).ok()??.ty)
+            }
             Expr::Path(p) => match self.lookup(&p.path.get_ident()?.to_string())? {
                 Binding::Local { ty, .. } => Some(ty),
                 _ => None,
@@ -218,6 +221,8 @@ impl Lower {
                     _ => None,
                 }
             }
+            // The exponent is an `i32` whatever the base.
+            Expr::MethodCall(m) if m.method == "powi" => self.static_ty(&m.receiver),
             Expr::MethodCall(m) => self
                 .static_ty(&m.receiver)
                 .or_else(|| m.args.iter().find_map(|a| self.static_ty(a))),
