@@ -291,20 +291,24 @@ impl Lower {
         Val { v: v[0], ty: elem }
     }
 
+    /// [`Lower::guarded`] of an access without results (a store, a copy).
+    pub(super) fn guarded_effect(
+        b: &mut KernelBuilder,
+        bound: Option<Bound>,
+        reach: Reach,
+        only_if: Option<Value>,
+        access: impl FnOnce(&mut KernelBuilder),
+    ) {
+        let access = |b: &mut KernelBuilder| {
+            access(b);
+            vec![]
+        };
+        Lower::guarded(b, bound, reach, only_if, &[], access, |_| vec![]);
+    }
+
     /// A checked store of `value` to `e`: none when out of bounds.
     pub(super) fn store_elem(b: &mut KernelBuilder, e: Elem, value: Value) {
-        Lower::guarded(
-            b,
-            e.bound,
-            Reach::One,
-            None,
-            &[],
-            |b| {
-                b.store(e.ptr, value);
-                vec![]
-            },
-            |_| vec![],
-        );
+        Lower::guarded_effect(b, e.bound, Reach::One, None, |b| b.store(e.ptr, value));
     }
 
     /// The zero of `ty`: what a failed checked load gives.

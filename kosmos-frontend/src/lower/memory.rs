@@ -131,18 +131,9 @@ impl Lower {
             "an atomic store cannot be `Acquire` or `AcqRel`: use Relaxed, Release or SeqCst",
         )?;
         let scope = scope(args[3])?;
-        Lower::guarded(
-            b,
-            e.bound,
-            Reach::One,
-            None,
-            &[],
-            |b| {
-                b.atomic_store(e.ptr, v.v, ord, scope);
-                vec![]
-            },
-            |_| vec![],
-        );
+        Lower::guarded_effect(b, e.bound, Reach::One, None, |b| {
+            b.atomic_store(e.ptr, v.v, ord, scope)
+        });
         Ok(())
     }
 

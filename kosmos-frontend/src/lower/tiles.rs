@@ -221,14 +221,10 @@ impl Lower {
             None
         };
         let reach = frag_reach(b, role, stride.v, within);
-        let store = |b: &mut KernelBuilder| {
-            match within {
-                Some((rows, cols)) => b.frag_store_within(e.ptr, acc, stride.v, rows, cols),
-                None => b.frag_store(e.ptr, acc, stride.v),
-            }
-            vec![]
-        };
-        Lower::guarded(b, e.bound, reach, None, &[], store, |_| vec![]);
+        Lower::guarded_effect(b, e.bound, reach, None, |b| match within {
+            Some((rows, cols)) => b.frag_store_within(e.ptr, acc, stride.v, rows, cols),
+            None => b.frag_store(e.ptr, acc, stride.v),
+        });
         Ok(())
     }
 
@@ -236,19 +232,8 @@ impl Lower {
         let (name, args) = (&call.name, &call.args);
         let e = self.elem_ref(b, args[0], name, true)?;
         let v = self.tile_arg(b, args[1], TileTy::Vector(e.elem))?;
-        let store = |b: &mut KernelBuilder| {
-            b.store(e.ptr, v);
-            vec![]
-        };
-        Lower::guarded(
-            b,
-            e.bound,
-            Reach::Run(VEC_LANES),
-            None,
-            &[],
-            store,
-            |_| vec![],
-        );
+        let reach = Reach::Run(VEC_LANES);
+        Lower::guarded_effect(b, e.bound, reach, None, |b| b.store(e.ptr, v));
         Ok(())
     }
 
@@ -270,16 +255,13 @@ impl Lower {
         )?;
         let pred = self.value(b, args[2], Some(S::I1))?;
         // 16 bytes each side; the source is read only when `pred` holds.
-        let copy = |b: &mut KernelBuilder| {
-            b.copy_async(dst.ptr, src.ptr, pred.v);
-            vec![]
-        };
+        let copy = |b: &mut KernelBuilder| b.copy_async(dst.ptr, src.ptr, pred.v);
         let checked_src = |b: &mut KernelBuilder| {
             let reach = Reach::Run(COPY_BYTES / src.elem.size_bytes());
-            Lower::guarded(b, src.bound, reach, Some(pred.v), &[], copy, |_| vec![])
+            Lower::guarded_effect(b, src.bound, reach, Some(pred.v), copy)
         };
         let reach = Reach::Run(COPY_BYTES / dst.elem.size_bytes());
-        Lower::guarded(b, dst.bound, reach, None, &[], checked_src, |_| vec![]);
+        Lower::guarded_effect(b, dst.bound, reach, None, checked_src);
         Ok(())
     }
 
