@@ -292,24 +292,14 @@ fn out_of_bounds_launch_is_an_error_naming_the_access() {
 #[test]
 #[ignore = "needs KOSMOS_DEVICE=cuda:0"]
 fn out_of_bounds_launch_on_the_gpu_is_an_error_naming_the_access() {
-    let device = Device::from_env().unwrap();
-    assert_ne!(
-        device.kind(),
-        kosmos::runtime::DeviceKind::Cpu,
-        "KOSMOS_DEVICE names no GPU"
-    );
+    let device = Device::gpu_from_env().unwrap();
     out_of_bounds_launch_is_reported(&device);
 }
 
 #[test]
 #[ignore = "needs KOSMOS_DEVICE=cuda:0"]
 fn every_op_on_the_gpu() {
-    let device = Device::from_env().unwrap();
-    assert_ne!(
-        device.kind(),
-        kosmos::runtime::DeviceKind::Cpu,
-        "KOSMOS_DEVICE names no GPU"
-    );
+    let device = Device::gpu_from_env().unwrap();
     let shapes = [(257, 255, 129), (1024, 1024, 1024)];
     check_gemm(&device, false, &shapes);
     check_gemm(&device, true, &shapes);

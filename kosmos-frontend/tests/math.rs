@@ -5,7 +5,7 @@
 //! Seed printed; `KOSMOS_SEED` replays.
 
 use kosmos_codegen::{Options, TargetKind};
-use kosmos_runtime::{Buffer, Device, DeviceKind, KernelArg, LaunchConfig, ModuleImage};
+use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, ModuleImage};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// A function under test: its kernel expression over `x`, its `f64` reference, the range its
@@ -260,7 +260,6 @@ fn math_is_accurate_on_the_cpu_device() {
 #[test]
 #[ignore = "needs KOSMOS_DEVICE=cuda:0"]
 fn math_is_accurate_on_the_gpu() {
-    let device = Device::from_env().unwrap();
-    assert_ne!(device.kind(), DeviceKind::Cpu, "KOSMOS_DEVICE names no GPU");
+    let device = Device::gpu_from_env().unwrap();
     assert_within_bounds(&device);
 }

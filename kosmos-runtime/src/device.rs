@@ -132,6 +132,22 @@ impl Device {
         }
     }
 
+    /// The GPU named by `KOSMOS_DEVICE` (`cuda:N`, `hip:N`): what tests and tools that need
+    /// a GPU open. The CPU device, or no `KOSMOS_DEVICE`, is [`Error::Unavailable`].
+    pub fn gpu_from_env() -> Result<Device> {
+        let unavailable = |reason: &str| Error::Unavailable {
+            device: "a GPU".into(),
+            reason: reason.into(),
+        };
+        let value = std::env::var(DEVICE_ENV)
+            .map_err(|_| unavailable("KOSMOS_DEVICE is not set (cuda:N or hip:N)"))?;
+        let device = Device::open(DeviceSpec::parse(&value)?)?;
+        if device.kind() == DeviceKind::Cpu {
+            return Err(unavailable("KOSMOS_DEVICE names the CPU device"));
+        }
+        Ok(device)
+    }
+
     /// The first GPU found (CUDA, then HIP), else the CPU device.
     pub fn default_device() -> Result<Device> {
         if crate::cuda::device_count().is_ok_and(|n| n > 0) {
