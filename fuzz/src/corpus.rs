@@ -24,8 +24,12 @@ impl Corpus {
     /// Every `.kir` file under `dir`, recursively, in path order.
     pub fn load(dir: &Path) -> Result<Corpus, String> {
         let mut paths = Vec::new();
-        walk(dir, &mut paths)?;
-        paths.sort();
+        for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+            let path = entry.map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+            if path.path().extension().is_some_and(|e| e == "kir") {
+                paths.push(path.into_path());
+            }
+        }
         let seeds = paths
             .into_iter()
             .map(|path| {
@@ -43,22 +47,6 @@ impl Corpus {
             seeds,
         })
     }
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry
-            .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
-            .path();
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "kir") {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// Whether `c` continues a word token (names, numbers, `%values`, `@kernels`, `ptr<global>`'s

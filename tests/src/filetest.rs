@@ -164,25 +164,13 @@ pub fn blessing() -> bool {
 
 /// Every `.kir` file under `dir`, recursively, in sorted order.
 pub fn collect(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-        let entries =
-            std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
-        for entry in entries {
-            let path = entry
-                .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
-                .path();
-            if path.is_dir() {
-                walk(&path, out)?;
-            } else if path.extension().is_some_and(|e| e == "kir") {
-                out.push(path);
-            }
-        }
-        Ok(())
-    }
-    let mut files = Vec::new();
-    walk(dir, &mut files)?;
-    files.sort();
-    Ok(files)
+    let kir = |e: &walkdir::DirEntry| e.path().extension().is_some_and(|x| x == "kir");
+    let entries = walkdir::WalkDir::new(dir).sort_by_file_name().into_iter();
+    let files = entries.filter(|e| e.as_ref().map_or(true, kir));
+    files
+        .map(|e| e.map(walkdir::DirEntry::into_path))
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))
 }
 
 /// Both texts, with the first differing line marked.
