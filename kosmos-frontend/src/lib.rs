@@ -95,11 +95,14 @@
 //!
 //! Every misuse is a [`syn::Error`] at the user's own tokens.
 
+mod items;
 mod lower;
 mod sig;
 
+pub use items::{DeviceFn, DeviceParam, DeviceParamTy, Items, ModuleConst, is_device_attr};
 pub use lower::intrinsic_names;
 pub use sig::{Instance, KernelDef, Param, ParamKind};
+use std::rc::Rc;
 
 /// Whether `attr` is a `#[kernel]` attribute (`#[kernel]`, `#[kosmos::kernel]`, ...).
 pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
@@ -109,39 +112,75 @@ pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
         .is_some_and(|s| s.ident == "kernel")
 }
 
-/// Every `#[kernel]` function of a source file, inline modules included, in file order.
-pub fn kernels_in_file(file: &syn::File) -> syn::Result<Vec<KernelDef>> {
-    fn walk(items: &[syn::Item], out: &mut Vec<KernelDef>) -> syn::Result<()> {
+/// The functions of a source file, inline modules included, in file order.
+fn fns_in_file(file: &syn::File) -> Vec<&syn::ItemFn> {
+    fn walk<'a>(items: &'a [syn::Item], out: &mut Vec<&'a syn::ItemFn>) {
         for item in items {
             match item {
-                syn::Item::Fn(f) => {
-                    if let Some(attr) = f.attrs.iter().find(|a| is_kernel_attr(a)) {
-                        let args = match &attr.meta {
-                            syn::Meta::Path(_) => proc_macro2::TokenStream::new(),
-                            syn::Meta::List(list) => list.tokens.clone(),
-                            syn::Meta::NameValue(nv) => {
-                                return Err(syn::Error::new_spanned(
-                                    nv,
-                                    "write `#[kernel]` or `#[kernel(...)]`",
-                                ));
-                            }
-                        };
-                        out.push(KernelDef::parse(args, f)?);
-                    }
-                }
+                syn::Item::Fn(f) => out.push(f),
                 syn::Item::Mod(m) => {
                     if let Some((_, items)) = &m.content {
-                        walk(items, out)?;
+                        walk(items, out);
                     }
                 }
                 _ => {}
             }
         }
-        Ok(())
     }
     let mut out = Vec::new();
-    walk(&file.items, &mut out)?;
+    walk(&file.items, &mut out);
+    out
+}
+
+/// Every `#[kernel]` function of a source file, inline modules included, in file order,
+/// with the file's [`items_in_file`].
+pub fn kernels_in_file(file: &syn::File) -> syn::Result<Vec<KernelDef>> {
+    let items = Rc::new(items_in_file(file)?);
+    let mut out = Vec::new();
+    for f in fns_in_file(file) {
+        if let Some(attr) = f.attrs.iter().find(|a| is_kernel_attr(a)) {
+            let args = match &attr.meta {
+                syn::Meta::Path(_) => proc_macro2::TokenStream::new(),
+                syn::Meta::List(list) => list.tokens.clone(),
+                syn::Meta::NameValue(nv) => {
+                    return Err(syn::Error::new_spanned(
+                        nv,
+                        "write `#[kernel]` or `#[kernel(...)]`",
+                    ));
+                }
+            };
+            let mut def = KernelDef::parse(args, f)?;
+            def.items = items.clone();
+            out.push(def);
+        }
+    }
     Ok(out)
+}
+
+/// The `#[device]` functions and scalar `const` items of a source file (inline modules
+/// included: their names are file-wide), which its kernels may use.
+pub fn items_in_file(file: &syn::File) -> syn::Result<Items> {
+    fn consts(items: &[syn::Item], out: &mut Vec<ModuleConst>) {
+        for item in items {
+            match item {
+                syn::Item::Const(c) => out.extend(ModuleConst::of(c)),
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        consts(items, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut items = Items::none();
+    consts(&file.items, &mut items.consts);
+    for f in fns_in_file(file) {
+        if f.attrs.iter().any(is_device_attr) {
+            items.devices.push(DeviceFn::parse(f)?);
+        }
+    }
+    Ok(items)
 }
 
 /// Every instance of every `#[kernel]` of `source` (Rust source text), lowered and verified.

@@ -610,7 +610,7 @@ fn group_misuse_is_an_error_at_its_tokens() {
         ),
         (
             "async_wait(n);",
-            "the count of `async_wait` must be a constant: literals and const generics only",
+            "the count of `async_wait` must be a constant: literals, const generics and integer `const` items only",
             "n)",
         ),
         (

@@ -359,9 +359,15 @@ impl Lower {
         expect: Option<ScalarType>,
     ) -> Result<Option<Val>> {
         let Some(call) = Call::of(c) else {
-            return err(&c.func, "only intrinsics can be called in kernels");
+            return err(
+                &c.func,
+                "only intrinsics and `#[device]` functions can be called in kernels",
+            );
         };
         let name = &call.name;
+        if let Some(f) = self.items.clone().device(name) {
+            return self.device_call(b, c, f, expect);
+        }
         let found = intrinsic(name);
         if let Some(Intrinsic {
             lowering: Let(form, _),
@@ -378,7 +384,7 @@ impl Lower {
         }
         call.no_generics()?;
         let Some(intrinsic) = found else {
-            return err(&c.func, unknown_intrinsic(name));
+            return self.not_found(&c.func, unknown_intrinsic(name));
         };
         let v = match intrinsic.lowering {
             Tile(_) => {

@@ -15,7 +15,9 @@
 
 mod bounds;
 mod control;
+mod device;
 mod expr;
+mod infer;
 mod intrinsics;
 mod math;
 mod memory;
@@ -26,6 +28,7 @@ mod types;
 
 pub use intrinsics::intrinsic_names;
 
+use crate::items::Items;
 use crate::sig::{Instance, KernelDef, ParamKind, rust_name};
 use control::LoopCtx;
 use kosmos_ir::{AddrSpace, Kernel, KernelBuilder, ScalarType, Type, Value};
@@ -61,6 +64,8 @@ enum Binding {
         len: Option<Value>,
     },
     Const(u32),
+    /// A module-level `const` item: the index of its `Items::consts` entry.
+    ModuleConst(usize),
     /// A fragment or vector variable: only tile intrinsics take it.
     Tile {
         v: Value,
@@ -86,6 +91,17 @@ struct Lower {
     sched: Option<Rc<Sched>>,
     /// Lowering a role body of `dispatch`.
     in_role: bool,
+    /// The device functions and constants of the kernel's file.
+    items: Rc<Items>,
+    /// The device functions being inlined, outermost first (a call of one of them recurses).
+    inlining: Vec<String>,
+    /// The current region reached a `continue`: the rest of its block is skipped.
+    continued: bool,
+    /// The types that literal inference gave unannotated `let`s and `for` variables
+    /// ([`infer::Solution`]).
+    inferred: infer::Solution,
+    /// A name was not found that may be an item the `Items` lack (they are incomplete).
+    unresolved: bool,
 }
 
 fn err<T>(tokens: impl quote::ToTokens, message: impl std::fmt::Display) -> Result<T> {
@@ -99,6 +115,24 @@ fn mismatch(expected: ScalarType, found: &str) -> String {
 impl KernelDef {
     /// Lowers one instance to an IR kernel and verifies it.
     pub fn lower(&self, inst: &Instance) -> Result<Kernel> {
+        self.lower_instance(inst).0
+    }
+
+    /// Checks every instance as [`KernelDef::lower`] does, except that when the kernel's
+    /// `items` are incomplete, an error after a name that may be one of the missing items is
+    /// left to the build step (the `#[kernel]` macro's check).
+    pub fn check(&self) -> Result<()> {
+        for inst in &self.instances {
+            match self.lower_instance(inst) {
+                (Err(_), true) if !self.items.complete => return Ok(()),
+                (r, _) => drop(r?),
+            }
+        }
+        Ok(())
+    }
+
+    /// [`KernelDef::lower`], and whether a name was not found.
+    fn lower_instance(&self, inst: &Instance) -> (Result<Kernel>, bool) {
         let mut b = KernelBuilder::new(self.instance_name(inst), self.max_workgroup_size);
         let mut scope = HashMap::new();
         for (c, v) in self.consts.iter().zip(&inst.values) {
@@ -146,13 +180,23 @@ impl KernelDef {
             terminated: false,
             sched: team.map(|t| Rc::new(Sched::new(&mut b, t, SchedOptions::default()))),
             in_role: false,
+            items: self.items.clone(),
+            inlining: Vec::new(),
+            continued: false,
+            inferred: infer::Solution::default(),
+            unresolved: false,
         };
-        if let Some(v) = l.stmts(&mut b, &self.body.stmts, None)? {
-            let tail = self
-                .body
-                .stmts
-                .last()
-                .expect("a tail value has a statement");
+        l.infer_body(&self.body);
+        let r = l.body(b, self);
+        (r, l.unresolved)
+    }
+}
+
+impl Lower {
+    /// Lowers the kernel's body and verifies the kernel.
+    fn body(&mut self, mut b: KernelBuilder, def: &KernelDef) -> Result<Kernel> {
+        if let Some(v) = self.stmts(&mut b, &def.body.stmts, None)? {
+            let tail = def.body.stmts.last().expect("a tail value has a statement");
             return err(
                 tail,
                 format!(
@@ -162,11 +206,11 @@ impl KernelDef {
             );
         }
         let mut kernel = b.finish();
-        kernel.max_subgroups = self.max_subgroups;
-        kernel.min_resident = self.min_resident;
+        kernel.max_subgroups = def.max_subgroups;
+        kernel.min_resident = def.min_resident;
         let kernel = kosmos_ir::verify(kernel).map_err(|e| {
             Error::new(
-                self.name.span(),
+                def.name.span(),
                 format!("the kernel's IR does not verify:\n{e}"),
             )
         })?;
@@ -175,8 +219,20 @@ impl KernelDef {
 }
 
 impl Lower {
+    /// What `name` stands for: a variable, parameter or const generic in scope, else a
+    /// module-level constant.
     fn lookup(&self, name: &str) -> Option<Binding> {
-        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name).copied())
+            .or_else(|| Some(Binding::ModuleConst(self.items.constant(name)?.0)))
+    }
+
+    /// The error for a name that is not found: may be an item the `Items` lack.
+    fn not_found<T>(&mut self, tokens: impl quote::ToTokens, message: String) -> Result<T> {
+        self.unresolved = true;
+        err(tokens, message)
     }
 
     fn bind(&mut self, name: String, binding: Binding) {
