@@ -1007,3 +1007,5 @@ fn len_is_the_launched_buffer_length() {
     result.unwrap();
     assert!(out.iter().all(|v| *v as usize == len + 12), "{out:?}");
 }
+
+mod lang;
