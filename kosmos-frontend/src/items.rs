@@ -101,6 +101,12 @@ pub fn is_device_attr(attr: &syn::Attribute) -> bool {
 }
 
 impl DeviceFn {
+    /// Checks the function's body on its own, with `items` (the file's) in scope: the
+    /// `#[device]` macro's check, at the function's tokens.
+    pub fn check(&self, items: std::rc::Rc<Items>) -> Result<()> {
+        crate::lower::check_device(self, items)
+    }
+
     /// Parses a `#[device]` function's signature; its body is checked where it is inlined.
     pub fn parse(f: &syn::ItemFn) -> Result<DeviceFn> {
         let sig = &f.sig;

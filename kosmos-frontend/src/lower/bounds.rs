@@ -271,9 +271,12 @@ impl Lower {
             return err(
                 index,
                 format!(
-                    "the index is an {0}: indices are unsigned (`usize`, `u32`, ...), so that a negative one cannot wrap; cast it, `{1} as usize`, where it cannot be negative",
+                    "the index is an {}: indices are unsigned (`usize`, `u32`, ...), so that a negative one cannot wrap; cast it, `{} as usize`, where it cannot be negative",
                     rust_name(t),
-                    quote::quote!(#index).to_string()
+                    match strip_parens(index) {
+                        e @ (Expr::Path(_) | Expr::Lit(_)) => quote::quote!(#e).to_string(),
+                        e => format!("({})", quote::quote!(#e)),
+                    }
                 ),
             );
         }

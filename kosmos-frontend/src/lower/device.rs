@@ -5,11 +5,17 @@
 
 use super::tiles::TileTy;
 use super::{Binding, Lower, Val, err, mismatch, strip_parens};
-use crate::items::{DeviceFn, DeviceParamTy};
-use crate::sig::rust_name;
-use kosmos_ir::{KernelBuilder, ScalarType};
+use crate::items::{DeviceFn, DeviceParamTy, Items};
+use crate::sig::{DEFAULT_MAX_WORKGROUP_SIZE, rust_name};
+use kosmos_ir::{AddrSpace, FragRole, KernelBuilder, ScalarType, Type};
 use std::collections::HashMap;
+use std::rc::Rc;
 use syn::{Expr, Result};
+
+/// [`DeviceFn::check`].
+pub(crate) fn check_device(f: &DeviceFn, items: Rc<Items>) -> Result<()> {
+    Lower::check_device(f, items)
+}
 
 impl Lower {
     /// `f(args...)` of device function `f`, inlined.
@@ -21,12 +27,14 @@ impl Lower {
         expect: Option<ScalarType>,
     ) -> Result<Option<Val>> {
         let name = f.name.to_string();
-        if self.inlining.contains(&name) {
+        if let Some(first) = self.inlining.iter().position(|n| *n == name) {
+            let mut chain = self.inlining[first..].to_vec();
+            chain.push(name.clone());
             return err(
                 c,
                 format!(
-                    "`{name}` calls itself (through {}): device functions are inlined, so they cannot recurse",
-                    self.inlining.join(" -> ")
+                    "`{name}` calls itself ({}): device functions are inlined, so they cannot recurse",
+                    chain.join(" -> ")
                 ),
             );
         }
@@ -60,18 +68,37 @@ impl Lower {
             };
             scope.insert(p.name.to_string(), binding);
         }
-        // The callee sees its parameters and the file's items, not the caller's variables
-        // or loops.
+        let value = self.inline(b, f, scope);
+        self.failed_inlined |= value.is_err();
+        match value? {
+            Some(v) if expect.is_some_and(|t| t != v.ty) => {
+                err(c, mismatch(expect.expect("checked"), rust_name(v.ty)))
+            }
+            value => Ok(value),
+        }
+    }
+
+    /// The body of `f` with its parameters bound by `scope`: its value, checked against its
+    /// return type. The body sees its parameters and the file's items, not the caller's
+    /// variables, loops or `unsafe` blocks.
+    fn inline(
+        &mut self,
+        b: &mut KernelBuilder,
+        f: &DeviceFn,
+        scope: HashMap<String, Binding>,
+    ) -> Result<Option<Val>> {
+        let name = f.name.to_string();
         let scopes = std::mem::replace(&mut self.scopes, vec![scope]);
         let loops = std::mem::take(&mut self.loops);
+        let unsafe_depth = std::mem::replace(&mut self.unsafe_depth, 0);
         self.inlining.push(name.clone());
         self.infer_body(&f.body);
         let value = self.block(b, &f.body, f.ret);
         self.inlining.pop();
+        self.unsafe_depth = unsafe_depth;
         self.loops = loops;
         self.scopes = scopes;
-        let value = value?;
-        match (f.ret, value) {
+        match (f.ret, value?) {
             (Some(t), None) => err(
                 &f.body,
                 format!("`{name}` returns {}, but its body ends without a value", rust_name(t)),
@@ -84,12 +111,52 @@ impl Lower {
                     rust_name(v.ty)
                 ),
             ),
-            (Some(_), Some(v)) => match expect {
-                Some(t) if t != v.ty => err(c, mismatch(t, rust_name(v.ty))),
-                _ => Ok(Some(v)),
-            },
-            (None, None) => Ok(None),
+            (_, value) => Ok(value),
         }
+    }
+
+    /// Checks `f` on its own, as any call would lower it: its parameters are a kernel's
+    /// (slices and scalars) or fresh accumulators. A function with `FragA`, `FragB` or
+    /// `Vec8` parameters, which only their intrinsics make, is checked where it is called.
+    fn check_device(f: &DeviceFn, items: Rc<Items>) -> Result<()> {
+        let mut b = KernelBuilder::new(f.name.to_string(), DEFAULT_MAX_WORKGROUP_SIZE);
+        let mut scope = HashMap::new();
+        for p in &f.params {
+            let name = p.name.to_string();
+            let binding = match &p.ty {
+                DeviceParamTy::Slice { elem, mutable } => {
+                    let ptr = b.param(&name, Type::GLOBAL_PTR);
+                    Binding::Slice {
+                        ptr,
+                        elem: *elem,
+                        writable: *mutable,
+                        space: AddrSpace::Global,
+                        len: Some(Lower::param_len(&mut b, ptr, *elem)),
+                    }
+                }
+                DeviceParamTy::Scalar(ty) => Binding::Local {
+                    v: b.param(&name, Type::Scalar(*ty)),
+                    ty: *ty,
+                    mutable: p.mutable,
+                },
+                DeviceParamTy::Tile(ty) => {
+                    let (v, ty) = match TileTy::of_type(ty)? {
+                        ty @ TileTy::Frag(FragRole::Acc) => (b.frag_zero(), ty),
+                        ty @ TileTy::Frag(FragRole::WideAcc) => (b.wide_zero(), ty),
+                        _ => return Ok(()),
+                    };
+                    Binding::Tile {
+                        v,
+                        ty,
+                        mutable: p.mutable,
+                    }
+                }
+            };
+            scope.insert(name, binding);
+        }
+        Lower::new(String::new(), items, None)
+            .inline(&mut b, f, scope)
+            .map(drop)
     }
 
     /// The slice argument `arg` (`x`, `&x` or `&mut x`) of a `&[elem]` (or `&mut [elem]`,

@@ -13,6 +13,8 @@
 //! barriers, fences, atomics), `math`, `tiles` (fragments, vectors, asynchronous copies) and
 //! `sched` (the team intrinsics).
 
+pub(crate) use self::device::check_device;
+
 mod bounds;
 mod control;
 mod device;
@@ -102,6 +104,8 @@ struct Lower {
     inferred: infer::Solution,
     /// A name was not found that may be an item the `Items` lack (they are incomplete).
     unresolved: bool,
+    /// The error came from the body of an inlined device function.
+    failed_inlined: bool,
 }
 
 fn err<T>(tokens: impl quote::ToTokens, message: impl std::fmt::Display) -> Result<T> {
@@ -118,21 +122,24 @@ impl KernelDef {
         self.lower_instance(inst).0
     }
 
-    /// Checks every instance as [`KernelDef::lower`] does, except that when the kernel's
-    /// `items` are incomplete, an error after a name that may be one of the missing items is
-    /// left to the build step (the `#[kernel]` macro's check).
+    /// Checks every instance as [`KernelDef::lower`] does (the `#[kernel]` macro's check),
+    /// except for two errors it leaves to others: one in the body of a device function,
+    /// which `#[device]` reports at its tokens ([`DeviceFn::check`]), and, when the
+    /// kernel's `items` are incomplete, one after a name that may be a missing item, which
+    /// the build step reports.
     pub fn check(&self) -> Result<()> {
         for inst in &self.instances {
             match self.lower_instance(inst) {
-                (Err(_), true) if !self.items.complete => return Ok(()),
+                (Err(_), l) if l.failed_inlined => return Ok(()),
+                (Err(_), l) if l.unresolved && !self.items.complete => return Ok(()),
                 (r, _) => drop(r?),
             }
         }
         Ok(())
     }
 
-    /// [`KernelDef::lower`], and whether a name was not found.
-    fn lower_instance(&self, inst: &Instance) -> (Result<Kernel>, bool) {
+    /// [`KernelDef::lower`], and the lowering's state where it ended.
+    fn lower_instance(&self, inst: &Instance) -> (Result<Kernel>, Lower) {
         let mut b = KernelBuilder::new(self.instance_name(inst), self.max_workgroup_size);
         let mut scope = HashMap::new();
         for (c, v) in self.consts.iter().zip(&inst.values) {
@@ -171,24 +178,33 @@ impl KernelDef {
                 *len = Some(Lower::param_len(&mut b, *ptr, *elem));
             }
         }
-        let mut l = Lower {
-            file: self.file.clone(),
+        let sched = team.map(|t| Rc::new(Sched::new(&mut b, t, SchedOptions::default())));
+        let mut l = Lower::new(self.file.clone(), self.items.clone(), sched);
+        l.scopes = vec![scope];
+        l.infer_body(&self.body);
+        let r = l.body(b, self);
+        (r, l)
+    }
+}
+
+impl Lower {
+    fn new(file: String, items: Rc<Items>, sched: Option<Rc<Sched>>) -> Lower {
+        Lower {
+            file,
             unsafe_depth: 0,
-            scopes: vec![scope],
+            scopes: Vec::new(),
             loops: Vec::new(),
             depth: 0,
             terminated: false,
-            sched: team.map(|t| Rc::new(Sched::new(&mut b, t, SchedOptions::default()))),
+            sched,
             in_role: false,
-            items: self.items.clone(),
+            items,
             inlining: Vec::new(),
             continued: false,
             inferred: infer::Solution::default(),
             unresolved: false,
-        };
-        l.infer_body(&self.body);
-        let r = l.body(b, self);
-        (r, l.unresolved)
+            failed_inlined: false,
+        }
     }
 }
 

@@ -217,7 +217,7 @@ fn device_function_misuse_is_an_error_at_the_call() {
     let cases = [
         (
             "#[device] fn f(x: u32) -> u32 { g(x) }\n#[device] fn g(x: u32) -> u32 { f(x) }\n#[kernel] fn k(out: &mut [u32]) { out[0] = f(1); }",
-            "`f` calls itself (through f -> g): device functions are inlined, so they cannot recurse",
+            "`f` calls itself (f -> g -> f): device functions are inlined, so they cannot recurse",
             (2, 32),
         ),
         (
