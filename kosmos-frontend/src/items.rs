@@ -85,11 +85,14 @@ pub struct DeviceParam {
 pub enum DeviceParamTy {
     /// `&[T]` or `&mut [T]` (`mutable`): a slice parameter of the kernel, a shared array
     /// or a peer slice, passed as `x`, `&x` or `&mut x`.
-    Slice { elem: ScalarType, mutable: bool },
+    Slice {
+        elem: ScalarType,
+        mutable: bool,
+    },
     Scalar(ScalarType),
     /// A fragment or vector, by the name of its type: `FragA`, `FragB`, `FragAcc`,
     /// `WideAcc` or `Vec8<T>`.
-    Tile(syn::Type),
+    Tile(Box<syn::Type>),
 }
 
 /// Whether `attr` is a `#[device]` attribute (`#[device]`, `#[kosmos::device]`).
@@ -158,7 +161,7 @@ impl DeviceFn {
                         mutable: r.mutability.is_some(),
                     }
                 }
-                ty if is_tile_type(ty) => DeviceParamTy::Tile(ty.clone()),
+                ty if is_tile_type(ty) => DeviceParamTy::Tile(Box::new(ty.clone())),
                 ty => DeviceParamTy::Scalar(scalar_type(ty, "parameter")?),
             };
             params.push(DeviceParam {

@@ -22,10 +22,30 @@
 //! arithmetic, bit operations, comparisons, `&&`/`||` (both sides are evaluated: they are
 //! the bitwise `and`/`or` of two `bool`s, so keep side effects out of them), `as` casts,
 //! `if`/`else` (also as expressions), `for i in a..b` and `for i in (a..b).step_by(s)`,
-//! `while`, `loop` with `break` (and `break value`), `return`, `a[i]` loads and `a[i] = v`
-//! / `a[i] += v` stores. Mutable variables assigned in a branch or loop become the results
-//! and carried values of the structured IR ops. `break` leaves `while` and `loop` only (an IR
-//! `for` has no early exit).
+//! `while`, `loop` with `break` (and `break value`), `continue` (in all three), `return`,
+//! `a[i]` loads and `a[i] = v` / `a[i] += v` stores. Mutable variables assigned in a branch
+//! or loop become the results and carried values of the structured IR ops. `break` leaves
+//! `while` and `loop` only (an IR `for` has no early exit); `continue` sets a flag of the
+//! iteration that the rest of the loop body runs under.
+//!
+//! Device functions are ordinary functions marked `#[device]`, in the kernel's file, that
+//! kernels and other device functions call:
+//!
+//! ```text
+//! #[device]
+//! fn block_sum(scratch: &mut [f32], lane: u32, partial: f32) -> f32 { ... }
+//! ```
+//!
+//! Their parameters are slices (`&[T]`, `&mut [T]`: a slice parameter, a shared array or a
+//! peer slice, passed by name, keeping its bounds checks), scalars (`mut` allowed), and
+//! fragments and vectors (`FragA`, `FragB`, `FragAcc`, `WideAcc`, `Vec8<T>`); they return a
+//! scalar or nothing, as the body's last expression (not `return`). Each call is inlined:
+//! the body is lowered there with its parameters bound to the arguments, seeing the file's
+//! device functions and constants but not the caller's variables; recursion is an error at
+//! the call. Module-level `const` items of scalar types (`const TILE: u32 = 64;`) are usable
+//! anywhere a constant is: in expressions, of their declared type, and, integer ones, as
+//! shared array lengths and other constant arguments. Device functions and constants are
+//! file-wide (inline modules included; [`items_in_file`]).
 //!
 //! Slice accesses are bounds-checked as in Rust: `a[i]`, `a[i] = v` and the element
 //! references intrinsics take (`&a[i]`, checked over every element the access reaches: 8 for
@@ -41,15 +61,26 @@
 //! `unsafe { *a.get_unchecked(i) }`, `unsafe { *a.get_unchecked_mut(i) = v }`, and
 //! `a.get_unchecked(i)` where an intrinsic takes `&a[i]`.
 //!
-//! Literals take the type their context needs (`x + 1` with `x: u64` makes `1` a `u64`); an
-//! unconstrained literal is `i32` or `f64`, as in Rust — annotate (`let mut acc: f32 = 0.0;`)
-//! where that is not what you want.
+//! Literals take the type their context needs (`x + 1` with `x: u64` makes `1` a `u64`), and
+//! an unannotated `let` or `for` variable initialised by literals alone takes the type its
+//! later uses demand, as rustc decides it: `let mut sum = 0.0; ... sum += x[i];` with `x: &[f32]`
+//! is an `f32`; `let mut off = 1; while off < n` with `n: u32` a `u32`; `for k in
+//! (0..32).step_by(8)` with `k` added to a `u32` a `u32` range (a unification over those
+//! variables before lowering, `lower/infer.rs`). One used only as an index is a `usize`;
+//! one that nothing constrains is `i32` or `f64`, as in Rust.
+//!
+//! `usize` is `u64` on every target (and `isize` `i64`): the devices address 64 bits, like
+//! the hosts, and `a.len()` is a `u64`, so lengths and indices compare without casts. It is
+//! accepted wherever a type is written (annotations, casts, parameters: a launcher takes a
+//! `usize` as written). Indices are unsigned integers of any width: a signed index (`a[i - 1]`
+//! with `i: i32`) is a compile error at the index, as in Rust, rather than a silent wrap; cast
+//! it, `a[(i - 1) as usize]`, and a negative value is then out of bounds (the bounds error).
 //!
 //! Intrinsics (see [`intrinsic_names`]): `workitem_id_x()`, `workgroup_id_x()`,
 //! `workgroup_size_x()`, `num_workgroups_x()` (and `_y`, `_z`), `barrier()`,
 //! `fence(Ordering::Release, Scope::Agent)`, `sleep(ns)`, `clock()`,
 //! `let tile = shared_array::<f32, 256>();` (top level only; the length is a constant
-//! expression of literals and const generics), atomics on an element `&a[i]` with an ordering
+//! expression of literals, const generics and integer `const` items), atomics on an element `&a[i]` with an ordering
 //! and a scope — `atomic_add`, `atomic_min`, `atomic_max`, `atomic_xchg`, `atomic_and`,
 //! `atomic_or`, `atomic_load`, `atomic_store`, `atomic_cas` — and math: `sqrt`, `exp2`,
 //! `log2`, `abs`, `min`, `max`, `fma` (also as methods: `x.min(y)`, `x.sqrt()`,

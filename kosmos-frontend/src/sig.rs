@@ -2,8 +2,8 @@
 
 use crate::items::Items;
 use kosmos_ir::ScalarType;
-use std::rc::Rc;
 use proc_macro2::{Span, TokenStream};
+use std::rc::Rc;
 use syn::spanned::Spanned;
 use syn::{Error, Ident, Result};
 

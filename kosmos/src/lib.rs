@@ -39,5 +39,5 @@ pub enum Team {}
 /// orderings and scopes, and the runtime types a host program needs to launch.
 pub mod prelude {
     pub use crate::runtime::{Buffer, Device, LaunchConfig, Module, Stream};
-    pub use crate::{Ordering, Scope, Team, bf16, f16, device, kernel};
+    pub use crate::{Ordering, Scope, Team, bf16, device, f16, kernel};
 }

@@ -16,7 +16,7 @@ pub const BLOCK: u32 = 256;
 
 /// `log2(e)`, for `e^x = 2^(x log2(e))`. (Kernels do not take `std`'s constants yet.)
 #[allow(clippy::approx_constant)]
-const LOG2_E: f32 = 1.442_695_04;
+const LOG2_E: f32 = 1.442_695;
 
 /// Added to the variance in [`layernorm`].
 pub const EPSILON: f32 = 1e-5;
@@ -66,7 +66,11 @@ fn block_scan(scratch: &mut [f32], lane: u32, v: f32) -> f32 {
     barrier();
     let mut offset = 1;
     while offset < BLOCK {
-        let below = if lane >= offset { scratch[lane - offset] } else { 0.0 };
+        let below = if lane >= offset {
+            scratch[lane - offset]
+        } else {
+            0.0
+        };
         barrier();
         scratch[lane] += below;
         barrier();

@@ -56,7 +56,10 @@ fn assert_close(got: &[f32], want: &[f64], cols: usize, tol: f64) {
         let scale = w.iter().fold(f64::MIN_POSITIVE, |m, v| m.max(v.abs()));
         for (j, (g, w)) in g.iter().zip(w).enumerate() {
             let e = (f64::from(*g) - w).abs() / scale;
-            assert!(e <= tol, "[{r}][{j}]: {g} against {w} (relative error {e:e})");
+            assert!(
+                e <= tol,
+                "[{r}][{j}]: {g} against {w} (relative error {e:e})"
+            );
         }
     }
 }
@@ -78,7 +81,9 @@ fn softmax_matches_f64() {
         .flat_map(|row| {
             let max = wide(row).fold(f64::NEG_INFINITY, f64::max);
             let sum: f64 = wide(row).map(|v| (v - max).exp()).sum();
-            wide(row).map(move |v| (v - max).exp() / sum).collect::<Vec<_>>()
+            wide(row)
+                .map(move |v| (v - max).exp() / sum)
+                .collect::<Vec<_>>()
         })
         .collect();
     assert_close(&y.download().unwrap(), &want, cols, 1e-5);
@@ -92,8 +97,17 @@ fn layernorm_matches_f64() {
     let beta: Vec<f32> = (0..cols).map(|_| s.rng.random_range(-1.0..1.0)).collect();
     let mut y = s.poisoned(x.len());
     let (xb, gb, bb) = (s.buffer(&x), s.buffer(&gamma), s.buffer(&beta));
-    dsl::layernorm::launch(&s.module, &s.stream, config(rows), &xb, &gb, &bb, &mut y, cols as u32)
-        .unwrap();
+    dsl::layernorm::launch(
+        &s.module,
+        &s.stream,
+        config(rows),
+        &xb,
+        &gb,
+        &bb,
+        &mut y,
+        cols as u32,
+    )
+    .unwrap();
     s.stream.synchronize().unwrap();
     let want: Vec<f64> = x
         .chunks(cols)

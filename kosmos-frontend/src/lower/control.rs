@@ -123,11 +123,7 @@ impl Lower {
     }
 
     /// `continue`: sets the loop's flag; the rest of the body runs only where it is unset.
-    pub(super) fn continue_(
-        &mut self,
-        b: &mut KernelBuilder,
-        c: &syn::ExprContinue,
-    ) -> Result<()> {
+    pub(super) fn continue_(&mut self, b: &mut KernelBuilder, c: &syn::ExprContinue) -> Result<()> {
         no_label(&c.label)?;
         if self.loops.is_empty() {
             return err(c, "`continue` outside of a loop");

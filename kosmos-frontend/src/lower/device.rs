@@ -101,7 +101,10 @@ impl Lower {
         match (f.ret, value?) {
             (Some(t), None) => err(
                 &f.body,
-                format!("`{name}` returns {}, but its body ends without a value", rust_name(t)),
+                format!(
+                    "`{name}` returns {}, but its body ends without a value",
+                    rust_name(t)
+                ),
             ),
             (None, Some(v)) => err(
                 &f.body,
@@ -162,7 +165,11 @@ impl Lower {
     /// The slice argument `arg` (`x`, `&x` or `&mut x`) of a `&[elem]` (or `&mut [elem]`,
     /// `mutable`) parameter.
     fn slice_arg(&mut self, arg: &Expr, elem: ScalarType, mutable: bool) -> Result<Binding> {
-        let want = format!("&{}[{}]", if mutable { "mut " } else { "" }, rust_name(elem));
+        let want = format!(
+            "&{}[{}]",
+            if mutable { "mut " } else { "" },
+            rust_name(elem)
+        );
         let name = match strip_parens(arg) {
             Expr::Reference(r) => strip_parens(&r.expr),
             e => e,
@@ -178,11 +185,13 @@ impl Lower {
             );
         };
         match self.lookup(&ident.to_string()) {
-            Some(binding @ Binding::Slice {
-                elem: found,
-                writable,
-                ..
-            }) => {
+            Some(
+                binding @ Binding::Slice {
+                    elem: found,
+                    writable,
+                    ..
+                },
+            ) => {
                 if found != elem {
                     return err(
                         arg,
@@ -213,7 +222,10 @@ impl Lower {
                 })
             }
             None => self.not_found(ident, format!("cannot find value `{ident}` in this kernel")),
-            Some(_) => err(arg, format!("expected `{want}`, found `{ident}`, not a slice")),
+            Some(_) => err(
+                arg,
+                format!("expected `{want}`, found `{ident}`, not a slice"),
+            ),
         }
     }
 

@@ -485,7 +485,9 @@ impl Walk<'_> {
         if method.starts_with("get_unchecked") {
             let i = m.args.first().map_or(Term::Unknown, |a| self.expr(a));
             self.mark_index(i);
-            return self.slice_elem(&m.receiver).map_or(Term::Unknown, Term::Known);
+            return self
+                .slice_elem(&m.receiver)
+                .map_or(Term::Unknown, Term::Known);
         }
         let receiver = self.expr(&m.receiver);
         let args: Vec<Term> = m.args.iter().map(|a| self.expr(a)).collect();
@@ -513,7 +515,10 @@ impl Walk<'_> {
         };
         if call.name.starts_with("atomic_") {
             // The values an atomic takes are of the element's type.
-            let elem = call.args.first().map_or(Term::Unknown, |a| self.elem_ref(a));
+            let elem = call
+                .args
+                .first()
+                .map_or(Term::Unknown, |a| self.elem_ref(a));
             for a in &call.args[1.min(call.args.len())..] {
                 let t = self.expr(a);
                 self.unify(elem, t);
@@ -543,11 +548,34 @@ impl Walk<'_> {
 }
 
 /// Methods whose receiver and arguments are of one type, which they give.
-const SAME_TYPE_METHODS: &[&str] = &["min", "max", "clamp", "mul_add", "copysign", "hypot", "atan2"];
+const SAME_TYPE_METHODS: &[&str] = &[
+    "min", "max", "clamp", "mul_add", "copysign", "hypot", "atan2",
+];
 
 /// Methods that give a value of their receiver's type (whatever their arguments).
 const RECEIVER_TYPE_METHODS: &[&str] = &[
-    "abs", "sqrt", "rsqrt", "exp", "exp2", "ln", "log2", "log10", "sin", "cos", "tan", "tanh",
-    "erf", "powi", "powf", "recip", "floor", "ceil", "round", "trunc", "signum",
-    "wrapping_add", "wrapping_sub", "wrapping_mul",
+    "abs",
+    "sqrt",
+    "rsqrt",
+    "exp",
+    "exp2",
+    "ln",
+    "log2",
+    "log10",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "erf",
+    "powi",
+    "powf",
+    "recip",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "signum",
+    "wrapping_add",
+    "wrapping_sub",
+    "wrapping_mul",
 ];

@@ -82,7 +82,12 @@ impl TileTy {
             Some(s) if s.ident == "FragAcc" => TileTy::Frag(FragRole::Acc),
             Some(s) if s.ident == "WideAcc" => TileTy::Frag(FragRole::WideAcc),
             Some(s) if s.ident == "Vec8" => TileTy::Vector(elem(s)?),
-            _ => return err(ty, "expected a fragment or vector type: `FragA`, `FragB`, `FragAcc`, `WideAcc` or `Vec8<T>`"),
+            _ => {
+                return err(
+                    ty,
+                    "expected a fragment or vector type: `FragA`, `FragB`, `FragAcc`, `WideAcc` or `Vec8<T>`",
+                );
+            }
         })
     }
 

@@ -41,7 +41,10 @@ fn assert_close(got: &[f32], want: &[f64], tol: f64) {
     let scale = want.iter().fold(1e-30f64, |m, w| m.max(w.abs()));
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         let e = (f64::from(*g) - w).abs() / scale;
-        assert!(e <= tol, "element {i}: {g} against {w} (relative error {e:e})");
+        assert!(
+            e <= tol,
+            "element {i}: {g} against {w} (relative error {e:e})"
+        );
     }
 }
 
