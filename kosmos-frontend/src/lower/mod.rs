@@ -172,9 +172,11 @@ impl KernelDef {
             };
             scope.insert(name, binding);
         }
-        // Slice lengths, read once at the kernel's entry (unused ones cost nothing on GPUs).
-        for binding in scope.values_mut() {
-            if let Binding::Slice { ptr, elem, len, .. } = binding {
+        // Slice lengths, read once at the kernel's entry (unused ones cost nothing on GPUs),
+        // in parameter order so that the IR is the same on every build.
+        for p in &self.params {
+            if let Some(Binding::Slice { ptr, elem, len, .. }) = scope.get_mut(&p.name.to_string())
+            {
                 *len = Some(Lower::param_len(&mut b, *ptr, *elem));
             }
         }
