@@ -22,10 +22,30 @@
 //! arithmetic, bit operations, comparisons, `&&`/`||` (both sides are evaluated: they are
 //! the bitwise `and`/`or` of two `bool`s, so keep side effects out of them), `as` casts,
 //! `if`/`else` (also as expressions), `for i in a..b` and `for i in (a..b).step_by(s)`,
-//! `while`, `loop` with `break` (and `break value`), `return`, `a[i]` loads and `a[i] = v`
-//! / `a[i] += v` stores. Mutable variables assigned in a branch or loop become the results
-//! and carried values of the structured IR ops. `break` leaves `while` and `loop` only (an IR
-//! `for` has no early exit).
+//! `while`, `loop` with `break` (and `break value`), `continue` (in all three), `return`,
+//! `a[i]` loads and `a[i] = v` / `a[i] += v` stores. Mutable variables assigned in a branch
+//! or loop become the results and carried values of the structured IR ops. `break` leaves
+//! `while` and `loop` only (an IR `for` has no early exit); `continue` sets a flag of the
+//! iteration that the rest of the loop body runs under.
+//!
+//! Device functions are ordinary functions marked `#[device]`, in the kernel's file, that
+//! kernels and other device functions call:
+//!
+//! ```text
+//! #[device]
+//! fn block_sum(scratch: &mut [f32], lane: u32, partial: f32) -> f32 { ... }
+//! ```
+//!
+//! Their parameters are slices (`&[T]`, `&mut [T]`: a slice parameter, a shared array or a
+//! peer slice, passed by name, keeping its bounds checks), scalars (`mut` allowed), and
+//! fragments and vectors (`FragA`, `FragB`, `FragAcc`, `WideAcc`, `Vec8<T>`); they return a
+//! scalar or nothing, as the body's last expression (not `return`). Each call is inlined:
+//! the body is lowered there with its parameters bound to the arguments, seeing the file's
+//! device functions and constants but not the caller's variables; recursion is an error at
+//! the call. Module-level `const` items of scalar types (`const TILE: u32 = 64;`) are usable
+//! anywhere a constant is: in expressions, of their declared type, and, integer ones, as
+//! shared array lengths and other constant arguments. Device functions and constants are
+//! file-wide (inline modules included; [`items_in_file`]).
 //!
 //! Slice accesses are bounds-checked as in Rust: `a[i]`, `a[i] = v` and the element
 //! references intrinsics take (`&a[i]`, checked over every element the access reaches: 8 for
@@ -41,15 +61,26 @@
 //! `unsafe { *a.get_unchecked(i) }`, `unsafe { *a.get_unchecked_mut(i) = v }`, and
 //! `a.get_unchecked(i)` where an intrinsic takes `&a[i]`.
 //!
-//! Literals take the type their context needs (`x + 1` with `x: u64` makes `1` a `u64`); an
-//! unconstrained literal is `i32` or `f64`, as in Rust — annotate (`let mut acc: f32 = 0.0;`)
-//! where that is not what you want.
+//! Literals take the type their context needs (`x + 1` with `x: u64` makes `1` a `u64`), and
+//! an unannotated `let` or `for` variable initialised by literals alone takes the type its
+//! later uses demand, as rustc decides it: `let mut sum = 0.0; ... sum += x[i];` with `x: &[f32]`
+//! is an `f32`; `let mut off = 1; while off < n` with `n: u32` a `u32`; `for k in
+//! (0..32).step_by(8)` with `k` added to a `u32` a `u32` range (a unification over those
+//! variables before lowering, `lower/infer.rs`). One used only as an index is a `usize`;
+//! one that nothing constrains is `i32` or `f64`, as in Rust.
+//!
+//! `usize` is `u64` on every target (and `isize` `i64`): the devices address 64 bits, like
+//! the hosts, and `a.len()` is a `u64`, so lengths and indices compare without casts. It is
+//! accepted wherever a type is written (annotations, casts, parameters: a launcher takes a
+//! `usize` as written). Indices are unsigned integers of any width: a signed index (`a[i - 1]`
+//! with `i: i32`) is a compile error at the index, as in Rust, rather than a silent wrap; cast
+//! it, `a[(i - 1) as usize]`, and a negative value is then out of bounds (the bounds error).
 //!
 //! Intrinsics (see [`intrinsic_names`]): `workitem_id_x()`, `workgroup_id_x()`,
 //! `workgroup_size_x()`, `num_workgroups_x()` (and `_y`, `_z`), `barrier()`,
 //! `fence(Ordering::Release, Scope::Agent)`, `sleep(ns)`, `clock()`,
 //! `let tile = shared_array::<f32, 256>();` (top level only; the length is a constant
-//! expression of literals and const generics), atomics on an element `&a[i]` with an ordering
+//! expression of literals, const generics and integer `const` items), atomics on an element `&a[i]` with an ordering
 //! and a scope — `atomic_add`, `atomic_min`, `atomic_max`, `atomic_xchg`, `atomic_and`,
 //! `atomic_or`, `atomic_load`, `atomic_store`, `atomic_cas` — and math (docs/math.md):
 //! `sqrt`, `rsqrt`, `exp`, `exp2`, `ln`, `log2`, `sin`, `cos`, `tanh`, `erf`, `abs`, `min`,
@@ -104,11 +135,14 @@
 //!
 //! Every misuse is a [`syn::Error`] at the user's own tokens.
 
+mod items;
 mod lower;
 mod sig;
 
+pub use items::{DeviceFn, DeviceParam, DeviceParamTy, Items, ModuleConst, is_device_attr};
 pub use lower::intrinsic_names;
 pub use sig::{Instance, KernelDef, Param, ParamKind};
+use std::rc::Rc;
 
 /// Whether `attr` is a `#[kernel]` attribute (`#[kernel]`, `#[kosmos::kernel]`, ...).
 pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
@@ -118,39 +152,75 @@ pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
         .is_some_and(|s| s.ident == "kernel")
 }
 
-/// Every `#[kernel]` function of a source file, inline modules included, in file order.
-pub fn kernels_in_file(file: &syn::File) -> syn::Result<Vec<KernelDef>> {
-    fn walk(items: &[syn::Item], out: &mut Vec<KernelDef>) -> syn::Result<()> {
+/// The functions of a source file, inline modules included, in file order.
+fn fns_in_file(file: &syn::File) -> Vec<&syn::ItemFn> {
+    fn walk<'a>(items: &'a [syn::Item], out: &mut Vec<&'a syn::ItemFn>) {
         for item in items {
             match item {
-                syn::Item::Fn(f) => {
-                    if let Some(attr) = f.attrs.iter().find(|a| is_kernel_attr(a)) {
-                        let args = match &attr.meta {
-                            syn::Meta::Path(_) => proc_macro2::TokenStream::new(),
-                            syn::Meta::List(list) => list.tokens.clone(),
-                            syn::Meta::NameValue(nv) => {
-                                return Err(syn::Error::new_spanned(
-                                    nv,
-                                    "write `#[kernel]` or `#[kernel(...)]`",
-                                ));
-                            }
-                        };
-                        out.push(KernelDef::parse(args, f)?);
-                    }
-                }
+                syn::Item::Fn(f) => out.push(f),
                 syn::Item::Mod(m) => {
                     if let Some((_, items)) = &m.content {
-                        walk(items, out)?;
+                        walk(items, out);
                     }
                 }
                 _ => {}
             }
         }
-        Ok(())
     }
     let mut out = Vec::new();
-    walk(&file.items, &mut out)?;
+    walk(&file.items, &mut out);
+    out
+}
+
+/// Every `#[kernel]` function of a source file, inline modules included, in file order,
+/// with the file's [`items_in_file`].
+pub fn kernels_in_file(file: &syn::File) -> syn::Result<Vec<KernelDef>> {
+    let items = Rc::new(items_in_file(file)?);
+    let mut out = Vec::new();
+    for f in fns_in_file(file) {
+        if let Some(attr) = f.attrs.iter().find(|a| is_kernel_attr(a)) {
+            let args = match &attr.meta {
+                syn::Meta::Path(_) => proc_macro2::TokenStream::new(),
+                syn::Meta::List(list) => list.tokens.clone(),
+                syn::Meta::NameValue(nv) => {
+                    return Err(syn::Error::new_spanned(
+                        nv,
+                        "write `#[kernel]` or `#[kernel(...)]`",
+                    ));
+                }
+            };
+            let mut def = KernelDef::parse(args, f)?;
+            def.items = items.clone();
+            out.push(def);
+        }
+    }
     Ok(out)
+}
+
+/// The `#[device]` functions and scalar `const` items of a source file (inline modules
+/// included: their names are file-wide), which its kernels may use.
+pub fn items_in_file(file: &syn::File) -> syn::Result<Items> {
+    fn consts(items: &[syn::Item], out: &mut Vec<ModuleConst>) {
+        for item in items {
+            match item {
+                syn::Item::Const(c) => out.extend(ModuleConst::of(c)),
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        consts(items, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut items = Items::none();
+    consts(&file.items, &mut items.consts);
+    for f in fns_in_file(file) {
+        if f.attrs.iter().any(is_device_attr) {
+            items.devices.push(DeviceFn::parse(f)?);
+        }
+    }
+    Ok(items)
 }
 
 /// Every instance of every `#[kernel]` of `source` (Rust source text), lowered and verified.

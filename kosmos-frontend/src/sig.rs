@@ -1,7 +1,9 @@
 //! A kernel's signature and attribute: parameters, const generics, instances, launch bound.
 
+use crate::items::Items;
 use kosmos_ir::ScalarType;
 use proc_macro2::{Span, TokenStream};
+use std::rc::Rc;
 use syn::spanned::Spanned;
 use syn::{Error, Ident, Result};
 
@@ -32,6 +34,8 @@ pub struct KernelDef {
     pub body: syn::Block,
     /// The path of the source file, which bounds errors name ("" when unknown).
     pub file: String,
+    /// The device functions and constants of the kernel's file.
+    pub items: Rc<Items>,
 }
 
 #[derive(Clone, Debug)]
@@ -68,6 +72,9 @@ pub(crate) fn scalar_of_name(name: &str) -> Option<ScalarType> {
         "u16" => ScalarType::U16,
         "u32" => ScalarType::U32,
         "u64" => ScalarType::U64,
+        // Indices and lengths are 64-bit on every target, like `usize` on the hosts.
+        "usize" => ScalarType::U64,
+        "isize" => ScalarType::I64,
         "i8" => ScalarType::I8,
         "i16" => ScalarType::I16,
         "i32" => ScalarType::I32,
@@ -101,7 +108,7 @@ pub(crate) fn scalar_type(ty: &syn::Type, what: &str) -> Result<ScalarType> {
     Err(Error::new_spanned(
         ty,
         format!(
-            "unsupported {what} type `{}`: expected a scalar (u8..u64, i8..i64, f16, bf16, f32, f64, bool)",
+            "unsupported {what} type `{}`: expected a scalar (u8..u64, usize, i8..i64, isize, f16, bf16, f32, f64, bool)",
             quote::quote!(#ty).to_string().replace(' ', "")
         ),
     ))
@@ -257,6 +264,7 @@ impl KernelDef {
             min_resident: None,
             body: (*f.block).clone(),
             file: String::new(),
+            items: Rc::new(Items::none()),
         };
         def.parse_args(args)?;
         if def.instances.is_empty() && !def.consts.is_empty() {

@@ -630,7 +630,7 @@ fn group_misuse_is_an_error_at_its_tokens() {
         ),
         (
             "async_wait(n);",
-            "the count of `async_wait` must be a constant: literals and const generics only",
+            "the count of `async_wait` must be a constant: literals, const generics and integer `const` items only",
             "n)",
         ),
         (
@@ -1123,3 +1123,5 @@ fn associated_constants_clamp_and_method_types_follow_rust() {
         assert_error_at(body, message, body.find(at));
     }
 }
+
+mod lang;

@@ -17,10 +17,23 @@
 //! declared in `instances(...)` is a launch error naming the available kernels),
 //! `name::<BM, BN>()` and `INSTANCES`, the IR names of the declared instances.
 //! Generated code names the runtime through the `kosmos` facade crate.
+//!
+//! `#[device]` checks a device function (`kosmos_frontend::DeviceFn`) and removes it: its
+//! body, like a kernel's, is never compiled for the host, only inlined where kernels call it.
+//!
+//! Kernels use the `#[device]` functions and `const` items of their file, which an attribute
+//! macro does not see: both macros read the file (`proc_macro::Span::local_file`) for them,
+//! as the build step does. Where it cannot be read (an editor's expansion), a kernel is
+//! checked up to its first name that may be such an item, and the build step reports what
+//! follows. An error inside a device function's body is reported once, by its `#[device]`.
+//! Both macros leave a use of each `const` item their function names, which the
+//! function's removal would otherwise leave unused.
 
-use kosmos_frontend::{KernelDef, ParamKind};
+use kosmos_frontend::{DeviceFn, Items, KernelDef, ParamKind};
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
+use std::rc::Rc;
+use syn::visit::Visit;
 
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -29,6 +42,60 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(tokens) => tokens.into(),
         Err(e) => e.to_compile_error().into(),
     }
+}
+
+#[proc_macro_attribute]
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let f = syn::parse_macro_input!(item as syn::ItemFn);
+    let check = || -> syn::Result<proc_macro2::TokenStream> {
+        if !attr.is_empty() {
+            return Err(syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "`#[device]` takes no arguments",
+            ));
+        }
+        let items = file_items();
+        DeviceFn::parse(&f)?.check(items.clone())?;
+        Ok(const_uses(&f.block, &items))
+    };
+    match check() {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// The device functions and constants of the file being compiled; incomplete (none) when
+/// it cannot be read or parsed.
+fn file_items() -> Rc<Items> {
+    let items = proc_macro::Span::call_site()
+        .local_file()
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .and_then(|source| syn::parse_file(&source).ok())
+        .and_then(|file| kosmos_frontend::items_in_file(&file).ok());
+    Rc::new(items.unwrap_or_default())
+}
+
+/// A use of each of `items`' constants that `body` names.
+fn const_uses(body: &syn::Block, items: &Items) -> proc_macro2::TokenStream {
+    struct Names<'a>(&'a Items, Vec<syn::Ident>);
+    impl<'ast> Visit<'ast> for Names<'_> {
+        fn visit_path(&mut self, p: &'ast syn::Path) {
+            if let Some(ident) = p.get_ident()
+                && self.0.consts.iter().any(|c| c.name == *ident)
+                && !self.1.contains(ident)
+            {
+                self.1.push(ident.clone());
+            }
+            syn::visit::visit_path(self, p);
+        }
+    }
+    let mut names = Names(items, Vec::new());
+    names.visit_block(body);
+    let names = names.1;
+    if names.is_empty() {
+        return quote!();
+    }
+    quote!(const _: () = { #(let _ = #names;)* };)
 }
 
 fn rust_type(t: kosmos_ir::ScalarType) -> proc_macro2::TokenStream {
@@ -50,12 +117,20 @@ fn rust_type(t: kosmos_ir::ScalarType) -> proc_macro2::TokenStream {
     }
 }
 
+/// Whether a parameter is declared `usize` or `isize`.
+fn is_pointer_sized(input: &syn::FnArg) -> bool {
+    matches!(input, syn::FnArg::Typed(pt) if matches!(&*pt.ty,
+        syn::Type::Path(p) if p.path.is_ident("usize") || p.path.is_ident("isize")))
+}
+
 fn expand(
     attr: proc_macro2::TokenStream,
     f: &syn::ItemFn,
 ) -> syn::Result<proc_macro2::TokenStream> {
-    let def = KernelDef::parse(attr, f)?;
-    def.lower_all()?;
+    let mut def = KernelDef::parse(attr, f)?;
+    def.items = file_items();
+    def.check()?;
+    let const_uses = const_uses(&f.block, &def.items);
     let KernelDef {
         name,
         vis,
@@ -66,7 +141,7 @@ fn expand(
     let rt = quote!(::kosmos::runtime);
     let mut params = Vec::new();
     let mut args = Vec::new();
-    for p in &def.params {
+    for (p, input) in def.params.iter().zip(&f.sig.inputs) {
         let ident = &p.name;
         match p.kind {
             ParamKind::Slice { elem, mutable } => {
@@ -78,6 +153,15 @@ fn expand(
                     params.push(quote!(#ident: &#rt::Buffer<#t>));
                     args.push(quote!(#rt::KernelArg::from(#ident)));
                 }
+            }
+            // `usize` and `isize` are taken as written and passed at their kernel width.
+            ParamKind::Scalar(t) if is_pointer_sized(input) => {
+                let (host, kernel) = match input {
+                    syn::FnArg::Typed(pt) => (&pt.ty, rust_type(t)),
+                    syn::FnArg::Receiver(_) => unreachable!("kernels are free functions"),
+                };
+                params.push(quote!(#ident: #host));
+                args.push(quote!(#rt::KernelArg::from(#ident as #kernel)));
             }
             ParamKind::Scalar(t) => {
                 let t = rust_type(t);
@@ -157,6 +241,8 @@ fn expand(
         }
     };
     Ok(quote! {
+        #const_uses
+
         #(#docs)*
         #vis mod #mod_name {
             #name_item

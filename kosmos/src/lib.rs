@@ -12,12 +12,15 @@
 //!     }
 //! }
 //! ```
+//! `#[device]` marks a function that kernels (and other device functions) call, inlined at
+//! each call; kernels also use the file's `const` items.
+//!
 //! The body of a kernel is never compiled for the host: the macro replaces the function by a
 //! module holding its typed launcher (`scale::launch(&module, &stream, cfg, &mut x, 2.0, n)`).
 //! The language (a Rust subset) and its intrinsics are described in `kosmos_frontend`.
 
 pub use half::{bf16, f16};
-pub use kosmos_macros::kernel;
+pub use kosmos_macros::{device, kernel};
 pub use kosmos_runtime as runtime;
 
 /// Memory orderings of atomics and fences, as written inside kernels
@@ -36,5 +39,5 @@ pub enum Team {}
 /// orderings and scopes, and the runtime types a host program needs to launch.
 pub mod prelude {
     pub use crate::runtime::{Buffer, Device, LaunchConfig, Module, Stream};
-    pub use crate::{Ordering, Scope, Team, bf16, f16, kernel};
+    pub use crate::{Ordering, Scope, Team, bf16, device, f16, kernel};
 }

@@ -245,22 +245,39 @@ impl Lower {
                     format!("cannot index into `{ident}`, a {}", rust_name(ty)),
                 );
             }
-            Some(Binding::Const(_)) => {
-                return err(
-                    base,
-                    format!("cannot index into `{ident}`, a const generic"),
-                );
+            Some(Binding::Const(_) | Binding::ModuleConst(_)) => {
+                return err(base, format!("cannot index into `{ident}`, a constant"));
             }
             Some(Binding::Tile { ty, .. }) => {
                 return err(base, format!("cannot index into `{ident}`, {}", ty.name()));
             }
-            None => return err(base, format!("cannot find value `{ident}` in this kernel")),
+            None => {
+                return self.not_found(base, format!("cannot find value `{ident}` in this kernel"));
+            }
         };
-        let t = self.infer(index).unwrap_or(S::U32);
+        // An index of literals alone is a `usize` (`u64`), as in Rust; one of const generics
+        // a `u32`.
+        let t = self
+            .static_ty(index)
+            .or_else(|| self.default_ty(index).filter(|t| *t == S::U32))
+            .unwrap_or(S::U64);
         if !t.is_int() || t == S::I1 {
             return err(
                 index,
                 format!("indices are integers, found {}", rust_name(t)),
+            );
+        }
+        if t.is_signed_int() {
+            return err(
+                index,
+                format!(
+                    "the index is an {}: indices are unsigned (`usize`, `u32`, ...), so that a negative one cannot wrap; cast it, `{} as usize`, where it cannot be negative",
+                    rust_name(t),
+                    match strip_parens(index) {
+                        e @ (Expr::Path(_) | Expr::Lit(_)) => quote::quote!(#e).to_string(),
+                        e => format!("({})", quote::quote!(#e)),
+                    }
+                ),
             );
         }
         let i = self.value(b, index, Some(t))?;

@@ -20,6 +20,11 @@ pub(super) enum LoopKind {
     Loop,
 }
 
+/// The hidden variable of a loop body with `continue`: whether the iteration continued, so
+/// that the rest of the body is skipped. A keyword, so that no variable of the kernel has
+/// its name.
+const CONTINUED: &str = "continue";
+
 /// An enclosing loop: what its `break`s must yield.
 pub(super) struct LoopCtx {
     kind: LoopKind,
@@ -59,8 +64,10 @@ impl Lower {
         }
         self.depth += 1;
         let outer_terminated = std::mem::replace(&mut self.terminated, false);
+        let outer_continued = std::mem::replace(&mut self.continued, false);
         let r = f(self, b);
         let terminated = std::mem::replace(&mut self.terminated, outer_terminated);
+        self.continued = outer_continued;
         self.depth -= 1;
         match r {
             Ok(_) if terminated => Vec::new(),
@@ -91,12 +98,88 @@ impl Lower {
         })
     }
 
-    /// Lowers a loop's body with `ctx` as the loop its `break`s leave.
+    /// Lowers a loop's body with `ctx` as the loop its `break`s leave. A body with
+    /// `continue` has its own [`CONTINUED`] flag, false at the start of each iteration.
     fn loop_body(&mut self, b: &mut KernelBuilder, ctx: LoopCtx, body: &syn::Block) -> Result<()> {
         self.loops.push(ctx);
+        self.scopes.push(HashMap::new());
+        let mut finder = Continues(false);
+        finder.visit_block(body);
+        if finder.0 {
+            let no = b.const_bool(false);
+            self.bind(
+                CONTINUED.into(),
+                Binding::Local {
+                    v: no,
+                    ty: S::I1,
+                    mutable: true,
+                },
+            );
+        }
         let r = self.block(b, body, None);
+        self.scopes.pop();
         self.loops.pop();
         r.map(drop)
+    }
+
+    /// `continue`: sets the loop's flag; the rest of the body runs only where it is unset.
+    pub(super) fn continue_(&mut self, b: &mut KernelBuilder, c: &syn::ExprContinue) -> Result<()> {
+        no_label(&c.label)?;
+        if self.loops.is_empty() {
+            return err(c, "`continue` outside of a loop");
+        }
+        let yes = b.const_bool(true);
+        self.set_local(CONTINUED, yes);
+        self.continued = true;
+        Ok(())
+    }
+
+    /// Whether `stmt` may have continued the enclosing loop (it contains a `continue` of it).
+    pub(super) fn may_have_continued(&self, stmt: &syn::Stmt) -> bool {
+        if self.lookup(CONTINUED).is_none() {
+            return false;
+        }
+        let mut finder = Continues(false);
+        finder.visit_stmt(stmt);
+        finder.0
+    }
+
+    /// `rest`, the statements after one that may have continued the loop, lowered in an
+    /// `if` on the loop's flag; their assignments to outer variables are its results.
+    pub(super) fn unless_continued(
+        &mut self,
+        b: &mut KernelBuilder,
+        rest: &[syn::Stmt],
+        expect: Option<ScalarType>,
+    ) -> Result<Option<Val>> {
+        let (flag, _) = self.local_val(CONTINUED);
+        let carried = self.assigned_outer(|a| rest.iter().for_each(|s| a.visit_stmt(s)));
+        let saved = self.carried_vals(&carried);
+        let types: Vec<Type> = saved.iter().map(|v| v.1).collect();
+        let mut failed = Ok(());
+        let results = b.if_else(
+            flag,
+            &types,
+            |_| saved.iter().map(|v| v.0).collect(),
+            |b| {
+                self.region(b, &mut failed, |l, b| {
+                    l.scopes.push(HashMap::new());
+                    let value = l.stmts(b, rest, expect);
+                    l.scopes.pop();
+                    if let (Some(v), Some(last)) = (value?, rest.last()) {
+                        return err(
+                            last,
+                            format!(
+                                "a block that may `continue` cannot end in a {} value",
+                                rust_name(v.ty)
+                            ),
+                        );
+                    }
+                    Ok(l.carried_values(&carried))
+                })
+            },
+        );
+        self.close_region(failed, &carried, &results, None)
     }
 
     /// After a region: reports the error it parked, rebinds the `carried` locals to its
@@ -225,7 +308,13 @@ impl Lower {
         let (Some(start), Some(end)) = (&range.start, &range.end) else {
             return err(range, "`for` ranges need both bounds: `a..b`");
         };
-        let t = self.infer_pair(start, end).unwrap_or(S::I32);
+        let t = [&**start, &**end]
+            .into_iter()
+            .chain(step)
+            .find_map(|e| self.static_ty(e))
+            .or_else(|| self.inferred.of(f))
+            .or_else(|| self.infer_pair(start, end))
+            .unwrap_or(S::I32);
         if !t.is_int() || t == S::I1 {
             return err(
                 range,
@@ -238,7 +327,7 @@ impl Lower {
             Some(s) => self.value(b, s, Some(t))?.v,
             None => b.const_int(t, 1),
         };
-        let carried = self.assigned_outer(|a| a.visit_block(&f.body));
+        let carried = self.assigned_outer(|a| a.visit_expr_for_loop(f));
         let inits = self.carried_values(&carried);
         let mut failed = Ok(());
         let results = b.for_range(lb.v, ub.v, step, &inits, |b, iv, args| {
@@ -308,7 +397,7 @@ impl Lower {
                 .or_else(|| self.infer(first))
                 .unwrap_or(S::I32)
         });
-        let carried = self.assigned_outer(|a| a.visit_block(&lp.body));
+        let carried = self.assigned_outer(|a| a.visit_expr_loop(lp));
         let vals = self.carried_vals(&carried);
         let inits: Vec<Value> = vals.iter().map(|v| v.0).collect();
         let mut types: Vec<Type> = vals.iter().map(|v| v.1).collect();
@@ -360,10 +449,31 @@ impl Lower {
     }
 }
 
-/// Names assigned (`x = ...`, `x += ...`) anywhere in a syntax tree.
+/// Names assigned (`x = ...`, `x += ...`) anywhere in a syntax tree, and the [`CONTINUED`]
+/// flag of the loop around it where it has a `continue` of that loop.
 pub(super) struct Assigned(Vec<String>);
 
 impl<'ast> Visit<'ast> for Assigned {
+    fn visit_expr_continue(&mut self, _: &'ast syn::ExprContinue) {
+        self.0.push(CONTINUED.into());
+    }
+    // The `continue`s of inner loops set their own flags.
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        let outer = self.0.len();
+        syn::visit::visit_expr_for_loop(self, f);
+        drop_flags(&mut self.0, outer);
+    }
+    fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
+        let outer = self.0.len();
+        syn::visit::visit_expr_while(self, w);
+        drop_flags(&mut self.0, outer);
+    }
+    fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
+        let outer = self.0.len();
+        syn::visit::visit_expr_loop(self, l);
+        drop_flags(&mut self.0, outer);
+    }
+
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
         if let Expr::Path(p) = &*a.left
             && let Some(i) = p.path.get_ident()
@@ -382,6 +492,25 @@ impl<'ast> Visit<'ast> for Assigned {
         }
         syn::visit::visit_expr_binary(self, bin);
     }
+}
+
+/// Removes the [`CONTINUED`] flags recorded after `from`: those of an inner loop.
+fn drop_flags(names: &mut Vec<String>, from: usize) {
+    let inner = names.split_off(from);
+    names.extend(inner.into_iter().filter(|n| n != CONTINUED));
+}
+
+/// Whether a syntax tree has a `continue` of the loop around it (not of nested loops).
+struct Continues(bool);
+
+impl<'ast> Visit<'ast> for Continues {
+    fn visit_expr_continue(&mut self, _: &'ast syn::ExprContinue) {
+        self.0 = true;
+    }
+    fn visit_expr_loop(&mut self, _: &'ast syn::ExprLoop) {}
+    fn visit_expr_while(&mut self, _: &'ast syn::ExprWhile) {}
+    fn visit_expr_for_loop(&mut self, _: &'ast syn::ExprForLoop) {}
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
 }
 
 /// The values of the `break`s that leave one `loop` (not those of nested loops).

@@ -103,9 +103,18 @@ impl Lower {
                 None
             }
             Expr::Continue(c) => {
-                return err(c, "`continue` is not supported in kernels: use `if`");
+                self.continue_(b, c)?;
+                None
             }
             Expr::Return(r) => {
+                if let Some(f) = self.inlining.last() {
+                    return err(
+                        r,
+                        format!(
+                            "`return` in device function `{f}`: it is inlined, so give its value as the body's last expression"
+                        ),
+                    );
+                }
                 if self.in_role {
                     return err(
                         r,
@@ -207,11 +216,12 @@ impl Lower {
                     ty,
                 })
             }
+            Some(Binding::ModuleConst(index)) => self.module_const(b, index, p),
             Some(Binding::Slice { .. }) => {
                 err(p, format!("`{ident}` is a slice: index it, `{ident}[i]`"))
             }
             Some(Binding::Tile { ty, .. }) => err(p, tile_as_scalar(&ident.to_string(), ty)),
-            None => err(p, format!("cannot find value `{ident}` in this kernel")),
+            None => self.not_found(p, format!("cannot find value `{ident}` in this kernel")),
         }
     }
 
@@ -396,6 +406,9 @@ impl Lower {
                     Some(Binding::Const(_)) => {
                         return err(p, format!("cannot assign to const generic `{name}`"));
                     }
+                    Some(Binding::ModuleConst(_)) => {
+                        return err(p, format!("cannot assign to constant `{name}`"));
+                    }
                     Some(Binding::Tile { mutable, ty, .. }) => {
                         if !mutable {
                             return err(
@@ -412,7 +425,10 @@ impl Lower {
                         self.set_local(&name, new);
                         return Ok(());
                     }
-                    None => return err(p, format!("cannot find value `{name}` in this kernel")),
+                    None => {
+                        return self
+                            .not_found(p, format!("cannot find value `{name}` in this kernel"));
+                    }
                 };
                 let new = self.combine(b, compound, Val { v: old, ty }, right)?;
                 self.set_local(&name, new.v);

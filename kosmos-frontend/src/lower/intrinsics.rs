@@ -291,7 +291,7 @@ fn unknown_call(path: &syn::Path) -> String {
         ),
         _ => format!(
             "cannot find function `{name}` among the kernel intrinsics (they are listed in \
-             kosmos-frontend's docs)"
+             kosmos-frontend's docs) or the file's `#[device]` functions"
         ),
     };
     let words = |n: &'static str| n.split('_').collect::<Vec<_>>();
@@ -383,9 +383,15 @@ impl Lower {
         expect: Option<ScalarType>,
     ) -> Result<Option<Val>> {
         let Some(call) = Call::of(c) else {
-            return err(&c.func, "only intrinsics can be called in kernels");
+            return err(
+                &c.func,
+                "only intrinsics and `#[device]` functions can be called in kernels",
+            );
         };
         let name = &call.name;
+        if let Some(f) = self.items.clone().device(name) {
+            return self.device_call(b, c, f, expect);
+        }
         let found = intrinsic(name);
         if let Some(Intrinsic {
             lowering: Let(form, _),
@@ -405,7 +411,7 @@ impl Lower {
             let Expr::Path(p) = &*c.func else {
                 unreachable!("Call::of takes paths only")
             };
-            return err(&c.func, unknown_call(&p.path));
+            return self.not_found(&c.func, unknown_call(&p.path));
         };
         let v = match intrinsic.lowering {
             Tile(_) => {

@@ -54,7 +54,9 @@ impl Lower {
             syn::GenericArgument::Type(syn::Type::Path(p)) if p.path.get_ident().is_some() => {
                 let ident = p.path.get_ident().expect("checked");
                 match self.lookup(&ident.to_string()) {
-                    Some(Binding::Const(v)) => u64::from(v),
+                    Some(Binding::Const(_) | Binding::ModuleConst(_)) => {
+                        self.const_eval(&syn::parse_quote!(#ident), SHARED_LEN)?
+                    }
                     _ => {
                         return err(p, non_constant(SHARED_LEN));
                     }

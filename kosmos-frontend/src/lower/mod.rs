@@ -13,9 +13,13 @@
 //! barriers, fences, atomics), `math`, `tiles` (fragments, vectors, asynchronous copies) and
 //! `sched` (the team intrinsics).
 
+pub(crate) use self::device::check_device;
+
 mod bounds;
 mod control;
+mod device;
 mod expr;
+mod infer;
 mod intrinsics;
 mod math;
 mod memory;
@@ -26,6 +30,7 @@ mod types;
 
 pub use intrinsics::intrinsic_names;
 
+use crate::items::Items;
 use crate::sig::{Instance, KernelDef, ParamKind, rust_name};
 use control::LoopCtx;
 use kosmos_ir::{AddrSpace, Kernel, KernelBuilder, ScalarType, Type, Value};
@@ -61,6 +66,8 @@ enum Binding {
         len: Option<Value>,
     },
     Const(u32),
+    /// A module-level `const` item: the index of its `Items::consts` entry.
+    ModuleConst(usize),
     /// A fragment or vector variable: only tile intrinsics take it.
     Tile {
         v: Value,
@@ -86,6 +93,19 @@ struct Lower {
     sched: Option<Rc<Sched>>,
     /// Lowering a role body of `dispatch`.
     in_role: bool,
+    /// The device functions and constants of the kernel's file.
+    items: Rc<Items>,
+    /// The device functions being inlined, outermost first (a call of one of them recurses).
+    inlining: Vec<String>,
+    /// The current region reached a `continue`: the rest of its block is skipped.
+    continued: bool,
+    /// The types that literal inference gave unannotated `let`s and `for` variables
+    /// ([`infer::Solution`]).
+    inferred: infer::Solution,
+    /// A name was not found that may be an item the `Items` lack (they are incomplete).
+    unresolved: bool,
+    /// The error came from the body of an inlined device function.
+    failed_inlined: bool,
 }
 
 fn err<T>(tokens: impl quote::ToTokens, message: impl std::fmt::Display) -> Result<T> {
@@ -99,6 +119,27 @@ fn mismatch(expected: ScalarType, found: &str) -> String {
 impl KernelDef {
     /// Lowers one instance to an IR kernel and verifies it.
     pub fn lower(&self, inst: &Instance) -> Result<Kernel> {
+        self.lower_instance(inst).0
+    }
+
+    /// Checks every instance as [`KernelDef::lower`] does (the `#[kernel]` macro's check),
+    /// except for two errors it leaves to others: one in the body of a device function,
+    /// which `#[device]` reports at its tokens ([`DeviceFn::check`]), and, when the
+    /// kernel's `items` are incomplete, one after a name that may be a missing item, which
+    /// the build step reports.
+    pub fn check(&self) -> Result<()> {
+        for inst in &self.instances {
+            match self.lower_instance(inst) {
+                (Err(_), l) if l.failed_inlined => return Ok(()),
+                (Err(_), l) if l.unresolved && !self.items.complete => return Ok(()),
+                (r, _) => drop(r?),
+            }
+        }
+        Ok(())
+    }
+
+    /// [`KernelDef::lower`], and the lowering's state where it ended.
+    fn lower_instance(&self, inst: &Instance) -> (Result<Kernel>, Lower) {
         let mut b = KernelBuilder::new(self.instance_name(inst), self.max_workgroup_size);
         if !self.file.is_empty() {
             b.set_source(&self.file);
@@ -134,28 +175,49 @@ impl KernelDef {
             };
             scope.insert(name, binding);
         }
-        // Slice lengths, read once at the kernel's entry (unused ones cost nothing on GPUs).
-        for binding in scope.values_mut() {
-            if let Binding::Slice { ptr, elem, len, .. } = binding {
+        // Slice lengths, read once at the kernel's entry (unused ones cost nothing on GPUs),
+        // in parameter order so that the IR is the same on every build.
+        for p in &self.params {
+            if let Some(Binding::Slice { ptr, elem, len, .. }) = scope.get_mut(&p.name.to_string())
+            {
                 *len = Some(Lower::param_len(&mut b, *ptr, *elem));
             }
         }
-        let mut l = Lower {
-            file: self.file.clone(),
+        let sched = team.map(|t| Rc::new(Sched::new(&mut b, t, SchedOptions::default())));
+        let mut l = Lower::new(self.file.clone(), self.items.clone(), sched);
+        l.scopes = vec![scope];
+        l.infer_body(&self.body);
+        let r = l.body(b, self);
+        (r, l)
+    }
+}
+
+impl Lower {
+    fn new(file: String, items: Rc<Items>, sched: Option<Rc<Sched>>) -> Lower {
+        Lower {
+            file,
             unsafe_depth: 0,
-            scopes: vec![scope],
+            scopes: Vec::new(),
             loops: Vec::new(),
             depth: 0,
             terminated: false,
-            sched: team.map(|t| Rc::new(Sched::new(&mut b, t, SchedOptions::default()))),
+            sched,
             in_role: false,
-        };
-        if let Some(v) = l.stmts(&mut b, &self.body.stmts, None)? {
-            let tail = self
-                .body
-                .stmts
-                .last()
-                .expect("a tail value has a statement");
+            items,
+            inlining: Vec::new(),
+            continued: false,
+            inferred: infer::Solution::default(),
+            unresolved: false,
+            failed_inlined: false,
+        }
+    }
+}
+
+impl Lower {
+    /// Lowers the kernel's body and verifies the kernel.
+    fn body(&mut self, mut b: KernelBuilder, def: &KernelDef) -> Result<Kernel> {
+        if let Some(v) = self.stmts(&mut b, &def.body.stmts, None)? {
+            let tail = def.body.stmts.last().expect("a tail value has a statement");
             return err(
                 tail,
                 format!(
@@ -165,11 +227,11 @@ impl KernelDef {
             );
         }
         let mut kernel = b.finish();
-        kernel.max_subgroups = self.max_subgroups;
-        kernel.min_resident = self.min_resident;
+        kernel.max_subgroups = def.max_subgroups;
+        kernel.min_resident = def.min_resident;
         let kernel = kosmos_ir::verify(kernel).map_err(|e| {
             Error::new(
-                self.name.span(),
+                def.name.span(),
                 format!("the kernel's IR does not verify:\n{e}"),
             )
         })?;
@@ -178,8 +240,20 @@ impl KernelDef {
 }
 
 impl Lower {
+    /// What `name` stands for: a variable, parameter or const generic in scope, else a
+    /// module-level constant.
     fn lookup(&self, name: &str) -> Option<Binding> {
-        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name).copied())
+            .or_else(|| Some(Binding::ModuleConst(self.items.constant(name)?.0)))
+    }
+
+    /// The error for a name that is not found: may be an item the `Items` lack.
+    fn not_found<T>(&mut self, tokens: impl quote::ToTokens, message: String) -> Result<T> {
+        self.unresolved = true;
+        err(tokens, message)
     }
 
     fn bind(&mut self, name: String, binding: Binding) {

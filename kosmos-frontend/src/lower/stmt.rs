@@ -30,8 +30,14 @@ impl Lower {
     ) -> Result<Option<Val>> {
         let mut result = None;
         for (i, stmt) in stmts.iter().enumerate() {
-            if self.terminated {
-                return err(stmt, "unreachable code after `break` or `return`");
+            if self.terminated || self.continued {
+                return err(
+                    stmt,
+                    "unreachable code after `break`, `continue` or `return`",
+                );
+            }
+            if i > 0 && self.may_have_continued(&stmts[i - 1]) {
+                return self.unless_continued(b, &stmts[i..], expect);
             }
             match stmt {
                 syn::Stmt::Local(local) => self.local(b, local)?,
@@ -103,7 +109,10 @@ impl Lower {
             return Ok(());
         }
         let expect = ann.map(|t| scalar_type(t, "variable")).transpose()?;
-        let expect = expect.or_else(|| self.infer(&init.expr));
+        let expect = expect
+            .or_else(|| self.static_ty(&init.expr))
+            .or_else(|| self.inferred.of(local))
+            .or_else(|| self.default_ty(&init.expr));
         let val = self.value(b, &init.expr, expect)?;
         self.bind(
             name,

@@ -58,6 +58,39 @@ impl TileTy {
         }
     }
 
+    /// The type a device function's parameter names (`FragA`, `FragB`, `FragAcc`,
+    /// `WideAcc`, `Vec8<T>`, see [`crate::items::TILE_TYPES`]).
+    pub(super) fn of_type(ty: &syn::Type) -> Result<TileTy> {
+        let seg = match ty {
+            syn::Type::Path(p) => p.path.segments.last(),
+            _ => None,
+        };
+        let elem = |seg: &syn::PathSegment| match &seg.arguments {
+            syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+                Some(syn::GenericArgument::Type(t)) if a.args.len() == 1 => {
+                    let elem = crate::sig::scalar_type(t, "vector element")?;
+                    check_vector_elem(t, elem)?;
+                    Ok(elem)
+                }
+                _ => err(seg, "write `Vec8<T>`, `T` the element type"),
+            },
+            _ => err(seg, "write `Vec8<T>`, `T` the element type"),
+        };
+        Ok(match seg {
+            Some(s) if s.ident == "FragA" => TileTy::Frag(FragRole::A),
+            Some(s) if s.ident == "FragB" => TileTy::Frag(FragRole::B),
+            Some(s) if s.ident == "FragAcc" => TileTy::Frag(FragRole::Acc),
+            Some(s) if s.ident == "WideAcc" => TileTy::Frag(FragRole::WideAcc),
+            Some(s) if s.ident == "Vec8" => TileTy::Vector(elem(s)?),
+            _ => {
+                return err(
+                    ty,
+                    "expected a fragment or vector type: `FragA`, `FragB`, `FragAcc`, `WideAcc` or `Vec8<T>`",
+                );
+            }
+        })
+    }
+
     /// How messages name it, after the intrinsics that make it.
     pub(super) fn name(self) -> String {
         match self {
@@ -350,7 +383,7 @@ pub(super) fn tile_as_scalar(name: &str, ty: TileTy) -> String {
 }
 
 /// Vectors are 16 bytes at most: 8 lanes of 8- or 16-bit elements.
-fn check_vector_elem(e: &Expr, elem: ScalarType) -> Result<()> {
+fn check_vector_elem(e: &impl quote::ToTokens, elem: ScalarType) -> Result<()> {
     if elem != S::I1 && elem.bits() <= 16 {
         return Ok(());
     }

@@ -91,30 +91,57 @@ impl Lower {
         }
     }
 
-    /// Evaluates a constant expression of literals and const generics; `what` names it in
-    /// the error for anything else.
+    /// Evaluates a constant expression of literals, const generics and integer module
+    /// constants; `what` names it in the error for anything else.
     pub(super) fn const_eval(&self, e: &Expr, what: &str) -> Result<u64> {
+        self.const_eval_in(e, what, None)
+    }
+
+    /// [`Lower::const_eval`]; in a module constant's expression (`item_depth`: how many
+    /// constants deep) names are other module constants only.
+    fn const_eval_in(&self, e: &Expr, what: &str, item_depth: Option<usize>) -> Result<u64> {
         let fail = || err(e, non_constant(what));
+        let eval = |e: &Expr| self.const_eval_in(e, what, item_depth);
         match e {
             Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(i),
                 ..
             }) => i.base10_parse(),
-            Expr::Paren(p) => self.const_eval(&p.expr, what),
-            Expr::Group(g) => self.const_eval(&g.expr, what),
+            Expr::Paren(p) => eval(&p.expr),
+            Expr::Group(g) => eval(&g.expr),
             Expr::Block(bl) if bl.block.stmts.len() == 1 => match &bl.block.stmts[0] {
-                syn::Stmt::Expr(inner, None) => self.const_eval(inner, what),
+                syn::Stmt::Expr(inner, None) => eval(inner),
                 _ => fail(),
             },
-            Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
-                Some(Binding::Const(v)) => Ok(u64::from(v)),
-                _ => fail(),
-            },
+            Expr::Path(p) => {
+                let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
+                    return fail();
+                };
+                let binding = match item_depth {
+                    Some(_) => self
+                        .items
+                        .constant(&name)
+                        .map(|(i, _)| Binding::ModuleConst(i)),
+                    None => self.lookup(&name),
+                };
+                match binding {
+                    Some(Binding::Const(v)) => Ok(u64::from(v)),
+                    Some(Binding::ModuleConst(index)) => {
+                        let c = &self.items.consts[index];
+                        let depth = item_depth.map_or(0, |d| d + 1);
+                        if depth > self.items.consts.len() {
+                            return err(e, format!("constant `{name}` is defined by itself"));
+                        }
+                        if !c.ty.is_int() || c.ty == S::I1 {
+                            return fail();
+                        }
+                        self.const_eval_in(&c.expr, what, Some(depth))
+                    }
+                    _ => fail(),
+                }
+            }
             Expr::Binary(bin) => {
-                let (l, r) = (
-                    self.const_eval(&bin.left, what)?,
-                    self.const_eval(&bin.right, what)?,
-                );
+                let (l, r) = (eval(&bin.left)?, eval(&bin.right)?);
                 let v = match bin.op {
                     syn::BinOp::Add(_) => l.checked_add(r),
                     syn::BinOp::Sub(_) => l.checked_sub(r),
@@ -134,7 +161,8 @@ impl Lower {
     /// The type `e` has regardless of context, where it can be told without lowering it:
     /// unsuffixed literals and const generics have none (they adapt), except that when
     /// nothing else decides, an integer literal is `i32`, a float literal `f64` and a const
-    /// generic `u32`.
+    /// generic `u32` (the types of `let` variables initialised so are inferred from their
+    /// uses beforehand: `infer`).
     pub(super) fn infer(&self, e: &Expr) -> Option<ScalarType> {
         self.static_ty(e).or_else(|| self.default_ty(e))
     }
@@ -150,7 +178,7 @@ impl Lower {
             .or(db)
     }
 
-    fn default_ty(&self, e: &Expr) -> Option<ScalarType> {
+    pub(super) fn default_ty(&self, e: &Expr) -> Option<ScalarType> {
         match e {
             Expr::Lit(l) => match &l.lit {
                 syn::Lit::Int(_) => Some(S::I32),
@@ -173,7 +201,7 @@ impl Lower {
         }
     }
 
-    fn static_ty(&self, e: &Expr) -> Option<ScalarType> {
+    pub(super) fn static_ty(&self, e: &Expr) -> Option<ScalarType> {
         use syn::BinOp as B;
         match e {
             Expr::Lit(l) => match &l.lit {
@@ -187,6 +215,7 @@ impl Lower {
             }
             Expr::Path(p) => match self.lookup(&p.path.get_ident()?.to_string())? {
                 Binding::Local { ty, .. } => Some(ty),
+                Binding::ModuleConst(index) => Some(self.items.consts[index].ty),
                 _ => None,
             },
             Expr::Paren(p) => self.static_ty(&p.expr),
@@ -226,6 +255,9 @@ impl Lower {
             Expr::MethodCall(m) => self
                 .static_ty(&m.receiver)
                 .or_else(|| m.args.iter().find_map(|a| self.static_ty(a))),
+            Expr::Call(c) if self.items.device(&Call::of(c)?.name).is_some() => {
+                self.items.device(&Call::of(c)?.name)?.ret
+            }
             Expr::Call(c) => match &intrinsic(&Call::of(c)?.name)?.lowering {
                 Lowering::Scalar(ResultTy::Fixed(t), _) => Some(*t),
                 Lowering::Scalar(ResultTy::Element, _) => match c.args.first()? {
@@ -259,5 +291,5 @@ fn path_ident(e: &Expr) -> Option<&syn::Ident> {
 
 /// The message for a non-constant where `what` must be a constant.
 pub(super) fn non_constant(what: &str) -> String {
-    format!("{what} must be a constant: literals and const generics only")
+    format!("{what} must be a constant: literals, const generics and integer `const` items only")
 }

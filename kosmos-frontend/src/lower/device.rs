@@ -1,0 +1,252 @@
+//! Calls of `#[device]` functions, inlined: the callee's body is lowered at the call, in a
+//! scope of its own that binds its parameters to the caller's values (slices to the caller's
+//! slices, with their lengths, so accesses stay checked), and its tail value is the call's.
+//! Module-level constants are lowered where they are used, from their expressions.
+
+use super::tiles::TileTy;
+use super::{Binding, Lower, Val, err, mismatch, strip_parens};
+use crate::items::{DeviceFn, DeviceParamTy, Items};
+use crate::sig::{DEFAULT_MAX_WORKGROUP_SIZE, rust_name};
+use kosmos_ir::{AddrSpace, FragRole, KernelBuilder, ScalarType, Type};
+use std::collections::HashMap;
+use std::rc::Rc;
+use syn::{Expr, Result};
+
+/// [`DeviceFn::check`].
+pub(crate) fn check_device(f: &DeviceFn, items: Rc<Items>) -> Result<()> {
+    Lower::check_device(f, items)
+}
+
+impl Lower {
+    /// `f(args...)` of device function `f`, inlined.
+    pub(super) fn device_call(
+        &mut self,
+        b: &mut KernelBuilder,
+        c: &syn::ExprCall,
+        f: &DeviceFn,
+        expect: Option<ScalarType>,
+    ) -> Result<Option<Val>> {
+        let name = f.name.to_string();
+        if let Some(first) = self.inlining.iter().position(|n| *n == name) {
+            let mut chain = self.inlining[first..].to_vec();
+            chain.push(name.clone());
+            return err(
+                c,
+                format!(
+                    "`{name}` calls itself ({}): device functions are inlined, so they cannot recurse",
+                    chain.join(" -> ")
+                ),
+            );
+        }
+        if c.args.len() != f.params.len() {
+            return err(
+                c,
+                format!(
+                    "`{name}` takes {} argument(s), found {}",
+                    f.params.len(),
+                    c.args.len()
+                ),
+            );
+        }
+        let mut scope = HashMap::new();
+        for (p, arg) in f.params.iter().zip(&c.args) {
+            let binding = match &p.ty {
+                DeviceParamTy::Slice { elem, mutable } => self.slice_arg(arg, *elem, *mutable)?,
+                DeviceParamTy::Scalar(t) => Binding::Local {
+                    v: self.value(b, arg, Some(*t))?.v,
+                    ty: *t,
+                    mutable: p.mutable,
+                },
+                DeviceParamTy::Tile(ty) => {
+                    let ty = TileTy::of_type(ty)?;
+                    Binding::Tile {
+                        v: self.tile_arg(b, arg, ty)?,
+                        ty,
+                        mutable: p.mutable,
+                    }
+                }
+            };
+            scope.insert(p.name.to_string(), binding);
+        }
+        let value = self.inline(b, f, scope);
+        self.failed_inlined |= value.is_err();
+        match value? {
+            Some(v) if expect.is_some_and(|t| t != v.ty) => {
+                err(c, mismatch(expect.expect("checked"), rust_name(v.ty)))
+            }
+            value => Ok(value),
+        }
+    }
+
+    /// The body of `f` with its parameters bound by `scope`: its value, checked against its
+    /// return type. The body sees its parameters and the file's items, not the caller's
+    /// variables, loops or `unsafe` blocks.
+    fn inline(
+        &mut self,
+        b: &mut KernelBuilder,
+        f: &DeviceFn,
+        scope: HashMap<String, Binding>,
+    ) -> Result<Option<Val>> {
+        let name = f.name.to_string();
+        let scopes = std::mem::replace(&mut self.scopes, vec![scope]);
+        let loops = std::mem::take(&mut self.loops);
+        let unsafe_depth = std::mem::replace(&mut self.unsafe_depth, 0);
+        self.inlining.push(name.clone());
+        self.infer_body(&f.body);
+        let value = self.block(b, &f.body, f.ret);
+        self.inlining.pop();
+        self.unsafe_depth = unsafe_depth;
+        self.loops = loops;
+        self.scopes = scopes;
+        match (f.ret, value?) {
+            (Some(t), None) => err(
+                &f.body,
+                format!(
+                    "`{name}` returns {}, but its body ends without a value",
+                    rust_name(t)
+                ),
+            ),
+            (None, Some(v)) => err(
+                &f.body,
+                format!(
+                    "`{name}` returns nothing, but its body ends in a {} value: declare `-> {}`",
+                    rust_name(v.ty),
+                    rust_name(v.ty)
+                ),
+            ),
+            (_, value) => Ok(value),
+        }
+    }
+
+    /// Checks `f` on its own, as any call would lower it: its parameters are a kernel's
+    /// (slices and scalars) or fresh accumulators. A function with `FragA`, `FragB` or
+    /// `Vec8` parameters, which only their intrinsics make, is checked where it is called.
+    fn check_device(f: &DeviceFn, items: Rc<Items>) -> Result<()> {
+        let mut b = KernelBuilder::new(f.name.to_string(), DEFAULT_MAX_WORKGROUP_SIZE);
+        let mut scope = HashMap::new();
+        for p in &f.params {
+            let name = p.name.to_string();
+            let binding = match &p.ty {
+                DeviceParamTy::Slice { elem, mutable } => {
+                    let ptr = b.param(&name, Type::GLOBAL_PTR);
+                    Binding::Slice {
+                        ptr,
+                        elem: *elem,
+                        writable: *mutable,
+                        space: AddrSpace::Global,
+                        len: Some(Lower::param_len(&mut b, ptr, *elem)),
+                    }
+                }
+                DeviceParamTy::Scalar(ty) => Binding::Local {
+                    v: b.param(&name, Type::Scalar(*ty)),
+                    ty: *ty,
+                    mutable: p.mutable,
+                },
+                DeviceParamTy::Tile(ty) => {
+                    let (v, ty) = match TileTy::of_type(ty)? {
+                        ty @ TileTy::Frag(FragRole::Acc) => (b.frag_zero(), ty),
+                        ty @ TileTy::Frag(FragRole::WideAcc) => (b.wide_zero(), ty),
+                        _ => return Ok(()),
+                    };
+                    Binding::Tile {
+                        v,
+                        ty,
+                        mutable: p.mutable,
+                    }
+                }
+            };
+            scope.insert(name, binding);
+        }
+        Lower::new(String::new(), items, None)
+            .inline(&mut b, f, scope)
+            .map(drop)
+    }
+
+    /// The slice argument `arg` (`x`, `&x` or `&mut x`) of a `&[elem]` (or `&mut [elem]`,
+    /// `mutable`) parameter.
+    fn slice_arg(&mut self, arg: &Expr, elem: ScalarType, mutable: bool) -> Result<Binding> {
+        let want = format!(
+            "&{}[{}]",
+            if mutable { "mut " } else { "" },
+            rust_name(elem)
+        );
+        let name = match strip_parens(arg) {
+            Expr::Reference(r) => strip_parens(&r.expr),
+            e => e,
+        };
+        let ident = match name {
+            Expr::Path(p) => p.path.get_ident(),
+            _ => None,
+        };
+        let Some(ident) = ident else {
+            return err(
+                arg,
+                format!("expected `{want}`: pass a slice parameter or a shared array by name"),
+            );
+        };
+        match self.lookup(&ident.to_string()) {
+            Some(
+                binding @ Binding::Slice {
+                    elem: found,
+                    writable,
+                    ..
+                },
+            ) => {
+                if found != elem {
+                    return err(
+                        arg,
+                        format!("expected `{want}`, found a slice of {}", rust_name(found)),
+                    );
+                }
+                if mutable && !writable {
+                    return err(
+                        arg,
+                        format!(
+                            "expected `{want}`, but `{ident}` is a `&[{}]` and cannot be written",
+                            rust_name(found)
+                        ),
+                    );
+                }
+                let Binding::Slice {
+                    ptr, space, len, ..
+                } = binding
+                else {
+                    unreachable!("matched a slice")
+                };
+                Ok(Binding::Slice {
+                    ptr,
+                    elem,
+                    writable: mutable,
+                    space,
+                    len,
+                })
+            }
+            None => self.not_found(ident, format!("cannot find value `{ident}` in this kernel")),
+            Some(_) => err(
+                arg,
+                format!("expected `{want}`, found `{ident}`, not a slice"),
+            ),
+        }
+    }
+
+    /// The value of module-level constant `index`, of its declared type: its expression,
+    /// lowered where only constants are in scope.
+    pub(super) fn module_const(
+        &mut self,
+        b: &mut KernelBuilder,
+        index: usize,
+        tokens: &impl quote::ToTokens,
+    ) -> Result<Val> {
+        let c = self.items.consts[index].clone();
+        let name = c.name.to_string();
+        if self.inlining.contains(&name) {
+            return err(tokens, format!("constant `{name}` is defined by itself"));
+        }
+        let scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
+        self.inlining.push(name);
+        let v = self.value(b, &c.expr, Some(c.ty));
+        self.inlining.pop();
+        self.scopes = scopes;
+        v
+    }
+}
