@@ -14,10 +14,6 @@ include!(concat!(env!("OUT_DIR"), "/kosmos_modules.rs"));
 /// Lanes per workgroup: launch every kernel here with this block size.
 pub const BLOCK: u32 = 256;
 
-/// `log2(e)`, for `e^x = 2^(x log2(e))`. (Kernels do not take `std`'s constants yet.)
-#[allow(clippy::approx_constant)]
-const LOG2_E: f32 = 1.442_695;
-
 /// Added to the variance in [`layernorm`].
 pub const EPSILON: f32 = 1e-5;
 
@@ -79,12 +75,6 @@ fn block_scan(scratch: &mut [f32], lane: u32, v: f32) -> f32 {
     scratch[lane]
 }
 
-/// `e^x`, through `exp2`.
-#[device]
-fn exp(x: f32) -> f32 {
-    exp2(x * LOG2_E)
-}
-
 /// `y[r][j] = e^(x[r][j] - max_r) / sum_j e^(x[r][j] - max_r)` for the row `r` of `cols`
 /// elements of each workgroup.
 #[kernel(max_workgroup_size = 256)]
@@ -99,11 +89,11 @@ pub fn softmax(x: &[f32], y: &mut [f32], cols: u32) {
     let largest = block_max(scratch, lane, largest);
     let mut sum = 0.0;
     for j in (lane..cols).step_by(BLOCK) {
-        sum += exp(x[row + j] - largest);
+        sum += (x[row + j] - largest).exp();
     }
     let sum = block_sum(scratch, lane, sum);
     for j in (lane..cols).step_by(BLOCK) {
-        y[row + j] = exp(x[row + j] - largest) / sum;
+        y[row + j] = (x[row + j] - largest).exp() / sum;
     }
 }
 

@@ -1,5 +1,6 @@
-//! Each kernel on the CPU device against an f64 reference: fresh random shapes and inputs,
-//! outputs poisoned with NaN first, checked by relative error.
+//! Each kernel against an f64 reference on the device `KOSMOS_DEVICE` names (default: the
+//! first GPU, else the CPU device): fresh random shapes and inputs, outputs poisoned with NaN
+//! first, checked by relative error.
 
 use dsl::{BLOCK, DSL, EPSILON};
 use kosmos::prelude::*;
@@ -13,7 +14,7 @@ struct Setup {
 }
 
 fn setup() -> Setup {
-    let device = Device::cpu().unwrap();
+    let device = Device::from_env().unwrap();
     let module = device.load_module(&DSL.image().unwrap()).unwrap();
     let stream = device.stream().unwrap();
     let seed = rand::random();
