@@ -17,7 +17,8 @@
 //!
 //! The body of a kernel is never compiled for the host: the macro replaces the function by a
 //! module holding its typed launcher (`scale::launch(&module, &stream, cfg, &mut x, 2.0, n)`).
-//! The language (a Rust subset) and its intrinsics are described in `kosmos_frontend`.
+//! The language (a Rust subset) is described, one checked example per topic, in [`dsl`]
+//! (`docs/dsl.md`); every intrinsic and rule in `kosmos_frontend`.
 
 pub use half::{bf16, f16};
 pub use kosmos_macros::{device, kernel};
@@ -41,3 +42,7 @@ pub mod prelude {
     pub use crate::runtime::{Buffer, Device, LaunchConfig, Module, Stream};
     pub use crate::{Ordering, Scope, Team, bf16, device, f16, kernel};
 }
+
+/// The language reference (`docs/dsl.md`): its examples are this crate's doc tests.
+#[doc = include_str!("../../docs/dsl.md")]
+pub mod dsl {}
