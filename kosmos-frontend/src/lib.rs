@@ -152,6 +152,14 @@ pub fn is_kernel_attr(attr: &syn::Attribute) -> bool {
         .is_some_and(|s| s.ident == "kernel")
 }
 
+/// Whether `file` holds `f` (the same signature and body): whether the items of `file` are
+/// those a macro expanding `f` sees (code included from elsewhere, such as doc tests, is not).
+pub fn file_holds(file: &syn::File, f: &syn::ItemFn) -> bool {
+    fns_in_file(file)
+        .iter()
+        .any(|g| g.sig == f.sig && g.block == f.block)
+}
+
 /// The functions of a source file, inline modules included, in file order.
 fn fns_in_file(file: &syn::File) -> Vec<&syn::ItemFn> {
     fn walk<'a>(items: &'a [syn::Item], out: &mut Vec<&'a syn::ItemFn>) {
@@ -251,13 +259,11 @@ pub fn lower_file_lenient(path: &str, source: &str) -> (Vec<kosmos_ir::Kernel>, 
 /// [`lower_source`] of the file at `path`, which bounds errors name with the line and
 /// column of the access.
 pub fn lower_file(path: &str, source: &str) -> syn::Result<Vec<kosmos_ir::Kernel>> {
-    let file = syn::parse_file(source)?;
-    let mut kernels = Vec::new();
-    for mut def in kernels_in_file(&file)? {
-        def.file = path.to_string();
-        kernels.extend(def.lower_all()?);
+    let (kernels, errors) = lower_file_lenient(path, source);
+    match errors.into_iter().next() {
+        Some(first) => Err(first),
+        None => Ok(kernels),
     }
-    Ok(kernels)
 }
 
 #[cfg(test)]

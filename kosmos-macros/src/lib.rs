@@ -68,27 +68,13 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// it cannot be read or parsed, or does not hold `f` (code included from elsewhere, such as
 /// doc tests, is not that file's).
 fn file_items(f: &syn::ItemFn) -> Rc<Items> {
-    let holds_f = |file: &syn::File| {
-        let mut found = false;
-        FindFn(f, &mut found).visit_file(file);
-        found
-    };
     let items = proc_macro::Span::call_site()
         .local_file()
         .and_then(|path| std::fs::read_to_string(path).ok())
         .and_then(|source| syn::parse_file(&source).ok())
-        .filter(holds_f)
+        .filter(|file| kosmos_frontend::file_holds(file, f))
         .and_then(|file| kosmos_frontend::items_in_file(&file).ok());
     Rc::new(items.unwrap_or_default())
-}
-
-/// Finds a function with the signature and body of `.0`.
-struct FindFn<'a>(&'a syn::ItemFn, &'a mut bool);
-
-impl<'ast> Visit<'ast> for FindFn<'_> {
-    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        *self.1 |= f.sig == self.0.sig && f.block == self.0.block;
-    }
 }
 
 /// A use of each of `items`' constants that `body` names.
