@@ -43,6 +43,36 @@ pub fn reduce_partial(input: &[f32], partials: &mut [f32], n: u32) {
     }
 }
 
+/// The tile row of output tile `tile` in the grouped order of the GEMMs: runs of 8 tile rows,
+/// column by column, so that tiles running at one time share rows of `a` and columns of `b`.
+#[device]
+fn tile_row(tile: u32, tiles_m: u32, tiles_n: u32) -> u32 {
+    let first_row = tile / (8 * tiles_n) * 8;
+    let group_rows = min(tiles_m - first_row, 8);
+    first_row + tile % (8 * tiles_n) % group_rows
+}
+
+/// The tile column of output tile `tile` in the order of [`tile_row`].
+#[device]
+fn tile_col(tile: u32, tiles_m: u32, tiles_n: u32) -> u32 {
+    let first_row = tile / (8 * tiles_n) * 8;
+    let group_rows = min(tiles_m - first_row, 8);
+    tile % (8 * tiles_n) / group_rows
+}
+
+/// Whether `a` and `b` hold the `need_a` and `need_b` elements a GEMM reads unchecked; where
+/// one does not, the checked read of its last needed element names it in the launch's error.
+#[device]
+fn operands_fit(a: &[bf16], b: &[bf16], need_a: u64, need_b: u64) -> bool {
+    if need_a > a.len() {
+        let missing = a[need_a - 1];
+    }
+    if need_b > b.len() {
+        let missing = b[need_b - 1];
+    }
+    need_a <= a.len() && need_b <= b.len()
+}
+
 /// `C = A B` (A `m x k`, B `k x n`, row-major bf16; C f32, f32 accumulation) on register
 /// fragments, any sizes (ragged edges masked).
 ///
@@ -99,23 +129,14 @@ pub fn gemm<const PERSISTENT: u32>(
     // element it would read.
     let need_a = (m as u64) * (k as u64);
     let need_b = (k as u64) * (n as u64);
-    if need_a > a.len() {
-        let missing = a[need_a - 1];
-        return;
-    }
-    if need_b > b.len() {
-        let missing = b[need_b - 1];
+    if !operands_fit(a, b, need_a, need_b) {
         return;
     }
     let mut tile = workgroup_id_x();
     while tile < tiles {
         // Grouped order: runs of 8 tile rows, column by column.
-        let per_group = 8 * tiles_n;
-        let first_row = tile / per_group * 8;
-        let group_rows = min(tiles_m - first_row, 8);
-        let in_group = tile % per_group;
-        let m0 = (first_row + in_group % group_rows) * 128;
-        let n0 = in_group / group_rows * 128;
+        let m0 = tile_row(tile, tiles_m, tiles_n) * 128;
+        let n0 = tile_col(tile, tiles_m, tiles_n) * 128;
 
         let mut c00 = frag_zero();
         let mut c01 = frag_zero();
@@ -348,22 +369,13 @@ pub fn gemm_group<const PERSISTENT: u32>(
     let tail_b: u64 = if (n & 7) == 0 { 0 } else { 7 };
     let need_a = (m as u64) * (k as u64) + tail_a;
     let need_b = (k as u64) * (n as u64) + tail_b;
-    if need_a > a.len() {
-        let missing = a[need_a - 1];
-        return;
-    }
-    if need_b > b.len() {
-        let missing = b[need_b - 1];
+    if !operands_fit(a, b, need_a, need_b) {
         return;
     }
     let mut tile = workgroup_id_x();
     while tile < tiles {
-        let per_group = 8 * tiles_n;
-        let first_row = tile / per_group * 8;
-        let group_rows = min(tiles_m - first_row, 8);
-        let in_group = tile % per_group;
-        let m0 = (first_row + in_group % group_rows) * 128;
-        let n0 = in_group / group_rows * 128;
+        let m0 = tile_row(tile, tiles_m, tiles_n) * 128;
+        let n0 = tile_col(tile, tiles_m, tiles_n) * 128;
 
         let mut acc = wide_zero();
         for s in 0..steps + 1 {

@@ -65,6 +65,9 @@ impl Lower {
         let text = span
             .source_text()
             .unwrap_or_else(|| e.to_token_stream().to_string());
+        // One line: an access written over several lines (or, in a macro's expansion, a
+        // span that falls back to the whole attribute) keeps its words.
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         let place = format!("{}:{}", start.line, start.column + 1);
         Origin(match self.file.as_str() {
             "" => format!("{place}: {text}"),
