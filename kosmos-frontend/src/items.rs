@@ -68,9 +68,28 @@ impl ModuleConst {
 pub struct DeviceFn {
     pub name: Ident,
     pub params: Vec<DeviceParam>,
-    /// The scalar it returns (`None`: it returns nothing).
-    pub ret: Option<ScalarType>,
+    pub ret: DeviceRet,
     pub body: syn::Block,
+}
+
+/// What a device function returns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeviceRet {
+    Nothing,
+    Scalar(ScalarType),
+    /// A fragment or vector, by the name of its type, as for [`DeviceParamTy::Tile`]: how a
+    /// shared piece of a kernel (a GEMM main loop) hands back its accumulator.
+    Tile(Box<syn::Type>),
+}
+
+impl DeviceRet {
+    /// The scalar type returned, if a scalar is.
+    pub fn scalar(&self) -> Option<ScalarType> {
+        match self {
+            DeviceRet::Scalar(t) => Some(*t),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -171,8 +190,9 @@ impl DeviceFn {
             });
         }
         let ret = match &sig.output {
-            syn::ReturnType::Default => None,
-            syn::ReturnType::Type(_, ty) => Some(scalar_type(ty, "return")?),
+            syn::ReturnType::Default => DeviceRet::Nothing,
+            syn::ReturnType::Type(_, ty) if is_tile_type(ty) => DeviceRet::Tile(ty.clone()),
+            syn::ReturnType::Type(_, ty) => DeviceRet::Scalar(scalar_type(ty, "return")?),
         };
         Ok(DeviceFn {
             name: sig.ident.clone(),

@@ -139,7 +139,9 @@ mod items;
 mod lower;
 mod sig;
 
-pub use items::{DeviceFn, DeviceParam, DeviceParamTy, Items, ModuleConst, is_device_attr};
+pub use items::{
+    DeviceFn, DeviceParam, DeviceParamTy, DeviceRet, Items, ModuleConst, is_device_attr,
+};
 pub use lower::intrinsic_names;
 pub use sig::{Instance, KernelDef, Param, ParamKind};
 use std::rc::Rc;

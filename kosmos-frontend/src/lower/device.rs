@@ -5,9 +5,9 @@
 
 use super::tiles::TileTy;
 use super::{Binding, Lower, Val, err, mismatch, strip_parens};
-use crate::items::{DeviceFn, DeviceParamTy, Items};
+use crate::items::{DeviceFn, DeviceParamTy, DeviceRet, Items};
 use crate::sig::{DEFAULT_MAX_WORKGROUP_SIZE, rust_name};
-use kosmos_ir::{AddrSpace, FragRole, KernelBuilder, ScalarType, Type};
+use kosmos_ir::{AddrSpace, FragRole, KernelBuilder, ScalarType, Type, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
 use syn::{Expr, Result};
@@ -18,7 +18,7 @@ pub(crate) fn check_device(f: &DeviceFn, items: Rc<Items>) -> Result<()> {
 }
 
 impl Lower {
-    /// `f(args...)` of device function `f`, inlined.
+    /// `f(args...)` of device function `f`, inlined: its scalar value, if it returns one.
     pub(super) fn device_call(
         &mut self,
         b: &mut KernelBuilder,
@@ -26,6 +26,47 @@ impl Lower {
         f: &DeviceFn,
         expect: Option<ScalarType>,
     ) -> Result<Option<Val>> {
+        if let DeviceRet::Tile(_) = f.ret {
+            return err(
+                c,
+                format!(
+                    "`{}` returns a fragment or vector: bind it with `let`",
+                    f.name
+                ),
+            );
+        }
+        let scope = self.bind_args(b, c, f)?;
+        let value = self.inline(b, f, scope);
+        self.failed_inlined |= value.is_err();
+        match value? {
+            Some(v) if expect.is_some_and(|t| t != v.ty) => {
+                err(c, mismatch(expect.expect("checked"), rust_name(v.ty)))
+            }
+            value => Ok(value),
+        }
+    }
+
+    /// `f(args...)` of a device function `f` that returns a fragment or vector, inlined.
+    pub(super) fn device_tile_call(
+        &mut self,
+        b: &mut KernelBuilder,
+        c: &syn::ExprCall,
+        f: &DeviceFn,
+    ) -> Result<(Value, TileTy)> {
+        let scope = self.bind_args(b, c, f)?;
+        let value = self.inline_tile(b, f, scope);
+        self.failed_inlined |= value.is_err();
+        value
+    }
+
+    /// The scope of an inlined call of `f`: its parameters bound to the arguments of `c`,
+    /// after checking that the call does not recurse.
+    fn bind_args(
+        &mut self,
+        b: &mut KernelBuilder,
+        c: &syn::ExprCall,
+        f: &DeviceFn,
+    ) -> Result<HashMap<String, Binding>> {
         let name = f.name.to_string();
         if let Some(first) = self.inlining.iter().position(|n| *n == name) {
             let mut chain = self.inlining[first..].to_vec();
@@ -68,37 +109,43 @@ impl Lower {
             };
             scope.insert(p.name.to_string(), binding);
         }
-        let value = self.inline(b, f, scope);
-        self.failed_inlined |= value.is_err();
-        match value? {
-            Some(v) if expect.is_some_and(|t| t != v.ty) => {
-                err(c, mismatch(expect.expect("checked"), rust_name(v.ty)))
-            }
-            value => Ok(value),
-        }
+        Ok(scope)
+    }
+
+    /// Runs `body` in the scope of an inlined call of `f` (its parameters bound by `scope`):
+    /// the body sees its parameters and the file's items, not the caller's variables, loops
+    /// or `unsafe` blocks.
+    fn in_callee<T>(
+        &mut self,
+        b: &mut KernelBuilder,
+        f: &DeviceFn,
+        scope: HashMap<String, Binding>,
+        body: impl FnOnce(&mut Self, &mut KernelBuilder) -> Result<T>,
+    ) -> Result<T> {
+        let scopes = std::mem::replace(&mut self.scopes, vec![scope]);
+        let loops = std::mem::take(&mut self.loops);
+        let unsafe_depth = std::mem::replace(&mut self.unsafe_depth, 0);
+        self.inlining.push(f.name.to_string());
+        self.infer_body(&f.body);
+        let value = body(self, b);
+        self.inlining.pop();
+        self.unsafe_depth = unsafe_depth;
+        self.loops = loops;
+        self.scopes = scopes;
+        value
     }
 
     /// The body of `f` with its parameters bound by `scope`: its value, checked against its
-    /// return type. The body sees its parameters and the file's items, not the caller's
-    /// variables, loops or `unsafe` blocks.
+    /// return type.
     fn inline(
         &mut self,
         b: &mut KernelBuilder,
         f: &DeviceFn,
         scope: HashMap<String, Binding>,
     ) -> Result<Option<Val>> {
-        let name = f.name.to_string();
-        let scopes = std::mem::replace(&mut self.scopes, vec![scope]);
-        let loops = std::mem::take(&mut self.loops);
-        let unsafe_depth = std::mem::replace(&mut self.unsafe_depth, 0);
-        self.inlining.push(name.clone());
-        self.infer_body(&f.body);
-        let value = self.block(b, &f.body, f.ret);
-        self.inlining.pop();
-        self.unsafe_depth = unsafe_depth;
-        self.loops = loops;
-        self.scopes = scopes;
-        match (f.ret, value?) {
+        let name = &f.name;
+        let value = self.in_callee(b, f, scope, |s, b| s.block(b, &f.body, f.ret.scalar()))?;
+        match (f.ret.scalar(), value) {
             (Some(t), None) => err(
                 &f.body,
                 format!(
@@ -116,6 +163,37 @@ impl Lower {
             ),
             (_, value) => Ok(value),
         }
+    }
+
+    /// The body of `f`, which returns a fragment or vector, with its parameters bound by
+    /// `scope`: the statements, then the tail expression as a tile of the declared type.
+    fn inline_tile(
+        &mut self,
+        b: &mut KernelBuilder,
+        f: &DeviceFn,
+        scope: HashMap<String, Binding>,
+    ) -> Result<(Value, TileTy)> {
+        let DeviceRet::Tile(ret) = &f.ret else {
+            unreachable!("called for tile-returning functions")
+        };
+        let want = TileTy::of_type(ret)?;
+        let Some((syn::Stmt::Expr(tail, None), stmts)) = f.body.stmts.split_last() else {
+            return err(
+                &f.body,
+                format!(
+                    "`{}` returns {}: end its body with that value",
+                    f.name,
+                    want.name()
+                ),
+            );
+        };
+        self.in_callee(b, f, scope, |s, b| {
+            s.scopes.push(HashMap::new());
+            s.stmts(b, stmts, None)?;
+            let v = s.tile_arg(b, tail, want)?;
+            s.scopes.pop();
+            Ok((v, want))
+        })
     }
 
     /// Checks `f` on its own, as any call would lower it: its parameters are a kernel's
@@ -157,9 +235,11 @@ impl Lower {
             };
             scope.insert(name, binding);
         }
-        Lower::new(String::new(), items, None)
-            .inline(&mut b, f, scope)
-            .map(drop)
+        let mut lower = Lower::new(String::new(), items, None);
+        match f.ret {
+            DeviceRet::Tile(_) => lower.inline_tile(&mut b, f, scope).map(drop),
+            _ => lower.inline(&mut b, f, scope).map(drop),
+        }
     }
 
     /// The slice argument `arg` (`x`, `&x` or `&mut x`) of a `&[elem]` (or `&mut [elem]`,

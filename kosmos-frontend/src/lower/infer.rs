@@ -543,7 +543,7 @@ impl Walk<'_> {
                 self.unify(t, Term::Known(*p));
             }
         }
-        f.ret.map_or(Term::Unknown, Term::Known)
+        f.ret.scalar().map_or(Term::Unknown, Term::Known)
     }
 }
 

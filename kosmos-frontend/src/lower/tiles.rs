@@ -5,6 +5,7 @@
 use super::bounds::{Elem, Reach};
 use super::intrinsics::{Call, Lowering, intrinsic};
 use super::{Binding, Lower, err, strip_parens};
+use crate::items::DeviceRet;
 use crate::sig::rust_name;
 use kosmos_ir::{AddrSpace, FragRole, KernelBuilder, Op, ScalarType, Type, Value};
 use syn::{Error, Expr, Result};
@@ -130,6 +131,12 @@ impl Lower {
         let Some(call) = Call::of(c) else {
             return Ok(None);
         };
+        if let Some(f) = self.items.clone().device(&call.name) {
+            return match f.ret {
+                DeviceRet::Tile(_) => self.device_tile_call(b, c, f).map(Some),
+                _ => Ok(None),
+            };
+        }
         let Some(intrinsic) = intrinsic(&call.name) else {
             return Ok(None);
         };

@@ -256,7 +256,7 @@ impl Lower {
                 .static_ty(&m.receiver)
                 .or_else(|| m.args.iter().find_map(|a| self.static_ty(a))),
             Expr::Call(c) if self.items.device(&Call::of(c)?.name).is_some() => {
-                self.items.device(&Call::of(c)?.name)?.ret
+                self.items.device(&Call::of(c)?.name)?.ret.scalar()
             }
             Expr::Call(c) => match &intrinsic(&Call::of(c)?.name)?.lowering {
                 Lowering::Scalar(ResultTy::Fixed(t), _) => Some(*t),

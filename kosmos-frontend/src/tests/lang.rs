@@ -215,6 +215,51 @@ fn device_functions_take_fragments() {
     lower_source(src).unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// A main loop in a device function that takes and returns the accumulator, called twice:
+/// `out = 2 a b` for a 16 x 32 `a` and a 32 x 16 `b` of small integers (exact in bf16 and
+/// f32), against an f64 reference.
+#[test]
+fn device_functions_return_fragments() {
+    let src = r#"
+        #[device]
+        fn accumulate(a: &[bf16], b: &[bf16], k: u32, acc: FragAcc) -> FragAcc {
+            let mut sum = acc;
+            for k0 in (0..k).step_by(16) {
+                sum = mma(frag_load_a(&a[k0], k), frag_load_b(&b[k0 * 16], 16), sum);
+            }
+            sum
+        }
+
+        #[kernel(max_workgroup_size = 32)]
+        fn k(x: &[f32], out: &mut [f32], n: u32) {
+            let a = shared_array::<bf16, 512>();
+            let b = shared_array::<bf16, 512>();
+            let lane = workitem_id_x();
+            for i in (lane..512).step_by(32) {
+                a[i] = x[i] as bf16;
+                b[i] = x[512 + i] as bf16;
+            }
+            barrier();
+            let once = accumulate(&a, &b, n, frag_zero());
+            let twice = accumulate(&a, &b, n, once);
+            frag_store(&out[0], twice, 16);
+        }
+    "#;
+    let mut rng = SmallRng::seed_from_u64(rand::random());
+    let x: Vec<f32> = (0..1024).map(|_| rng.random_range(-3..=3) as f32).collect();
+    let got = run_f32(src, &x, 256, 32, 32);
+    let want: Vec<f64> = (0..256)
+        .map(|ij| {
+            let (i, j) = (ij / 16, ij % 16);
+            let dot: f64 = (0..32)
+                .map(|p| x[i * 32 + p] as f64 * x[512 + p * 16 + j] as f64)
+                .sum();
+            2.0 * dot
+        })
+        .collect();
+    assert_close(&got, &want, 0.0);
+}
+
 #[test]
 fn device_function_misuse_is_an_error_at_the_call() {
     let cases = [
@@ -247,6 +292,16 @@ fn device_function_misuse_is_an_error_at_the_call() {
             "#[device] fn f(x: u32) -> u32 { x }\n#[kernel] fn k(out: &mut [u32]) { out[0] = f(1, 2); }",
             "`f` takes 1 argument(s), found 2",
             (2, 43),
+        ),
+        (
+            "#[device] fn f(a: FragAcc) -> FragAcc { a }\n#[kernel] fn k(c: &mut [f32]) { f(frag_zero()); }",
+            "`f` returns a fragment or vector: bind it with `let`",
+            (2, 32),
+        ),
+        (
+            "#[device] fn f(a: FragAcc) -> FragAcc { let b = a; }\n#[kernel] fn k(c: &mut [f32]) { let x = f(frag_zero()); }",
+            "`f` returns an accumulator fragment",
+            (1, 38),
         ),
     ];
     for (src, message, at) in cases {
