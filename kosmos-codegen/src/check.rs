@@ -236,6 +236,24 @@ impl HsacoSummary {
         self.kernels.iter().find(|k| k.name == name)
     }
 
+    /// The kernel `name` if it is listed with its `<name>.kd` descriptor and uses neither
+    /// scratch memory nor spills; else what is wrong with it.
+    pub fn clean_kernel(&self, name: &str) -> Result<&HsacoKernel, String> {
+        let k = self
+            .kernel(name)
+            .ok_or_else(|| format!("{name} not in the notes"))?;
+        if k.symbol != format!("{name}.kd") {
+            return Err(format!("{name}: descriptor symbol {}", k.symbol));
+        }
+        if k.private_segment_fixed_size != 0 {
+            return Err(format!("{name} uses scratch"));
+        }
+        if (k.sgpr_spill_count, k.vgpr_spill_count) != (0, 0) {
+            return Err(format!("{name} spills"));
+        }
+        Ok(k)
+    }
+
     /// Reads the kernel list and target out of `llvm-readelf --notes` output.
     pub fn parse(notes: &str) -> Result<HsacoSummary, String> {
         // One map of top-level keys per kernel: `  - .key: v` opens one, `    .key: v` adds.

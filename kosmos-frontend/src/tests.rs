@@ -3,13 +3,13 @@
 
 use crate::lower_source;
 use kosmos_ir::{Constant, FragRole, Op, ScalarType, Type, Value};
-use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, ModuleImage};
+use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, Module, ModuleImage};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 use std::collections::HashMap;
 
-/// Lowers `src`, runs its one kernel as `grid x block` on `args`, and returns the `u32`
-/// buffer `out` afterwards.
-fn run_u32(src: &str, len: usize, scalars: &[u32], grid: u32, block: u32) -> Vec<u32> {
+/// Lowers `src` and loads it on a fresh CPU device; returns the device, the module and the
+/// name of its first kernel.
+pub(crate) fn load_on_cpu(src: &str) -> (Device, Module, String) {
     let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
     let name = kernels[0].name.clone();
     let device = Device::cpu().unwrap();
@@ -18,6 +18,13 @@ fn run_u32(src: &str, len: usize, scalars: &[u32], grid: u32, block: u32) -> Vec
             kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
         ))
         .unwrap();
+    (device, module, name)
+}
+
+/// Lowers `src`, runs its one kernel as `grid x block` on `args`, and returns the `u32`
+/// buffer `out` afterwards.
+fn run_u32(src: &str, len: usize, scalars: &[u32], grid: u32, block: u32) -> Vec<u32> {
+    let (device, module, name) = load_on_cpu(src);
     let out = Buffer::<u32>::from_slice(&device, &vec![u32::MAX; len]).unwrap();
     let mut args = vec![KernelArg::from(&out)];
     args.extend(scalars.iter().map(|s| KernelArg::from(*s)));
@@ -269,16 +276,7 @@ fn fragments_vectors_and_subgroups() {
             ids[lane] = subgroup_id() * 1000 + subgroup_size() * 10 + subgroup_lane() % 10;
         }
     "#;
-    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
-    let device = Device::cpu().unwrap();
-    let module = device
-        .load_module(&ModuleImage::new(
-            kosmos_ir::verify_module(kosmos_ir::Module {
-                kernels: kernels.clone(),
-            })
-            .unwrap(),
-        ))
-        .unwrap();
+    let (device, module, _) = load_on_cpu(src);
     let (m, n, kk) = (16usize, 16usize, 32usize);
     let a: Vec<half::bf16> = (0..m * kk)
         .map(|i| half::bf16::from_f32((i % 7) as f32 - 3.0))
@@ -651,18 +649,24 @@ fn group_misuse_is_an_error_at_its_tokens() {
     }
 }
 
+/// `#[kernel(attr = N)]` takes N in 1..=32, rejecting others at the value; `valid` ends up
+/// in the kernel (`field`), which is `None` without the attribute.
+fn assert_count_attribute(attr: &str, valid: u32, field: fn(&kosmos_ir::Kernel) -> Option<u32>) {
+    for bad in ["0", "33"] {
+        let src = format!("#[kernel({attr} = {bad})]\nfn k(a: &mut [u32]) {{}}");
+        let (got, line, col) = error(&src);
+        assert_eq!(got, format!("{attr} must be in 1..=32"));
+        assert_eq!((line, col), (1, format!("#[kernel({attr} = ").len()));
+    }
+    let src = format!("#[kernel({attr} = {valid})] fn k(a: &mut [u32]) {{}}");
+    assert_eq!(field(&lower_source(&src).unwrap()[0]), Some(valid));
+    let kernels = lower_source("#[kernel] fn k(a: &mut [u32]) {}").unwrap();
+    assert_eq!(field(&kernels[0]), None);
+}
+
 #[test]
 fn max_subgroups_is_checked_at_the_attribute() {
-    for bad in ["0", "33"] {
-        let src = format!("#[kernel(max_subgroups = {bad})]\nfn k(a: &mut [u32]) {{}}");
-        let (got, line, col) = error(&src);
-        assert_eq!(got, "max_subgroups must be in 1..=32");
-        assert_eq!((line, col), (1, "#[kernel(max_subgroups = ".len()));
-    }
-    let kernels = lower_source("#[kernel(max_subgroups = 32)] fn k(a: &mut [u32]) {}").unwrap();
-    assert_eq!(kernels[0].max_subgroups, Some(32));
-    let kernels = lower_source("#[kernel] fn k(a: &mut [u32]) {}").unwrap();
-    assert_eq!(kernels[0].max_subgroups, None);
+    assert_count_attribute("max_subgroups", 32, |k| k.max_subgroups);
     let (got, ..) = error("#[kernel(max_lanes = 4)] fn k(a: &mut [u32]) {}");
     assert!(got.contains("`max_subgroups = N`"), "{got}");
 }
@@ -726,13 +730,7 @@ fn group_gemm_with_async_copies_runs() {
             .collect()
     };
     let (a, bm) = (random(mm * kk), random(kk * n));
-    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
-    let device = Device::cpu().unwrap();
-    let module = device
-        .load_module(&ModuleImage::new(
-            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
-        ))
-        .unwrap();
+    let (device, module, _) = load_on_cpu(src);
     let da = Buffer::from_slice(&device, &a).unwrap();
     let db = Buffer::from_slice(&device, &bm).unwrap();
     let dc = Buffer::from_slice(&device, &vec![f32::NAN; mm * n]).unwrap();
@@ -782,16 +780,7 @@ fn group_gemm_with_async_copies_runs() {
 
 #[test]
 fn min_resident_is_checked_at_the_attribute() {
-    for bad in ["0", "33"] {
-        let src = format!("#[kernel(min_resident = {bad})]\nfn k(a: &mut [u32]) {{}}");
-        let (got, line, col) = error(&src);
-        assert_eq!(got, "min_resident must be in 1..=32");
-        assert_eq!((line, col), (1, "#[kernel(min_resident = ".len()));
-    }
-    let kernels = lower_source("#[kernel(min_resident = 2)] fn k(a: &mut [u32]) {}").unwrap();
-    assert_eq!(kernels[0].min_resident, Some(2));
-    let kernels = lower_source("#[kernel] fn k(a: &mut [u32]) {}").unwrap();
-    assert_eq!(kernels[0].min_resident, None);
+    assert_count_attribute("min_resident", 2, |k| k.min_resident);
 }
 
 #[test]
@@ -841,13 +830,7 @@ fn exp2_approx_is_two_to_the_x() {
             y[t] = exp2_approx(x[t]);
         }
     "#;
-    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
-    let device = Device::cpu().unwrap();
-    let module = device
-        .load_module(&ModuleImage::new(
-            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
-        ))
-        .unwrap();
+    let (device, module, _) = load_on_cpu(src);
     let mut rng = SmallRng::seed_from_u64(rand::random());
     let x: Vec<f32> = (0..256).map(|_| rng.random_range(-120.0..120.0)).collect();
     let dx = Buffer::from_slice(&device, &x).unwrap();
@@ -874,14 +857,7 @@ fn exp2_approx_is_two_to_the_x() {
 /// Runs the one kernel of `src` on the CPU device over `out` (a `u32` slice of `len` NaN-like
 /// poison words), one workgroup of `block` lanes; returns the launch's result and `out`.
 fn launch_u32(src: &str, len: usize, block: u32) -> (kosmos_runtime::Result<()>, Vec<u32>) {
-    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
-    let name = kernels[0].name.clone();
-    let device = Device::cpu().unwrap();
-    let module = device
-        .load_module(&ModuleImage::new(
-            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
-        ))
-        .unwrap();
+    let (device, module, name) = load_on_cpu(src);
     let out = Buffer::<u32>::from_slice(&device, &vec![0xdead_beef; len]).unwrap();
     let stream = device.stream().unwrap();
     let config = LaunchConfig::linear(1, block);

@@ -533,9 +533,7 @@ impl KernelBuilder {
         let next = body(self, args[0], &args[1..]);
         let region = self.close_region(next);
         self.push(Op::For {
-            lb,
-            ub,
-            step,
+            range: ForRange { lb, ub, step },
             inits: inits.to_vec(),
             body: region,
         })

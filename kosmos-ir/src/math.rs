@@ -363,10 +363,7 @@ impl KernelBuilder {
         let two = self.const_f32(2.0);
         let frac = self.div(two, e1);
         let large = self.sub(one, frac);
-        let neg_large = self.unary(UnOp::Neg, large);
-        let zero = self.const_f32(0.0);
-        let negative = self.cmp(CmpPred::Lt, x, zero);
-        let large = self.select(negative, neg_large, large);
+        let large = self.with_sign_of(large, x);
         let is_small = self.cmp_f32(CmpPred::Lt, ax, 0.625);
         // NaN fails `is_small` and goes through exp, which keeps it.
         self.select(is_small, small, large)
@@ -402,15 +399,20 @@ impl KernelBuilder {
         let e = self.exp_f32(r);
         let one = self.const_f32(1.0);
         let large = self.sub(one, e);
-        let neg_large = self.unary(UnOp::Neg, large);
-        let zero = self.const_f32(0.0);
-        let negative = self.cmp(CmpPred::Lt, x, zero);
-        let large = self.select(negative, neg_large, large);
+        let large = self.with_sign_of(large, x);
         let is_large = self.cmp_f32(CmpPred::Gt, ax, 0.927_734_4);
         self.select(is_large, large, small)
     }
 
     // ---- helpers ----
+
+    /// `v` (not negative) with the sign of `x`: `-v` where `x < 0`, for odd functions.
+    fn with_sign_of(&mut self, v: Value, x: Value) -> Value {
+        let negated = self.unary(UnOp::Neg, v);
+        let zero = self.const_f32(0.0);
+        let negative = self.cmp(CmpPred::Lt, x, zero);
+        self.select(negative, negated, v)
+    }
 
     /// `c[0] x^(n-1) + ... + c[n-1]` by Horner's rule with `fma`.
     fn horner_f32(&mut self, x: Value, c: &[f32]) -> Value {

@@ -328,9 +328,11 @@ fn out_of_range_everywhere_does_not_panic() {
             count: u32::MAX,
         },
         Op::For {
-            lb: bad,
-            ub: bad,
-            step: bad,
+            range: ForRange {
+                lb: bad,
+                ub: bad,
+                step: bad,
+            },
             inits: vec![bad],
             body: Region {
                 args: vec![bad],

@@ -52,20 +52,24 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Runs `trial` (which launches `n` times and returns (event ms, host seconds)) TRIALS times
-/// after a warm-up; returns median microseconds per launch.
-fn measure(name: &'static str, n: usize, mut trial: impl FnMut() -> (f64, f64)) -> Figure {
-    trial();
+/// after a warm-up; returns median microseconds per launch, or the first error.
+fn measure<E>(
+    name: &'static str,
+    n: usize,
+    mut trial: impl FnMut() -> Result<(f64, f64), E>,
+) -> Result<Figure, E> {
+    trial()?;
     let (mut ev, mut host) = (Vec::new(), Vec::new());
     for _ in 0..TRIALS {
-        let (ms, secs) = trial();
+        let (ms, secs) = trial()?;
         ev.push(ms * 1e3 / n as f64);
         host.push(secs * 1e6 / n as f64);
     }
-    Figure {
+    Ok(Figure {
         name,
         event_us: median(ev),
         host_us: median(host),
-    }
+    })
 }
 
 fn runtime_figure(device: &Device, n: usize) -> kosmos_runtime::Result<Figure> {
@@ -74,32 +78,21 @@ fn runtime_figure(device: &Device, n: usize) -> kosmos_runtime::Result<Figure> {
     let stream = device.stream()?;
     let buf = device.alloc::<u32>(BLOCK as usize)?;
     let cfg = LaunchConfig::linear(1, BLOCK);
-    let mut failure = None;
-    let fig = measure("kosmos-runtime", n, || {
-        let run = || -> kosmos_runtime::Result<(f64, f64)> {
-            let start = stream.record_event()?;
-            let t = Instant::now();
-            for _ in 0..n {
-                module.launch(
-                    &stream,
-                    "empty",
-                    cfg,
-                    &[KernelArg::from(&buf), KernelArg::from(BLOCK)],
-                )?;
-            }
-            let host = t.elapsed().as_secs_f64();
-            let end = stream.record_event()?;
-            Ok((start.elapsed_ms(&end)? as f64, host))
-        };
-        run().unwrap_or_else(|e| {
-            failure = Some(e);
-            (0.0, 0.0)
-        })
-    });
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(fig),
-    }
+    measure("kosmos-runtime", n, || {
+        let start = stream.record_event()?;
+        let t = Instant::now();
+        for _ in 0..n {
+            module.launch(
+                &stream,
+                "empty",
+                cfg,
+                &[KernelArg::from(&buf), KernelArg::from(BLOCK)],
+            )?;
+        }
+        let host = t.elapsed().as_secs_f64();
+        let end = stream.record_event()?;
+        Ok((start.elapsed_ms(&end)? as f64, host))
+    })
 }
 
 fn cudarc_figure(ordinal: usize, n: usize) -> Result<Figure, cudarc::driver::DriverError> {
@@ -115,29 +108,18 @@ fn cudarc_figure(ordinal: usize, n: usize) -> Result<Figure, cudarc::driver::Dri
         shared_mem_bytes: 0,
     };
     let flags = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
-    let mut failure = None;
-    let fig = measure("cudarc", n, || {
-        let run = || -> Result<(f64, f64), cudarc::driver::DriverError> {
-            let start = stream.record_event(flags)?;
-            let t = Instant::now();
-            for _ in 0..n {
-                let mut launch = stream.launch_builder(&func);
-                launch.arg(&buf).arg(&BLOCK);
-                unsafe { launch.launch(cfg) }?;
-            }
-            let host = t.elapsed().as_secs_f64();
-            let end = stream.record_event(flags)?;
-            Ok((start.elapsed_ms(&end)? as f64, host))
-        };
-        run().unwrap_or_else(|e| {
-            failure = Some(e);
-            (0.0, 0.0)
-        })
-    });
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(fig),
-    }
+    measure("cudarc", n, || {
+        let start = stream.record_event(flags)?;
+        let t = Instant::now();
+        for _ in 0..n {
+            let mut launch = stream.launch_builder(&func);
+            launch.arg(&buf).arg(&BLOCK);
+            unsafe { launch.launch(cfg) }?;
+        }
+        let host = t.elapsed().as_secs_f64();
+        let end = stream.record_event(flags)?;
+        Ok((start.elapsed_ms(&end)? as f64, host))
+    })
 }
 
 fn main() {

@@ -25,19 +25,41 @@ fn amd(target: TargetKind) -> String {
     disassemble_hsaco(&art.bytes, target).unwrap()
 }
 
+/// `code` holds every one of `needles`.
+fn assert_contains(code: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(code.contains(needle), "no `{needle}` in {code}");
+    }
+}
+
 #[test]
 fn sm_90a_signal_wait_and_claim() {
     let ptx = ptx();
     let sys = ptx_entry(&ptx, latency::pingpong(Scope::System)).unwrap();
-    assert!(sys.contains("atom.release.sys.global.add.u32"), "{sys}");
-    assert!(sys.contains("ld.acquire.sys.global.b32"), "{sys}");
-    assert!(sys.contains("nanosleep.u32"), "{sys}");
+    assert_contains(
+        sys,
+        &[
+            "atom.release.sys.global.add.u32",
+            "ld.acquire.sys.global.b32",
+            "nanosleep.u32",
+        ],
+    );
     let agent = ptx_entry(&ptx, latency::pingpong(Scope::Agent)).unwrap();
-    assert!(agent.contains("atom.release.gpu.global.add.u32"), "{agent}");
-    assert!(agent.contains("ld.acquire.gpu.global.b32"), "{agent}");
+    assert_contains(
+        agent,
+        &[
+            "atom.release.gpu.global.add.u32",
+            "ld.acquire.gpu.global.b32",
+        ],
+    );
     let claim = ptx_entry(&ptx, latency::CLAIM).unwrap();
-    assert!(claim.contains("atom.relaxed.gpu.global.add.u32"), "{claim}");
-    assert!(claim.contains("ld.relaxed.gpu.global.b32"), "{claim}");
+    assert_contains(
+        claim,
+        &[
+            "atom.relaxed.gpu.global.add.u32",
+            "ld.relaxed.gpu.global.b32",
+        ],
+    );
     assert!(!claim.contains("fence"), "claims need no fences: {claim}");
 }
 
@@ -45,15 +67,19 @@ fn check_amd(target: TargetKind) {
     let dis = amd(target);
     let sys = disassembly_of(&dis, latency::pingpong(Scope::System)).unwrap();
     // Release at system scope: write back L2, then the atomic; acquire: invalidate after.
-    assert!(sys.contains("buffer_wbl2 sc0 sc1"), "{sys}");
-    assert!(sys.contains("global_atomic_add"), "{sys}");
-    assert!(sys.contains("buffer_inv sc0 sc1"), "{sys}");
-    assert!(sys.contains("s_sleep"), "{sys}");
+    assert_contains(
+        sys,
+        &[
+            "buffer_wbl2 sc0 sc1",
+            "global_atomic_add",
+            "buffer_inv sc0 sc1",
+            "s_sleep",
+        ],
+    );
     let agent = disassembly_of(&dis, latency::pingpong(Scope::Agent)).unwrap();
-    assert!(agent.contains("buffer_wbl2 sc1"), "{agent}");
-    assert!(agent.contains("buffer_inv sc1"), "{agent}");
+    assert_contains(agent, &["buffer_wbl2 sc1", "buffer_inv sc1"]);
     let claim = disassembly_of(&dis, latency::CLAIM).unwrap();
-    assert!(claim.contains("global_atomic_add"), "{claim}");
+    assert_contains(claim, &["global_atomic_add"]);
     assert!(
         !claim.contains("buffer_wbl2") && !claim.contains("buffer_inv"),
         "{claim}"

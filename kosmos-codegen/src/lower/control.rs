@@ -6,7 +6,7 @@ use inkwell::IntPredicate;
 use inkwell::basic_block::BasicBlock;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValue, BasicValueEnum, PhiValue};
-use kosmos_ir::{Kernel, Region, Type, Value};
+use kosmos_ir::{ForRange, Kernel, Region, Type, Value};
 
 /// How a region ended.
 pub(super) enum Exit<'ctx> {
@@ -141,9 +141,7 @@ impl<'ctx> Cx<'_, 'ctx> {
 
     pub(super) fn lower_for(
         &mut self,
-        lb: Value,
-        ub: Value,
-        step: Value,
+        ForRange { lb, ub, step }: ForRange,
         inits: &[Value],
         body: &Region,
     ) -> Result<Vec<BasicValueEnum<'ctx>>, Fail> {

@@ -335,13 +335,7 @@ impl<'ctx> Cx<'_, 'ctx> {
                 else_region,
                 result_types,
             } => self.lower_if(*cond, then_region, else_region, result_types)?,
-            Op::For {
-                lb,
-                ub,
-                step,
-                inits,
-                body,
-            } => self.lower_for(*lb, *ub, *step, inits, body)?,
+            Op::For { range, inits, body } => self.lower_for(*range, inits, body)?,
             Op::Loop {
                 inits,
                 body,

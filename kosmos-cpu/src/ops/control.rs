@@ -88,21 +88,15 @@ impl Compiler<'_> {
                 els: self.nested_region(else_region, results, None),
                 exits: exits(then_region) || exits(else_region),
             },
-            Op::For {
-                lb,
-                ub,
-                step,
-                inits,
-                body,
-            } => {
+            Op::For { range, inits, body } => {
                 // The body's arguments: the induction variable, then the carried values.
                 let args = Self::slots(&body.args[1..]);
                 let next: Vec<Slot> = args.iter().map(|a| self.new_slot(*a)).collect();
                 Control::For(For {
-                    ty: self.sty(*lb),
-                    lb: lb.0,
-                    ub: ub.0,
-                    step: step.0,
+                    ty: self.sty(range.lb),
+                    lb: range.lb.0,
+                    ub: range.ub.0,
+                    step: range.step.0,
                     inits: Self::slots(inits),
                     iv: body.args[0].0,
                     body: self.nested_region(body, results.clone(), Some(next.clone())),

@@ -24,6 +24,12 @@ impl OpField for Vec<Value> {
     }
 }
 
+impl OpField for super::ForRange {
+    fn operands(&self, out: &mut Vec<Value>) {
+        out.extend(self.values());
+    }
+}
+
 impl OpField for Option<(Value, Value)> {
     fn operands(&self, out: &mut Vec<Value>) {
         if let Some((a, b)) = self {

@@ -239,6 +239,22 @@ impl Constant {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Origin(pub String);
 
+/// The iteration space of a `for`: from `lb` up to (not including) `ub` by `step`, all of one
+/// integer type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ForRange {
+    pub lb: Value,
+    pub ub: Value,
+    pub step: Value,
+}
+
+impl ForRange {
+    /// `[lb, ub, step]`, in operand order.
+    pub fn values(self) -> [Value; 3] {
+        [self.lb, self.ub, self.step]
+    }
+}
+
 /// The families of ops. Each layer handles a family in one place (the CPU device in
 /// `kosmos-cpu/src/ops/<family>.rs`), so a new op of a family is one arm there.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -521,10 +537,10 @@ define_ops! {
         syntax custom
         results |_ty| result_types.clone();
     /// `for iv in (lb..ub).step_by(step)` with loop-carried values. `body.args` are the
-    /// induction variable (the type of `lb`, `ub`, `step`) followed by one argument per
+    /// induction variable (the type of the `range`) followed by one argument per
     /// `inits` entry; the body's `yield` gives the next iteration's values, and the results
     /// are the carried values after the last iteration. `step` must be positive.
-    For { lb: Value, ub: Value, step: Value, inits: Vec<Value>, body: Region } = "for"
+    For { range: ForRange, inits: Vec<Value>, body: Region } = "for"
         family Control
         syntax custom
         results |ty| inits.iter().map(|v| ty(*v)).collect();

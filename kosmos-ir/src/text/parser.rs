@@ -7,8 +7,8 @@ use super::ParseError;
 use super::Syntax;
 use super::lexer::{Tok, Token, lex};
 use crate::{
-    AddrSpace, Constant, Dim, FragRole, IdKind, Inst, Kernel, Loc, MAX_REGION_DEPTH, Module, Op,
-    Region, ScalarType, Type, Value,
+    AddrSpace, Constant, Dim, ForRange, FragRole, IdKind, Inst, Kernel, Loc, MAX_REGION_DEPTH,
+    Module, Op, Region, ScalarType, Type, Value,
 };
 use std::collections::HashMap;
 
@@ -565,9 +565,7 @@ impl Parser {
                     inits.push(init);
                 }
                 Op::For {
-                    lb,
-                    ub,
-                    step,
+                    range: ForRange { lb, ub, step },
                     inits,
                     body: self.scoped_block(args)?,
                 }

@@ -146,20 +146,14 @@ impl<'k> Printer<'k> {
                 }
                 return;
             }
-            Op::For {
-                lb,
-                ub,
-                step,
-                inits,
-                body,
-            } => {
+            Op::For { range, inits, body } => {
                 let iv = body.args.first().map_or_else(|| "%?".to_string(), n);
                 let carried = body.args.get(1..).unwrap_or(&[]);
                 let head = format!(
                     "for {iv} = {} to {} step {}{} {{\n",
-                    n(lb),
-                    n(ub),
-                    n(step),
+                    n(&range.lb),
+                    n(&range.ub),
+                    n(&range.step),
                     self.iter_clause(carried, inits)
                 );
                 self.out.push_str(&head);

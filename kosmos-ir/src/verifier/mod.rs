@@ -811,13 +811,7 @@ impl<'k> Verifier<'k> {
                 else_region,
                 result_types,
             } => self.if_(at, *cond, then_region, else_region, result_types),
-            Op::For {
-                lb,
-                ub,
-                step,
-                inits,
-                body,
-            } => self.for_(at, [*lb, *ub, *step], inits, body),
+            Op::For { range, inits, body } => self.for_(at, range.values(), inits, body),
             Op::Loop {
                 inits,
                 body,
