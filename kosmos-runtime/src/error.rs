@@ -49,6 +49,12 @@ pub enum Error {
         origin: String,
         polls: u64,
     },
+    /// A tensor map's argument is unusable (see `TensorMap::tiled`).
+    #[error("bad tensor map: `{argument}`: {problem}")]
+    BadTensorMap {
+        argument: &'static str,
+        problem: String,
+    },
     /// The CPU device reported an error.
     #[error("CPU device: {0}")]
     Cpu(#[from] kosmos_cpu::CpuError),
