@@ -180,3 +180,85 @@ fn check<T: DeviceScalar>(buffer: &Buffer<T>, shape: TensorShape, swizzle: Swizz
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Device;
+
+    const SHAPE: TensorShape = TensorShape {
+        rows: 16,
+        cols: 64,
+        row_stride: 64,
+        box_rows: 8,
+        box_cols: 64,
+    };
+
+    /// The argument a map of `shape` over `len` elements of `T` is refused for.
+    fn refused<T: DeviceScalar + Default>(
+        len: usize,
+        shape: TensorShape,
+        swizzle: Swizzle,
+    ) -> &'static str {
+        let device = Device::cpu().unwrap();
+        let buffer = Buffer::from_slice(&device, &vec![T::default(); len]).unwrap();
+        match TensorMap::tiled(&buffer, shape, swizzle) {
+            Err(Error::BadTensorMap { argument, .. }) => argument,
+            Err(e) => panic!("{e}"),
+            Ok(_) => "",
+        }
+    }
+
+    #[test]
+    fn bad_maps_are_refused_naming_the_argument() {
+        use half::bf16;
+        let with = |f: fn(&mut TensorShape)| {
+            let mut s = SHAPE;
+            f(&mut s);
+            s
+        };
+        assert_eq!(refused::<bf16>(1024, SHAPE, Swizzle::B128), "");
+        assert_eq!(refused::<bf16>(1023, SHAPE, Swizzle::B128), "buffer");
+        assert_eq!(refused::<i8>(1024, SHAPE, Swizzle::None), "buffer");
+        assert_eq!(
+            refused::<bf16>(1024, with(|s| s.rows = 0), Swizzle::B128),
+            "rows"
+        );
+        assert_eq!(
+            refused::<bf16>(1024, with(|s| s.cols = 0), Swizzle::B128),
+            "cols"
+        );
+        assert_eq!(
+            refused::<bf16>(2048, with(|s| s.row_stride = 63), Swizzle::B128),
+            "row_stride"
+        );
+        assert_eq!(
+            refused::<bf16>(2048, with(|s| s.row_stride = 68), Swizzle::B128),
+            "row_stride"
+        );
+        assert_eq!(
+            refused::<bf16>(2048, with(|s| s.box_rows = 257), Swizzle::B128),
+            "box_rows"
+        );
+        assert_eq!(
+            refused::<bf16>(2048, with(|s| s.box_rows = 0), Swizzle::B128),
+            "box_rows"
+        );
+        assert_eq!(
+            refused::<bf16>(2048, with(|s| s.box_cols = 4), Swizzle::None),
+            "box_cols"
+        );
+        assert_eq!(
+            refused::<bf16>(2048, with(|s| s.box_cols = 32), Swizzle::B128),
+            "box_cols"
+        );
+        assert_eq!(
+            refused::<bf16>(2048, with(|s| s.box_cols = 32), Swizzle::None),
+            ""
+        );
+        assert_eq!(
+            refused::<f32>(2048, with(|s| s.box_cols = 32), Swizzle::B128),
+            ""
+        );
+    }
+}
