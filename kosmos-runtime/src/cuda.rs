@@ -434,43 +434,6 @@ impl Backend for CudaBackend {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shared_memory_within_the_limit_is_the_dynamic_size() {
-        assert_eq!(shared_for_launch("k", "cuda:0", 0, 232_448).unwrap(), 0);
-        assert_eq!(
-            shared_for_launch("k", "cuda:0", 65_536, 232_448).unwrap(),
-            65_536
-        );
-        assert_eq!(
-            shared_for_launch("k", "cuda:0", 232_448, 232_448).unwrap(),
-            232_448
-        );
-    }
-
-    #[test]
-    fn shared_memory_over_the_limit_is_refused_with_kernel_bytes_and_limit() {
-        let msg = shared_for_launch("gemm", "cuda:1 (NVIDIA H200)", 65_536, 49_152)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            msg.starts_with("launch of `gemm`:")
-                && msg.contains("65536 bytes")
-                && msg.contains("cuda:1 (NVIDIA H200)")
-                && msg.contains("49152"),
-            "{msg}"
-        );
-        // Sizes beyond u32 are refused rather than truncated.
-        let msg = shared_for_launch("huge", "cuda:0", 1 << 32, u32::MAX)
-            .unwrap_err()
-            .to_string();
-        assert!(msg.contains("4294967296 bytes"), "{msg}");
-    }
-}
-
 /// The driver's encoding of a tensor map of `buffer` (checked by `TensorMap::tiled`):
 /// 2-D, element (0, 0) at the buffer's start, zeros for elements outside the tensor, boxes
 /// promoted to L2 in 256-byte lines.
@@ -540,4 +503,41 @@ pub(crate) fn tensor_data_type(t: kosmos_ir::ScalarType) -> Option<sys::CUtensor
         S::BF16 => D::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_memory_within_the_limit_is_the_dynamic_size() {
+        assert_eq!(shared_for_launch("k", "cuda:0", 0, 232_448).unwrap(), 0);
+        assert_eq!(
+            shared_for_launch("k", "cuda:0", 65_536, 232_448).unwrap(),
+            65_536
+        );
+        assert_eq!(
+            shared_for_launch("k", "cuda:0", 232_448, 232_448).unwrap(),
+            232_448
+        );
+    }
+
+    #[test]
+    fn shared_memory_over_the_limit_is_refused_with_kernel_bytes_and_limit() {
+        let msg = shared_for_launch("gemm", "cuda:1 (NVIDIA H200)", 65_536, 49_152)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with("launch of `gemm`:")
+                && msg.contains("65536 bytes")
+                && msg.contains("cuda:1 (NVIDIA H200)")
+                && msg.contains("49152"),
+            "{msg}"
+        );
+        // Sizes beyond u32 are refused rather than truncated.
+        let msg = shared_for_launch("huge", "cuda:0", 1 << 32, u32::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("4294967296 bytes"), "{msg}");
+    }
 }
