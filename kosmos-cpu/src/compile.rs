@@ -112,6 +112,7 @@ impl<'k> Compiler<'k> {
             OpFamily::Machine => Some(Ins::Machine(self.machine(inst, at))),
             OpFamily::Tile => Some(Ins::Tile(self.tile(inst, at))),
             OpFamily::SharedTile => self.shared_tile(inst, at).map(Ins::SharedTile),
+            OpFamily::Async => self.async_copy(inst, at).map(Ins::AsyncCopy),
             OpFamily::Vector => Some(Ins::Vector(self.vector(inst))),
             OpFamily::Control => Some(Ins::Control(self.control(inst, at))),
         }

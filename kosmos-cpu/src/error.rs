@@ -134,6 +134,26 @@ pub enum CpuError {
         len: u64,
     },
     #[error(
+        "kernel {kernel}: workgroup {workgroup:?} lane {lane}: {origin}: gave up after {polls} polls"
+    )]
+    WaitGaveUp {
+        kernel: String,
+        workgroup: [u32; 3],
+        lane: u32,
+        /// Where the wait is in the source, and its text.
+        origin: String,
+        polls: u64,
+    },
+    #[error("kernel {kernel}: workgroup {workgroup:?} lane {lane}: {pos}: `{op}`: {message}")]
+    BadOperand {
+        kernel: String,
+        workgroup: [u32; 3],
+        lane: u32,
+        pos: InstPos,
+        op: &'static str,
+        message: String,
+    },
+    #[error(
         "kernel {kernel}: workgroup {workgroup:?} lane {lane}: {pos}: `{op}` at {addr:#x} is not aligned to {align}"
     )]
     Misaligned {

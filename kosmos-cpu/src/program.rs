@@ -2,7 +2,7 @@
 //! are the few facts the executor dispatches on, and each instruction belongs to the op
 //! family (in [`crate::ops`]) that compiles and executes it.
 
-use crate::ops::{Arith, Atomic, Control, Machine, Memory, SharedTile, Tile, Vector};
+use crate::ops::{Arith, AsyncCopy, Atomic, Control, Machine, Memory, SharedTile, Tile, Vector};
 use kosmos_ir::{FragRole, InstPos, ScalarType};
 
 /// Where a value lives: one per IR value, plus the loop-carried copies the compiler adds.
@@ -48,6 +48,7 @@ pub(crate) enum Ins {
     Machine(Machine),
     Tile(Tile),
     SharedTile(SharedTile),
+    AsyncCopy(AsyncCopy),
     Vector(Vector),
     Control(Control),
 }

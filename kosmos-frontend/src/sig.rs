@@ -55,6 +55,9 @@ pub enum ParamKind {
     /// `team: &Team`, the first parameter of a kernel launched on a `World`: it stands for
     /// the five team parameters of `kosmos_sched::abi::TEAM_PARAMS`.
     Team,
+    /// `map: &TensorMap`: a tensor map (`kosmos_runtime::TensorMap`), a global pointer that
+    /// only `copy_tensor` takes.
+    TensorMap,
 }
 
 /// One set of values for the const generics (in declaration order).
@@ -222,10 +225,25 @@ impl KernelDef {
                         });
                         continue;
                     }
+                    if let syn::Type::Path(tp) = &*r.elem
+                        && tp.path.is_ident("TensorMap")
+                    {
+                        if r.mutability.is_some() {
+                            return Err(Error::new_spanned(
+                                &pt.ty,
+                                "write `&TensorMap`, not `&mut TensorMap`",
+                            ));
+                        }
+                        params.push(Param {
+                            name: pi.ident.clone(),
+                            kind: ParamKind::TensorMap,
+                        });
+                        continue;
+                    }
                     let syn::Type::Slice(s) = &*r.elem else {
                         return Err(Error::new_spanned(
                             &pt.ty,
-                            "unsupported parameter type: references are slices, `&[T]` or `&mut [T]`",
+                            "unsupported parameter type: references are slices, `&[T]` or `&mut [T]`, or `&TensorMap`",
                         ));
                     };
                     let elem = scalar_type(&s.elem, "slice element")?;

@@ -1101,3 +1101,4 @@ fn associated_constants_clamp_and_method_types_follow_rust() {
 }
 
 mod lang;
+mod tensor_copy;

@@ -99,6 +99,14 @@ impl fmt::Display for InstPos {
     }
 }
 
+/// What a launch-error record holds: an out-of-bounds access (`bounds.fail`: its index and
+/// the slice's length) or a wait that gave up (`wait.fail`: its poll count).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    Bounds,
+    Wait,
+}
+
 /// Alignment of a shared allocation of `bytes` bytes, the same on every target: 1024 from
 /// 1 KiB up (what `mma.group` tiles need), else 16 (vector accesses).
 pub fn shared_alloc_align(bytes: u64) -> u64 {
@@ -130,14 +138,14 @@ impl Kernel {
         found
     }
 
-    /// The origins of the kernel's `bounds.fail` ops, in walk order: a GPU's bounds record
-    /// names the failed access by its position here.
-    pub fn bounds_origins(&self) -> Vec<&Origin> {
+    /// The failures the kernel records (`bounds.fail`, `wait.fail`), in walk order: a
+    /// GPU's launch-error record names the failure by its position here.
+    pub fn bounds_origins(&self) -> Vec<(&Origin, Failure)> {
         let mut origins = Vec::new();
-        self.walk(|_, inst| {
-            if let Op::BoundsFail { origin, .. } = &inst.op {
-                origins.push(origin);
-            }
+        self.walk(|_, inst| match &inst.op {
+            Op::BoundsFail { origin, .. } => origins.push((origin, Failure::Bounds)),
+            Op::WaitFail { origin, .. } => origins.push((origin, Failure::Wait)),
+            _ => {}
         });
         origins
     }

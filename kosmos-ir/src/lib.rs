@@ -5,6 +5,7 @@
 //! [`KernelBuilder`], check them with [`verify`], and read or write them in the `.kir` text
 //! format with [`parse_module`] and [`print_module`] (see `docs/ir.md`).
 
+pub mod async_copy;
 mod builder;
 mod kernel;
 mod math;
@@ -15,7 +16,7 @@ mod verifier;
 
 pub use builder::{KernelBuilder, natural_align};
 pub use kernel::{
-    Inst, InstPos, Kernel, Loc, Module, Region, Value, ValueData, shared_alloc_align,
+    Failure, Inst, InstPos, Kernel, Loc, Module, Region, Value, ValueData, shared_alloc_align,
 };
 pub use math::MathFn;
 pub use ops::{

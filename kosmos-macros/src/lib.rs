@@ -170,6 +170,10 @@ fn expand(
                 params.push(quote!(#ident: #t));
                 args.push(quote!(#rt::KernelArg::from(#ident)));
             }
+            ParamKind::TensorMap => {
+                params.push(quote!(#ident: &#rt::TensorMap<'_>));
+                args.push(quote!(#rt::KernelArg::from(#ident)));
+            }
             // `World::launch` passes the team arguments itself.
             ParamKind::Team => {}
         }

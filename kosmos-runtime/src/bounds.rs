@@ -1,16 +1,18 @@
-//! Bounds records: where a GPU kernel notes the first out-of-bounds slice access of a launch
-//! (its `bounds.fail`), read back when a stream that ran the kernel synchronizes. The CPU
+//! Bounds records: where a GPU kernel notes the first failure of a launch, an out-of-bounds
+//! slice access (`bounds.fail`) or a wait that gave up (`wait.fail`), read back when a
+//! stream that ran the kernel synchronizes. The CPU
 //! device needs none: it ends the launch with the error at once.
 
 use crate::buffer::Buffer;
 use crate::device::{Device, DeviceKind};
 use crate::error::{Error, Result};
-use kosmos_ir::VerifiedModule;
+use kosmos_ir::{Failure, VerifiedModule};
 use std::sync::Arc;
 
-/// Words per kernel: the failed access's position among the kernel's
-/// [`bounds_origins`](kosmos_ir::Kernel::bounds_origins) plus one (0: none), its index and
-/// the slice's length; the fourth keeps records 32-byte aligned.
+/// Words per kernel: the failure's position among the kernel's
+/// [`bounds_origins`](kosmos_ir::Kernel::bounds_origins) plus one (0: none), then the
+/// access's index and the slice's length, or the wait's poll count; the fourth keeps
+/// records 32-byte aligned.
 const WORDS: usize = 4;
 
 /// The bounds records of one loaded module: one per kernel.
@@ -37,7 +39,7 @@ impl BoundsRecords {
         self.records.device_ptr() + (index * WORDS * size_of::<u64>()) as u64
     }
 
-    /// The first recorded out-of-bounds access as an error, clearing the records; call it
+    /// The first recorded failure as an error, clearing the records; call it
     /// only when no launch of the module is running.
     pub(crate) fn take_error(&self) -> Result<()> {
         let words = self.records.download()?;
@@ -50,18 +52,31 @@ impl BoundsRecords {
         };
         self.records.fill(0)?;
         let origins = kernel.bounds_origins();
-        let origin = usize::try_from(record[0] - 1)
+        let kernel = kernel.name.clone();
+        let Some((origin, failure)) = usize::try_from(record[0] - 1)
             .ok()
             .and_then(|i| origins.get(i))
-            .map_or_else(
-                || format!("unknown access #{}", record[0] - 1),
-                |o| o.0.clone(),
-            );
-        Err(Error::IndexOutOfBounds {
-            kernel: kernel.name.clone(),
-            origin,
-            index: record[1],
-            len: record[2],
+        else {
+            return Err(Error::IndexOutOfBounds {
+                kernel,
+                origin: format!("unknown access #{}", record[0] - 1),
+                index: record[1],
+                len: record[2],
+            });
+        };
+        let origin = origin.0.clone();
+        Err(match failure {
+            Failure::Bounds => Error::IndexOutOfBounds {
+                kernel,
+                origin,
+                index: record[1],
+                len: record[2],
+            },
+            Failure::Wait => Error::WaitGaveUp {
+                kernel,
+                origin,
+                polls: record[1],
+            },
         })
     }
 }

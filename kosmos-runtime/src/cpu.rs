@@ -134,6 +134,16 @@ impl Backend for CpuBackend {
                 index,
                 len,
             }),
+            Err(CpuError::WaitGaveUp {
+                kernel,
+                origin,
+                polls,
+                ..
+            }) => Err(Error::WaitGaveUp {
+                kernel,
+                origin,
+                polls,
+            }),
             Err(e) => Err(e.into()),
         }
     }

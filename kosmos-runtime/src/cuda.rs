@@ -7,10 +7,12 @@
 //! `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` when their module is loaded.
 
 use crate::backend::{Backend, DeviceOps, KernelRef};
+use crate::buffer::{Buffer, DeviceScalar};
 use crate::device::DeviceKind;
 use crate::error::{Error, Result};
 use crate::image::ModuleImage;
 use crate::module::{ArgBits, KernelArg, KernelShape, LaunchConfig};
+use crate::tensor_map::{Swizzle, TensorShape};
 use cudarc::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream, DriverError, PushKernelArg,
     result, sys,
@@ -430,6 +432,77 @@ impl Backend for CudaBackend {
             .result(),
         )
     }
+}
+
+/// The driver's encoding of a tensor map of `buffer` (checked by `TensorMap::tiled`):
+/// 2-D, element (0, 0) at the buffer's start, zeros for elements outside the tensor, boxes
+/// promoted to L2 in 256-byte lines.
+pub(crate) fn encode_tensor_map<T: DeviceScalar>(
+    buffer: &Buffer<T>,
+    shape: TensorShape,
+    swizzle: Swizzle,
+) -> Result<[u64; 16]> {
+    use sys::{
+        CUtensorMapFloatOOBfill as Fill, CUtensorMapInterleave as Interleave,
+        CUtensorMapL2promotion as L2, CUtensorMapSwizzle as Sw,
+    };
+    let elem = T::SCALAR_TYPE;
+    let data_type = tensor_data_type(elem)
+        .expect("TensorMap::tiled takes only element types the copy engine knows");
+    let e = u64::from(elem.size_bytes());
+    // Inner dimension first; strides of every dimension but the first, in bytes.
+    let dims = [shape.cols, shape.rows];
+    let strides = [shape.row_stride * e];
+    let boxes = [shape.box_cols, shape.box_rows];
+    let element_strides = [1u32, 1];
+    let swizzle = match swizzle {
+        Swizzle::None => Sw::CU_TENSOR_MAP_SWIZZLE_NONE,
+        Swizzle::B128 => Sw::CU_TENSOR_MAP_SWIZZLE_128B,
+    };
+    let mut map = sys::CUtensorMap { opaque: [0; 16] };
+    // SAFETY: every pointer is to a live array of the rank (2) the call reads, `map` is the
+    // out-parameter; the driver only encodes, touching no memory at the buffer's address.
+    let r = unsafe {
+        sys::cuTensorMapEncodeTiled(
+            &mut map,
+            data_type,
+            2,
+            buffer.device_ptr() as *mut std::ffi::c_void,
+            dims.as_ptr(),
+            strides.as_ptr(),
+            boxes.as_ptr(),
+            element_strides.as_ptr(),
+            Interleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            swizzle,
+            L2::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            Fill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    };
+    r.result().map_err(|source| Error::Cuda {
+        device: buffer.device().to_string(),
+        op: "cuTensorMapEncodeTiled",
+        source,
+    })?;
+    Ok(map.opaque)
+}
+
+/// The copy engine's name for elements of `t`, if it has one.
+pub(crate) fn tensor_data_type(t: kosmos_ir::ScalarType) -> Option<sys::CUtensorMapDataType> {
+    use kosmos_ir::ScalarType as S;
+    use sys::CUtensorMapDataType as D;
+    Some(match t {
+        S::U8 => D::CU_TENSOR_MAP_DATA_TYPE_UINT8,
+        S::U16 => D::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+        S::U32 => D::CU_TENSOR_MAP_DATA_TYPE_UINT32,
+        S::I32 => D::CU_TENSOR_MAP_DATA_TYPE_INT32,
+        S::U64 => D::CU_TENSOR_MAP_DATA_TYPE_UINT64,
+        S::I64 => D::CU_TENSOR_MAP_DATA_TYPE_INT64,
+        S::F16 => D::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+        S::F32 => D::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+        S::F64 => D::CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
+        S::BF16 => D::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

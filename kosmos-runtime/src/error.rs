@@ -41,6 +41,20 @@ pub enum Error {
         index: u64,
         len: u64,
     },
+    /// A kernel's bounded wait (`mbar_wait`) gave up: the first such wait of a launch, with
+    /// its place in the kernel's source. Reported as [`Error::IndexOutOfBounds`] is.
+    #[error("kernel `{kernel}`: {origin}: the wait gave up after {polls} polls")]
+    WaitGaveUp {
+        kernel: String,
+        origin: String,
+        polls: u64,
+    },
+    /// A tensor map's argument is unusable (see `TensorMap::tiled`).
+    #[error("bad tensor map: `{argument}`: {problem}")]
+    BadTensorMap {
+        argument: &'static str,
+        problem: String,
+    },
     /// The CPU device reported an error.
     #[error("CPU device: {0}")]
     Cpu(#[from] kosmos_cpu::CpuError),

@@ -44,6 +44,7 @@ mod hip;
 mod image;
 mod module;
 mod stream;
+mod tensor_map;
 pub mod world;
 
 pub use buffer::{Buffer, DeviceScalar};
@@ -52,4 +53,5 @@ pub use error::{Error, Result};
 pub use image::{EmbeddedModule, ModuleImage};
 pub use module::{ARG_ALIGN, KernelArg, LaunchConfig, Module};
 pub use stream::{Event, Stream};
+pub use tensor_map::{MAX_BOX_DIM, Swizzle, TensorMap, TensorShape};
 pub use world::{SymmetricBuffer, World, WorldError, WorldModules, WorldOptions, copy_from_peer};

@@ -7,6 +7,7 @@
 //! ; arg %a = f32[130] iota          (0, 1, 2, ...)
 //! ; arg %b = f32[130] fill 1.5
 //! ; arg %c = u32[3] values 7 8 0x9
+//! ; arg %m = u64[2] values %a 4     (%a: the device address of an earlier buffer argument)
 //! ; arg %out = f32[130] poison      (NaN for floats, all ones for integers)
 //! ; arg %n = u32 130                (a scalar)
 //! ```
@@ -146,7 +147,14 @@ fn parse_arg(spec: &str) -> Result<(String, ArgSpec), String> {
     }
 }
 
-fn buffer_bytes(ty: ScalarType, count: usize, init: &Init) -> Result<Vec<u8>, String> {
+/// The bytes of a buffer argument; `address` gives the device address of an earlier buffer
+/// argument (named `%name` in `values`).
+fn buffer_bytes(
+    ty: ScalarType,
+    count: usize,
+    init: &Init,
+    address: impl Fn(&str) -> Option<u64>,
+) -> Result<Vec<u8>, String> {
     let size = ty.size_bytes() as usize;
     let mut out = Vec::with_capacity(count * size);
     for i in 0..count {
@@ -156,11 +164,19 @@ fn buffer_bytes(ty: ScalarType, count: usize, init: &Init) -> Result<Vec<u8>, St
             Init::Poison if ty.is_float() => Constant::float(ty, f64::NAN),
             Init::Poison => Constant::int(ty, -1),
             Init::Fill(v) => value(ty, v)?,
-            Init::Values(vs) => value(
-                ty,
-                vs.get(i)
-                    .ok_or_else(|| format!("'values' lists {} of {count} elements", vs.len()))?,
-            )?,
+            Init::Values(vs) => {
+                let v = vs
+                    .get(i)
+                    .ok_or_else(|| format!("'values' lists {} of {count} elements", vs.len()))?;
+                match v.strip_prefix('%') {
+                    Some(name) => Constant::int(
+                        ty,
+                        address(name).ok_or_else(|| format!("no buffer argument %{name} before"))?
+                            as i64,
+                    ),
+                    None => value(ty, v)?,
+                }
+            }
         };
         out.extend_from_slice(&c.bits.to_le_bytes()[..size]);
     }
@@ -198,7 +214,7 @@ pub fn run(body: &str) -> Result<String, String> {
     };
     let dev = CpuDevice::with_config(launch.config);
     let mut args = Vec::new();
-    let mut buffers = Vec::new();
+    let mut buffers: Vec<(String, ScalarType, usize, u64)> = Vec::new();
     for p in &kernel.params {
         let name = kernel.value_name(*p).unwrap_or("");
         let (_, spec) = specs
@@ -208,7 +224,13 @@ pub fn run(body: &str) -> Result<String, String> {
         match spec {
             ArgSpec::Scalar(c) => args.push(Arg::Scalar(*c)),
             ArgSpec::Buffer { ty, count, init } => {
-                let bytes = buffer_bytes(*ty, *count, init)?;
+                let address = |name: &str| {
+                    buffers
+                        .iter()
+                        .find(|(n, ..)| n == name)
+                        .map(|(.., addr)| *addr)
+                };
+                let bytes = buffer_bytes(*ty, *count, init, address)?;
                 let addr = dev.alloc(bytes.len() as u64).map_err(|e| e.to_string())?;
                 dev.write(addr, &bytes).map_err(|e| e.to_string())?;
                 args.push(Arg::Ptr(addr));

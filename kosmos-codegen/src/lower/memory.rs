@@ -222,9 +222,10 @@ impl<'ctx> Cx<'_, 'ctx> {
             .expect("the verifier takes buffer.len of pointer parameters only")
     }
 
-    /// `bounds.fail`: the launch's first failure takes the kernel's bounds record, the
-    /// words `[origin + 1, index, len]` (`kosmos-runtime/src/bounds.rs` reads them).
-    pub(super) fn bounds_fail(&mut self, index: Value, len: Value) -> Result<(), Fail> {
+    /// `bounds.fail` and `wait.fail`: the launch's first failure takes the kernel's record,
+    /// the words `[failure + 1, values...]`, `failure` its place among the kernel's
+    /// `bounds_origins` (`kosmos-runtime/src/bounds.rs` reads them).
+    pub(super) fn record_failure(&mut self, values: [IntValue<'ctx>; 2]) -> Result<(), Fail> {
         let origin = self.next_bounds_origin;
         self.next_bounds_origin += 1;
         let i64t = self.ctx.i64_type();
@@ -241,13 +242,13 @@ impl<'ctx> Cx<'_, 'ctx> {
         self.builder
             .build_conditional_branch(won.into_int_value(), write, done)?;
         self.builder.position_at_end(write);
-        for (word, value) in [(1, index), (2, len)] {
+        for (word, value) in (1..).zip(values) {
             // SAFETY: the record has four words.
             let at = unsafe {
                 self.builder
                     .build_gep(i64t, record, &[i64t.const_int(word, false)], "")?
             };
-            self.builder.build_store(at, self.get_int(value))?;
+            self.builder.build_store(at, value)?;
         }
         self.builder.build_unconditional_branch(done)?;
         self.builder.position_at_end(done);

@@ -263,7 +263,16 @@ impl<'ctx> Cx<'_, 'ctx> {
             Op::PtrOffset { base, index, elem } => vec![self.ptr_offset(*base, *index, *elem)?],
             Op::BufferLen { buffer } => vec![self.buffer_len(*buffer).into()],
             Op::BoundsFail { index, len, .. } => {
-                self.bounds_fail(*index, *len)?;
+                let [index, len] = [*index, *len].map(|v| self.get_int(v));
+                self.record_failure([index, len])?;
+                vec![]
+            }
+            Op::WaitFail { polls, .. } => {
+                let i64t = self.ctx.i64_type();
+                let polls = self
+                    .builder
+                    .build_int_z_extend(self.get_int(*polls), i64t, "")?;
+                self.record_failure([polls, i64t.const_zero()])?;
                 vec![]
             }
             Op::Load { ptr, ty, align } => vec![self.load(*ptr, *ty, *align)?],

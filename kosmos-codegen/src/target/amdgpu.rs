@@ -1,7 +1,7 @@
 //! AMD Instinct GPUs (CDNA3 gfx942, CDNA4 gfx950): code object v5 (ROCm 6 loaders), linked
 //! into an HSACO by `ld.lld -shared`.
 
-use super::{FragLayout, Target, lane_term, run, subgroup_id};
+use super::{FragLayout, Target, amdgpu_async, lane_term, run, subgroup_id};
 use crate::llvm::{Fail, FnBuilder, int_type};
 use inkwell::AddressSpace;
 use inkwell::module::{FlagBehavior, Module};
@@ -167,6 +167,38 @@ impl Target for Amdgpu {
             }
             // `copy.async` completes at once here (a load and a store): no groups to track.
             Op::AsyncCommit | Op::AsyncWait { .. } => Ok(vec![]),
+            Op::MbarInit { .. } => {
+                let [bar, count] = [args[0], args[1]];
+                amdgpu_async::init(cx, bar.into_pointer_value(), count.into_int_value())?;
+                Ok(vec![])
+            }
+            Op::MbarArrive { .. } | Op::MbarArriveExpect { .. } => {
+                let i64t = cx.ctx.i64_type();
+                let bytes = match args.get(1) {
+                    Some(b) => cx
+                        .builder
+                        .build_int_z_extend(b.into_int_value(), i64t, "")?,
+                    None => i64t.const_zero(),
+                };
+                let arrival = i64t.const_int(kosmos_ir::async_copy::mbar::ARRIVAL, false);
+                let delta = cx.builder.build_int_sub(bytes, arrival, "")?;
+                amdgpu_async::add(cx, args[0].into_pointer_value(), delta)?;
+                Ok(vec![])
+            }
+            Op::MbarTryWait { .. } => {
+                let [bar, parity] = [args[0], args[1]];
+                let done =
+                    amdgpu_async::try_wait(cx, bar.into_pointer_value(), parity.into_int_value())?;
+                Ok(vec![done.into()])
+            }
+            Op::CopyTensor { .. } => {
+                let lane = self.id(cx, IdKind::SubgroupLane, Dim::X)?;
+                let operands = [args[0], args[1], args[2], args[3], args[4]];
+                amdgpu_async::copy_tensor(cx, operands, lane)?;
+                Ok(vec![])
+            }
+            // One memory, one proxy: LDS written by stores is what the copies and MFMAs see.
+            Op::FenceProxyAsync => Ok(vec![]),
             op => Err(Fail::no_rule(self.cpu, op)),
         }
     }

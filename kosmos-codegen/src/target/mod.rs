@@ -3,6 +3,7 @@
 //! building its instructions with the LLVM helpers of `crate::llvm`.
 
 mod amdgpu;
+mod amdgpu_async;
 mod nvptx;
 
 use crate::llvm::{AtomicRmw, Fail, FnBuilder};

@@ -140,6 +140,64 @@ impl Target for Nvptx {
                 cx.call_void_intrinsic("llvm.nvvm.cp.async.wait.group", &[n.into()])?;
                 Ok(vec![])
             }
+            Op::MbarInit { .. } => {
+                let asm = "mbarrier.init.shared::cta.b64 [$0], $1;";
+                cx.inline_asm(None, asm, "l,r,~{memory}", &[addr(cx, args[0])?, args[1]])?;
+                Ok(vec![])
+            }
+            Op::MbarArrive { .. } => {
+                let asm = "{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [$0];\n}";
+                cx.inline_asm(None, asm, "l,~{memory}", &[addr(cx, args[0])?])?;
+                Ok(vec![])
+            }
+            Op::MbarArriveExpect { .. } => {
+                let asm = "{\n.reg .b64 state;\n\
+                           mbarrier.arrive.expect_tx.shared::cta.b64 state, [$0], $1;\n}";
+                cx.inline_asm(None, asm, "l,r,~{memory}", &[addr(cx, args[0])?, args[1]])?;
+                Ok(vec![])
+            }
+            Op::MbarTryWait { .. } => {
+                // try_wait suspends the thread for a while (a hardware-chosen time) before
+                // answering false, so a loop over it does not flood the barrier.
+                let asm = "{\n.reg .pred done;\n\
+                           mbarrier.try_wait.parity.shared::cta.b64 done, [$1], $2;\n\
+                           selp.u32 $0, 1, 0, done;\n}";
+                let done = cx.inline_asm(
+                    Some(i32t.into()),
+                    asm,
+                    "=r,l,r,~{memory}",
+                    &[addr(cx, args[0])?, args[1]],
+                )?;
+                let done = call_result(done).into_int_value();
+                let one = cx
+                    .builder
+                    .build_int_truncate(done, cx.ctx.bool_type(), "")?;
+                Ok(vec![one.into()])
+            }
+            Op::CopyTensor { .. } => {
+                // One elected lane of the warp issues the copy; the map is a generic address.
+                let map = cx.builder.build_address_space_cast(
+                    args[1].into_pointer_value(),
+                    cx.ctx.ptr_type(AddressSpace::default()),
+                    "",
+                )?;
+                let asm = "{\n.reg .pred first;\nelect.sync _|first, 0xffffffff;\n\
+                           @first cp.async.bulk.tensor.2d.shared::cluster.global.\
+                           mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];\n}";
+                let operands = [
+                    addr(cx, args[0])?,
+                    addr(cx, map.into())?,
+                    args[2],
+                    args[3],
+                    addr(cx, args[4])?,
+                ];
+                cx.inline_asm(None, asm, "l,l,r,r,l,~{memory}", &operands)?;
+                Ok(vec![])
+            }
+            Op::FenceProxyAsync => {
+                cx.inline_asm(None, "fence.proxy.async.shared::cta;", "~{memory}", &[])?;
+                Ok(vec![])
+            }
             op => Err(Fail::no_rule(self.cpu(), op)),
         }
     }
@@ -409,6 +467,19 @@ impl Target for Nvptx {
         // CUDA caps static shared memory at 48 KiB; the dynamic array may be larger.
         true
     }
+}
+
+/// A pointer operand of inline PTX: its address in its state space (64 bits; shared
+/// addresses are offsets in the shared window).
+fn addr<'ctx>(
+    cx: &FnBuilder<'_, 'ctx>,
+    ptr: BasicValueEnum<'ctx>,
+) -> Result<BasicValueEnum<'ctx>, Fail> {
+    let i64t = cx.ctx.i64_type();
+    Ok(cx
+        .builder
+        .build_ptr_to_int(ptr.into_pointer_value(), i64t, "")?
+        .into())
 }
 
 impl Nvptx {

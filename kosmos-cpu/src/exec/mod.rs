@@ -280,6 +280,7 @@ impl<'a> Exec<'a> {
                 Ins::Machine(i) => self.machine(i, mask)?,
                 Ins::Tile(i) => self.tile(i, mask)?,
                 Ins::SharedTile(i) => self.shared_tile(i, mask)?,
+                Ins::AsyncCopy(i) => self.async_copy(i, mask)?,
                 Ins::Vector(i) => self.vector(i),
                 Ins::Control(i) => self.control(i, mask, &mut active)?,
             }

@@ -31,6 +31,10 @@ pub(crate) enum Memory {
         len: Slot,
         origin: String,
     },
+    WaitFail {
+        polls: Slot,
+        origin: String,
+    },
 }
 
 /// A `load` or `store` of a `ty` at `ptr`: `value` is the slot loaded into or stored from.
@@ -90,6 +94,10 @@ impl Compiler<'_> {
                 len: len.0,
                 origin: origin.0.clone(),
             },
+            Op::WaitFail { polls, ref origin } => Memory::WaitFail {
+                polls: polls.0,
+                origin: origin.0.clone(),
+            },
             ref op => unreachable!("`{}` is not a memory op", op.name()),
         })
     }
@@ -124,6 +132,18 @@ impl Exec<'_> {
             Memory::Store(access) => self.store(access, mask)?,
             Memory::BufferLen { dst, param } => {
                 self.vals[dst as usize].fill(self.l.buffer_bytes[param])
+            }
+            Memory::WaitFail { polls, ref origin } => {
+                if let Some(lane) = (0..self.n).find(|l| mask[*l]) {
+                    return Err(CpuError::WaitGaveUp {
+                        kernel: self.l.kernel.name.clone(),
+                        workgroup: self.wg,
+                        lane: lane as u32,
+                        origin: origin.clone(),
+                        polls: self.vals[polls as usize][lane],
+                    }
+                    .into());
+                }
             }
             Memory::BoundsFail {
                 index,

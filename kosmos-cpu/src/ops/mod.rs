@@ -4,6 +4,7 @@
 //! family's module and the routing in `Compiler::inst`.
 
 mod arith;
+mod async_copy;
 mod atomic;
 mod control;
 mod machine;
@@ -13,6 +14,7 @@ mod tile;
 mod vector;
 
 pub(crate) use arith::Arith;
+pub(crate) use async_copy::AsyncCopy;
 pub(crate) use atomic::Atomic;
 pub(crate) use control::Control;
 pub(crate) use machine::Machine;

@@ -233,7 +233,7 @@ impl Exec<'_> {
 
     /// The subgroups with live lanes under `mask`; an error when one of them is only
     /// partly here (or lacks lanes: a workgroup size not a multiple of the subgroup size).
-    fn full_subgroups(&self, mask: &[bool], pos: u32) -> Result<Vec<usize>, Stop> {
+    pub(crate) fn full_subgroups(&self, mask: &[bool], pos: u32) -> Result<Vec<usize>, Stop> {
         let sg = self.l.prog.subgroup;
         let mut out = Vec::new();
         for s in 0..self.n.div_ceil(sg) {

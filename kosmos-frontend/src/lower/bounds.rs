@@ -59,7 +59,7 @@ impl Lower {
     }
 
     /// Where `e` is in the kernel's source, and its text: what a bounds error names.
-    fn origin(&self, e: &impl ToTokens) -> Origin {
+    pub(super) fn origin(&self, e: &impl ToTokens) -> Origin {
         let span = e.span();
         let start = span.start();
         let text = span
@@ -253,6 +253,12 @@ impl Lower {
             }
             Some(Binding::Tile { ty, .. }) => {
                 return err(base, format!("cannot index into `{ident}`, {}", ty.name()));
+            }
+            Some(Binding::TensorMap(_)) => {
+                return err(
+                    base,
+                    format!("cannot index into `{ident}`, a tensor map: `copy_tensor` reads it"),
+                );
             }
             None => {
                 return self.not_found(base, format!("cannot find value `{ident}` in this kernel"));

@@ -221,6 +221,10 @@ impl Lower {
                 err(p, format!("`{ident}` is a slice: index it, `{ident}[i]`"))
             }
             Some(Binding::Tile { ty, .. }) => err(p, tile_as_scalar(&ident.to_string(), ty)),
+            Some(Binding::TensorMap(_)) => err(
+                p,
+                format!("`{ident}` is a tensor map: pass it to `copy_tensor` as `&{ident}`"),
+            ),
             None => self.not_found(p, format!("cannot find value `{ident}` in this kernel")),
         }
     }
@@ -408,6 +412,9 @@ impl Lower {
                     }
                     Some(Binding::ModuleConst(_)) => {
                         return err(p, format!("cannot assign to constant `{name}`"));
+                    }
+                    Some(Binding::TensorMap(_)) => {
+                        return err(p, format!("cannot assign to tensor map `{name}`"));
                     }
                     Some(Binding::Tile { mutable, ty, .. }) => {
                         if !mutable {

@@ -115,7 +115,9 @@ impl Lower {
                     Binding::Local { ty, .. } => Name::Value(Term::Known(ty)),
                     Binding::Slice { elem, .. } => Name::Slice(elem),
                     Binding::Const(_) => Name::ConstGeneric,
-                    Binding::ModuleConst(_) | Binding::Tile { .. } => return None,
+                    Binding::ModuleConst(_) | Binding::Tile { .. } | Binding::TensorMap(_) => {
+                        return None;
+                    }
                 };
                 Some((n.clone(), name))
             })

@@ -171,6 +171,28 @@ const INTRINSICS: &[Intrinsic] = &[
         &["value (i32, u32 or f32)", "source lane"],
         Scalar(First, Lower::subgroup_shuffle),
     ),
+    def(
+        "mbar_init",
+        &["&bars[i]", "arrivals per phase"],
+        Effect(Lower::mbar_init),
+    ),
+    def("mbar_arrive", &["&bars[i]"], Effect(Lower::mbar_arrive)),
+    def(
+        "mbar_arrive_expect",
+        &["&bars[i]", "bytes"],
+        Effect(Lower::mbar_arrive_expect),
+    ),
+    def(
+        "mbar_wait",
+        &["&bars[i]", "phase parity"],
+        Effect(Lower::mbar_wait),
+    ),
+    def(
+        "copy_tensor",
+        &["&stage[i]", "&map", "column", "row", "&bars[j]"],
+        Effect(Lower::copy_tensor),
+    ),
+    def("fence_proxy_async", NONE, Effect(Lower::fence_proxy_async)),
     def("frag_zero", NONE, Tile(Lower::frag_zero)),
     def(
         "frag_load_a",

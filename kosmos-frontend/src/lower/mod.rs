@@ -15,6 +15,7 @@
 
 pub(crate) use self::device::check_device;
 
+mod async_copy;
 mod bounds;
 mod control;
 mod device;
@@ -68,6 +69,8 @@ enum Binding {
     Const(u32),
     /// A module-level `const` item: the index of its `Items::consts` entry.
     ModuleConst(usize),
+    /// A `&TensorMap` parameter: only `copy_tensor` takes it.
+    TensorMap(Value),
     /// A fragment or vector variable: only tile intrinsics take it.
     Tile {
         v: Value,
@@ -167,6 +170,7 @@ impl KernelDef {
                         len: None,
                     }
                 }
+                ParamKind::TensorMap => Binding::TensorMap(b.param(&name, Type::GLOBAL_PTR)),
                 ParamKind::Scalar(ty) => Binding::Local {
                     v: b.param(&name, Type::Scalar(ty)),
                     ty,

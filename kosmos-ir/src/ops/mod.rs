@@ -271,6 +271,8 @@ pub enum OpFamily {
     Tile,
     /// Ops over tiles in shared memory: `mma.group` and asynchronous copies.
     SharedTile,
+    /// Barrier objects in shared memory (`mbar.*`) and the bulk copies that complete on them.
+    Async,
     /// Vector lanes.
     Vector,
     /// Structured control flow and terminators.
@@ -350,6 +352,15 @@ define_ops! {
             index as "the index": Want::Is(Type::U64, ""),
             len as "the length": Want::Is(Type::U64, ""),
         ]
+        results |_ty| vec![];
+    /// Records that the bounded wait at `origin` (its place in the source and its text) gave
+    /// up after `polls` (`u32`) unsuccessful polls. Like `bounds.fail` it takes the launch's
+    /// error record if it is the first failure (the CPU device ends the launch with it, GPUs
+    /// report it when the stream synchronizes) and does not stop the work-item.
+    WaitFail { polls: Value, origin: Origin } = "wait.fail"
+        family Memory
+        syntax [polls, origin]
+        operands [polls as "the poll count": Want::Is(Type::U32, "")]
         results |_ty| vec![];
     /// A plain load of `ty` (its width is the access width); `align` in bytes.
     Load { ptr: Value, ty: Type, align: u32 } = "load"
@@ -514,6 +525,78 @@ define_ops! {
     AsyncWait { pending: u32 } = "async.wait"
         family SharedTile
         syntax [pending("number of pending groups")]
+        results |_ty| vec![];
+    /// Initializes the barrier object at `bar` (`ptr<shared>`, a `u64` word, 8-byte
+    /// aligned): phase 0, expecting `count` (`u32`, 1 ..= 2^20) arrivals per phase. Executed
+    /// by one work-item, then a `barrier` before any other work-item uses the object
+    /// (`mbarrier.init` on NVIDIA). A phase completes once it has had its `count` arrivals and
+    /// received every byte announced by `mbar.arrive.expect` in it; the object then moves on
+    /// to the next phase, expecting `count` arrivals again.
+    MbarInit { bar: Value, count: Value } = "mbar.init"
+        family Async
+        syntax [bar, count]
+        operands [
+            bar as "the barrier": Want::Ptr(AddrSpace::Shared),
+            count as "the arrival count": Want::Is(Type::U32, "arrivals per phase"),
+        ]
+        results |_ty| vec![];
+    /// One arrival on the barrier object at `bar`, with release semantics for the
+    /// work-item's earlier memory accesses.
+    MbarArrive { bar: Value } = "mbar.arrive"
+        family Async
+        syntax [bar]
+        operands [bar as "the barrier": Want::Ptr(AddrSpace::Shared)]
+        results |_ty| vec![];
+    /// One arrival on the barrier object at `bar`, announcing `bytes` (`u32`) that bulk
+    /// copies (`copy.tensor`) complete on it in the current phase: the phase does not
+    /// complete before they have arrived. The copies may complete before the announcement.
+    MbarArriveExpect { bar: Value, bytes: Value } = "mbar.arrive.expect"
+        family Async
+        syntax [bar, bytes]
+        operands [
+            bar as "the barrier": Want::Ptr(AddrSpace::Shared),
+            bytes as "the byte count": Want::Is(Type::U32, ""),
+        ]
+        results |_ty| vec![];
+    /// Whether the phase of parity `parity` (`u32`, its bit 0) of the barrier object at
+    /// `bar` has completed (`i1`), with acquire semantics when it has: what was written
+    /// before the arrivals and by the copies of that phase is visible after a true result.
+    /// It does not wait (beyond a target-defined moment); a wait is a loop over it, bounded
+    /// by the kernel (`wait.fail`).
+    MbarTryWait { bar: Value, parity: Value } = "mbar.try_wait"
+        family Async
+        syntax [bar, parity]
+        operands [
+            bar as "the barrier": Want::Ptr(AddrSpace::Shared),
+            parity as "the phase parity": Want::Is(Type::U32, ""),
+        ]
+        results |_ty| vec![Type::I1];
+    /// Copies the 2-D box of the tensor map `map` (`ptr<global>`, 64-byte aligned, made by
+    /// the runtime's `TensorMap`) whose first element is at column `x` and row `y` (`i32` or
+    /// `u32`, taken as 32-bit signed integers) into shared memory at `dst` (`ptr<shared>`,
+    /// 1024-byte aligned), and completes the box's byte count on the barrier object `bar`
+    /// in its current phase. Row `r` of the box lies at byte `r * box_cols * elem_size`;
+    /// with the map's 128-byte swizzle, the 16-byte chunk at byte offset `o` lies at
+    /// `o ^ (((o / 128) % 8) * 16)` (the layout `mma.group` reads). Elements outside the
+    /// tensor are zeros. Collective over the subgroup: all its lanes execute it together
+    /// with the same operands, and it copies one box.
+    CopyTensor { dst: Value, map: Value, x: Value, y: Value, bar: Value } = "copy.tensor"
+        family Async
+        syntax [dst, map, x, y, bar]
+        operands [
+            dst as "the destination": Want::Ptr(AddrSpace::Shared),
+            map as "the tensor map": Want::Ptr(AddrSpace::Global),
+            x as "the column": Want::OneOf(&[Type::I32, Type::U32]),
+            y as "the row": Want::OneOf(&[Type::I32, Type::U32]),
+            bar as "the barrier": Want::Ptr(AddrSpace::Shared),
+        ]
+        results |_ty| vec![];
+    /// Orders the work-item's earlier shared-memory accesses by ordinary loads and stores
+    /// before later accesses of the copy engine and the matrix units (`copy.tensor`,
+    /// `mma.group`): `fence.proxy.async` on NVIDIA, nothing elsewhere.
+    FenceProxyAsync = "fence.proxy.async"
+        family Async
+        syntax []
         results |_ty| vec![];
     /// A vector with every lane set to `value`.
     Splat { value: Value, lanes: u32 } = "vec.splat"

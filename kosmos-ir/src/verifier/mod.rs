@@ -115,7 +115,7 @@ pub enum VerifyErrorKind {
     /// `buffer.len` of a value that is not a pointer parameter of the kernel in global or
     /// constant memory.
     BufferLenOperand,
-    /// A `bounds.fail` origin with a line break (the text format keeps it on one line).
+    /// A `bounds.fail` or `wait.fail` origin with a line break (the text format keeps it on one line).
     OriginText,
     /// `copy.async` with a destination not in shared memory, a source not in global memory
     /// or a predicate that is not `i1`.
@@ -751,7 +751,9 @@ impl<'k> Verifier<'k> {
                 );
             }
             Op::BufferLen { buffer } => self.buffer_len(at, *buffer),
-            Op::BoundsFail { origin, .. } if origin.0.contains(['\n', '\r']) => {
+            Op::BoundsFail { origin, .. } | Op::WaitFail { origin, .. }
+                if origin.0.contains(['\n', '\r']) =>
+            {
                 self.error(
                     at,
                     VerifyErrorKind::OriginText,
