@@ -167,6 +167,11 @@ impl Target for Amdgpu {
             }
             // `copy.async` completes at once here (a load and a store): no groups to track.
             Op::AsyncCommit | Op::AsyncWait { .. } => Ok(vec![]),
+            // `mma.group.async` is `mma.group` here (MFMAs whose results the hardware
+            // interlocks): nothing is in flight to wait for.
+            Op::MmaWait { .. } => Ok(args.to_vec()),
+            // The register file is split among waves at launch; there is nothing to move.
+            Op::RegsSet { .. } => Ok(vec![]),
             op => Err(Fail::no_rule(self.cpu, op)),
         }
     }

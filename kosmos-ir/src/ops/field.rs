@@ -60,6 +60,7 @@ attribute_fields!(
     super::RmwOp,
     super::Ordering,
     super::Scope,
+    super::RegsDir,
     super::IdKind,
     super::Dim
 );
