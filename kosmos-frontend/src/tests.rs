@@ -3,7 +3,7 @@
 
 use crate::lower_source;
 use kosmos_ir::{Constant, FragRole, Op, RegsDir, ScalarType, Type, Value};
-use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, ModuleImage};
+use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, Module, ModuleImage};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 use std::collections::HashMap;
 
@@ -26,6 +26,22 @@ fn run_u32(src: &str, len: usize, scalars: &[u32], grid: u32, block: u32) -> Vec
         .launch(&stream, &name, LaunchConfig::linear(grid, block), &args)
         .unwrap();
     out.download().unwrap()
+}
+
+/// Lowers `src` and loads its kernels on the CPU device.
+fn cpu_module(src: &str) -> (Device, Module) {
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    let device = Device::cpu().unwrap();
+    let image = ModuleImage::new(kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap());
+    let module = device.load_module(&image).unwrap();
+    (device, module)
+}
+
+/// `len` random `bf16`s in -1..1.
+fn random_bf16(rng: &mut SmallRng, len: usize) -> Vec<half::bf16> {
+    (0..len)
+        .map(|_| half::bf16::from_f32(rng.random_range(-1.0..1.0)))
+        .collect()
 }
 
 fn error(src: &str) -> (String, usize, usize) {
@@ -720,19 +736,9 @@ fn group_gemm_with_async_copies_runs() {
         rng.random_range(1..16u32),
         rng.random_range(1..n as u32),
     );
-    let mut random = |len: usize| -> Vec<half::bf16> {
-        (0..len)
-            .map(|_| half::bf16::from_f32(rng.random_range(-1.0..1.0)))
-            .collect()
-    };
+    let mut random = |len: usize| random_bf16(&mut rng, len);
     let (a, bm) = (random(mm * kk), random(kk * n));
-    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
-    let device = Device::cpu().unwrap();
-    let module = device
-        .load_module(&ModuleImage::new(
-            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
-        ))
-        .unwrap();
+    let (device, module) = cpu_module(src);
     let da = Buffer::from_slice(&device, &a).unwrap();
     let db = Buffer::from_slice(&device, &bm).unwrap();
     let dc = Buffer::from_slice(&device, &vec![f32::NAN; mm * n]).unwrap();
@@ -838,19 +844,9 @@ fn group_gemm_with_one_product_in_flight_runs() {
     println!("seed {seed}");
     let mut rng = SmallRng::seed_from_u64(seed);
     let (mm, n, kk) = (64usize, 128usize, 64 * rng.random_range(2..=6usize));
-    let mut random = |len: usize| -> Vec<half::bf16> {
-        (0..len)
-            .map(|_| half::bf16::from_f32(rng.random_range(-1.0..1.0)))
-            .collect()
-    };
+    let mut random = |len: usize| random_bf16(&mut rng, len);
     let (a, bm) = (random(mm * kk), random(kk * n));
-    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
-    let device = Device::cpu().unwrap();
-    let module = device
-        .load_module(&ModuleImage::new(
-            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
-        ))
-        .unwrap();
+    let (device, module) = cpu_module(src);
     let da = Buffer::from_slice(&device, &a).unwrap();
     let db = Buffer::from_slice(&device, &bm).unwrap();
     let dc = Buffer::from_slice(&device, &vec![f32::NAN; mm * n]).unwrap();
@@ -1024,13 +1020,7 @@ fn exp2_approx_is_two_to_the_x() {
             y[t] = exp2_approx(x[t]);
         }
     "#;
-    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
-    let device = Device::cpu().unwrap();
-    let module = device
-        .load_module(&ModuleImage::new(
-            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
-        ))
-        .unwrap();
+    let (device, module) = cpu_module(src);
     let mut rng = SmallRng::seed_from_u64(rand::random());
     let x: Vec<f32> = (0..256).map(|_| rng.random_range(-120.0..120.0)).collect();
     let dx = Buffer::from_slice(&device, &x).unwrap();
