@@ -894,7 +894,7 @@ fn async_group_intrinsics_lower_to_their_ops() {
     "#;
     let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
     let k = &kernels[0];
-    assert!(k.uses_groups() && k.sets_registers());
+    assert!(k.uses_groups());
     let mut ops = Vec::new();
     k.walk(|_, inst| match &inst.op {
         Op::RegsSet { .. } | Op::MmaGroupAsync { .. } | Op::MmaWait { .. } => {

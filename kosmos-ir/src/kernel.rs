@@ -138,14 +138,6 @@ impl Kernel {
         found
     }
 
-    /// Whether the kernel moves register budgets between groups (`regs.set`): NVIDIA then
-    /// needs a register count fixed at entry.
-    pub fn sets_registers(&self) -> bool {
-        let mut found = false;
-        self.walk(|_, inst| found |= matches!(inst.op, Op::RegsSet { .. }));
-        found
-    }
-
     /// The origins of the kernel's `bounds.fail` ops, in walk order: a GPU's bounds record
     /// names the failed access by its position here.
     pub fn bounds_origins(&self) -> Vec<&Origin> {
