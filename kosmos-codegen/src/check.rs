@@ -117,6 +117,16 @@ impl PtxasReport {
         self.kernels.iter().find(|k| k.name == name)
     }
 
+    /// ptxas' "Potential Performance Loss" lines: instructions it compiled differently from
+    /// what the PTX asked, such as a `setmaxnreg` it ignored (C7508, no register count at
+    /// entry) or wgmmas it serialized.
+    pub fn performance_losses(&self) -> Vec<&str> {
+        self.output
+            .lines()
+            .filter(|l| l.contains("Potential Performance Loss"))
+            .collect()
+    }
+
     fn parse(output: &str) -> Result<Vec<PtxasKernel>, String> {
         let mut kernels: Vec<PtxasKernel> = Vec::new();
         for line in output.lines() {

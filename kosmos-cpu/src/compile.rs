@@ -103,13 +103,13 @@ impl<'k> Compiler<'k> {
     }
 
     /// Routes each op to its family; `at` is its walk index. Ops that only set up slots
-    /// (constants, shared offsets, async waits) give no instruction.
+    /// (constants, shared offsets, async waits, register budgets) give no instruction.
     fn inst(&mut self, inst: &Inst, at: u32) -> Option<Ins> {
         match inst.op.family() {
             OpFamily::Arith => self.arith(inst, at).map(Ins::Arith),
             OpFamily::Memory => self.memory(inst, at).map(Ins::Memory),
             OpFamily::Atomic => Some(Ins::Atomic(self.atomic(inst, at))),
-            OpFamily::Machine => Some(Ins::Machine(self.machine(inst, at))),
+            OpFamily::Machine => self.machine(inst, at).map(Ins::Machine),
             OpFamily::Tile => Some(Ins::Tile(self.tile(inst, at))),
             OpFamily::SharedTile => self.shared_tile(inst, at).map(Ins::SharedTile),
             OpFamily::Async => self.async_copy(inst, at).map(Ins::AsyncCopy),

@@ -2,7 +2,7 @@
 //! breaks are checked by what they compute), and errors checked by message and position.
 
 use crate::lower_source;
-use kosmos_ir::{Constant, FragRole, Op, ScalarType, Type, Value};
+use kosmos_ir::{Constant, FragRole, Op, RegsDir, ScalarType, Type, Value};
 use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, Module, ModuleImage};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 use std::collections::HashMap;
@@ -33,6 +33,13 @@ fn run_u32(src: &str, len: usize, scalars: &[u32], grid: u32, block: u32) -> Vec
         .launch(&stream, &name, LaunchConfig::linear(grid, block), &args)
         .unwrap();
     out.download().unwrap()
+}
+
+/// `len` random `bf16`s in -1..1.
+fn random_bf16(rng: &mut SmallRng, len: usize) -> Vec<half::bf16> {
+    (0..len)
+        .map(|_| half::bf16::from_f32(rng.random_range(-1.0..1.0)))
+        .collect()
 }
 
 fn error(src: &str) -> (String, usize, usize) {
@@ -724,11 +731,7 @@ fn group_gemm_with_async_copies_runs() {
         rng.random_range(1..16u32),
         rng.random_range(1..n as u32),
     );
-    let mut random = |len: usize| -> Vec<half::bf16> {
-        (0..len)
-            .map(|_| half::bf16::from_f32(rng.random_range(-1.0..1.0)))
-            .collect()
-    };
+    let mut random = |len: usize| random_bf16(&mut rng, len);
     let (a, bm) = (random(mm * kk), random(kk * n));
     let (device, module, _) = load_on_cpu(src);
     let da = Buffer::from_slice(&device, &a).unwrap();
@@ -775,6 +778,179 @@ fn group_gemm_with_async_copies_runs() {
                 assert!(e.is_nan(), "edge({i}, {j}) = {e} was written (seed {seed})");
             }
         }
+    }
+}
+
+/// A GEMM main loop that keeps one `mma_group_async` in flight: step `ks` multiplies stage
+/// `ks % 2` while the copies of step `ks + 1` land in the other stage; `mma_wait(1, ..)`
+/// after each product lets the previous one finish (it read the stage the next copies
+/// overwrite, after the barrier), and `mma_wait(0, ..)` ends the chain. One 64x128 tile,
+/// K = 64 x (2..=6 random) steps, against an f64 reference on random bf16 inputs.
+#[test]
+fn group_gemm_with_one_product_in_flight_runs() {
+    let src = r#"
+        #[kernel(max_workgroup_size = 128, max_subgroups = 4)]
+        fn k(a: &[bf16], b: &[bf16], c: &mut [f32], kk: u32) {
+            let a_tile = shared_array::<bf16, 8192>();
+            let b_tile = shared_array::<bf16, 16384>();
+            let lane = workitem_id_x();
+            let steps = kk / 64;
+            stage_copies(a, b, a_tile, b_tile, kk, lane, 0, 0);
+            async_commit();
+            let mut acc = wide_zero();
+            for ks in 0..steps {
+                let s = ks % 2;
+                async_wait(0);
+                barrier();
+                acc = mma_group_async(&a_tile[s * 4096], &b_tile[s * 8192], acc);
+                acc = mma_wait(1, acc);
+                // Every subgroup has waited for step ks - 1, which read the other stage.
+                barrier();
+                if ks + 1 < steps {
+                    stage_copies(a, b, a_tile, b_tile, kk, lane, 1 - s, (ks + 1) * 64);
+                }
+                async_commit();
+            }
+            acc = mma_wait(0, acc);
+            frag_store(&c[subgroup_id() * 16 * 128], acc, 128);
+        }
+
+        /// The copies of one 64-deep step from `k0` into stage `s`, swizzled: A(i, k) at
+        /// element 64 i + 8 ((k / 8) ^ (i % 8)) + k % 8 of a stage, B(k, n) at
+        /// 4096 (n / 64) + 64 k + 8 (((n % 64) / 8) ^ (k % 8)) + n % 8.
+        #[device]
+        fn stage_copies(a: &[bf16], b: &[bf16], a_tile: &mut [bf16], b_tile: &mut [bf16], kk: u32, lane: u32, s: u32, k0: u32) {
+            for t in 0..4u32 {
+                let q = lane + t * 128;
+                let i = q / 8;
+                let kc = q % 8;
+                copy_async(&a_tile[s * 4096 + i * 64 + (kc ^ (i % 8)) * 8], &a[i * kk + k0 + kc * 8], true);
+            }
+            for t in 0..8u32 {
+                let q = lane + t * 128;
+                let r = q / 16;
+                let nc = q % 16;
+                let at = s * 8192 + (nc / 8) * 4096 + r * 64 + ((nc % 8) ^ (r % 8)) * 8;
+                copy_async(&b_tile[at], &b[(k0 + r) * 128 + nc * 8], true);
+            }
+        }
+    "#;
+    let seed: u64 = rand::rng().random();
+    println!("seed {seed}");
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let (mm, n, kk) = (64usize, 128usize, 64 * rng.random_range(2..=6usize));
+    let mut random = |len: usize| random_bf16(&mut rng, len);
+    let (a, bm) = (random(mm * kk), random(kk * n));
+    let (device, module, _) = load_on_cpu(src);
+    let da = Buffer::from_slice(&device, &a).unwrap();
+    let db = Buffer::from_slice(&device, &bm).unwrap();
+    let dc = Buffer::from_slice(&device, &vec![f32::NAN; mm * n]).unwrap();
+    let args = [
+        KernelArg::from(&da),
+        KernelArg::from(&db),
+        KernelArg::from(&dc),
+        KernelArg::from(kk as u32),
+    ];
+    let stream = device.stream().unwrap();
+    module
+        .launch(&stream, "k", LaunchConfig::linear(1, 128), &args)
+        .unwrap();
+    let c = dc.download().unwrap();
+    for i in 0..mm {
+        for j in 0..n {
+            let products = (0..kk).map(|p| a[i * kk + p].to_f64() * bm[p * n + j].to_f64());
+            let (want, scale) = products.fold((0.0, 0.0), |(s, t), x| (s + x, t + x.abs()));
+            let got = c[i * n + j] as f64;
+            // f32 sums of exact products: kk roundings of at most 2^-24 of the running sum.
+            assert!(
+                (got - want).abs() <= kk as f64 * 2f64.powi(-24) * scale,
+                "c({i}, {j}) = {got}, want {want} (K = {kk}, seed {seed})"
+            );
+        }
+    }
+}
+
+/// `mma_group_async`, `mma_wait`, `regs_inc` and `regs_dec` lower to their ops, with the
+/// wait's accumulator the product's and the counts as written.
+#[test]
+fn async_group_intrinsics_lower_to_their_ops() {
+    let src = r#"
+        #[kernel(max_workgroup_size = 256)]
+        fn k(c: &mut [f32]) {
+            let t = shared_array::<bf16, 12288>();
+            if subgroup_id() / 4 == 0 {
+                regs_dec(24);
+                return;
+            }
+            regs_inc(240);
+            let acc = mma_wait(0, mma_group_async(&t[0], &t[4096], wide_zero()));
+            frag_store(&c[0], acc, 128);
+        }
+    "#;
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    let k = &kernels[0];
+    assert!(k.uses_groups());
+    let mut ops = Vec::new();
+    k.walk(|_, inst| match &inst.op {
+        Op::RegsSet { .. } | Op::MmaGroupAsync { .. } | Op::MmaWait { .. } => {
+            ops.push((inst.op.clone(), inst.results.clone()))
+        }
+        _ => {}
+    });
+    let names: Vec<&str> = ops.iter().map(|(op, _)| op.name()).collect();
+    assert_eq!(
+        names,
+        ["regs.set", "regs.set", "mma.group.async", "mma.wait"]
+    );
+    assert_eq!(
+        (&ops[0].0, &ops[1].0),
+        (
+            &Op::RegsSet {
+                dir: RegsDir::Dec,
+                count: 24
+            },
+            &Op::RegsSet {
+                dir: RegsDir::Inc,
+                count: 240
+            }
+        )
+    );
+    let Op::MmaWait { pending, accs } = &ops[3].0 else {
+        unreachable!()
+    };
+    // The product leaves the bounds checks of its tiles as the result of their `if`.
+    let defs = definitions(k);
+    assert_eq!((*pending, accs.len()), (0, 1));
+    assert!(matches!(defs[&accs[0]], Op::If { .. }));
+    assert_eq!(k.ty(ops[3].1[0]), Type::Frag(FragRole::WideAcc));
+}
+
+#[test]
+fn async_group_misuse_is_an_error_at_its_tokens() {
+    let cases = [
+        (
+            "fn k(c: &mut [f32]) { let acc = mma_wait(8, wide_zero()); }",
+            "`mma_wait` leaves at most 7 groups in flight, found 8",
+            "8,",
+        ),
+        (
+            "fn k(c: &mut [f32]) { let acc = mma_wait(0, frag_zero()); }",
+            "expected a wide accumulator",
+            "frag_zero",
+        ),
+        (
+            "fn k(c: &mut [f32]) { regs_inc(20); }",
+            "`regs_inc` takes a multiple of 8 in 24..=256 registers, found 20",
+            "20",
+        ),
+        (
+            "fn k(c: &mut [f32], n: u32) { regs_dec(n); }",
+            "register count",
+            "n)",
+        ),
+    ];
+    for (body, message, token) in cases {
+        assert_error_at(body, message, body.find(token));
     }
 }
 

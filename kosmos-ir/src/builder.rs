@@ -439,6 +439,25 @@ impl KernelBuilder {
         self.value(Op::MmaGroup { a, b, acc })
     }
 
+    /// `mma.group` left in flight (see [`Op::MmaGroupAsync`]).
+    pub fn mma_group_async(&mut self, a: Value, b: Value, acc: Value) -> Value {
+        self.value(Op::MmaGroupAsync { a, b, acc })
+    }
+
+    /// Waits until at most `pending` `mma.group.async`s are in flight; returns `accs` to read
+    /// after the wait (see [`Op::MmaWait`]).
+    pub fn mma_wait(&mut self, pending: u32, accs: &[Value]) -> Vec<Value> {
+        self.push(Op::MmaWait {
+            pending,
+            accs: accs.to_vec(),
+        })
+    }
+
+    /// Moves the executing group's register budget to `count` (see [`Op::RegsSet`]).
+    pub fn regs_set(&mut self, dir: RegsDir, count: u32) {
+        self.push(Op::RegsSet { dir, count });
+    }
+
     /// Starts a 16-byte copy from `src` (global) to `dst` (shared); zeros when `pred` is
     /// false.
     pub fn copy_async(&mut self, dst: Value, src: Value, pred: Value) {

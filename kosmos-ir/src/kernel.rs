@@ -130,11 +130,19 @@ impl Kernel {
         (offsets, total)
     }
 
-    /// Whether the kernel uses group-wide ops (`mma.group`), which need workgroups of whole
-    /// groups of four subgroups.
+    /// Whether the kernel uses group-wide ops (`mma.group`, `mma.group.async`, `mma.wait`,
+    /// `regs.set`), which need workgroups of whole groups of four subgroups.
     pub fn uses_groups(&self) -> bool {
         let mut found = false;
-        self.walk(|_, inst| found |= matches!(inst.op, Op::MmaGroup { .. }));
+        self.walk(|_, inst| {
+            found |= matches!(
+                inst.op,
+                Op::MmaGroup { .. }
+                    | Op::MmaGroupAsync { .. }
+                    | Op::MmaWait { .. }
+                    | Op::RegsSet { .. }
+            )
+        });
         found
     }
 

@@ -20,13 +20,15 @@ pub use kernel::{
 };
 pub use math::MathFn;
 pub use ops::{
-    BinOp, CmpPred, Constant, Dim, ForRange, IdKind, Op, OpFamily, Ordering, Origin, RmwOp, Scope,
+    BinOp, CmpPred, Constant, Dim, ForRange, IdKind, Op, OpFamily, Ordering, Origin, RegsDir, RmwOp,
+    Scope,
     UnOp, Want,
 };
 pub use text::{ParseError, parse_module, print_kernel, print_module};
 pub use types::{
     AddrSpace, FRAG_K, FRAG_M, FRAG_N, FragRole, GROUP_K, GROUP_N, GROUP_SUBGROUPS,
-    MAX_VECTOR_BYTES, MAX_VECTOR_LANES, ScalarType, Type,
+    MAX_PENDING_MMA_GROUPS, MAX_VECTOR_BYTES, MAX_VECTOR_LANES, ScalarType, Type,
+    valid_register_count,
 };
 pub use verifier::{
     KERNEL_OP, MAX_MIN_RESIDENT, MAX_REGION_DEPTH, MAX_SHARED_BYTES, MAX_WORKGROUP_SIZE,

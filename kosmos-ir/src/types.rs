@@ -162,6 +162,13 @@ pub const GROUP_SUBGROUPS: u32 = 4;
 pub const GROUP_N: u32 = 128;
 /// Depth of one `mma.group`.
 pub const GROUP_K: u32 = 64;
+/// The most `mma.group.async` groups an `mma.wait` may leave in flight.
+pub const MAX_PENDING_MMA_GROUPS: u32 = 7;
+
+/// Whether `regs.set` takes `count`: a multiple of 8 in 24..=256 (what `setmaxnreg` takes).
+pub fn valid_register_count(count: u32) -> bool {
+    (24..=256).contains(&count) && count.is_multiple_of(8)
+}
 
 /// What a register fragment holds (see docs/ir.md, "Tiles"): a tile owned by a whole
 /// subgroup, spread over its lanes in a way only the target knows.

@@ -946,3 +946,63 @@ fn regions_nest_at_most_max_region_depth() {
         );
     }
 }
+
+// ---- asynchronous group products and register budgets ----
+
+/// Shared tiles for `mma.group.async`: (a, b).
+fn group_tiles(b: &mut KernelBuilder) -> (Value, Value) {
+    let a = b.shared_alloc("a", Type::BF16, 4096);
+    let t = b.shared_alloc("b", Type::BF16, 8192);
+    (a, t)
+}
+
+#[test]
+fn mma_wait_needs_an_accumulator() {
+    let mut b = kb();
+    b.mma_wait(0, &[]);
+    let e = expect_one(&b.finish(), K::FragOperand, "mma.wait");
+    assert!(e.message.contains("at least one"), "{e}");
+}
+
+#[test]
+fn regs_set_count_is_a_multiple_of_8_in_range() {
+    for (count, bad) in [
+        (24, false),
+        (256, false),
+        (16, true),
+        (100, true),
+        (264, true),
+    ] {
+        let mut b = kb();
+        b.regs_set(RegsDir::Inc, count);
+        let k = b.finish();
+        if bad {
+            expect_one(&k, K::AttributeRange, "regs.set");
+        } else {
+            verify(k).unwrap();
+        }
+    }
+}
+
+/// A product in flight is read only after a wait that covers it; a wait leaving groups
+/// pending gives results still in flight.
+#[test]
+fn in_flight_accumulators_are_read_only_after_their_wait() {
+    for (pending, in_flight) in [(0, false), (1, true)] {
+        let mut b = kb();
+        let out = global_param(&mut b);
+        let (ta, tb) = group_tiles(&mut b);
+        let zero = b.wide_zero();
+        let p = b.mma_group_async(ta, tb, zero);
+        let p = b.mma_group_async(ta, tb, p);
+        let w = b.mma_wait(pending, &[p])[0];
+        let stride = b.const_u32(128);
+        b.frag_store(out, w, stride);
+        let k = b.finish();
+        if in_flight {
+            expect_one(&k, K::InFlightAccumulator, "frag.store");
+        } else {
+            verify(k).unwrap();
+        }
+    }
+}

@@ -116,7 +116,8 @@ const TARGETS_LINE: &str = "; targets:";
 /// Compiles the module for each target on its `; targets:` line (every GPU target without
 /// one) and compares the assembly with the file beside it, `<name>.<target>.s`, exactly:
 /// compile files are for code whose instruction sequence is the point (orderings, fences,
-/// matrix and async-copy instructions). ptxas must also assemble the PTX without spilling.
+/// matrix and async-copy instructions). ptxas must also assemble the PTX without spilling
+/// and without a "Potential Performance Loss" (an ignored `setmaxnreg`, serialized wgmmas).
 fn compile(file: &TestFile) -> Result<(), String> {
     if file.expect.is_some() {
         return Err("a compile test keeps its assembly beside it, not in an expect block".into());
@@ -130,6 +131,12 @@ fn compile(file: &TestFile) -> Result<(), String> {
             let report = check::assemble_ptx(&asm).map_err(|e| format!("{target}: {e}"))?;
             if let Some(k) = report.kernels.iter().find(|k| k.spill_bytes() != 0) {
                 return Err(format!("{target}: {} spills:\n{}", k.name, report.output));
+            }
+            if !report.performance_losses().is_empty() {
+                return Err(format!(
+                    "{target}: ptxas lost performance:\n{}",
+                    report.output
+                ));
             }
         }
         file.check_beside(&format!("{target}.s"), &asm)?;

@@ -326,7 +326,8 @@ impl<'ctx> Cx<'_, 'ctx> {
                 vec![]
             }
             Op::Mma { a, b, acc } => vec![self.mma(*a, *b, *acc)?],
-            Op::MmaGroup { a, b, acc } => vec![self.mma_group(*a, *b, *acc)?],
+            Op::MmaGroup { a, b, acc } => vec![self.mma_group(*a, *b, *acc, true)?],
+            Op::MmaGroupAsync { a, b, acc } => vec![self.mma_group(*a, *b, *acc, false)?],
             Op::CopyAsync { dst, src, pred } => {
                 self.copy_async(*dst, *src, *pred)?;
                 vec![]

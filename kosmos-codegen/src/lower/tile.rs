@@ -225,11 +225,13 @@ impl<'ctx> Cx<'_, 'ctx> {
         Ok(v)
     }
 
+    /// `mma.group` (`wait`) or `mma.group.async`.
     pub(super) fn mma_group(
         &self,
         a: Value,
         b: Value,
         acc: Value,
+        wait: bool,
     ) -> Result<BasicValueEnum<'ctx>, Fail> {
         let (a, a_space) = self.get_ptr(a);
         let (b, b_space) = self.get_ptr(b);
@@ -238,7 +240,7 @@ impl<'ctx> Cx<'_, 'ctx> {
             "the verifier keeps mma.group tiles in shared memory"
         );
         let acc = self.frag_value(acc, FragRole::WideAcc);
-        let d = match self.target.emit_mma_group(&self.llvm, a, b, acc)? {
+        let d = match self.target.emit_mma_group(&self.llvm, a, b, acc, wait)? {
             Some(d) => d,
             None => self.mma_group_by_fragments(a, b, acc)?,
         };

@@ -199,6 +199,11 @@ impl Target for Amdgpu {
             }
             // One memory, one proxy: LDS written by stores is what the copies and MFMAs see.
             Op::FenceProxyAsync => Ok(vec![]),
+            // `mma.group.async` is `mma.group` here (MFMAs whose results the hardware
+            // interlocks): nothing is in flight to wait for.
+            Op::MmaWait { .. } => Ok(args.to_vec()),
+            // The register file is split among waves at launch; there is nothing to move.
+            Op::RegsSet { .. } => Ok(vec![]),
             op => Err(Fail::no_rule(self.cpu, op)),
         }
     }

@@ -132,15 +132,17 @@ pub(crate) trait Target {
         b: VectorValue<'ctx>,
         acc: VectorValue<'ctx>,
     ) -> Result<VectorValue<'ctx>, Fail>;
-    /// `mma.group` on a `frag<wacc>` (pieces of `frag<acc>`) with a group-wide matrix
-    /// instruction; `None` (the default) lowers it as 16x16 fragments gathered from the
-    /// swizzled tiles, each through [`Target::emit_mma`].
+    /// `mma.group` (`wait`) or `mma.group.async` on a `frag<wacc>` (pieces of `frag<acc>`)
+    /// with a group-wide matrix instruction; `None` (the default) lowers either as 16x16
+    /// fragments gathered from the swizzled tiles, each through [`Target::emit_mma`],
+    /// complete at once.
     fn emit_mma_group<'ctx>(
         &self,
         _cx: &FnBuilder<'_, 'ctx>,
         _a: PointerValue<'ctx>,
         _b: PointerValue<'ctx>,
         _acc: VectorValue<'ctx>,
+        _wait: bool,
     ) -> Result<Option<VectorValue<'ctx>>, Fail> {
         Ok(None)
     }

@@ -7,7 +7,7 @@ use inkwell::AddressSpace;
 use inkwell::module::Module;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{
-    BasicMetadataValueEnum, BasicValueEnum, IntValue, PointerValue, VectorValue,
+    BasicMetadataValueEnum, BasicValueEnum, IntValue, PointerValue, StructValue, VectorValue,
 };
 use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Op, Ordering, RmwOp, Scope};
 
@@ -198,6 +198,15 @@ impl Target for Nvptx {
                 cx.inline_asm(None, "fence.proxy.async.shared::cta;", "~{memory}", &[])?;
                 Ok(vec![])
             }
+            Op::MmaWait { pending, .. } => {
+                let accs: Vec<VectorValue> = args.iter().map(|a| a.into_vector_value()).collect();
+                mma_wait(cx, *pending, &accs)
+            }
+            Op::RegsSet { dir, count } => {
+                let asm = format!("setmaxnreg.{dir}.sync.aligned.u32 {count};");
+                cx.inline_asm(None, &asm, "~{memory}", &[])?;
+                Ok(vec![])
+            }
             op => Err(Fail::no_rule(self.cpu(), op)),
         }
     }
@@ -370,18 +379,20 @@ impl Target for Nvptx {
     }
 
     /// Four `wgmma.mma_async` m64n128k16 (one per 16-deep step), A and B from shared memory
-    /// through descriptors of their 128-byte-swizzled layouts, waited for before the
-    /// accumulator is used: the four subgroups of the group are the warpgroup.
+    /// through descriptors of their 128-byte-swizzled layouts, committed as one group: the
+    /// four subgroups of the group are the warpgroup. With `wait` the same asm waits for the
+    /// group (`mma.group`); without, the registers stay the tensor cores' until an
+    /// `mma.wait` (`mma.group.async`).
     fn emit_mma_group<'ctx>(
         &self,
         cx: &FnBuilder<'_, 'ctx>,
         a: PointerValue<'ctx>,
         b: PointerValue<'ctx>,
         acc: VectorValue<'ctx>,
+        wait: bool,
     ) -> Result<Option<VectorValue<'ctx>>, Fail> {
         let bld = &cx.builder;
         let i64t = cx.ctx.i64_type();
-        let f32t = cx.ctx.f32_type();
         let n = acc.get_type().get_size();
         // Descriptor: start address >> 4 (bits 0-13), leading byte offset >> 4 (16-29),
         // stride byte offset >> 4 (32-45), swizzle mode 1 = 128 bytes (62-63).
@@ -397,12 +408,7 @@ impl Target for Nvptx {
         // B is N-major: 64-column blocks 8192 bytes apart, 8-row (k) atoms 1024 bytes apart;
         // a 16-deep step moves 16 rows, 2048 bytes.
         let (da, db) = (desc(a, 16, 1024)?, desc(b, 8192, 1024)?);
-        let mut args: Vec<BasicValueEnum> = Vec::new();
-        for i in 0..n {
-            let x =
-                bld.build_extract_element(acc, cx.ctx.i32_type().const_int(i as u64, false), "")?;
-            args.push(x);
-        }
+        let mut args = vector_elements(cx, &[acc])?;
         let steps = kosmos_ir::GROUP_K / 16;
         for k in 0..steps as u64 {
             args.push(
@@ -432,15 +438,17 @@ impl Target for Nvptx {
                 2 * n + 2 * k + 1
             );
         }
-        asm += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n}";
-        let mut constraints: Vec<String> = (0..n).map(|_| "=f".to_string()).collect();
-        constraints.extend((0..n).map(|i| i.to_string()));
+        asm += "wgmma.commit_group.sync.aligned;\n";
+        if wait {
+            asm += &wait_group(0);
+            asm += "\n";
+        }
+        asm += "}";
+        let mut constraints = tied_f32_constraints(n);
         constraints.extend((0..2 * steps).map(|_| "l".to_string()));
         constraints.push("r".into());
         constraints.push("~{memory}".into());
-        let out_ty = cx.ctx.struct_type(&vec![f32t.into(); n as usize], false);
-        let r = cx.inline_asm(Some(out_ty.into()), &asm, &constraints.join(","), &args)?;
-        let r = call_result(r).into_struct_value();
+        let r = f32_asm(cx, &asm, &constraints, n, &args)?;
         Ok(Some(cx.insert_fields(acc.get_type().get_undef(), r, 0)?))
     }
 
@@ -500,4 +508,73 @@ impl Nvptx {
         };
         cx.call_int_intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{reg}.{}", dim.name()))
     }
+}
+
+/// The PTX line that waits until at most `pending` wgmma groups are in flight.
+fn wait_group(pending: u32) -> String {
+    format!("wgmma.wait_group.sync.aligned {pending};")
+}
+
+/// `mma.wait`: `wgmma.wait_group` with every accumulator register in flight as a tied
+/// in-out operand (as Triton's dot-wait does). Outside the asm LLVM sees the registers
+/// defined by the wgmma and then by this wait, so it reads, copies or spills only the
+/// values after the wait; without the ties it could move a read of an accumulator above
+/// the wait, where the tensor cores still write it.
+fn mma_wait<'ctx>(
+    cx: &FnBuilder<'_, 'ctx>,
+    pending: u32,
+    accs: &[VectorValue<'ctx>],
+) -> Result<Vec<BasicValueEnum<'ctx>>, Fail> {
+    let args = vector_elements(cx, accs)?;
+    let n = args.len() as u32;
+    let mut constraints = tied_f32_constraints(n);
+    constraints.push("~{memory}".into());
+    let r = f32_asm(cx, &wait_group(pending), &constraints, n, &args)?;
+    let mut at = 0;
+    accs.iter()
+        .map(|acc| {
+            let v = cx.insert_fields(acc.get_type().get_undef(), r, at)?;
+            at += acc.get_type().get_size();
+            Ok(v.into())
+        })
+        .collect()
+}
+
+/// The elements of `vectors`, in order: the registers an asm takes.
+fn vector_elements<'ctx>(
+    cx: &FnBuilder<'_, 'ctx>,
+    vectors: &[VectorValue<'ctx>],
+) -> Result<Vec<BasicValueEnum<'ctx>>, Fail> {
+    let i32t = cx.ctx.i32_type();
+    let mut out = Vec::new();
+    for v in vectors {
+        for i in 0..v.get_type().get_size() {
+            out.push(
+                cx.builder
+                    .build_extract_element(*v, i32t.const_int(i as u64, false), "")?,
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// `n` f32 outputs `$0 .. $n`, each tied to the input of the same number (`$n ..`).
+fn tied_f32_constraints(n: u32) -> Vec<String> {
+    let mut constraints: Vec<String> = (0..n).map(|_| "=f".to_string()).collect();
+    constraints.extend((0..n).map(|i| i.to_string()));
+    constraints
+}
+
+/// An asm with `n` f32 results (a struct of them, `$0 .. $n`).
+fn f32_asm<'ctx>(
+    cx: &FnBuilder<'_, 'ctx>,
+    asm: &str,
+    constraints: &[String],
+    n: u32,
+    args: &[BasicValueEnum<'ctx>],
+) -> Result<StructValue<'ctx>, Fail> {
+    let f32t = cx.ctx.f32_type();
+    let out_ty = cx.ctx.struct_type(&vec![f32t.into(); n as usize], false);
+    let r = cx.inline_asm(Some(out_ty.into()), asm, &constraints.join(","), args)?;
+    Ok(call_result(r).into_struct_value())
 }

@@ -1,4 +1,5 @@
 //! What a lane asks of the machine it runs on: its ids, the clock, `barrier` and `sleep`.
+//! Registers are not a resource here: `regs.set` gives no instruction.
 
 use crate::CpuError;
 use crate::compile::Compiler;
@@ -16,8 +17,9 @@ pub(crate) enum Machine {
 }
 
 impl Compiler<'_> {
-    pub(crate) fn machine(&mut self, inst: &Inst, at: u32) -> Machine {
-        match inst.op {
+    /// `None` for `regs.set`.
+    pub(crate) fn machine(&mut self, inst: &Inst, at: u32) -> Option<Machine> {
+        Some(match inst.op {
             Op::Id { kind, dim } => Machine::Id {
                 dst: self.result(inst),
                 kind,
@@ -28,8 +30,9 @@ impl Compiler<'_> {
             Op::Clock => Machine::Clock {
                 dst: self.result(inst),
             },
+            Op::RegsSet { .. } => return None,
             ref op => unreachable!("`{}` is not an id, barrier, sleep or clock", op.name()),
-        }
+        })
     }
 }
 

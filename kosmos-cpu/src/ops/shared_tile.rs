@@ -1,6 +1,7 @@
 //! Tiles staged in shared memory: `mma.group`, which multiplies shared-memory tiles by
 //! groups of four subgroups, and `copy.async`, which fills them. Copies complete when
-//! they start, so `async.commit` and `async.wait` have nothing to do.
+//! they start, so `async.commit` and `async.wait` have nothing to do; so do products:
+//! `mma.group.async` is `mma.group`, and `mma.wait` passes its accumulators on.
 
 use crate::compile::Compiler;
 use crate::exec::{Exec, Res};
@@ -17,6 +18,8 @@ pub(crate) enum SharedTile {
         c: Slot,
         pos: u32,
     },
+    /// `mma.wait`: the accumulators, unchanged.
+    MmaWait { dsts: Vec<Slot>, srcs: Vec<Slot> },
     /// `copy.async`, done at once.
     CopyAsync {
         dst: Slot,
@@ -30,7 +33,7 @@ impl Compiler<'_> {
     /// `None` for `async.commit` and `async.wait`.
     pub(crate) fn shared_tile(&mut self, inst: &Inst, at: u32) -> Option<SharedTile> {
         Some(match inst.op {
-            Op::MmaGroup { a, b, acc } => SharedTile::MmaGroup {
+            Op::MmaGroup { a, b, acc } | Op::MmaGroupAsync { a, b, acc } => SharedTile::MmaGroup {
                 dst: self.result(inst),
                 a: a.0,
                 b: b.0,
@@ -43,6 +46,10 @@ impl Compiler<'_> {
                 pred: pred.0,
                 pos: at,
             },
+            Op::MmaWait { ref accs, .. } => SharedTile::MmaWait {
+                dsts: Self::slots(&inst.results),
+                srcs: Self::slots(accs),
+            },
             Op::AsyncCommit | Op::AsyncWait { .. } => return None,
             ref op => unreachable!("`{}` is not a shared-memory tile op", op.name()),
         })
@@ -53,6 +60,10 @@ impl Exec<'_> {
     pub(crate) fn shared_tile(&mut self, ins: &SharedTile, mask: &[bool]) -> Res {
         match *ins {
             SharedTile::MmaGroup { dst, a, b, c, pos } => self.mma_group(dst, a, b, c, pos, mask),
+            SharedTile::MmaWait { ref dsts, ref srcs } => {
+                self.copy_all(srcs, dsts);
+                Ok(())
+            }
             SharedTile::CopyAsync {
                 dst,
                 src,

@@ -222,6 +222,26 @@ const INTRINSICS: &[Intrinsic] = &[
         Tile(Lower::mma_group),
     ),
     def(
+        "mma_group_async",
+        &["&a_tile[i]", "&b_tile[j]", "wide accumulator"],
+        Tile(Lower::mma_group),
+    ),
+    def(
+        "mma_wait",
+        &["groups left in flight, a constant", "wide accumulator"],
+        Tile(Lower::mma_wait),
+    ),
+    def(
+        "regs_inc",
+        &["register count, a constant"],
+        Effect(Lower::regs_set),
+    ),
+    def(
+        "regs_dec",
+        &["register count, a constant"],
+        Effect(Lower::regs_set),
+    ),
+    def(
         "copy_async",
         &["&shared_dst[i]", "&global_src[j]", "pred"],
         Effect(Lower::copy_async),

@@ -1,5 +1,5 @@
 //! Tiles (docs/ir.md "Tiles"): fragments and `mma`, the four-subgroup `mma_group` with its
-//! wide accumulators, the 16-byte vectors of `load_vec8`/`store_vec8`/`splat8`, and the
+//! wide accumulators (and `mma_group_async` / `mma_wait`, with groups' register budgets), the 16-byte vectors of `load_vec8`/`store_vec8`/`splat8`, and the
 //! asynchronous copies that fill shared memory.
 
 use super::bounds::{Elem, Reach};
@@ -7,7 +7,10 @@ use super::intrinsics::{Call, Lowering, intrinsic};
 use super::{Binding, Lower, err, strip_parens};
 use crate::items::DeviceRet;
 use crate::sig::rust_name;
-use kosmos_ir::{AddrSpace, FragRole, KernelBuilder, Op, ScalarType, Type, Value};
+use kosmos_ir::{
+    AddrSpace, FragRole, KernelBuilder, MAX_PENDING_MMA_GROUPS, Op, RegsDir, ScalarType, Type,
+    Value, valid_register_count,
+};
 use syn::{Error, Expr, Result};
 
 use ScalarType as S;
@@ -191,18 +194,24 @@ impl Lower {
         Ok((b.mma(x, y, acc), TileTy::Frag(FragRole::Acc)))
     }
 
+    /// `mma_group(&a[i], &b[j], acc)` and `mma_group_async(..)`, the same but left in flight.
     pub(super) fn mma_group(
         &mut self,
         b: &mut KernelBuilder,
         call: &Call,
     ) -> Result<(Value, TileTy)> {
         let args = &call.args;
+        let issue = if call.name == "mma_group_async" {
+            KernelBuilder::mma_group_async
+        } else {
+            KernelBuilder::mma_group
+        };
         let x = self.group_tile(b, args[0], "the `a` tile")?;
         let y = self.group_tile(b, args[1], "the `b` tile")?;
         let acc = self.tile_arg(b, args[2], TileTy::Frag(FragRole::WideAcc))?;
         // Each tile is checked on its own; a failed check leaves the accumulator as it was.
         let wide = [Type::Frag(FragRole::WideAcc)];
-        let product = |b: &mut KernelBuilder| vec![b.mma_group(x.ptr, y.ptr, acc)];
+        let product = |b: &mut KernelBuilder| vec![issue(b, x.ptr, y.ptr, acc)];
         let after_b = |b: &mut KernelBuilder| {
             let reach = Reach::Run(GROUP_B_TILE_BYTES / y.elem.size_bytes());
             Lower::guarded(b, y.bound, reach, None, &wide, product, |_| vec![acc])
@@ -316,6 +325,54 @@ impl Lower {
         let pending = u32::try_from(self.const_eval(arg, what)?)
             .map_err(|_| Error::new_spanned(arg, format!("{what} out of range for u32")))?;
         b.async_wait(pending);
+        Ok(())
+    }
+
+    /// `mma_wait(pending, acc)`: the accumulator after at most `pending` `mma_group_async`s
+    /// are left in flight.
+    pub(super) fn mma_wait(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+    ) -> Result<(Value, TileTy)> {
+        let arg = call.args[0];
+        let pending = self.const_eval(arg, "the count of `mma_wait`")?;
+        if pending > u64::from(MAX_PENDING_MMA_GROUPS) {
+            return err(
+                arg,
+                format!(
+                    "`mma_wait` leaves at most {MAX_PENDING_MMA_GROUPS} groups in flight, \
+                     found {pending}"
+                ),
+            );
+        }
+        let acc = self.tile_arg(b, call.args[1], TileTy::Frag(FragRole::WideAcc))?;
+        let waited = b.mma_wait(pending as u32, &[acc])[0];
+        Ok((waited, TileTy::Frag(FragRole::WideAcc)))
+    }
+
+    /// `regs_inc(count)`, `regs_dec(count)`: the executing group's register budget.
+    pub(super) fn regs_set(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let arg = call.args[0];
+        let count = self.const_eval(arg, "the register count")?;
+        let count = u32::try_from(count)
+            .ok()
+            .filter(|c| valid_register_count(*c))
+            .ok_or_else(|| {
+                Error::new_spanned(
+                    arg,
+                    format!(
+                        "`{}` takes a multiple of 8 in 24..=256 registers, found {count}",
+                        call.name
+                    ),
+                )
+            })?;
+        let dir = if call.name == "regs_inc" {
+            RegsDir::Inc
+        } else {
+            RegsDir::Dec
+        };
+        b.regs_set(dir, count);
         Ok(())
     }
 

@@ -66,6 +66,7 @@ attribute_fields!(
     super::RmwOp,
     super::Ordering,
     super::Scope,
+    super::RegsDir,
     super::IdKind,
     super::Dim
 );

@@ -68,6 +68,17 @@ named_enum! {
 }
 
 named_enum! {
+    /// Which way a `regs.set` moves the executing group's register budget.
+    pub enum RegsDir {
+        /// Raise it: the group may then use up to the new count (waits for registers that
+        /// other groups release).
+        Inc => "inc",
+        /// Lower it, releasing registers for other groups of the workgroup.
+        Dec => "dec",
+    }
+}
+
+named_enum! {
     /// Grid dimension of an id or size query.
     pub enum Dim {
         X => "x",
@@ -413,6 +424,17 @@ define_ops! {
         family Machine
         syntax [nanos("sleep time in nanoseconds")]
         results |_ty| vec![];
+    /// Sets the register budget of every work-item of the executing group of four subgroups
+    /// to `count` registers (a multiple of 8 in 24 ..= 256): a warp-specialised kernel gives
+    /// the registers its copying group does not need to the groups that multiply. All lanes
+    /// of the group execute it together, so each role's `regs.set` belongs in a branch on the
+    /// group index (`subgroup.id / 4`), taken by whole groups. `setmaxnreg` on NVIDIA (a
+    /// kernel using it is compiled with a register cap at entry, which `setmaxnreg` needs);
+    /// nothing on AMD and the CPU device.
+    RegsSet { dir: RegsDir, count: u32 } = "regs.set"
+        family Machine
+        syntax [dir count("register count")]
+        results |_ty| vec![];
     /// A timestamp in nanoseconds (`u64`), comparable between the workgroups of a device:
     /// for traces and timings, not for ordering.
     Clock = "clock"
@@ -502,6 +524,34 @@ define_ops! {
             acc as "the accumulator": Want::Frag(FragRole::WideAcc),
         ] kind FragOperand
         results |_ty| vec![Type::Frag(FragRole::WideAcc)];
+    /// `mma.group` that returns without waiting for its result: the product is one committed
+    /// group of matrix operations still in flight, and the result is owned by the matrix
+    /// units until an `mma.wait` has waited for that group. Until then the result may only
+    /// be the accumulator of another `mma.group.async` (which adds to the same registers in
+    /// order) or an operand of `mma.wait` (the verifier rejects any other use of it; values
+    /// carried through `yield` and loop arguments are the program's responsibility). The
+    /// tiles stay read until the wait too: shared memory under them must not be overwritten
+    /// before it. Same operands, layout and numbers as `mma.group`; `wgmma` without
+    /// `wait_group` on NVIDIA, `mma.group` elsewhere (the CPU device computes it at once).
+    MmaGroupAsync { a: Value, b: Value, acc: Value } = "mma.group.async"
+        family SharedTile
+        syntax [a, b, acc]
+        operands [
+            a as "the a tile": Want::Ptr(AddrSpace::Shared),
+            b as "the b tile": Want::Ptr(AddrSpace::Shared),
+            acc as "the accumulator": Want::Frag(FragRole::WideAcc),
+        ] kind FragOperand
+        results |_ty| vec![Type::Frag(FragRole::WideAcc)];
+    /// Waits until at most `pending` (0 ..= [`MAX_PENDING_MMA_GROUPS`]) of the group's
+    /// `mma.group.async`s are still in flight, and returns `accs` (the `frag<wacc>`s in
+    /// flight, at least one) unchanged: the results are the accumulators to read after the
+    /// wait. With `pending` > 0 the results of the newest groups may still be in flight:
+    /// they follow the rule of `mma.group.async` results. Collective over the group, like
+    /// `mma.group`.
+    MmaWait { pending: u32, accs: Vec<Value> } = "mma.wait"
+        family SharedTile
+        syntax [pending("number of pending groups"), accs]
+        results |ty| accs.iter().map(|v| ty(*v)).collect();
     /// Copies 16 bytes from `src` (`ptr<global>`) to `dst` (`ptr<shared>`), both 16-byte
     /// aligned, without waiting for them; when `pred` (`i1`) is false it writes 16 zero bytes
     /// and reads nothing. Per lane. The copy is complete once an `async.wait` of the same

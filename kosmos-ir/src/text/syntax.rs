@@ -3,7 +3,7 @@
 
 use super::ParseError;
 use super::parser::Parser;
-use crate::ops::{BinOp, CmpPred, Dim, IdKind, Ordering, Origin, RmwOp, Scope, UnOp};
+use crate::ops::{BinOp, CmpPred, Dim, IdKind, Ordering, Origin, RegsDir, RmwOp, Scope, UnOp};
 use crate::{Constant, FragRole, ScalarType, Type, Value};
 
 /// One printed statement: words separated by spaces, commas attached to the word before.
@@ -195,4 +195,5 @@ word_fields!(
     BinOp => "operation",
     UnOp => "operation",
     IdKind => "id",
+    RegsDir => "direction",
 );

@@ -14,6 +14,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 mod arith;
+mod async_mma;
 mod control;
 mod memory;
 mod verified;
@@ -102,6 +103,9 @@ pub enum VerifyErrorKind {
     VectorOperand,
     /// A vector lane index beyond the vector's lanes.
     LaneOutOfRange,
+    /// A constant attribute outside the range the op takes: `mma.wait`'s pending groups,
+    /// `regs.set`'s register count.
+    AttributeRange,
     /// A subgroup id (`subgroup.size`, `.id`, `.lane`) with a dimension other than x.
     IdDimension,
     // ---- tiles ----
@@ -117,6 +121,9 @@ pub enum VerifyErrorKind {
     BufferLenOperand,
     /// A `bounds.fail` or `wait.fail` origin with a line break (the text format keeps it on one line).
     OriginText,
+    /// A use of an accumulator that `mma.group.async` is still writing (not passed through
+    /// `mma.wait`).
+    InFlightAccumulator,
     /// `copy.async` with a destination not in shared memory, a source not in global memory
     /// or a predicate that is not `i1`.
     CopyAsyncOperand,
@@ -289,6 +296,9 @@ struct Verifier<'k> {
     /// End of the shared allocations so far, in bytes.
     shared_bytes: u64,
     shared_limit_reported: bool,
+    /// Results of `mma.group.async` (and of `mma.wait`s that leave groups pending): their
+    /// registers are still being written.
+    in_flight: HashSet<Value>,
 }
 
 fn is_atomic_int(t: Type) -> bool {
@@ -340,6 +350,7 @@ impl<'k> Verifier<'k> {
             next_index: 0,
             shared_bytes: 0,
             shared_limit_reported: false,
+            in_flight: HashSet::new(),
         }
     }
 
@@ -680,6 +691,7 @@ impl<'k> Verifier<'k> {
                 self.use_value(at, v);
             }
         }
+        self.in_flight_uses(at, &inst.op, &operands);
         if self.misplaced_frag(at, &inst.op, &operands) {
             self.results(at, inst, &operands);
             return;
@@ -798,6 +810,8 @@ impl<'k> Verifier<'k> {
                 }
             }
             Op::SharedAlloc { elem, count } => self.shared_alloc(at, *elem, *count),
+            Op::MmaWait { pending, accs } => self.mma_wait(at, *pending, accs),
+            Op::RegsSet { dir, count } => self.regs_set(at, *dir, *count),
             Op::Splat { value, lanes } => self.splat(at, *value, *lanes),
             Op::Extract { vector, lane } => {
                 self.vector_lane(at, *vector, *lane);
@@ -834,6 +848,7 @@ impl<'k> Verifier<'k> {
             self.error(at, kind, message);
         }
         self.results(at, inst, &operands);
+        self.mark_in_flight(inst);
     }
 
     /// Reports fragments used by an op that does not take them (fragment ops and the
@@ -845,6 +860,8 @@ impl<'k> Verifier<'k> {
             | Op::FragStore { .. }
             | Op::Mma { .. }
             | Op::MmaGroup { .. }
+            | Op::MmaGroupAsync { .. }
+            | Op::MmaWait { .. }
             | Op::If { .. }
             | Op::For { .. }
             | Op::Loop { .. }
