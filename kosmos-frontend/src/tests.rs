@@ -854,28 +854,33 @@ fn subgroup_shuffle_types_by_its_value_not_its_lane() {
 }
 
 #[test]
-fn exp2_approx_is_two_to_the_x() {
-    let src = r#"
-        #[kernel]
-        fn k(x: &[f32], y: &mut [f32]) {
-            let t = workgroup_id_x() * workgroup_size_x() + workitem_id_x();
-            y[t] = exp2_approx(x[t]);
-        }
-    "#;
+fn fast_approximations_compute_their_functions() {
+    // Exact on the CPU device (the GPUs' errors are checked by kosmos-tests' `math`).
+    let cases: [(&str, fn(f64) -> f64, f32); 2] = [
+        ("exp2_approx", f64::exp2, 120.0),
+        ("tanh_approx", f64::tanh, 12.0),
+    ];
     let mut rng = SmallRng::seed_from_u64(rand::random());
-    let x: Vec<f32> = (0..256).map(|_| rng.random_range(-120.0..120.0)).collect();
-    for (x, y) in x.iter().zip(run_map(src, &x, f32::NAN)) {
-        let want = (*x as f64).exp2();
-        assert!(
-            ((y as f64 - want) / want).abs() < 1e-6,
-            "2^{x}: {y}, want {want}"
+    for (name, reference, range) in cases {
+        let src = format!(
+            "#[kernel]
+            fn k(x: &[f32], y: &mut [f32]) {{
+                let t = workgroup_id_x() * workgroup_size_x() + workitem_id_x();
+                y[t] = {name}(x[t]);
+            }}"
         );
+        let x: Vec<f32> = (0..256).map(|_| rng.random_range(-range..range)).collect();
+        for (x, y) in x.iter().zip(run_map(&src, &x, f32::NAN)) {
+            let want = reference(*x as f64);
+            assert!(
+                ((y as f64 - want) / want).abs() < 1e-6,
+                "{name}({x}): {y}, want {want}"
+            );
+        }
+        let body = format!("fn k(y: &mut [f32], n: u32) {{ y[0] = {name}(n); }}");
+        let at = body.find("(n)").map(|i| i + 1);
+        assert_error_at(&body, "expected f32, found u32", at);
     }
-    assert_error_at(
-        "fn k(y: &mut [f32], n: u32) { y[0] = exp2_approx(n); }",
-        "expected f32, found u32",
-        Some(49),
-    );
 }
 
 /// Runs the one kernel of `src` on the CPU device over `out` (a `u32` slice of `len` NaN-like

@@ -39,32 +39,18 @@ const fn case(
     }
 }
 
-/// A case in `f64`.
-const fn case64(
-    name: &'static str,
-    expr: &'static str,
-    reference: fn(f64) -> f64,
-    range: (f64, f64),
-    log: bool,
-    max_ulp: f64,
-) -> Case {
-    Case {
-        ty: "f64",
-        ..case(name, expr, reference, range, log, max_ulp)
+impl Case {
+    /// The case in `f64`.
+    const fn in_f64(self) -> Case {
+        Case { ty: "f64", ..self }
     }
-}
 
-/// An `f32` case bounded by a relative error.
-const fn case_relative(
-    name: &'static str,
-    expr: &'static str,
-    reference: fn(f64) -> f64,
-    range: (f64, f64),
-    max_relative: f64,
-) -> Case {
-    Case {
-        relative: true,
-        ..case(name, expr, reference, range, false, max_relative)
+    /// The case with its bound a relative error.
+    const fn relative(self) -> Case {
+        Case {
+            relative: true,
+            ..self
+        }
     }
 }
 
@@ -85,23 +71,25 @@ const CASES: &[Case] = &[
     // Every multiplication of binary powering rounds, as in Rust's own `powi`.
     case("powi(-5)", "powi(x, -5)", inv_fifth, (1e-7, 1e7), true, 4.5),
     // About 11 bits on the GPUs (exact on the CPU device).
-    case_relative(
+    case(
         "tanh_approx",
         "tanh_approx(x)",
         f64::tanh,
         (-12.0, 12.0),
+        false,
         1.0 / 1024.0,
-    ),
-    case64("exp", "x.exp()", f64::exp, (-746.0, 710.0), false, 2.0),
-    case64("exp2", "exp2(x)", f64::exp2, (-1076.0, 1025.0), false, 2.0),
-    case64("ln", "x.ln()", f64::ln, (1e-320, 1.7e308), true, 2.0),
-    case64("log2", "log2(x)", f64::log2, (1e-320, 1.7e308), true, 2.0),
-    case64("sin", "x.sin()", f64::sin, (-1e4, 1e4), false, 2.0),
-    case64("sin (large)", "sin(x)", f64::sin, (1e-300, 1.7e308), true, 2.0),
-    case64("cos", "x.cos()", f64::cos, (-1e4, 1e4), false, 2.0),
-    case64("cos (large)", "cos(x)", f64::cos, (1e-300, 1.7e308), true, 2.0),
-    case64("tanh", "x.tanh()", f64::tanh, (-25.0, 25.0), false, 3.0),
-    case64("erf", "erf(x)", erf, (-7.0, 7.0), false, 2.0),
+    )
+    .relative(),
+    case("exp", "x.exp()", f64::exp, (-746.0, 710.0), false, 2.0).in_f64(),
+    case("exp2", "exp2(x)", f64::exp2, (-1076.0, 1025.0), false, 2.0).in_f64(),
+    case("ln", "x.ln()", f64::ln, (1e-320, 1.7e308), true, 2.0).in_f64(),
+    case("log2", "log2(x)", f64::log2, (1e-320, 1.7e308), true, 2.0).in_f64(),
+    case("sin", "x.sin()", f64::sin, (-1e4, 1e4), false, 2.0).in_f64(),
+    case("sin (large)", "sin(x)", f64::sin, (1e-300, 1.7e308), true, 2.0).in_f64(),
+    case("cos", "x.cos()", f64::cos, (-1e4, 1e4), false, 2.0).in_f64(),
+    case("cos (large)", "cos(x)", f64::cos, (1e-300, 1.7e308), true, 2.0).in_f64(),
+    case("tanh", "x.tanh()", f64::tanh, (-25.0, 25.0), false, 3.0).in_f64(),
+    case("erf", "erf(x)", erf, (-7.0, 7.0), false, 2.0).in_f64(),
 ];
 
 fn rsqrt(x: f64) -> f64 {
@@ -138,7 +126,8 @@ fn erf(x: f64) -> f64 {
                 break;
             }
         }
-        sum.mul(Dd(1.1283791670955126, 1.533545961316588e-17)).0
+        let two_over_sqrt_pi = Dd(std::f64::consts::FRAC_2_SQRT_PI, 1.533545961316588e-17);
+        sum.mul(two_over_sqrt_pi).0
     } else {
         let mut f = 0.0;
         for n in (1..80).rev() {

@@ -78,17 +78,24 @@ impl Float for f64 {
     }
 }
 
+/// Where either is NaN: 0 when both are, infinite when only one is.
+fn nan_error(got: f64, want: f64) -> Option<f64> {
+    (got.is_nan() || want.is_nan()).then(|| {
+        if got.is_nan() == want.is_nan() {
+            0.0
+        } else {
+            f64::INFINITY
+        }
+    })
+}
+
 /// The distance from `got` to `want` in ulp of `T` at `want` (the subnormal spacing below
 /// the normal range); 0 when both are NaN, infinite when only one is or when a zero has the
 /// wrong sign.
 fn ulp_error<T: Float>(got: T, want: f64) -> f64 {
     let got = got.to_f64();
-    if want.is_nan() || got.is_nan() {
-        return if want.is_nan() == got.is_nan() {
-            0.0
-        } else {
-            f64::INFINITY
-        };
+    if let Some(err) = nan_error(got, want) {
+        return err;
     }
     if want.is_infinite() || got.is_infinite() {
         // Results beyond the type's range round to the infinity of their sign.
@@ -115,12 +122,8 @@ fn ulp_error<T: Float>(got: T, want: f64) -> f64 {
 /// NaN or a zero has the wrong sign.
 fn relative_error<T: Float>(got: T, want: f64) -> f64 {
     let got = got.to_f64();
-    if got.is_nan() || want.is_nan() {
-        return if got.is_nan() == want.is_nan() {
-            0.0
-        } else {
-            f64::INFINITY
-        };
+    if let Some(err) = nan_error(got, want) {
+        return err;
     }
     if got == want {
         return if got.is_sign_negative() == want.is_sign_negative() {
