@@ -856,8 +856,10 @@ fn subgroup_shuffle_types_by_its_value_not_its_lane() {
 #[test]
 fn fast_approximations_compute_their_functions() {
     // Exact on the CPU device (the GPUs' errors are checked by kosmos-tests' `math`).
-    let cases: [(&str, fn(f64) -> f64, f32); 2] = [
-        ("exp2_approx", f64::exp2, 120.0),
+    // (function, its f64 reference, the inputs' magnitude bound)
+    let exp2: fn(f64) -> f64 = f64::exp2;
+    let cases = [
+        ("exp2_approx", exp2, 120.0f32),
         ("tanh_approx", f64::tanh, 12.0),
     ];
     let mut rng = SmallRng::seed_from_u64(rand::random());
