@@ -3,7 +3,7 @@
 
 use crate::lower_source;
 use kosmos_ir::{Constant, FragRole, Op, ScalarType, Type, Value};
-use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, ModuleImage};
+use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, Module, ModuleImage};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 use std::collections::HashMap;
 
@@ -42,9 +42,8 @@ fn assert_error_at(body: &str, message: &str, column: Option<usize>) {
     assert_eq!((line, Some(col)), (2, column), "{body}: {got}");
 }
 
-/// Lowers `src`, whose one kernel `k(x, y)` writes `y[t]` from `x[t]`, and runs it on the CPU
-/// device over `x` (in blocks of 64), the output poisoned with `poison` first.
-fn run_map<T: kosmos_runtime::DeviceScalar>(src: &str, x: &[T], poison: T) -> Vec<T> {
+/// Lowers `src` and loads its kernels on the CPU device.
+fn cpu_module(src: &str) -> (Device, Module) {
     let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
     let device = Device::cpu().unwrap();
     let module = device
@@ -52,6 +51,13 @@ fn run_map<T: kosmos_runtime::DeviceScalar>(src: &str, x: &[T], poison: T) -> Ve
             kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
         ))
         .unwrap();
+    (device, module)
+}
+
+/// Lowers `src`, whose one kernel `k(x, y)` writes `y[t]` from `x[t]`, and runs it on the CPU
+/// device over `x` (in blocks of 64), the output poisoned with `poison` first.
+fn run_map<T: kosmos_runtime::DeviceScalar>(src: &str, x: &[T], poison: T) -> Vec<T> {
+    let (device, module) = cpu_module(src);
     let dx = Buffer::from_slice(&device, x).unwrap();
     let dy = Buffer::from_slice(&device, &vec![poison; x.len()]).unwrap();
     let stream = device.stream().unwrap();
@@ -747,13 +753,7 @@ fn group_gemm_with_async_copies_runs() {
             .collect()
     };
     let (a, bm) = (random(mm * kk), random(kk * n));
-    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
-    let device = Device::cpu().unwrap();
-    let module = device
-        .load_module(&ModuleImage::new(
-            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
-        ))
-        .unwrap();
+    let (device, module) = cpu_module(src);
     let da = Buffer::from_slice(&device, &a).unwrap();
     let db = Buffer::from_slice(&device, &bm).unwrap();
     let dc = Buffer::from_slice(&device, &vec![f32::NAN; mm * n]).unwrap();

@@ -1,21 +1,15 @@
 //! The language as a Rust programmer writes it: literals typed by their uses, device
 //! functions, `continue` and module-level constants, run on the CPU device.
 
-use super::{assert_error_at, error, launch_u32, run_u32};
+use super::{assert_error_at, cpu_module, error, launch_u32, run_u32};
 use crate::lower_source;
-use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, ModuleImage};
+use kosmos_runtime::{Buffer, KernelArg, LaunchConfig};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// Runs the one kernel of `src`, `fn k(x: &[f32], out: &mut [f32], n: u32)`, as one
 /// workgroup of `block` lanes; `out` (`out_len` elements) starts poisoned with NaN.
 fn run_f32(src: &str, x: &[f32], out_len: usize, n: u32, block: u32) -> Vec<f32> {
-    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
-    let device = Device::cpu().unwrap();
-    let module = device
-        .load_module(&ModuleImage::new(
-            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
-        ))
-        .unwrap();
+    let (device, module) = cpu_module(src);
     let xs = Buffer::<f32>::from_slice(&device, x).unwrap();
     let out = Buffer::<f32>::from_slice(&device, &vec![f32::NAN; out_len]).unwrap();
     let args = [
