@@ -37,7 +37,8 @@
 //! ```
 //!
 //! Their parameters are slices (`&[T]`, `&mut [T]`: a slice parameter, a shared array or a
-//! peer slice, passed by name, keeping its bounds checks), scalars (`mut` allowed), and
+//! peer slice, passed by name, keeping its bounds checks, or the rest of one from an index,
+//! `&a[k..]` / `&mut a[k..]`, `k` checked to be at most `a`'s length), scalars (`mut` allowed), and
 //! fragments and vectors (`FragA`, `FragB`, `FragAcc`, `WideAcc`, `Vec8<T>`); they return a
 //! scalar or nothing, as the body's last expression (not `return`). Each call is inlined:
 //! the body is lowered there with its parameters bound to the arguments, seeing the file's
