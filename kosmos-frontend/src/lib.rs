@@ -37,7 +37,8 @@
 //! ```
 //!
 //! Their parameters are slices (`&[T]`, `&mut [T]`: a slice parameter, a shared array or a
-//! peer slice, passed by name, keeping its bounds checks), scalars (`mut` allowed), and
+//! peer slice, passed by name, keeping its bounds checks, or the rest of one from an index,
+//! `&a[k..]` / `&mut a[k..]`, `k` checked to be at most `a`'s length), scalars (`mut` allowed), and
 //! fragments and vectors (`FragA`, `FragB`, `FragAcc`, `WideAcc`, `Vec8<T>`); they return a
 //! scalar or nothing, as the body's last expression (not `return`). Each call is inlined:
 //! the body is lowered there with its parameters bound to the arguments, seeing the file's
@@ -88,9 +89,9 @@
 //! (`x.exp()`, `x.min(y)`, `x.clamp(lo, hi)`, `a.mul_add(b, c)`, `x.powi(3)`: the result has
 //! the receiver's type, `powi`'s exponent is an `i32`; integers get `abs`, `min`, `max` and
 //! `clamp` only). The transcendental functions are accurate to about an ulp on `f32`, `f16`
-//! and `bf16` (computed in `f32`), the same bits on every device; `f64` has `sqrt`, `rsqrt`,
-//! `abs`, `min`, `max`, `clamp`, `fma` and `powi`. `exp2_approx(x)` (`f32`) is the GPU's fast
-//! `2^x`. The associated constants of the number types are constants anywhere: `f32::MAX`,
+//! and `bf16` (computed in `f32`) and `f64`, the same bits on every device.
+//! `exp2_approx(x)` and `tanh_approx(x)` (`f32`) are the GPU's fast `2^x` and `tanh x`
+//! (a few ulp; about 11 bits). The associated constants of the number types are constants anywhere: `f32::MAX`,
 //! `f32::MIN`, `f32::EPSILON`, `f32::MIN_POSITIVE`, `f32::INFINITY`, `f32::NEG_INFINITY`,
 //! `f32::NAN` (and `f64`'s, `f16`'s, `bf16`'s), `u32::MAX`, `i8::MIN`, ... (every integer
 //! type), and `f32::consts::PI`, `std::f64::consts::LN_2`, ...

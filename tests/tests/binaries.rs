@@ -1,5 +1,5 @@
-//! Static checks of the embedded binaries of the reference kernels ([`REFERENCE`]) and of the
-//! kernels crate ([`kernels::MODULE`]): the PTX assembles with ptxas for sm_90a without
+//! Static checks of the embedded binaries of the reference kernels ([`REFERENCE`]), the math
+//! accuracy kernels ([`MATH`]) and the kernels crate ([`kernels::MODULE`]): the PTX assembles with ptxas for sm_90a without
 //! spills; each HSACO's notes list every kernel without scratch and it disassembles;
 //! instructions the kernels rely on are pinned.
 //!
@@ -11,10 +11,10 @@ use kosmos_codegen::check::{
     assemble_ptx, disassemble_hsaco, disassembly_of, hsaco_summary, ptx_entry,
 };
 use kosmos_runtime::EmbeddedModule;
-use kosmos_tests::REFERENCE;
+use kosmos_tests::{MATH, REFERENCE};
 
 /// Every embedded module these checks cover.
-const MODULES: [&EmbeddedModule; 2] = [&REFERENCE, kernels::MODULE];
+const MODULES: [&EmbeddedModule; 3] = [&REFERENCE, &MATH, kernels::MODULE];
 
 fn missing(module: &EmbeddedModule, binary: &str, target: TargetKind) -> String {
     format!(

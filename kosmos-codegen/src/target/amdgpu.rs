@@ -4,8 +4,9 @@
 use super::{FragLayout, Target, amdgpu_async, lane_term, run, subgroup_id};
 use crate::llvm::{Fail, FnBuilder, int_type};
 use inkwell::AddressSpace;
+use inkwell::FloatPredicate;
 use inkwell::module::{FlagBehavior, Module};
-use inkwell::values::{BasicValueEnum, IntValue, VectorValue};
+use inkwell::values::{BasicValueEnum, FloatValue, IntValue, VectorValue};
 use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Op, Ordering, Scope};
 
 pub(crate) struct Amdgpu {
@@ -149,6 +150,7 @@ impl Target for Amdgpu {
                 &[cx.ctx.f32_type().into()],
                 &[args[0].into()],
             )?]),
+            Op::TanhApprox { .. } => Ok(vec![tanh_approx(cx, args[0].into_float_value())?.into()]),
             Op::Clock => {
                 // s_memrealtime counts a constant 100 MHz clock shared by the device.
                 let ticks = cx.call_int_intrinsic("llvm.amdgcn.s.memrealtime")?;
@@ -273,4 +275,35 @@ fn packet_field<'ctx>(
     let field = unsafe { cx.builder.build_gep(i8t, packet, &[offset], "")? };
     let load = cx.load(int_type(cx.ctx, bytes * 8), field, bytes)?;
     Ok(load.into_int_value())
+}
+
+/// `tanh x` for an `f32` from the fast instructions (CDNA has no tanh):
+/// `sign(x) (1 - t) / (1 + t)` with `t = 2^(-2|x| log2 e)` by `v_exp_f32` and the division by
+/// `v_rcp_f32`, each within about an ulp; `1 - t` keeps about 11 bits relative down to
+/// `|x| = 2^-12`, below which `x` itself is within `2^-24` of `tanh x`.
+fn tanh_approx<'ctx>(
+    cx: &FnBuilder<'_, 'ctx>,
+    x: FloatValue<'ctx>,
+) -> Result<FloatValue<'ctx>, Fail> {
+    let f32t = cx.ctx.f32_type();
+    let b = &cx.builder;
+    let float = |v: BasicValueEnum<'ctx>| v.into_float_value();
+    let ax = float(cx.call_intrinsic("llvm.fabs", &[f32t.into()], &[x.into()])?);
+    let scale = f32t.const_float(-2.0 * std::f64::consts::LOG2_E);
+    let power = b.build_float_mul(ax, scale, "")?;
+    let t = float(cx.call_intrinsic("llvm.amdgcn.exp2", &[f32t.into()], &[power.into()])?);
+    let one = f32t.const_float(1.0);
+    let num = b.build_float_sub(one, t, "")?;
+    let den = b.build_float_add(one, t, "")?;
+    let inv = float(cx.call_intrinsic("llvm.amdgcn.rcp", &[f32t.into()], &[den.into()])?);
+    let quotient = b.build_float_mul(num, inv, "")?;
+    let small = f32t.const_float(1.0 / 4096.0);
+    let tiny = b.build_float_compare(FloatPredicate::OLT, ax, small, "")?;
+    let magnitude = float(b.build_select(tiny, ax, quotient, "")?);
+    let signed = cx.call_intrinsic(
+        "llvm.copysign",
+        &[f32t.into()],
+        &[magnitude.into(), x.into()],
+    )?;
+    Ok(float(signed))
 }

@@ -2,12 +2,13 @@
 //! and 13).
 
 use super::{FragLayout, Target, lane_term, run, subgroup_id};
-use crate::llvm::{AtomicRmw, Fail, FnBuilder, call_result, scalar_type};
+use crate::llvm::{AtomicRmw, Fail, FnBuilder, call_result, instruction, scalar_type};
 use inkwell::AddressSpace;
 use inkwell::module::Module;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{
-    BasicMetadataValueEnum, BasicValueEnum, IntValue, PointerValue, StructValue, VectorValue,
+    BasicMetadataValueEnum, BasicValueEnum, FastMathFlags, IntValue, PointerValue, StructValue,
+    VectorValue,
 };
 use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Op, Ordering, RmwOp, Scope};
 
@@ -120,6 +121,15 @@ impl Target for Nvptx {
                 &[cx.ctx.f32_type().into()],
                 &[args[0].into()],
             )?]),
+            // `llvm.tanh` allowed to approximate (`afn`) is `tanh.approx.f32` (sm_75 on).
+            Op::TanhApprox { .. } => {
+                let tanh =
+                    cx.call_intrinsic("llvm.tanh", &[cx.ctx.f32_type().into()], &[args[0].into()])?;
+                instruction(tanh)
+                    .set_fast_math_flags(FastMathFlags::ApproxFunc)
+                    .map_err(|e| Fail(format!("marking tanh approximate: {e:?}")))?;
+                Ok(vec![tanh])
+            }
             // %globaltimer: nanoseconds, the same on every SM.
             Op::Clock => Ok(vec![cx.call_intrinsic(
                 "llvm.nvvm.read.ptx.sreg.globaltimer",

@@ -45,6 +45,11 @@ pub(crate) enum Arith {
         dst: Slot,
         a: Slot,
     },
+    /// `tanh.approx`: Rust's `f32::tanh` (within a few ulp; the GPUs approximate it).
+    TanhF32 {
+        dst: Slot,
+        a: Slot,
+    },
     /// `bitcast`: values are kept as little-endian packed bits, so it is a copy.
     Copy {
         dst: Slot,
@@ -93,6 +98,7 @@ impl Compiler<'_> {
                 dst,
                 a: arg.0,
             },
+            Op::TanhApprox { arg } => Arith::TanhF32 { dst, a: arg.0 },
             Op::Fma { a, b, c } => Arith::Fma {
                 ty: self.vty(a),
                 dst,
@@ -186,6 +192,9 @@ impl Exec<'_> {
             Arith::Cast { from, to, dst, a } => {
                 map1(&mut self.vals, dst, a, |x| arith::cast(from, to, x))
             }
+            Arith::TanhF32 { dst, a } => map1(&mut self.vals, dst, a, |x| {
+                f32::from_bits(x as u32).tanh().to_bits() as u64
+            }),
             Arith::Copy { dst, a } => self.copy_all(&[a], &[dst]),
         }
         Ok(())

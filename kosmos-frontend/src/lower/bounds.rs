@@ -39,6 +39,8 @@ pub(super) struct Elem {
 pub(super) enum Reach {
     /// One element.
     One,
+    /// The start of a subslice `&a[k..]`: `k` may equal the length (an empty rest).
+    Start,
     /// `n` consecutive elements.
     Run(u32),
     /// A row-major tile of `rows x cols` elements, rows `stride` apart (`u32` values, at
@@ -113,7 +115,7 @@ impl Lower {
             return access(b);
         };
         let last = match reach {
-            Reach::One => index,
+            Reach::One | Reach::Start => index,
             Reach::Run(n) => {
                 let more = b.const_u64(u64::from(n.max(1) - 1));
                 b.add(index, more)
@@ -128,10 +130,15 @@ impl Lower {
                 b.add(index, more)
             }
         };
-        // `last < len`, and no wrap from `index` to `last` (a negative index cast to u64).
-        let inside = b.cmp(CmpPred::Lt, last, len);
+        // `last < len` (`<=` for a subslice's start), and no wrap from `index` to `last` (a
+        // negative index cast to u64).
+        let within = match reach {
+            Reach::Start => CmpPred::Le,
+            _ => CmpPred::Lt,
+        };
+        let inside = b.cmp(within, last, len);
         let ok = match reach {
-            Reach::One => inside,
+            Reach::One | Reach::Start => inside,
             _ => {
                 let ordered = b.cmp(CmpPred::Le, index, last);
                 b.and(ordered, inside)
@@ -202,6 +209,69 @@ impl Lower {
         }
     }
 
+    /// The value of `index`, an index into a slice: an unsigned integer (a `usize` when
+    /// only literals say), as Rust types it.
+    pub(super) fn index_value(&mut self, b: &mut KernelBuilder, index: &Expr) -> Result<Val> {
+        // An index of literals alone is a `usize` (`u64`), as in Rust; one of const generics
+        // a `u32`.
+        let t = self
+            .static_ty(index)
+            .or_else(|| self.default_ty(index).filter(|t| *t == S::U32))
+            .unwrap_or(S::U64);
+        if !t.is_int() || t == S::I1 {
+            return err(
+                index,
+                format!("indices are integers, found {}", rust_name(t)),
+            );
+        }
+        if t.is_signed_int() {
+            return err(
+                index,
+                format!(
+                    "the index is an {}: indices are unsigned (`usize`, `u32`, ...), so that a negative one cannot wrap; cast it, `{} as usize`, where it cannot be negative",
+                    rust_name(t),
+                    match strip_parens(index) {
+                        e @ (Expr::Path(_) | Expr::Lit(_)) => quote::quote!(#e).to_string(),
+                        e => format!("({})", quote::quote!(#e)),
+                    }
+                ),
+            );
+        }
+        self.value(b, index, Some(t))
+    }
+
+    /// The subslice `&a[start..]` of slice `a` (`ptr`, `len`): its address and length,
+    /// `start` checked to be at most `len` (`access` names it); an empty slice at `a`'s
+    /// start where it is not.
+    pub(super) fn subslice(
+        &mut self,
+        b: &mut KernelBuilder,
+        (ptr, elem, len): (Value, ScalarType, Option<Value>),
+        start: &Expr,
+        access: &impl ToTokens,
+    ) -> Result<(Value, Option<Value>)> {
+        let k = self.index_value(b, start)?;
+        let bound = self.bound(b, len, k, access);
+        let Some(len) = len else {
+            return Ok((b.ptr_offset(ptr, k.v, elem), None));
+        };
+        let types = [b.ty(ptr), Type::Scalar(S::U64)];
+        let parts = Lower::guarded(
+            b,
+            bound,
+            Reach::Start,
+            None,
+            &types,
+            |b| {
+                let k64 = b.cast(k.v, S::U64);
+                let rest = b.sub(len, k64);
+                vec![b.ptr_offset(ptr, k.v, elem), rest]
+            },
+            |b| vec![ptr, b.const_u64(0)],
+        );
+        Ok((parts[0], Some(parts[1])))
+    }
+
     /// Element `index` of slice `base` (a slice parameter, shared array or peer slice),
     /// checked against its length; `access` is the expression that accesses it, `write`
     /// for stores and atomics that modify memory.
@@ -264,32 +334,7 @@ impl Lower {
                 return self.not_found(base, format!("cannot find value `{ident}` in this kernel"));
             }
         };
-        // An index of literals alone is a `usize` (`u64`), as in Rust; one of const generics
-        // a `u32`.
-        let t = self
-            .static_ty(index)
-            .or_else(|| self.default_ty(index).filter(|t| *t == S::U32))
-            .unwrap_or(S::U64);
-        if !t.is_int() || t == S::I1 {
-            return err(
-                index,
-                format!("indices are integers, found {}", rust_name(t)),
-            );
-        }
-        if t.is_signed_int() {
-            return err(
-                index,
-                format!(
-                    "the index is an {}: indices are unsigned (`usize`, `u32`, ...), so that a negative one cannot wrap; cast it, `{} as usize`, where it cannot be negative",
-                    rust_name(t),
-                    match strip_parens(index) {
-                        e @ (Expr::Path(_) | Expr::Lit(_)) => quote::quote!(#e).to_string(),
-                        e => format!("({})", quote::quote!(#e)),
-                    }
-                ),
-            );
-        }
-        let i = self.value(b, index, Some(t))?;
+        let i = self.index_value(b, index)?;
         let bound = self.bound(b, len, i, access);
         Ok(Elem {
             ptr: b.ptr_offset(ptr, i.v, elem),

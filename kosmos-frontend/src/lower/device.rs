@@ -10,7 +10,7 @@ use crate::sig::{DEFAULT_MAX_WORKGROUP_SIZE, rust_name};
 use kosmos_ir::{AddrSpace, FragRole, KernelBuilder, ScalarType, Type, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
-use syn::{Expr, Result};
+use syn::{Expr, ExprRange, RangeLimits, Result};
 
 /// [`DeviceFn::check`].
 pub(crate) fn check_device(f: &DeviceFn, items: Rc<Items>) -> Result<()> {
@@ -92,7 +92,9 @@ impl Lower {
         let mut scope = HashMap::new();
         for (p, arg) in f.params.iter().zip(&c.args) {
             let binding = match &p.ty {
-                DeviceParamTy::Slice { elem, mutable } => self.slice_arg(arg, *elem, *mutable)?,
+                DeviceParamTy::Slice { elem, mutable } => {
+                    self.slice_arg(b, arg, *elem, *mutable)?
+                }
                 DeviceParamTy::Scalar(t) => Binding::Local {
                     v: self.value(b, arg, Some(*t))?.v,
                     ty: *t,
@@ -242,9 +244,16 @@ impl Lower {
         }
     }
 
-    /// The slice argument `arg` (`x`, `&x` or `&mut x`) of a `&[elem]` (or `&mut [elem]`,
-    /// `mutable`) parameter.
-    fn slice_arg(&mut self, arg: &Expr, elem: ScalarType, mutable: bool) -> Result<Binding> {
+    /// The slice argument `arg` (`x`, `&x` or `&mut x`, or the rest of one from `k`:
+    /// `&x[k..]`, `&mut x[k..]`, `k` checked against `x`'s length) of a `&[elem]` (or
+    /// `&mut [elem]`, `mutable`) parameter.
+    fn slice_arg(
+        &mut self,
+        b: &mut KernelBuilder,
+        arg: &Expr,
+        elem: ScalarType,
+        mutable: bool,
+    ) -> Result<Binding> {
         let want = format!(
             "&{}[{}]",
             if mutable { "mut " } else { "" },
@@ -254,6 +263,18 @@ impl Lower {
             Expr::Reference(r) => strip_parens(&r.expr),
             e => e,
         };
+        let (name, start) = match name {
+            Expr::Index(ix) => match strip_parens(&ix.index) {
+                Expr::Range(ExprRange {
+                    start: Some(start),
+                    end: None,
+                    limits: RangeLimits::HalfOpen(_),
+                    ..
+                }) => (strip_parens(&ix.expr), Some(&**start)),
+                _ => (name, None),
+            },
+            _ => (name, None),
+        };
         let ident = match name {
             Expr::Path(p) => p.path.get_ident(),
             _ => None,
@@ -261,7 +282,9 @@ impl Lower {
         let Some(ident) = ident else {
             return err(
                 arg,
-                format!("expected `{want}`: pass a slice parameter or a shared array by name"),
+                format!(
+                    "expected `{want}`: pass a slice parameter or a shared array by name, or the rest of one, `&a[k..]`"
+                ),
             );
         };
         match self.lookup(&ident.to_string()) {
@@ -292,6 +315,10 @@ impl Lower {
                 } = binding
                 else {
                     unreachable!("matched a slice")
+                };
+                let (ptr, len) = match start {
+                    Some(start) => self.subslice(b, (ptr, elem, len), start, arg)?,
+                    None => (ptr, len),
                 };
                 Ok(Binding::Slice {
                     ptr,

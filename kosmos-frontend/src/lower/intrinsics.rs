@@ -144,6 +144,11 @@ const INTRINSICS: &[Intrinsic] = &[
         &["x (f32)"],
         Scalar(Fixed(S::F32), Lower::exp2_approx),
     ),
+    def(
+        "tanh_approx",
+        &["x (f32)"],
+        Scalar(Fixed(S::F32), Lower::tanh_approx),
+    ),
     def("abs", &["x"], MATH),
     def("min", &["a", "b"], MATH),
     def("max", &["a", "b"], MATH),
@@ -562,11 +567,32 @@ impl Lower {
         call: &Call,
         _: Option<ScalarType>,
     ) -> Result<Val> {
+        self.approx_f32(b, call, |arg| Op::Exp2Approx { arg })
+    }
+
+    /// `tanh_approx(x)`: `tanh x` for an `f32` by the GPU's fast sequence (the IR's
+    /// `tanh.approx`: about 11 bits).
+    fn tanh_approx(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        self.approx_f32(b, call, |arg| Op::TanhApprox { arg })
+    }
+
+    /// A fast approximation `op` of the one `f32` argument of `call`.
+    fn approx_f32(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        op: impl FnOnce(Value) -> Op,
+    ) -> Result<Val> {
         let x = self.value(b, call.args[0], Some(S::F32))?;
         if x.ty != S::F32 {
             return err(call.args[0], mismatch(S::F32, rust_name(x.ty)));
         }
-        let v = b.value(Op::Exp2Approx { arg: x.v });
+        let v = b.value(op(x.v));
         Ok(Val { v, ty: S::F32 })
     }
 

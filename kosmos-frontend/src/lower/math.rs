@@ -155,14 +155,12 @@ impl Lower {
                 let [x] = self.operands(b, t, operands)?;
                 if let Some(f) = MathFn::from_name(name) {
                     if !f.takes(x.ty) {
-                        let why = if x.ty == S::F64 {
-                            "f64 has no expansion of it yet; f32, f16 and bf16 do"
-                        } else {
-                            "it takes floats"
-                        };
                         return err(
                             tokens,
-                            format!("`{name}` cannot be applied to {}: {why}", rust_name(x.ty)),
+                            format!(
+                                "`{name}` cannot be applied to {}: it takes floats",
+                                rust_name(x.ty)
+                            ),
                         );
                     }
                     (b.math(f, x.v), x.ty)

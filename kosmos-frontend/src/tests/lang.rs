@@ -192,6 +192,64 @@ fn k(out: &mut [u32]) {
     assert_eq!((origin.as_str(), len), ("4:5: out[i]", 8));
 }
 
+/// `&x[k..]` and `&mut out[t..]` as device-function slices, and a subslice of a subslice:
+/// `out[t] = x[t] + 2 x[t + 1] + 3 x[t + 2]`, against an f64 reference.
+#[test]
+fn device_functions_take_the_rest_of_a_slice() {
+    let src = r#"
+#[device]
+fn first(x: &[f32]) -> f32 {
+    x[0]
+}
+
+#[device]
+fn weighted(x: &[f32]) -> f32 {
+    first(x) + 2.0 * first(&x[1..]) + 3.0 * first(&x[2u32..])
+}
+
+#[device]
+fn put(out: &mut [f32], v: f32) {
+    out[0] = v;
+}
+
+#[kernel]
+fn k(x: &[f32], out: &mut [f32], n: u32) {
+    let t = workitem_id_x();
+    if t < n {
+        put(&mut out[t..], weighted(&x[t as usize..]));
+    }
+}
+"#;
+    let mut rng = SmallRng::seed_from_u64(rand::random());
+    let n = rng.random_range(1..64usize);
+    let x: Vec<f32> = (0..n + 2).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let want: Vec<f64> = (0..n)
+        .map(|t| x[t] as f64 + 2.0 * x[t + 1] as f64 + 3.0 * x[t + 2] as f64)
+        .collect();
+    let out = run_f32(src, &x, n, n as u32, 64);
+    assert_close(&out, &want, 1e-6);
+}
+
+/// A subslice's start may equal the slice's length (an empty rest) but not pass it; past it,
+/// the error names the subslice, and nothing is written.
+#[test]
+fn a_subslice_starts_within_its_slice() {
+    let src = |start: u32| {
+        format!(
+            "#[device]\nfn put(out: &mut [u32], v: u32) {{\n    if v == 0 {{ out[0] = 7; }}\n}}\n#[kernel]\nfn k(out: &mut [u32]) {{\n    put(&mut out[{start}u32..], 1);\n}}"
+        )
+    };
+    let (result, out) = launch_u32(&src(8), 8, 1);
+    result.unwrap();
+    assert!(out.iter().all(|v| *v == 0xdead_beef));
+    let (result, out) = launch_u32(&src(9), 8, 1);
+    let Err(kosmos_runtime::Error::IndexOutOfBounds { origin, len, .. }) = result else {
+        panic!("{result:?}")
+    };
+    assert_eq!((origin.as_str(), len), ("7:9: &mut out[9u32..]", 8));
+    assert!(out.iter().all(|v| *v == 0xdead_beef));
+}
+
 #[test]
 fn device_functions_take_fragments() {
     let src = r#"
@@ -286,6 +344,21 @@ fn device_function_misuse_is_an_error_at_the_call() {
             "#[device] fn f(x: u32) -> u32 { x }\n#[kernel] fn k(out: &mut [u32]) { out[0] = f(1, 2); }",
             "`f` takes 1 argument(s), found 2",
             (2, 43),
+        ),
+        (
+            "#[device] fn f(x: &[f32]) -> f32 { x[0] }\n#[kernel] fn k(a: &[f32]) { f(&a[1..3]); }",
+            "pass a slice parameter or a shared array by name, or the rest of one, `&a[k..]`",
+            (2, 30),
+        ),
+        (
+            "#[device] fn f(x: &[f32]) -> f32 { x[0] }\n#[kernel] fn k(a: &[f32], i: i32) { f(&a[i..]); }",
+            "the index is an i32",
+            (2, 41),
+        ),
+        (
+            "#[device] fn f(x: &mut [u32]) { x[0] = 1; }\n#[kernel] fn k(a: &[u32]) { f(&mut a[1..]); }",
+            "`a` is a `&[u32]` and cannot be written",
+            (2, 30),
         ),
         (
             "#[device] fn f(a: FragAcc) -> FragAcc { a }\n#[kernel] fn k(c: &mut [f32]) { f(frag_zero()); }",

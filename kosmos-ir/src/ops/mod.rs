@@ -317,6 +317,15 @@ define_ops! {
         syntax [arg]
         operands [arg as "the argument": Want::Is(Type::F32, "")]
         results |_ty| vec![Type::F32];
+    /// `tanh(arg)` for an `f32` by the target's fast sequence (`tanh.approx.f32` on NVIDIA;
+    /// on AMD `(1 - t) / (1 + t)` with `t = 2^(-2|arg| log2 e)` by `v_exp_f32` and
+    /// `v_rcp_f32`): about 11 bits (relative error about 2^-11), for activations. The CPU
+    /// device computes Rust's `f32::tanh` (within a few ulp).
+    TanhApprox { arg: Value } = "tanh.approx"
+        family Arith
+        syntax [arg]
+        operands [arg as "the argument": Want::Is(Type::F32, "")]
+        results |_ty| vec![Type::F32];
     /// Result `i1`.
     Cmp { pred: CmpPred, lhs: Value, rhs: Value } = "cmp"
         family Arith
