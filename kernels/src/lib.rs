@@ -19,7 +19,10 @@
 pub mod ops;
 
 use kosmos::bf16;
-use kosmos::runtime::{Buffer, Device, DeviceKind, DeviceScalar, LaunchConfig, Module, Stream};
+use kosmos::runtime::{
+    Buffer, Device, DeviceKind, DeviceScalar, LaunchConfig, Module, Stream, Swizzle, TensorMap,
+    TensorShape,
+};
 
 include!(concat!(env!("OUT_DIR"), "/kosmos_modules.rs"));
 
@@ -178,7 +181,9 @@ impl Ops {
     /// `c = a b` with `a` an `m x k` and `b` a `k x n` row-major bf16 matrix and `c` an
     /// `m x n` row-major f32 matrix (f32 accumulation) on matrix instructions: one workgroup
     /// per [`GEMM_TILE`] x [`GEMM_TILE`] output tile. When `k` and `n` are multiples of 8 it
-    /// runs `ops::gemm_group` (group-wide products fed by asynchronous copies), otherwise
+    /// runs, on CUDA, `ops::gemm_pipeline` (a warp-specialised persistent pipeline fed by
+    /// tensor copies, through a [`GemmPlan`] made and waited for here), elsewhere
+    /// `ops::gemm_group` (group-wide products fed by asynchronous copies); otherwise
     /// `ops::gemm` (16x16 fragments, any shape).
     #[allow(clippy::too_many_arguments)]
     pub fn gemm(
@@ -193,6 +198,12 @@ impl Ops {
     ) -> Result<()> {
         const OP: &str = "gemm";
         let (mu, nu, ku) = self.check_gemm(OP, stream, a, b, c, m, n, k)?;
+        if self.pipeline_runs(a, b, nu, ku) {
+            self.gemm_plan(a, b, m, n, k)?.launch(stream, c)?;
+            // The plan's tensor maps are freed when this returns: wait for the kernel.
+            stream.synchronize()?;
+            return Ok(());
+        }
         let cfg = LaunchConfig {
             grid: [gemm_tiles(mu, nu), 1, 1],
             block: [self.gemm_block(), 1, 1],
@@ -291,6 +302,68 @@ impl Ops {
         Ok(())
     }
 
+    /// [`Ops::gemm`] with `a` and `b` bound once: their tensor maps are encoded here, so
+    /// each [`GemmPlan::launch`] is one asynchronous launch of the pipelined kernel
+    /// (`ops::gemm_pipeline`). Needs a device that runs it (CUDA), `k` and `n` multiples of
+    /// 8 and operands 16-byte aligned.
+    pub fn gemm_plan<'a>(
+        &'a self,
+        a: &'a Buffer<bf16>,
+        b: &'a Buffer<bf16>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<GemmPlan<'a>> {
+        const OP: &str = "gemm_plan";
+        self.same_device(OP, "a", a)?;
+        self.same_device(OP, "b", b)?;
+        let (mu, nu, ku) = check_operands(OP, a, b, m, n, k)?;
+        if !self.pipeline_runs(a, b, nu, ku) {
+            return Err(Error::Shape {
+                op: OP,
+                message: format!(
+                    "the pipelined gemm runs on CUDA, with k and n multiples of 8 \
+                     and 16-byte aligned operands (device {}, k = {k}, n = {n})",
+                    self.device()
+                ),
+            });
+        }
+        let map = |buffer, rows: u32, cols: u32, box_rows| {
+            let shape = TensorShape {
+                rows: rows.into(),
+                cols: cols.into(),
+                row_stride: cols.into(),
+                box_rows,
+                box_cols: 64,
+            };
+            TensorMap::tiled(buffer, shape, Swizzle::B128)
+        };
+        let name = ops::gemm_pipeline::NAME;
+        let block = [PIPE_SUBGROUPS * 32, 1, 1];
+        let resident = self.module.max_resident_workgroups(name, block)?;
+        Ok(GemmPlan {
+            ops: self,
+            a_map: map(a, mu, ku, 128)?,
+            b_map: map(b, ku, nu, 64)?,
+            shape: (mu, nu, ku),
+            cfg: LaunchConfig {
+                grid: [resident.clamp(1, gemm_tiles(mu, nu)), 1, 1],
+                block,
+            },
+        })
+    }
+
+    /// Whether `gemm_pipeline` runs these operands here.
+    fn pipeline_runs(&self, a: &Buffer<bf16>, b: &Buffer<bf16>, n: u32, k: u32) -> bool {
+        // The CPU device runs a workgroup's lanes in lockstep, so the producer group's waits
+        // would never let the consumer groups run.
+        let device = self.device().kind() == DeviceKind::Cuda;
+        let aligned = [a.device_ptr(), b.device_ptr()]
+            .iter()
+            .all(|p| p.is_multiple_of(16));
+        device && aligned && group_shape(n, k)
+    }
+
     fn gemm_block(&self) -> u32 {
         GEMM_SUBGROUPS * subgroup_size(self.device())
     }
@@ -311,30 +384,79 @@ impl Ops {
         self.same_device(op, "a", a)?;
         self.same_device(op, "b", b)?;
         self.same_device(op, "c", c)?;
-        if m == 0 || n == 0 || k == 0 {
-            return Err(Error::Shape {
-                op,
-                message: format!("empty shape m={m} n={n} k={k}"),
-            });
-        }
-        for (what, len, rows, cols) in [
-            ("a", a.len(), m, k),
-            ("b", b.len(), k, n),
-            ("c", c.len(), m, n),
-        ] {
-            if rows.checked_mul(cols) != Some(len) {
-                return Err(Error::Shape {
-                    op,
-                    message: format!("{what} has {len} elements, expected {rows} x {cols}"),
-                });
-            }
-        }
-        // Element offsets are u32 inside the kernels.
-        for len in [a.len(), b.len(), c.len()] {
-            len_u32(op, len)?;
-        }
-        Ok((m as u32, n as u32, k as u32))
+        let shape = check_operands(op, a, b, m, n, k)?;
+        check_output(op, c, m, n)?;
+        Ok(shape)
     }
+}
+
+/// Workgroups of [`ops::gemm_pipeline`] have this many subgroups of 32 lanes.
+pub const PIPE_SUBGROUPS: u32 = 12;
+
+/// A gemm with its operands bound: see [`Ops::gemm_plan`].
+pub struct GemmPlan<'a> {
+    ops: &'a Ops,
+    a_map: TensorMap<'a>,
+    b_map: TensorMap<'a>,
+    shape: (u32, u32, u32),
+    cfg: LaunchConfig,
+}
+
+impl GemmPlan<'_> {
+    /// Queues `c = a b` on `stream` (no synchronisation).
+    pub fn launch(&self, stream: &Stream, c: &mut Buffer<f32>) -> Result<()> {
+        const OP: &str = "GemmPlan::launch";
+        let ops = self.ops;
+        ops.check_stream(OP, stream)?;
+        ops.same_device(OP, "c", c)?;
+        let (m, n, k) = self.shape;
+        check_output(OP, c, m as usize, n as usize)?;
+        let (md, cfg) = (&ops.module, self.cfg);
+        ops::gemm_pipeline::launch(md, stream, cfg, &self.a_map, &self.b_map, c, m, n, k)?;
+        Ok(())
+    }
+
+    /// Workgroups per launch.
+    pub fn workgroups(&self) -> u32 {
+        self.cfg.grid[0]
+    }
+}
+
+/// `a` (`m x k`) and `b` (`k x n`) hold their matrices, within the kernels' u32 indexing.
+fn check_operands(
+    op: &'static str,
+    a: &Buffer<bf16>,
+    b: &Buffer<bf16>,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Result<(u32, u32, u32)> {
+    if m == 0 || n == 0 || k == 0 {
+        return Err(Error::Shape {
+            op,
+            message: format!("empty shape m={m} n={n} k={k}"),
+        });
+    }
+    for (what, len, rows, cols) in [("a", a.len(), m, k), ("b", b.len(), k, n)] {
+        check_matrix(op, what, len, rows, cols)?;
+    }
+    Ok((m as u32, n as u32, k as u32))
+}
+
+/// `c` holds an `m x n` matrix.
+fn check_output(op: &'static str, c: &Buffer<f32>, m: usize, n: usize) -> Result<()> {
+    check_matrix(op, "c", c.len(), m, n)
+}
+
+fn check_matrix(op: &'static str, what: &str, len: usize, rows: usize, cols: usize) -> Result<()> {
+    if rows.checked_mul(cols) != Some(len) {
+        return Err(Error::Shape {
+            op,
+            message: format!("{what} has {len} elements, expected {rows} x {cols}"),
+        });
+    }
+    // Element offsets are u32 inside the kernels.
+    len_u32(op, len).map(drop)
 }
 
 /// Whether a gemm of this shape runs on the group-wide matrix kernel (`gemm_group`), whose

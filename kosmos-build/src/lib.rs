@@ -284,7 +284,9 @@ fn compile_per_kernel(
     target: TargetKind,
 ) -> Result<(TargetKind, PathBuf), BuildError> {
     let mut parts = Vec::new();
-    for kernel in module.kernels() {
+    // A kernel with more shared memory than the target has stays out of its binary; the
+    // runtime's launch of it there says why (it has the kernel's IR).
+    for kernel in module.kernels().iter().filter(|k| target.fits(k)) {
         let kir = kosmos_ir::print_kernel(kernel);
         let single = VerifiedModule::from(kernel.clone());
         let ext = if target.is_amdgpu() { "o" } else { "ptx" };

@@ -66,6 +66,14 @@ pub enum CodegenError {
         op: &'static str,
         message: String,
     },
+    /// A kernel needs more shared memory than the target has.
+    #[error("{kernel}: needs {bytes} bytes of shared memory; {target} has at most {limit}")]
+    SharedMemory {
+        target: TargetKind,
+        kernel: String,
+        bytes: u64,
+        limit: u64,
+    },
     /// LLVM rejected the lowered module or a pipeline step (a bug in the lowering).
     #[error("LLVM {stage}: {message}")]
     Llvm {
@@ -212,6 +220,14 @@ pub fn compile_to(
         return Err(CodegenError::Llvm {
             stage: "emit",
             message: format!("{target} has no object stage (its binary is PTX)"),
+        });
+    }
+    if let Some(kernel) = module.kernels().iter().find(|k| !target.fits(k)) {
+        return Err(CodegenError::SharedMemory {
+            target,
+            kernel: kernel.name.clone(),
+            bytes: kernel.shared_layout().1,
+            limit: target.max_shared_bytes(),
         });
     }
     let mut pipeline = Pipeline {

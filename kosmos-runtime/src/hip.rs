@@ -53,7 +53,18 @@ pub(crate) struct HipEvent(hip::hipEvent_t);
 /// A loaded code object and its kernels, in the module's kernel order.
 pub(crate) struct HipModule {
     module: hip::hipModule_t,
-    functions: Vec<hip::hipFunction_t>,
+    /// `None` for a kernel with more LDS than the device has, which the build leaves out of
+    /// the binary.
+    functions: Vec<Option<hip::hipFunction_t>>,
+}
+
+/// LDS per workgroup on `arch`, as the code generator budgets it (its binaries leave out
+/// kernels that need more).
+fn lds_limit(arch: &str) -> u64 {
+    match arch {
+        "gfx950" => 160 * 1024,
+        _ => 64 * 1024,
+    }
 }
 
 // HIP handles may be used from any thread once the device is made current there.
@@ -122,6 +133,22 @@ impl HipBackend {
         backend.multiprocessors = props.multiProcessorCount.max(0) as u32;
         backend.subgroup_size = props.warpSize.max(1) as u32;
         Ok(backend)
+    }
+
+    /// The function of `kernel`, or an error naming the LDS it needs when the binary has none.
+    fn function(&self, module: &HipModule, kernel: &KernelRef<'_>) -> Result<hip::hipFunction_t> {
+        module.functions[kernel.index].ok_or_else(|| {
+            let needed = kernel.shape.shared_bytes;
+            let limit = lds_limit(&self.arch);
+            Error::invalid_launch(
+                &kernel.ir.name,
+                format!(
+                    "the kernel needs {needed} bytes of shared memory, but {} ({}) allows a \
+                     workgroup at most {limit}",
+                    self.label, self.arch
+                ),
+            )
+        })
     }
 
     fn check(&self, op: &'static str, e: hipError_t) -> Result<()> {
@@ -273,6 +300,10 @@ impl Backend for HipBackend {
             functions: Vec::with_capacity(image.ir.kernels().len()),
         };
         for kernel in image.ir.kernels() {
+            if kernel.shared_layout().1 > lds_limit(&self.arch) {
+                module.functions.push(None);
+                continue;
+            }
             let name = &kernel.name;
             let c_name = CString::new(name.as_str()).map_err(|_| Error::Hip {
                 device: self.label.clone(),
@@ -283,7 +314,7 @@ impl Backend for HipBackend {
             self.check("kernel lookup", unsafe {
                 hip::hipModuleGetFunction(&mut f, module.module, c_name.as_ptr())
             })?;
-            module.functions.push(f);
+            module.functions.push(Some(f));
         }
         Ok(module)
     }
@@ -303,9 +334,10 @@ impl Backend for HipBackend {
         let bits = ArgBits::of_launch(args, kernel.bounds_record);
         let mut params: Vec<*mut c_void> = bits.iter().map(ArgBits::as_ptr).collect();
         let ([gx, gy, gz], [bx, by, bz]) = (config.grid, config.block);
+        let function = self.function(module, &kernel)?;
         self.check("kernel launch", unsafe {
             hip::hipModuleLaunchKernel(
-                module.functions[kernel.index],
+                function,
                 gx,
                 gy,
                 gz,
@@ -328,11 +360,12 @@ impl Backend for HipBackend {
         lanes: u32,
     ) -> Result<u32> {
         self.bind("occupancy query")?;
+        let function = self.function(module, &kernel)?;
         let mut n = 0;
         self.check("occupancy query", unsafe {
             hip::hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
                 &mut n,
-                module.functions[kernel.index],
+                function,
                 lanes as i32,
                 0,
             )

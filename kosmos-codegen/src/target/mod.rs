@@ -42,6 +42,22 @@ impl TargetKind {
         matches!(self, TargetKind::Gfx942 | TargetKind::Gfx950)
     }
 
+    /// The most shared memory one workgroup may have, in bytes: LDS per workgroup on AMD,
+    /// the opt-in limit per block on NVIDIA (the CUDA runtime raises each kernel's limit to
+    /// what it needs).
+    pub fn max_shared_bytes(self) -> u64 {
+        match self {
+            TargetKind::Gfx942 => 64 * 1024,
+            TargetKind::Gfx950 => 160 * 1024,
+            TargetKind::Sm90a => 227 * 1024,
+        }
+    }
+
+    /// Whether `kernel`'s shared memory fits this target.
+    pub fn fits(self, kernel: &kosmos_ir::Kernel) -> bool {
+        kernel.shared_layout().1 <= self.max_shared_bytes()
+    }
+
     pub(crate) fn target(self) -> Box<dyn Target> {
         match self {
             TargetKind::Gfx942 | TargetKind::Gfx950 => Box::new(Amdgpu::new(self.name())),

@@ -21,9 +21,11 @@ mod verified;
 
 pub use verified::{VerifiedKernel, VerifiedModule};
 
-/// Largest amount of shared memory one kernel may allocate, in bytes (the smallest default
-/// limit of the targets: 64 KiB of LDS on gfx942, 48 KiB static + opt-in on sm_90a).
-pub const MAX_SHARED_BYTES: u64 = 64 * 1024;
+/// Largest amount of shared memory one kernel may allocate, in bytes: the most any target
+/// offers (227 KiB per block on sm_90a, with the opt-in the CUDA runtime asks for). Targets
+/// with less (64 KiB of LDS on gfx942, 160 KiB on gfx950) leave a kernel that needs more out
+/// of their binaries, and launching it there is an error that says so.
+pub const MAX_SHARED_BYTES: u64 = 227 * 1024;
 
 /// Largest `min_resident` a kernel may ask for (NVIDIA's resident-block limit per SM).
 pub const MAX_MIN_RESIDENT: u32 = 32;
