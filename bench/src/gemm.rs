@@ -137,23 +137,22 @@ pub fn time_on(stream: &Stream, f: &mut dyn FnMut() -> Result<()>) -> Result<f64
     Ok(start.elapsed_ms(&end)? as f64)
 }
 
-/// The kernels crate's fragment gemm, one-shot and persistent, on one stream.
+/// The kernels crate's gemms on one stream.
 pub struct Ours<'a> {
     pub ops: &'a kernels::Ops,
     pub stream: &'a Stream,
 }
 
-impl Ours<'_> {
-    /// `kernels::Ops::gemm`.
-    pub fn launch(
+impl<'a> Ours<'a> {
+    /// `kernels::Ops::gemm_plan`: the pipelined gemm with `a` and `b` bound.
+    pub fn plan(
         &self,
         shape: Shape,
-        a: &Buffer<bf16>,
-        b: &Buffer<bf16>,
-        c: &mut Buffer<f32>,
-    ) -> Result<()> {
+        a: &'a Buffer<bf16>,
+        b: &'a Buffer<bf16>,
+    ) -> Result<kernels::GemmPlan<'a>> {
         let Shape { m, n, k, .. } = shape;
-        Ok(self.ops.gemm(self.stream, a, b, c, m, n, k)?)
+        Ok(self.ops.gemm_plan(a, b, m, n, k)?)
     }
 
     /// `kernels::Ops::gemm_persistent_with_counter`; `counter` holds 0.
