@@ -338,16 +338,21 @@ impl Ops {
             };
             TensorMap::tiled(buffer, shape, Swizzle::B128)
         };
-        let name = ops::gemm_pipeline::NAME;
         let block = [PIPE_SUBGROUPS * 32, 1, 1];
-        let resident = self.module.max_resident_workgroups(name, block)?;
+        // The same resident count for both instances (one workgroup per processor).
+        let resident = self
+            .module
+            .max_resident_workgroups(&ops::gemm_pipeline::name::<0>(), block)?;
+        let wide = wide_tiles(mu, nu, resident);
+        let tiles = mu.div_ceil(GEMM_TILE) * nu.div_ceil(GEMM_TILE << u32::from(wide));
         Ok(GemmPlan {
             ops: self,
             a_map: map(a, mu, ku, 128)?,
             b_map: map(b, ku, nu, 64)?,
             shape: (mu, nu, ku),
+            wide,
             cfg: LaunchConfig {
-                grid: [resident.clamp(1, gemm_tiles(mu, nu)), 1, 1],
+                grid: [resident.clamp(1, tiles), 1, 1],
                 block,
             },
         })
@@ -399,6 +404,8 @@ pub struct GemmPlan<'a> {
     a_map: TensorMap<'a>,
     b_map: TensorMap<'a>,
     shape: (u32, u32, u32),
+    /// 128 x 256 output tiles (`WIDE = 1`) rather than 128 x 128.
+    wide: bool,
     cfg: LaunchConfig,
 }
 
@@ -411,8 +418,12 @@ impl GemmPlan<'_> {
         ops.same_device(OP, "c", c)?;
         let (m, n, k) = self.shape;
         check_output(OP, c, m as usize, n as usize)?;
-        let (md, cfg) = (&ops.module, self.cfg);
-        ops::gemm_pipeline::launch(md, stream, cfg, &self.a_map, &self.b_map, c, m, n, k)?;
+        let (md, cfg, a, b) = (&ops.module, self.cfg, &self.a_map, &self.b_map);
+        if self.wide {
+            ops::gemm_pipeline::launch::<1>(md, stream, cfg, a, b, c, m, n, k)?;
+        } else {
+            ops::gemm_pipeline::launch::<0>(md, stream, cfg, a, b, c, m, n, k)?;
+        }
         Ok(())
     }
 
@@ -463,6 +474,15 @@ fn check_matrix(op: &'static str, what: &str, len: usize, rows: usize, cols: usi
 /// 16-byte copies need rows of `a` and `b` made of whole 8-element chunks.
 fn group_shape(n: u32, k: u32) -> bool {
     n.is_multiple_of(8) && k.is_multiple_of(8)
+}
+
+/// Whether the pipelined gemm of `m x n` takes 128 x 256 tiles on `workgroups` resident
+/// workgroups: they multiply faster, so they win unless their last wave leaves clearly more
+/// of the processors idle than 128 x 128 tiles would.
+fn wide_tiles(m: u32, n: u32, workgroups: u32) -> bool {
+    let busy = |tiles: u32| f64::from(tiles) / f64::from(tiles.div_ceil(workgroups) * workgroups);
+    let rows = m.div_ceil(GEMM_TILE);
+    busy(rows * n.div_ceil(2 * GEMM_TILE)) >= busy(rows * n.div_ceil(GEMM_TILE)) - 0.05
 }
 
 /// Output tiles of an `m x n` gemm.

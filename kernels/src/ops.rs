@@ -449,37 +449,54 @@ pub fn gemm_group<const PERSISTENT: u32>(
     }
 }
 
-/// Stages of [`gemm_pipeline`]'s ring in shared memory, 32 KiB each.
-pub const PIPE_STAGES: u32 = 5;
-/// Bytes one stage receives: a 128 x 64 box of `a` and two 64 x 64 boxes of `b`, in bf16.
-pub const PIPE_STAGE_BYTES: u32 = 32768;
+/// Stages of [`gemm_pipeline`]'s ring in shared memory.
+pub const PIPE_STAGES: u32 = 4;
+/// 32-bit words of one stage: a 128 x 64 box of `a` (16 KiB), then up to four 64 x 64 boxes
+/// of `b` (8 KiB each).
+const PIPE_STAGE_WORDS: u32 = 12288;
 
 /// `C = A B` like [`gemm_group`], as a warp-specialised persistent pipeline fed by tensor
 /// copies: `a_map` maps `a` (`m x k`) in boxes of 128 rows x 64 columns, `b_map` maps `b`
 /// (`k x n`) in boxes of 64 x 64, both with the 128-byte swizzle that `mma_group` reads.
 /// Elements outside the matrices arrive as zeros, so any `m`, `n`, `k` works (the maps need
-/// rows of whole 16-byte units: `k` and `n` multiples of 8).
+/// rows of whole 16-byte units: `k` and `n` multiples of 8). Output tiles are 128 rows by
+/// 128 columns, or 256 with `WIDE = 1` (each product step then reads its `a` box twice as
+/// often, which pays where there are enough tiles to fill the processors).
 ///
 /// A workgroup is three groups of four subgroups. Group 0 produces: its first subgroup copies
-/// each 64-deep step of a tile (32 KiB) into the next stage of a ring of [`PIPE_STAGES`] and
-/// the copies complete on that stage's `full` barrier; the group gives its registers to the
-/// others. Groups 1 and 2 consume: each multiplies 64 rows of the 128 x 128 output tile with
-/// one product in flight, and hands a stage back on its `empty` barrier (one arrival per
-/// subgroup) once the product that read it has finished. Workgroup `w` takes tiles
-/// `w, w + grid, ...` in the grouped order of [`tile_row`]; producer and consumers walk the
-/// same sequence, so the copies run up to a ring ahead of the products, across tiles.
-/// Launch with 12 subgroups of 32 lanes.
-#[kernel(max_workgroup_size = 384, max_subgroups = 12, min_resident = 1)]
-pub fn gemm_pipeline(a_map: &TensorMap, b_map: &TensorMap, c: &mut [f32], m: u32, n: u32, k: u32) {
-    // Stage `s` at word 8192 s: `a` (128 rows, group g's 64 at 2048 g), then `b` as two
-    // 64-column blocks at 4096 and 6144.
-    let stages = shared_array::<u32, { PIPE_STAGES * 8192 }>();
+/// each 64-deep step of a tile into the next stage of a ring of [`PIPE_STAGES`] and the
+/// copies complete on that stage's `full` barrier; the group gives its registers to the
+/// others. Groups 1 and 2 consume: each multiplies 64 rows of the output tile (one
+/// accumulator per 128 columns) with one step's products in flight, and hands a stage back on
+/// its `empty` barrier (one arrival per subgroup) once the products that read it have
+/// finished. Workgroup `w` takes tiles `w, w + grid, ...` in the grouped order of
+/// [`tile_row`]; producer and consumers walk the same sequence, so the copies run up to a
+/// ring ahead of the products, across tiles. Launch with 12 subgroups of 32 lanes.
+#[kernel(
+    max_workgroup_size = 384,
+    max_subgroups = 12,
+    min_resident = 1,
+    instances(WIDE = 0),
+    instances(WIDE = 1)
+)]
+pub fn gemm_pipeline<const WIDE: u32>(
+    a_map: &TensorMap,
+    b_map: &TensorMap,
+    c: &mut [f32],
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    // Stage `s` at word `s * PIPE_STAGE_WORDS`: `a` (128 rows, group g's 64 at 2048 g), then
+    // `b` in 64-column blocks of 2048 words from word 4096.
+    let stages = shared_array::<u32, { PIPE_STAGES * PIPE_STAGE_WORDS }>();
     let full = shared_array::<u64, PIPE_STAGES>();
     let empty = shared_array::<u64, PIPE_STAGES>();
     let sg = subgroup_id();
     let group = sg >> 2;
     let first_lane = subgroup_lane() == 0;
-    let tiles_n = (n + 127) / 128;
+    let tile_cols = 128 << WIDE;
+    let tiles_n = (n + tile_cols - 1) / tile_cols;
     let tiles_m = (m + 127) / 128;
     let tiles = tiles_n * tiles_m;
     let steps = (k + 63) / 64;
@@ -501,22 +518,30 @@ pub fn gemm_pipeline(a_map: &TensorMap, b_map: &TensorMap, c: &mut [f32], m: u32
         if sg != 0 {
             return;
         }
+        let b_boxes = 2 << WIDE;
         while tile < tiles {
             let m0 = tile_row(tile, tiles_m, tiles_n) * 128;
-            let n0 = tile_col(tile, tiles_m, tiles_n) * 128;
+            let n0 = tile_col(tile, tiles_m, tiles_n) * tile_cols;
             for step in 0..steps {
                 let s = it % PIPE_STAGES;
                 // A fresh barrier counts its previous round as complete, so the first round
                 // does not wait.
                 mbar_wait(&empty[s], ((it / PIPE_STAGES) & 1) ^ 1);
                 if first_lane {
-                    mbar_arrive_expect(&full[s], PIPE_STAGE_BYTES);
+                    mbar_arrive_expect(&full[s], 16384 + b_boxes * 8192);
                 }
-                let base = s * 8192;
+                let base = s * PIPE_STAGE_WORDS;
                 let k0 = step * 64;
                 copy_tensor(&stages[base], &a_map, k0, m0, &full[s]);
-                copy_tensor(&stages[base + 4096], &b_map, n0, k0, &full[s]);
-                copy_tensor(&stages[base + 6144], &b_map, n0 + 64, k0, &full[s]);
+                for j in 0..b_boxes {
+                    copy_tensor(
+                        &stages[base + 4096 + j * 2048],
+                        &b_map,
+                        n0 + j * 64,
+                        k0,
+                        &full[s],
+                    );
+                }
                 it += 1;
             }
             tile += num_workgroups_x();
@@ -526,38 +551,65 @@ pub fn gemm_pipeline(a_map: &TensorMap, b_map: &TensorMap, c: &mut [f32], m: u32
         let rows = (group - 1) * 64;
         while tile < tiles {
             let m0 = tile_row(tile, tiles_m, tiles_n) * 128;
-            let n0 = tile_col(tile, tiles_m, tiles_n) * 128;
-            let mut acc = wide_zero();
+            let n0 = tile_col(tile, tiles_m, tiles_n) * tile_cols;
+            let mut left = wide_zero();
+            let mut right = wide_zero();
             for step in 0..steps {
                 let s = it % PIPE_STAGES;
                 mbar_wait(&full[s], (it / PIPE_STAGES) & 1);
-                let base = s * 8192;
-                // SAFETY: both tiles lie inside stage `s` (8192 words).
+                let base = s * PIPE_STAGE_WORDS;
+                // SAFETY: the tiles lie inside stage `s` (PIPE_STAGE_WORDS words).
                 unsafe {
-                    acc = mma_group_async(
-                        stages.get_unchecked(base + rows * 32),
+                    let a = base + rows * 32;
+                    left = mma_group_async(
+                        stages.get_unchecked(a),
                         stages.get_unchecked(base + 4096),
-                        acc,
+                        left,
                     );
+                    if WIDE == 1 {
+                        right = mma_group_async(
+                            stages.get_unchecked(a),
+                            stages.get_unchecked(base + 8192),
+                            right,
+                        );
+                    }
                 }
-                // The product of the previous step has finished: its stage goes back.
-                acc = mma_wait(1, acc);
+                // The products of the previous step have finished: its stage goes back.
+                if WIDE == 1 {
+                    left = mma_wait(2, left);
+                    right = mma_wait(2, right);
+                } else {
+                    left = mma_wait(1, left);
+                }
                 if step > 0 && first_lane {
                     mbar_arrive(&empty[(it + PIPE_STAGES - 1) % PIPE_STAGES]);
                 }
                 it += 1;
             }
-            acc = mma_wait(0, acc);
+            left = mma_wait(0, left);
+            if WIDE == 1 {
+                right = mma_wait(0, right);
+            }
             if first_lane {
                 mbar_arrive(&empty[(it + PIPE_STAGES - 1) % PIPE_STAGES]);
             }
             let row0 = m0 + rows + (sg & 3) * 16;
-            if m0 + 128 <= m && n0 + 128 <= n {
-                frag_store(&c[row0 * n + n0], acc, n);
-            } else if row0 < m {
-                frag_store_within(&c[row0 * n + n0], acc, n, m - row0, n - n0);
+            store_slab(c, left, row0, n0, m, n);
+            if WIDE == 1 && n0 + 128 < n {
+                store_slab(c, right, row0, n0 + 128, m, n);
             }
             tile += num_workgroups_x();
         }
+    }
+}
+
+/// Stores the 16 x 128 slab `acc` of a subgroup at row `row0`, column `n0` of the `m x n`
+/// matrix `c`: straight when it lies inside, else the part inside.
+#[device]
+fn store_slab(c: &mut [f32], acc: WideAcc, row0: u32, n0: u32, m: u32, n: u32) {
+    if row0 + 16 <= m && n0 + 128 <= n {
+        frag_store(&c[row0 * n + n0], acc, n);
+    } else if row0 < m {
+        frag_store_within(&c[row0 * n + n0], acc, n, m - row0, n - n0);
     }
 }

@@ -196,7 +196,8 @@ fn embedded_binaries_hold_every_kernel_instance() {
             "gemm__persistent1",
             "gemm_group__persistent0",
             "gemm_group__persistent1",
-            "gemm_pipeline"
+            "gemm_pipeline__wide0",
+            "gemm_pipeline__wide1"
         ]
     );
     // Built with KOSMOS_TARGETS naming sm_90a (the default): the joined PTX has one header
