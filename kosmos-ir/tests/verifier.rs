@@ -698,14 +698,15 @@ fn shared_alloc_count() {
 
 #[test]
 fn shared_memory_limit() {
+    // 113 + 114 KiB fill the limit (227 KiB, the most a target offers); one more element not.
     let mut b = kb();
-    b.shared_alloc("a", Type::F32, 8192);
-    b.shared_alloc("b", Type::F32, 8192);
+    b.shared_alloc("a", Type::F32, 113 * 256);
+    b.shared_alloc("b", Type::F32, 114 * 256);
     verify(b.finish()).unwrap();
 
     let mut b = kb();
-    b.shared_alloc("a", Type::F32, 8192);
-    b.shared_alloc("b", Type::F32, 8193);
+    b.shared_alloc("a", Type::F32, 113 * 256);
+    b.shared_alloc("b", Type::F32, 114 * 256 + 1);
     b.shared_alloc("c", Type::F32, u32::MAX);
     let e = expect_one(&b.finish(), K::SharedMemoryLimit, "shared.alloc");
     assert_eq!(e.pos, InstPos::Index(1));
