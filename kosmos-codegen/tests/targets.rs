@@ -277,3 +277,21 @@ fn min_resident_is_a_hint_on_sm_90a_only() {
     let ir = emit_llvm_ir(&module(resident), TargetKind::Gfx942).unwrap();
     assert!(!ir.contains("amdgpu-waves-per-eu"), "{ir}");
 }
+
+/// A kernel with 100 KiB of shared memory: sm_90a and gfx950 take it, gfx942 (64 KiB of LDS)
+/// refuses it naming what it needs.
+#[test]
+fn shared_memory_beyond_a_target_is_refused_by_it() {
+    let mut b = kosmos_ir::KernelBuilder::new("big_tile", 64);
+    b.shared_alloc("tile", kosmos_ir::ScalarType::U32, 25 * 1024);
+    b.ret();
+    let big = module(b.finish());
+    for target in [TargetKind::Sm90a, TargetKind::Gfx950] {
+        emit_asm(&big, target).unwrap_or_else(|e| panic!("{target}: {e}"));
+    }
+    let e = emit_asm(&big, TargetKind::Gfx942).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "big_tile: needs 102400 bytes of shared memory; gfx942 has at most 65536"
+    );
+}
