@@ -181,9 +181,9 @@ impl Ops {
     /// `c = a b` with `a` an `m x k` and `b` a `k x n` row-major bf16 matrix and `c` an
     /// `m x n` row-major f32 matrix (f32 accumulation) on matrix instructions: one workgroup
     /// per [`GEMM_TILE`] x [`GEMM_TILE`] output tile. When `k` and `n` are multiples of 8 it
-    /// runs, on CUDA, `ops::gemm_pipeline` (a warp-specialised persistent pipeline fed by
-    /// tensor copies, through a [`GemmPlan`] made and waited for here), elsewhere
-    /// `ops::gemm_group` (group-wide products fed by asynchronous copies); otherwise
+    /// runs, on CUDA and the CPU device, `ops::gemm_pipeline` (a warp-specialised persistent
+    /// pipeline fed by tensor copies, through a [`GemmPlan`] made and waited for here),
+    /// elsewhere `ops::gemm_group` (group-wide products fed by asynchronous copies); otherwise
     /// `ops::gemm` (16x16 fragments, any shape).
     #[allow(clippy::too_many_arguments)]
     pub fn gemm(
@@ -304,8 +304,8 @@ impl Ops {
 
     /// [`Ops::gemm`] with `a` and `b` bound once: their tensor maps are encoded here, so
     /// each [`GemmPlan::launch`] is one asynchronous launch of the pipelined kernel
-    /// (`ops::gemm_pipeline`). Needs a device that runs it (CUDA), `k` and `n` multiples of
-    /// 8 and operands 16-byte aligned.
+    /// (`ops::gemm_pipeline`). Needs a device that runs it (CUDA or the CPU device), `k` and
+    /// `n` multiples of 8 and operands 16-byte aligned.
     pub fn gemm_plan<'a>(
         &'a self,
         a: &'a Buffer<bf16>,
@@ -322,7 +322,7 @@ impl Ops {
             return Err(Error::Shape {
                 op: OP,
                 message: format!(
-                    "the pipelined gemm runs on CUDA, with k and n multiples of 8 \
+                    "the pipelined gemm runs on CUDA and the CPU device, with k and n multiples of 8 \
                      and 16-byte aligned operands (device {}, k = {k}, n = {n})",
                     self.device()
                 ),
@@ -360,9 +360,10 @@ impl Ops {
 
     /// Whether `gemm_pipeline` runs these operands here.
     fn pipeline_runs(&self, a: &Buffer<bf16>, b: &Buffer<bf16>, n: u32, k: u32) -> bool {
-        // The CPU device runs a workgroup's lanes in lockstep, so the producer group's waits
-        // would never let the consumer groups run.
-        let device = self.device().kind() == DeviceKind::Cuda;
+        // HIP targets have too little shared memory for the kernel (their binaries leave it
+        // out). The CPU device runs the groups of a workgroup on threads of their own, so the
+        // producer group's waits let the consumer groups run.
+        let device = matches!(self.device().kind(), DeviceKind::Cuda | DeviceKind::Cpu);
         let aligned = [a.device_ptr(), b.device_ptr()]
             .iter()
             .all(|p| p.is_multiple_of(16));

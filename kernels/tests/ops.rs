@@ -122,6 +122,40 @@ fn check_gemm(device: &Device, persistent: bool, shapes: &[(usize, usize, usize)
     }
 }
 
+/// The pipelined gemm through a plan launched twice (the second launch over a poisoned
+/// output again: the plan is reusable), on shapes with `k` and `n` multiples of 8, and with
+/// two resident workgroups (each walks many tiles, its ring wrapping around across them).
+#[test]
+fn gemm_plan_matches_reference() {
+    for device in [Device::cpu().unwrap(), Device::cpu_with_resident_limit(2)] {
+        let (ops, stream) = ops_on(&device);
+        let seed = seed();
+        let shapes = GEMM_SHAPES
+            .iter()
+            .filter(|(_, n, k)| n % 8 == 0 && k % 8 == 0);
+        for (i, &(m, n, k)) in shapes.chain(&[(300, 264, 520)]).enumerate() {
+            let a_h = random_bf16(seed.wrapping_add(2 * i as u64), m * k);
+            let b_h = random_bf16(seed.wrapping_add(2 * i as u64 + 1), k * n);
+            let a = Buffer::from_slice(&device, &a_h).unwrap();
+            let b = Buffer::from_slice(&device, &b_h).unwrap();
+            let plan = ops.gemm_plan(&a, &b, m, n, k).unwrap();
+            let want = matmul_bf16_ref(&a_h, &b_h, m, n, k);
+            for run in 0..2 {
+                let mut c = poisoned(&device, m * n);
+                plan.launch(&stream, &mut c).unwrap();
+                stream.synchronize().unwrap();
+                let err = compare::rel_err(
+                    &c.download().unwrap(),
+                    &want,
+                    Scale::Each { floor: 1.0 },
+                    compare::BF16_DOT_F32,
+                );
+                err.assert(format_args!("{m}x{n}x{k}, run {run}"));
+            }
+        }
+    }
+}
+
 #[test]
 fn gemm_matches_reference() {
     check_gemm(&Device::cpu().unwrap(), false, &GEMM_SHAPES);

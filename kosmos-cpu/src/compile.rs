@@ -62,6 +62,8 @@ pub(crate) fn compile(k: &VerifiedKernel, subgroup: u32) -> Program {
         targets: Vec::new(),
     };
     let body = c.region(&k.body);
+    let mut barrier_objects = false;
+    k.walk(|_, inst| barrier_objects |= inst.op.family() == OpFamily::Async);
     Program {
         body,
         wide: c.wide,
@@ -70,6 +72,7 @@ pub(crate) fn compile(k: &VerifiedKernel, subgroup: u32) -> Program {
         consts: c.consts,
         // The verifier bounds the allocations by MAX_SHARED_BYTES, so the total fits.
         shared_bytes: shared_bytes as usize,
+        independent_groups: k.uses_groups() || barrier_objects,
         positions: c.positions,
     }
 }

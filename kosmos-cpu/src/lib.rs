@@ -1,7 +1,8 @@
 //! The CPU device: a concurrent interpreter of KOSMOS IR kernels.
 //!
-//! Each resident workgroup runs on its own OS thread with its lanes in lockstep; device memory
-//! is shared by all threads and accessed only through Rust atomics, so racy kernels behave as
+//! Each resident workgroup runs on its own OS thread with its lanes in lockstep (or, when its
+//! groups of subgroups may wait on each other, with each group on a thread of its own and
+//! the lanes of a group in lockstep); device memory is shared by all threads and accessed only through Rust atomics, so racy kernels behave as
 //! on a GPU (without undefined behaviour) and every out-of-bounds or misaligned access is an
 //! error naming the kernel, workgroup, lane and instruction. A watchdog turns spinning
 //! workgroups that make no progress into [`CpuError::Deadlock`], and a launch still running
@@ -22,7 +23,7 @@ mod program;
 
 pub use error::{CpuError, StoppedWorkgroup, StuckWorkgroup};
 
-use exec::{Exec, Launch, SlotState, Stop};
+use exec::{Launch, SlotState, Stop, Worker};
 use kosmos_ir::{Constant, GROUP_SUBGROUPS, Kernel, Type, VerifiedKernel};
 use memory::{Allocation, MemoryView};
 use std::collections::BTreeMap;
@@ -227,6 +228,7 @@ impl CpuDevice {
             block,
             params,
             buffer_bytes,
+            groups: exec::threads_per_workgroup(&prog, error::launch_count(&block) as usize),
             abort: AtomicBool::new(false),
         };
         let threads = self
@@ -235,7 +237,7 @@ impl CpuDevice {
             .max_resident_workgroups
             .max(1)
             .min(total as usize);
-        let slots: Vec<SlotState> = (0..threads).map(|_| SlotState::new()).collect();
+        let slots: Vec<SlotState> = (0..threads).map(|_| SlotState::new(&launch)).collect();
         let next = AtomicU64::new(0);
         let exited = AtomicUsize::new(0);
         let error: Mutex<Option<CpuError>> = Mutex::new(None);
@@ -262,14 +264,14 @@ impl CpuDevice {
                             abort: &launch.abort,
                             launcher: me,
                         };
-                        let mut ex = Exec::new(launch, slot);
+                        let mut worker = Worker::new(launch, slot);
                         while !launch.abort.load(AO::Relaxed) {
                             let i = next.fetch_add(1, AO::SeqCst);
                             if i >= total {
                                 break;
                             }
                             slot.current.store(i, AO::SeqCst);
-                            let r = ex.run_workgroup(launch.decode(i));
+                            let r = worker.run_workgroup(launch.decode(i));
                             slot.current.store(u64::MAX, AO::SeqCst);
                             match r {
                                 Ok(()) => {}
@@ -277,7 +279,7 @@ impl CpuDevice {
                                 Err(Stop::Aborted) => break,
                             }
                         }
-                        lane_ops.fetch_add(ex.lane_ops, AO::Relaxed);
+                        lane_ops.fetch_add(worker.lane_ops(), AO::Relaxed);
                     })
                 })
                 .collect();

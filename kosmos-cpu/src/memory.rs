@@ -24,26 +24,6 @@ fn byte_mask(len: usize) -> u64 {
     }
 }
 
-/// Read ordering for an IR ordering (a load cannot release).
-pub(crate) fn load_ordering(o: kosmos_ir::Ordering) -> Ordering {
-    use kosmos_ir::Ordering as O;
-    match o {
-        O::Relaxed | O::Release => Ordering::Relaxed,
-        O::Acquire | O::AcqRel => Ordering::Acquire,
-        O::SeqCst => Ordering::SeqCst,
-    }
-}
-
-/// Write ordering for an IR ordering (a store cannot acquire).
-pub(crate) fn store_ordering(o: kosmos_ir::Ordering) -> Ordering {
-    use kosmos_ir::Ordering as O;
-    match o {
-        O::Relaxed | O::Acquire => Ordering::Relaxed,
-        O::Release | O::AcqRel => Ordering::Release,
-        O::SeqCst => Ordering::SeqCst,
-    }
-}
-
 /// Read-modify-write ordering for an IR ordering.
 pub(crate) fn rmw_ordering(o: kosmos_ir::Ordering) -> Ordering {
     use kosmos_ir::Ordering as O;
@@ -153,6 +133,13 @@ impl Allocation {
                 Ok(_) => return old,
                 Err(actual) => cur = actual,
             }
+        }
+    }
+
+    /// Sets every byte to `byte`.
+    pub fn fill(&self, byte: u8) {
+        for w in &self.words {
+            w.store(u64::from_ne_bytes([byte; 8]), Ordering::Relaxed);
         }
     }
 

@@ -67,6 +67,9 @@ pub(crate) struct Program {
     /// Slots with the same value in every lane of every workgroup (constants, shared offsets).
     pub consts: Vec<(Slot, u64)>,
     pub shared_bytes: usize,
+    /// Whether the groups of a workgroup must progress independently, because the kernel
+    /// has group-wide ops or barrier objects (a group may wait for another).
+    pub independent_groups: bool,
     pub positions: Vec<InstPos>,
 }
 

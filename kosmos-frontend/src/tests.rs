@@ -885,6 +885,77 @@ fn group_gemm_with_one_product_in_flight_runs() {
     }
 }
 
+/// A warp-specialised handoff: group 0 produces rows of `x` into a ring of two slots in
+/// shared memory guarded by `full` and `empty` barrier objects, group 1 consumes them (each
+/// lane reads what a lane of the other group wrote), over many rounds, so that each group
+/// waits on the other in turn. Group 0 then meets the ended group 1 at `barrier`, which
+/// counts it as arrived. Three workgroups run at once, each over its own rows.
+#[test]
+fn groups_hand_off_through_a_ring_of_barrier_objects() {
+    let src = r#"
+        #[kernel(max_workgroup_size = 256)]
+        fn k(x: &[u32], out: &mut [u32], done: &mut [u32], rounds: u32) {
+            let ring = shared_array::<u32, 256>();
+            let full = shared_array::<u64, 2>();
+            let empty = shared_array::<u64, 2>();
+            let t = workitem_id_x();
+            let lane = t % 128;
+            let base = workgroup_id_x() * rounds * 128;
+            if t == 0 {
+                for s in 0..2u32 {
+                    mbar_init(&full[s], 128);
+                    mbar_init(&empty[s], 128);
+                }
+            }
+            barrier();
+            if subgroup_id() / 4 == 0 {
+                for r in 0..rounds {
+                    let s = r % 2;
+                    // A fresh barrier counts its previous round as complete.
+                    mbar_wait(&empty[s], ((r / 2) % 2) ^ 1);
+                    ring[s * 128 + lane] = x[base + r * 128 + lane] + r;
+                    mbar_arrive(&full[s]);
+                }
+                barrier();
+                done[workgroup_id_x() * 128 + lane] = rounds;
+            } else {
+                for r in 0..rounds {
+                    let s = r % 2;
+                    mbar_wait(&full[s], (r / 2) % 2);
+                    out[base + r * 128 + lane] = ring[s * 128 + (lane + 1) % 128];
+                    mbar_arrive(&empty[s]);
+                }
+            }
+        }
+    "#;
+    let seed: u64 = rand::rng().random();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let (grid, rounds) = (3usize, 100usize);
+    let x: Vec<u32> = (0..grid * rounds * 128).map(|_| rng.random()).collect();
+    let (device, module, _) = load_on_cpu(src);
+    let dx = Buffer::from_slice(&device, &x).unwrap();
+    let out = Buffer::from_slice(&device, &vec![u32::MAX; x.len()]).unwrap();
+    let done = Buffer::from_slice(&device, &vec![u32::MAX; grid * 128]).unwrap();
+    let args = [
+        KernelArg::from(&dx),
+        KernelArg::from(&out),
+        KernelArg::from(&done),
+        KernelArg::from(rounds as u32),
+    ];
+    let stream = device.stream().unwrap();
+    module
+        .launch(&stream, "k", LaunchConfig::linear(grid as u32, 256), &args)
+        .unwrap();
+    let got = out.download().unwrap();
+    for (i, got) in got.iter().enumerate() {
+        let (row, lane) = (i / 128, i % 128);
+        let r = (row % rounds) as u32;
+        let want = x[row * 128 + (lane + 1) % 128].wrapping_add(r);
+        assert_eq!(*got, want, "out[{i}] (round {r}, seed {seed})");
+    }
+    assert_eq!(done.download().unwrap(), vec![rounds as u32; grid * 128]);
+}
+
 /// `mma_group_async`, `mma_wait`, `regs_inc` and `regs_dec` lower to their ops, with the
 /// wait's accumulator the product's and the counts as written.
 #[test]

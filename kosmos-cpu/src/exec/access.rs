@@ -31,7 +31,7 @@ impl<'a> Exec<'a> {
         CpuError::OutOfBounds {
             kernel: self.kernel(),
             workgroup: self.wg,
-            lane: lane as u32,
+            lane: self.lane(lane),
             addr,
             bytes: bytes as u32,
             pos: self.pos(pos),
@@ -50,7 +50,7 @@ impl<'a> Exec<'a> {
             return Err(CpuError::Misaligned {
                 kernel: self.kernel(),
                 workgroup: self.wg,
-                lane: lane as u32,
+                lane: self.lane(lane),
                 addr,
                 align,
                 pos: self.pos(pos),
@@ -76,18 +76,6 @@ impl<'a> Exec<'a> {
         }
     }
 
-    #[inline(always)]
-    pub(crate) fn shared_load(&self, off: usize, len: usize) -> u128 {
-        let mut b = [0u8; 16];
-        b[..len].copy_from_slice(&self.shared[off..off + len]);
-        u128::from_le_bytes(b)
-    }
-
-    #[inline(always)]
-    pub(crate) fn shared_store(&mut self, off: usize, len: usize, v: u128) {
-        self.shared[off..off + len].copy_from_slice(&v.to_le_bytes()[..len]);
-    }
-
     /// `len` (<= 16) bytes of memory at `addr`, for `lane`.
     #[inline(always)]
     pub(crate) fn read(
@@ -105,7 +93,7 @@ impl<'a> Exec<'a> {
             },
             Space::Shared => {
                 let off = self.shared_range(lane, addr, len, pos)?;
-                Ok(self.shared_load(off, len))
+                Ok(self.shared.load(off, len, AO::Relaxed))
             }
         }
     }
@@ -128,7 +116,7 @@ impl<'a> Exec<'a> {
             },
             Space::Shared => {
                 let off = self.shared_range(lane, addr, len, pos)?;
-                self.shared_store(off, len, v);
+                self.shared.store(off, len, v, AO::Relaxed);
             }
         }
         Ok(())

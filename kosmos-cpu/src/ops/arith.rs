@@ -212,7 +212,7 @@ impl Exec<'_> {
                     return Err(CpuError::DivByZero {
                         kernel: self.kernel(),
                         workgroup: self.wg,
-                        lane: l as u32,
+                        lane: self.lane(l),
                         pos: self.pos(bin.pos),
                     }
                     .into());

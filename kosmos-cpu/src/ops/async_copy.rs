@@ -1,7 +1,8 @@
 //! Barrier objects and the bulk copies that complete on them: `mbar.*`, `copy.tensor` and
 //! `fence.proxy.async`. A barrier object is the emulated word of
-//! [`kosmos_ir::async_copy::mbar`] in the workgroup's shared memory, which only this thread
-//! touches; `copy.tensor` reads the emulated tensor map ([`kosmos_ir::async_copy::map_word`])
+//! [`kosmos_ir::async_copy::mbar`] in the workgroup's shared memory, updated atomically (the
+//! workgroup's groups may run on threads of their own): arrivals release what the arriving
+//! lanes and copies wrote, and a wait that sees its phase complete acquires it. `copy.tensor` reads the emulated tensor map ([`kosmos_ir::async_copy::map_word`])
 //! and completes at once.
 
 use crate::CpuError;
@@ -10,6 +11,7 @@ use crate::exec::{Exec, Res, Stop};
 use crate::program::{Slot, Space};
 use kosmos_ir::async_copy::{TENSOR_MAP_BYTES, map_word, mbar, swizzled};
 use kosmos_ir::{Inst, Op};
+use std::sync::atomic::Ordering as AO;
 
 #[derive(Debug)]
 pub(crate) enum AsyncCopy {
@@ -111,7 +113,8 @@ impl Exec<'_> {
                         ));
                     }
                     let at = self.barrier_word(l, self.vals[bar as usize][l], pos)?;
-                    self.shared_store(at, 8, u128::from(mbar::init(count)));
+                    let word = u128::from(mbar::init(count));
+                    self.shared.store(at, 8, word, AO::Release);
                 }
                 self.writes += 1;
             }
@@ -131,7 +134,7 @@ impl Exec<'_> {
             } => {
                 for l in (0..self.n).filter(|l| mask[*l]) {
                     let at = self.barrier_word(l, self.vals[bar as usize][l], pos)?;
-                    let word = self.shared_load(at, 8) as u64;
+                    let word = self.shared.load(at, 8, AO::Acquire) as u64;
                     let done = mbar::phase_done(word, self.vals[parity as usize][l] as u32);
                     self.vals[dst as usize][l] = u64::from(done);
                     // A poll: a loop of nothing else waits, and the watchdog names it.
@@ -175,9 +178,10 @@ impl Exec<'_> {
     /// Adds `delta` to the barrier object at `at`, starting the next phase when that
     /// completed the current one.
     fn barrier_add(&mut self, at: usize, delta: u64) {
-        let word = (self.shared_load(at, 8) as u64).wrapping_add(delta);
-        let word = word.wrapping_add(mbar::next_phase(word));
-        self.shared_store(at, 8, u128::from(word));
+        self.shared.rmw(at, 8, AO::AcqRel, |word| {
+            let word = word.wrapping_add(delta);
+            Some(word.wrapping_add(mbar::next_phase(word)))
+        });
     }
 
     /// One subgroup's `copy.tensor` (`lane` its first lane): the box at column `x`, row `y`
@@ -225,7 +229,7 @@ impl Exec<'_> {
                     0
                 };
                 let at = swizzled(r * row_bytes + c * m.elem_bytes, m.swizzle);
-                self.shared_store(dst + at as usize, elem, v);
+                self.shared.store(dst + at as usize, elem, v, AO::Relaxed);
             }
         }
         let at = self.barrier_word(lane, bar, pos)?;
@@ -237,7 +241,7 @@ impl Exec<'_> {
         CpuError::BadOperand {
             kernel: self.kernel(),
             workgroup: self.wg,
-            lane: lane as u32,
+            lane: self.lane(lane),
             pos: self.pos(pos),
             op: self.op_name(pos),
             message,

@@ -5,7 +5,7 @@ use crate::arith::{self, width_mask};
 use crate::compile::Compiler;
 use crate::exec::lanes::f32op;
 use crate::exec::{Exec, Res};
-use crate::memory::{load_ordering, rmw_ordering, store_ordering};
+use crate::memory::rmw_ordering;
 use crate::program::{Slot, Space};
 use kosmos_ir::{BinOp, Inst, Op, Ordering, RmwOp, ScalarType};
 use std::sync::atomic;
@@ -151,47 +151,33 @@ impl Exec<'_> {
             let v = val.map_or(0, |s| self.vals[s as usize][l]);
             let e = expected.map_or(0, |s| self.vals[s as usize][l]);
             self.check_align(l, addr, len as u32, pos)?;
-            let (old, changed) = match space {
+            // Each kind as a read-modify-write, noting whether it changed memory (a store
+            // or a successful swap counts as a change even when it writes the old value).
+            let mut changed = false;
+            let update = |old: u64| {
+                let (new, change) = match kind {
+                    AtomicKind::Load => (None, false),
+                    AtomicKind::Store => (Some(v), true),
+                    AtomicKind::Rmw(op) => {
+                        let new = rmw_apply(op, ty, old, v);
+                        (Some(new), new != old)
+                    }
+                    AtomicKind::Cas => ((old == e).then_some(v), old == e),
+                };
+                changed = change;
+                new
+            };
+            let ord = rmw_ordering(ord);
+            let old = match space {
                 Space::Global => {
                     let Some((a, off)) = self.global(addr, len as u64) else {
                         return Err(self.oob(l, addr, len, pos, space));
                     };
-                    match kind {
-                        AtomicKind::Load => (a.load(off, len, load_ordering(ord)) as u64, false),
-                        AtomicKind::Store => {
-                            a.store(off, len, v as u128, store_ordering(ord));
-                            (0, true)
-                        }
-                        AtomicKind::Rmw(op) => {
-                            let mut changed = false;
-                            let old = a.rmw(off, len, rmw_ordering(ord), |old| {
-                                let new = rmw_apply(op, ty, old, v);
-                                changed = new != old;
-                                changed.then_some(new)
-                            });
-                            (old, changed)
-                        }
-                        AtomicKind::Cas => {
-                            let old =
-                                a.rmw(off, len, rmw_ordering(ord), |old| (old == e).then_some(v));
-                            (old, old == e)
-                        }
-                    }
+                    a.rmw(off, len, ord, update)
                 }
                 Space::Shared => {
-                    // Shared memory belongs to this thread alone: lane order is the order.
                     let off = self.shared_range(l, addr, len, pos)?;
-                    let old = self.shared_load(off, len) as u64;
-                    let new = match kind {
-                        AtomicKind::Load => None,
-                        AtomicKind::Store => Some(v),
-                        AtomicKind::Rmw(op) => Some(rmw_apply(op, ty, old, v)),
-                        AtomicKind::Cas => (old == e).then_some(v),
-                    };
-                    if let Some(n) = new {
-                        self.shared_store(off, len, n as u128);
-                    }
-                    (old, new.is_some_and(|n| n != old))
+                    self.shared.rmw(off, len, ord, update)
                 }
             };
             if changed {

@@ -268,7 +268,7 @@ impl Exec<'_> {
             return Err(CpuError::NonPositiveStep {
                 kernel: self.kernel(),
                 workgroup: self.wg,
-                lane: l as u32,
+                lane: self.lane(l),
             }
             .into());
         }

@@ -3,7 +3,7 @@
 
 use crate::CpuError;
 use crate::compile::Compiler;
-use crate::exec::{Exec, Res};
+use crate::exec::{Exec, Res, Stop};
 use crate::program::Slot;
 use kosmos_ir::{Dim, IdKind, Inst, Op};
 use std::sync::atomic::{self, Ordering as AO};
@@ -42,15 +42,21 @@ impl Exec<'_> {
             Machine::Id { dst, kind, dim } => self.id(dst, kind, dim),
             Machine::Barrier { pos } => {
                 // Lanes run in lockstep on this thread, so a barrier only has to check that
-                // every live lane is here, and order memory.
+                // every live lane of it is here, wait for the workgroup's other group
+                // threads if it has any, and order memory.
                 if let Some(l) = (0..self.n).find(|l| !self.returned[*l] && !mask[*l]) {
                     return Err(CpuError::DivergentBarrier {
                         kernel: self.kernel(),
                         workgroup: self.wg,
-                        lane: l as u32,
+                        lane: self.lane(l),
                         pos: self.pos(pos),
                     }
                     .into());
+                }
+                if let Some(barrier) = self.barrier
+                    && !barrier.wait(&self.l.abort)
+                {
+                    return Err(Stop::Aborted);
                 }
                 atomic::fence(AO::SeqCst);
             }
@@ -82,9 +88,9 @@ impl Exec<'_> {
             IdKind::NumWorkgroups => self.vals[dst as usize].fill(self.l.grid[d] as u64),
             IdKind::SubgroupSize => self.vals[dst as usize].fill(self.l.prog.subgroup as u64),
             IdKind::SubgroupId | IdKind::SubgroupLane => {
-                let sg = self.l.prog.subgroup;
+                let (sg, first) = (self.l.prog.subgroup, self.first_lane);
                 let f = |l: usize| match kind {
-                    IdKind::SubgroupId => (l / sg) as u64,
+                    IdKind::SubgroupId => ((first + l) / sg) as u64,
                     _ => (l % sg) as u64,
                 };
                 for (l, v) in self.vals[dst as usize].iter_mut().enumerate() {

@@ -138,7 +138,7 @@ impl Exec<'_> {
                     return Err(CpuError::WaitGaveUp {
                         kernel: self.l.kernel.name.clone(),
                         workgroup: self.wg,
-                        lane: lane as u32,
+                        lane: self.lane(lane),
                         origin: origin.clone(),
                         polls: self.vals[polls as usize][lane],
                     }
@@ -155,7 +155,7 @@ impl Exec<'_> {
                         // The origin names the source file.
                         kernel: self.l.kernel.name.clone(),
                         workgroup: self.wg,
-                        lane: lane as u32,
+                        lane: self.lane(lane),
                         origin: origin.clone(),
                         index: self.vals[index as usize][lane],
                         len: self.vals[len as usize][lane],

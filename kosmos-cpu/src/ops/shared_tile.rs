@@ -7,6 +7,7 @@ use crate::compile::Compiler;
 use crate::exec::{Exec, Res};
 use crate::program::{Slot, Space};
 use kosmos_ir::{FRAG_M, GROUP_K, GROUP_N, GROUP_SUBGROUPS, Inst, Op};
+use std::sync::atomic::Ordering as AO;
 
 #[derive(Debug)]
 pub(crate) enum SharedTile {
@@ -95,8 +96,8 @@ impl Exec<'_> {
                         "lane {} is not here (divergent control flow or returned): every lane \
                          of subgroups {}..{} runs the group's mma.group",
                         l % sg,
-                        per_group * g,
-                        per_group * (g + 1)
+                        self.subgroup(per_group * g),
+                        self.subgroup(per_group * (g + 1))
                     ),
                 ));
             }
@@ -109,9 +110,7 @@ impl Exec<'_> {
             let b0 = self.shared_range(first, pb, K * N * 2, pos)?;
             let shared = &self.shared;
             // bf16 widens to f32 exactly.
-            let bf = |at: usize| {
-                f32::from_bits(u32::from(u16::from_le_bytes([shared[at], shared[at + 1]])) << 16)
-            };
+            let bf = |at: usize| f32::from_bits((shared.load(at, 2, AO::Relaxed) as u32) << 16);
             // Unswizzled: A row-major (i, k), B transposed (n, k) so that k runs contiguously.
             let ta: Vec<f32> = (0..M * K)
                 .map(|e| {

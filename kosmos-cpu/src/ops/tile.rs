@@ -244,7 +244,7 @@ impl Exec<'_> {
             let missing = if lanes.len() < sg {
                 Some(format!(
                     "the workgroup's {} lanes leave it only {} of {sg} lanes",
-                    self.n,
+                    self.l.lanes(),
                     lanes.len()
                 ))
             } else {
@@ -267,7 +267,7 @@ impl Exec<'_> {
         CpuError::Subgroup {
             kernel: self.kernel(),
             workgroup: self.wg,
-            subgroup: subgroup as u32,
+            subgroup: self.subgroup(subgroup),
             pos: self.pos(pos),
             op: self.op_name(pos),
             message,
@@ -307,7 +307,7 @@ impl Exec<'_> {
                          operands must be the same in every lane",
                         v[l],
                         l % sg,
-                        first / sg
+                        self.subgroup(first / sg)
                     ),
                 ));
             }
