@@ -1337,3 +1337,119 @@ fn associated_constants_clamp_and_method_types_follow_rust() {
 
 mod lang;
 mod tensor_copy;
+
+/// `mma_group_async_trans` in each layout on tiles that tensor copies bring in from `A` or
+/// `A^T` and `B` or `B^T` (ragged: the copies fill zeros past the matrices), stored as
+/// `f32` and as `bf16`, against an f64 reference.
+#[test]
+fn transposed_tiles_from_tensor_copies_match_reference() {
+    use kosmos_runtime::{Swizzle, TensorMap, TensorShape};
+    let mut rng = SmallRng::seed_from_u64(13);
+    for (ta, tb) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+        let src = format!(
+            r#"
+            #[kernel(max_workgroup_size = 128)]
+            fn k(a_map: &TensorMap, b_map: &TensorMap, c: &mut [f32], h: &mut [bf16], m: u32, n: u32) {{
+                // The a tile (8 KiB) at word 0, the b tile (16 KiB) at word 2048.
+                let tiles = shared_array::<u32, 6144>();
+                let bar = shared_array::<u64, 1>();
+                if workitem_id_x() == 0 {{
+                    mbar_init(&bar[0], 1);
+                }}
+                barrier();
+                if subgroup_id() == 0 {{
+                    if subgroup_lane() == 0 {{
+                        mbar_arrive_expect(&bar[0], 24576);
+                    }}
+                    copy_tensor(&tiles[0], &a_map, 0, 0, &bar[0]);
+                    copy_tensor(&tiles[2048], &b_map, 0, 0, &bar[0]);
+                    if {tb} == 0 {{
+                        copy_tensor(&tiles[4096], &b_map, 64, 0, &bar[0]);
+                    }}
+                }}
+                mbar_wait(&bar[0], 0);
+                let acc = mma_group_async_trans(&tiles[0], &tiles[2048], wide_zero(), {ta}, {tb});
+                let acc = mma_wait(0, acc);
+                let row0 = (subgroup_id() % 4) * 16;
+                if row0 < m {{
+                    frag_store_within(&c[row0 * n], acc, n, m - row0, n);
+                    frag_store_within(&h[row0 * n], acc, n, m - row0, n);
+                }}
+            }}
+            "#
+        );
+        let (device, module, name) = load_on_cpu(&src);
+        for (m, n, k) in [(56, 104, 48), (64, 128, 64)] {
+            let (a_h, b_h) = (random_bf16(&mut rng, m * k), random_bf16(&mut rng, k * n));
+            // Stored as given (`A` m x k, `B` k x n) or transposed.
+            let stored = |x: &[half::bf16], rows: usize, cols: usize, t: bool| -> Vec<half::bf16> {
+                if !t {
+                    return x.to_vec();
+                }
+                (0..rows * cols)
+                    .map(|e| x[(e % rows) * cols + e / rows])
+                    .collect()
+            };
+            let a = Buffer::from_slice(&device, &stored(&a_h, m, k, ta == 1)).unwrap();
+            let b = Buffer::from_slice(&device, &stored(&b_h, k, n, tb == 1)).unwrap();
+            let map = |buf, rows: usize, cols: usize, box_rows| {
+                let shape = TensorShape {
+                    rows: rows as u64,
+                    cols: cols as u64,
+                    row_stride: cols as u64,
+                    box_rows,
+                    box_cols: 64,
+                };
+                TensorMap::tiled(buf, shape, Swizzle::B128).unwrap()
+            };
+            let a_map = if ta == 1 {
+                map(&a, k, m, 64)
+            } else {
+                map(&a, m, k, 64)
+            };
+            let b_map = if tb == 1 {
+                map(&b, n, k, 128)
+            } else {
+                map(&b, k, n, 64)
+            };
+            let c = Buffer::<f32>::from_slice(&device, &vec![f32::NAN; m * n]).unwrap();
+            let nan = half::bf16::NAN;
+            let h = Buffer::<half::bf16>::from_slice(&device, &vec![nan; m * n]).unwrap();
+            let args = [
+                KernelArg::from(&a_map),
+                KernelArg::from(&b_map),
+                KernelArg::from(&c),
+                KernelArg::from(&h),
+                KernelArg::from(m as u32),
+                KernelArg::from(n as u32),
+            ];
+            let stream = device.stream().unwrap();
+            module
+                .launch(&stream, &name, LaunchConfig::linear(1, 128), &args)
+                .unwrap();
+            let (c, h) = (c.download().unwrap(), h.download().unwrap());
+            for i in 0..m {
+                for j in 0..n {
+                    let (mut want, mut scale) = (0f64, 0f64);
+                    for kk in 0..k {
+                        let p = a_h[i * k + kk].to_f64() * b_h[kk * n + j].to_f64();
+                        want += p;
+                        scale += p.abs();
+                    }
+                    let (got, half) = (f64::from(c[i * n + j]), h[i * n + j].to_f64());
+                    let at = format!("layout ({ta}, {tb}) {m}x{n}x{k} at ({i}, {j})");
+                    assert!(
+                        (got - want).abs() <= 1e-6 * scale + 1e-30,
+                        "{at}: {got} vs {want}"
+                    );
+                    // bf16 keeps 8 significant bits: within half an ulp of the f32 result.
+                    let ulp = (got.abs().max(f64::MIN_POSITIVE)).log2().floor().exp2() / 128.0;
+                    assert!(
+                        (half - got).abs() <= ulp / 2.0,
+                        "{at}: bf16 {half} vs {got}"
+                    );
+                }
+            }
+        }
+    }
+}
