@@ -2,7 +2,9 @@
 //! breaks are checked by what they compute), and errors checked by message and position.
 
 use crate::lower_source;
-use kosmos_ir::{Constant, FragRole, Op, RegsDir, ScalarType, Type, Value};
+use kosmos_ir::{
+    ATile, BTile, Constant, FragRole, MmaLayout, Op, RegsDir, ScalarType, Type, Value,
+};
 use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, Module, ModuleImage};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 use std::collections::HashMap;
@@ -470,6 +472,49 @@ fn definitions(k: &kosmos_ir::Kernel) -> HashMap<Value, Op> {
 /// Each new tile intrinsic lowers to its op with the operands the DSL names: tiles and copy
 /// destinations in the shared arrays, copy sources in the slice, bounds and predicates
 /// from the kernel's values, the wait count from a const generic.
+/// `mma_group_trans` and `mma_group_async_trans` give their tiles' layouts from constants
+/// (here const generics), and `frag_store` into a `bf16` slice stores `bf16`s.
+#[test]
+fn transposed_tiles_and_bf16_stores_lower_to_their_attributes() {
+    let src = r#"
+        #[kernel(max_workgroup_size = 128, instances(TA = 1, TB = 0))]
+        fn k<const TA: u32, const TB: u32>(c: &mut [bf16]) {
+            let tiles = shared_array::<bf16, 12288>();
+            let mut acc = mma_group_trans(&tiles[0], &tiles[4096], wide_zero(), TA, TB);
+            acc = mma_group_async_trans(&tiles[0], &tiles[4096], acc, 0, 1 - TB);
+            acc = mma_wait(0, acc);
+            frag_store(&c[0], acc, 128);
+        }
+    "#;
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    let mut layouts = Vec::new();
+    let mut elems = Vec::new();
+    kernels[0].walk(|_, inst| match inst.op {
+        Op::MmaGroup { layout, .. } | Op::MmaGroupAsync { layout, .. } => layouts.push(layout),
+        Op::FragStore { elem, .. } => elems.push(elem),
+        _ => {}
+    });
+    let laid = |a, b| MmaLayout { a, b };
+    assert_eq!(
+        layouts,
+        [laid(ATile::KM, BTile::KN), laid(ATile::MK, BTile::NK)]
+    );
+    assert_eq!(elems, [ScalarType::BF16]);
+    let bad = r#"
+        #[kernel(max_workgroup_size = 128)]
+        fn k(c: &mut [f32]) {
+            let tiles = shared_array::<bf16, 12288>();
+            let acc = mma_group_trans(&tiles[0], &tiles[4096], wide_zero(), 2, 0);
+            frag_store(&c[0], acc, 128);
+        }
+    "#;
+    let e = lower_source(bad).map(|_| ()).unwrap_err().to_string();
+    assert!(
+        e.contains("`a` is transposed (1) or not (0), found 2"),
+        "{e}"
+    );
+}
+
 #[test]
 fn group_intrinsics_lower_to_their_ops() {
     let src = r#"
@@ -538,18 +583,30 @@ fn group_intrinsics_lower_to_their_ops() {
         }
     );
     let zero = ops[3].1[0];
-    let Op::MmaGroup { a: ta, b: tb, acc } = ops[4].0 else {
+    let Op::MmaGroup {
+        a: ta,
+        b: tb,
+        acc,
+        layout,
+    } = ops[4].0
+    else {
         unreachable!()
     };
     assert_eq!((base(ta), base(tb), acc), (allocs[0], allocs[1], zero));
+    assert_eq!(layout, MmaLayout::DEFAULT);
     let wide = Type::Frag(FragRole::WideAcc);
     assert_eq!(k.ty(ops[4].1[0]), wide);
     let Op::FragStore {
-        ptr, value, within, ..
+        ptr,
+        value,
+        within,
+        elem,
+        ..
     } = ops[5].0
     else {
         unreachable!()
     };
+    assert_eq!(elem, ScalarType::F32);
     // The product leaves the bounds checks of its two tiles as the result of their `if`.
     let sum = value;
     assert!(matches!(defs[&sum], Op::If { .. }) && k.ty(sum) == wide);
@@ -622,11 +679,6 @@ fn group_misuse_is_an_error_at_its_tokens() {
             "frag_store_within(&c[0], wide_zero(), 128u32, 1.5, 16u32);",
             "expected u32, found floating-point literal",
             "1.5",
-        ),
-        (
-            "frag_store_within(&t[0], wide_zero(), 128u32, 1u32, 16u32);",
-            "`frag_store_within` writes f32 elements, found bf16",
-            "&t[0]",
         ),
         (
             "copy_async(&c[0], &a[0], true);",
@@ -1358,3 +1410,119 @@ fn associated_constants_clamp_and_method_types_follow_rust() {
 
 mod lang;
 mod tensor_copy;
+
+/// `mma_group_async_trans` in each layout on tiles that tensor copies bring in from `A` or
+/// `A^T` and `B` or `B^T` (ragged: the copies fill zeros past the matrices), stored as
+/// `f32` and as `bf16`, against an f64 reference.
+#[test]
+fn transposed_tiles_from_tensor_copies_match_reference() {
+    use kosmos_runtime::{Swizzle, TensorMap, TensorShape};
+    let mut rng = SmallRng::seed_from_u64(13);
+    for (ta, tb) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+        let src = format!(
+            r#"
+            #[kernel(max_workgroup_size = 128)]
+            fn k(a_map: &TensorMap, b_map: &TensorMap, c: &mut [f32], h: &mut [bf16], m: u32, n: u32) {{
+                // The a tile (8 KiB) at word 0, the b tile (16 KiB) at word 2048.
+                let tiles = shared_array::<u32, 6144>();
+                let bar = shared_array::<u64, 1>();
+                if workitem_id_x() == 0 {{
+                    mbar_init(&bar[0], 1);
+                }}
+                barrier();
+                if subgroup_id() == 0 {{
+                    if subgroup_lane() == 0 {{
+                        mbar_arrive_expect(&bar[0], 24576);
+                    }}
+                    copy_tensor(&tiles[0], &a_map, 0, 0, &bar[0]);
+                    copy_tensor(&tiles[2048], &b_map, 0, 0, &bar[0]);
+                    if {tb} == 0 {{
+                        copy_tensor(&tiles[4096], &b_map, 64, 0, &bar[0]);
+                    }}
+                }}
+                mbar_wait(&bar[0], 0);
+                let acc = mma_group_async_trans(&tiles[0], &tiles[2048], wide_zero(), {ta}, {tb});
+                let acc = mma_wait(0, acc);
+                let row0 = (subgroup_id() % 4) * 16;
+                if row0 < m {{
+                    frag_store_within(&c[row0 * n], acc, n, m - row0, n);
+                    frag_store_within(&h[row0 * n], acc, n, m - row0, n);
+                }}
+            }}
+            "#
+        );
+        let (device, module, name) = load_on_cpu(&src);
+        for (m, n, k) in [(56, 104, 48), (64, 128, 64)] {
+            let (a_h, b_h) = (random_bf16(&mut rng, m * k), random_bf16(&mut rng, k * n));
+            // Stored as given (`A` m x k, `B` k x n) or transposed.
+            let stored = |x: &[half::bf16], rows: usize, cols: usize, t: bool| -> Vec<half::bf16> {
+                if !t {
+                    return x.to_vec();
+                }
+                (0..rows * cols)
+                    .map(|e| x[(e % rows) * cols + e / rows])
+                    .collect()
+            };
+            let a = Buffer::from_slice(&device, &stored(&a_h, m, k, ta == 1)).unwrap();
+            let b = Buffer::from_slice(&device, &stored(&b_h, k, n, tb == 1)).unwrap();
+            let map = |buf, rows: usize, cols: usize, box_rows| {
+                let shape = TensorShape {
+                    rows: rows as u64,
+                    cols: cols as u64,
+                    row_stride: cols as u64,
+                    box_rows,
+                    box_cols: 64,
+                };
+                TensorMap::tiled(buf, shape, Swizzle::B128).unwrap()
+            };
+            let a_map = if ta == 1 {
+                map(&a, k, m, 64)
+            } else {
+                map(&a, m, k, 64)
+            };
+            let b_map = if tb == 1 {
+                map(&b, n, k, 128)
+            } else {
+                map(&b, k, n, 64)
+            };
+            let c = Buffer::<f32>::from_slice(&device, &vec![f32::NAN; m * n]).unwrap();
+            let nan = half::bf16::NAN;
+            let h = Buffer::<half::bf16>::from_slice(&device, &vec![nan; m * n]).unwrap();
+            let args = [
+                KernelArg::from(&a_map),
+                KernelArg::from(&b_map),
+                KernelArg::from(&c),
+                KernelArg::from(&h),
+                KernelArg::from(m as u32),
+                KernelArg::from(n as u32),
+            ];
+            let stream = device.stream().unwrap();
+            module
+                .launch(&stream, &name, LaunchConfig::linear(1, 128), &args)
+                .unwrap();
+            let (c, h) = (c.download().unwrap(), h.download().unwrap());
+            for i in 0..m {
+                for j in 0..n {
+                    let (mut want, mut scale) = (0f64, 0f64);
+                    for kk in 0..k {
+                        let p = a_h[i * k + kk].to_f64() * b_h[kk * n + j].to_f64();
+                        want += p;
+                        scale += p.abs();
+                    }
+                    let (got, half) = (f64::from(c[i * n + j]), h[i * n + j].to_f64());
+                    let at = format!("layout ({ta}, {tb}) {m}x{n}x{k} at ({i}, {j})");
+                    assert!(
+                        (got - want).abs() <= 1e-6 * scale + 1e-30,
+                        "{at}: {got} vs {want}"
+                    );
+                    // bf16 keeps 8 significant bits: within half an ulp of the f32 result.
+                    let ulp = (got.abs().max(f64::MIN_POSITIVE)).log2().floor().exp2() / 128.0;
+                    assert!(
+                        (half - got).abs() <= ulp / 2.0,
+                        "{at}: bf16 {half} vs {got}"
+                    );
+                }
+            }
+        }
+    }
+}

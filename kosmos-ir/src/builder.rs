@@ -408,6 +408,7 @@ impl KernelBuilder {
             value,
             stride,
             within: None,
+            elem: ScalarType::F32,
         });
     }
 
@@ -425,6 +426,7 @@ impl KernelBuilder {
             value,
             stride,
             within: Some((rows, cols)),
+            elem: ScalarType::F32,
         });
     }
 
@@ -434,14 +436,24 @@ impl KernelBuilder {
     }
 
     /// `acc + A x B` over a group of four subgroups, `A` and `B` swizzled tiles in shared
-    /// memory (see [`Op::MmaGroup`]).
+    /// memory in the default layout (see [`Op::MmaGroup`]).
     pub fn mma_group(&mut self, a: Value, b: Value, acc: Value) -> Value {
-        self.value(Op::MmaGroup { a, b, acc })
+        self.value(Op::MmaGroup {
+            a,
+            b,
+            acc,
+            layout: MmaLayout::DEFAULT,
+        })
     }
 
-    /// `mma.group` left in flight (see [`Op::MmaGroupAsync`]).
+    /// `mma.group` left in flight (see [`Op::MmaGroupAsync`]), tiles in the default layout.
     pub fn mma_group_async(&mut self, a: Value, b: Value, acc: Value) -> Value {
-        self.value(Op::MmaGroupAsync { a, b, acc })
+        self.value(Op::MmaGroupAsync {
+            a,
+            b,
+            acc,
+            layout: MmaLayout::DEFAULT,
+        })
     }
 
     /// Waits until at most `pending` `mma.group.async`s are in flight; returns `accs` to read

@@ -20,8 +20,8 @@ pub use kernel::{
 };
 pub use math::MathFn;
 pub use ops::{
-    BinOp, CmpPred, Constant, Dim, ForRange, IdKind, Op, OpFamily, Ordering, Origin, RegsDir,
-    RmwOp, Scope, UnOp, Want,
+    ATile, BTile, BinOp, CmpPred, Constant, Dim, ForRange, IdKind, MmaLayout, Op, OpFamily,
+    Ordering, Origin, RegsDir, RmwOp, Scope, UnOp, Want,
 };
 pub use text::{ParseError, parse_module, print_kernel, print_module};
 pub use types::{

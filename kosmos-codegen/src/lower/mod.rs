@@ -321,13 +321,18 @@ impl<'ctx> Cx<'_, 'ctx> {
                 value,
                 stride,
                 within,
+                elem,
             } => {
-                self.frag_store(*ptr, *value, *stride, *within)?;
+                self.frag_store([*ptr, *value, *stride], *within, *elem)?;
                 vec![]
             }
             Op::Mma { a, b, acc } => vec![self.mma(*a, *b, *acc)?],
-            Op::MmaGroup { a, b, acc } => vec![self.mma_group(*a, *b, *acc, true)?],
-            Op::MmaGroupAsync { a, b, acc } => vec![self.mma_group(*a, *b, *acc, false)?],
+            Op::MmaGroup { a, b, acc, layout } => {
+                vec![self.mma_group([*a, *b, *acc], *layout, true)?]
+            }
+            Op::MmaGroupAsync { a, b, acc, layout } => {
+                vec![self.mma_group([*a, *b, *acc], *layout, false)?]
+            }
             Op::CopyAsync { dst, src, pred } => {
                 self.copy_async(*dst, *src, *pred)?;
                 vec![]

@@ -13,7 +13,10 @@ use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::types::{BasicTypeEnum, VectorType};
 use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue, VectorValue};
-use kosmos_ir::{AddrSpace, Dim, FRAG_N, FragRole, GROUP_N, IdKind, Op, Type, Value};
+use kosmos_ir::{
+    ATile, AddrSpace, BTile, Dim, FRAG_N, FragRole, GROUP_N, IdKind, MmaLayout, Op, ScalarType,
+    Type, Value,
+};
 
 /// The register type of a fragment: `<n x i16>` (`bf16` bits) for `a`/`b`, `<n x float>` for
 /// the accumulator.
@@ -44,45 +47,62 @@ struct RunAt<'ctx> {
 /// order of a `wgmma` m64n128 accumulator.
 pub(crate) const WIDE_PIECES: u32 = GROUP_N / FRAG_N;
 
-/// Byte offset of `A(i, k)` in a `mma.group` `a` tile (see `Op::MmaGroup`).
+/// Byte offset of element (`row`, `col`) of a swizzled `mma.group` tile stored row-major
+/// ([`MmaLayout::swizzled`]); `blocks` when `col` may reach past 64 (into the next block of
+/// 64 columns).
+fn swizzled<'ctx>(
+    b: &Builder<'ctx>,
+    c: &dyn Fn(u32) -> IntValue<'ctx>,
+    row: IntValue<'ctx>,
+    col: IntValue<'ctx>,
+    blocks: bool,
+) -> Result<IntValue<'ctx>, Fail> {
+    let block = if blocks {
+        Some(b.build_int_mul(b.build_right_shift(col, c(6), false, "")?, c(8192), "")?)
+    } else {
+        None
+    };
+    let mut chunk = b.build_right_shift(col, c(3), false, "")?;
+    if blocks {
+        chunk = b.build_and(chunk, c(7), "")?;
+    }
+    let chunk = b.build_xor(chunk, b.build_and(row, c(7), "")?, "")?;
+    let row = b.build_int_mul(row, c(128), "")?;
+    let within = b.build_int_mul(b.build_and(col, c(7), "")?, c(2), "")?;
+    let x = match block {
+        Some(block) => b.build_int_add(block, row, "")?,
+        None => row,
+    };
+    let x = b.build_int_add(x, b.build_int_mul(chunk, c(16), "")?, "")?;
+    Ok(b.build_int_add(x, within, "")?)
+}
+
+/// Byte offset of `A(i, k)` in a `mma.group` `a` tile laid out as `layout.a`.
 fn swizzled_a<'ctx>(
     b: &Builder<'ctx>,
     c: &dyn Fn(u32) -> IntValue<'ctx>,
+    layout: MmaLayout,
     i: IntValue<'ctx>,
     k: IntValue<'ctx>,
 ) -> Result<IntValue<'ctx>, Fail> {
-    let chunk = b.build_xor(
-        b.build_right_shift(k, c(3), false, "")?,
-        b.build_and(i, c(7), "")?,
-        "",
-    )?;
-    let row = b.build_int_mul(i, c(128), "")?;
-    let within = b.build_int_mul(b.build_and(k, c(7), "")?, c(2), "")?;
-    Ok(b.build_int_add(
-        b.build_int_add(row, b.build_int_mul(chunk, c(16), "")?, "")?,
-        within,
-        "",
-    )?)
+    match layout.a {
+        ATile::MK => swizzled(b, c, i, k, false),
+        ATile::KM => swizzled(b, c, k, i, false),
+    }
 }
 
-/// Byte offset of `B(k, n)` in a `mma.group` `b` tile (see `Op::MmaGroup`).
+/// Byte offset of `B(k, n)` in a `mma.group` `b` tile laid out as `layout.b`.
 fn swizzled_b<'ctx>(
     b: &Builder<'ctx>,
     c: &dyn Fn(u32) -> IntValue<'ctx>,
+    layout: MmaLayout,
     k: IntValue<'ctx>,
     n: IntValue<'ctx>,
 ) -> Result<IntValue<'ctx>, Fail> {
-    let block = b.build_int_mul(b.build_right_shift(n, c(6), false, "")?, c(8192), "")?;
-    let chunk = b.build_xor(
-        b.build_and(b.build_right_shift(n, c(3), false, "")?, c(7), "")?,
-        b.build_and(k, c(7), "")?,
-        "",
-    )?;
-    let row = b.build_int_mul(k, c(128), "")?;
-    let within = b.build_int_mul(b.build_and(n, c(7), "")?, c(2), "")?;
-    let x = b.build_int_add(block, row, "")?;
-    let x = b.build_int_add(x, b.build_int_mul(chunk, c(16), "")?, "")?;
-    Ok(b.build_int_add(x, within, "")?)
+    match layout.b {
+        BTile::KN => swizzled(b, c, k, n, true),
+        BTile::NK => swizzled(b, c, n, k, false),
+    }
 }
 
 impl<'ctx> Cx<'_, 'ctx> {
@@ -119,13 +139,16 @@ impl<'ctx> Cx<'_, 'ctx> {
         Ok((term(layout.row)?, term(layout.col)?))
     }
 
-    /// Loads a `frag<a>`/`frag<b>` whose element (r, c) is at byte `offset(r, c)` of `base`;
-    /// runs must not cross a 16-byte chunk of the swizzled tiles (they are at most 8 long
-    /// and aligned to their length, so they do not).
+    /// Loads a `frag<a>`/`frag<b>` whose element (r, c) is at byte `offset(r, c)` of `base`.
+    /// With `rows_contiguous` (the tile's rows lie along the fragment's rows) each run is one
+    /// load: runs must not cross a 16-byte chunk of the swizzled tiles (they are at most 8
+    /// long and aligned to their length, so they do not). Otherwise (a transposed tile)
+    /// each element is loaded on its own.
     fn gather_frag(
         &self,
         role: FragRole,
         base: PointerValue<'ctx>,
+        rows_contiguous: bool,
         offset: &dyn Fn(IntValue<'ctx>, IntValue<'ctx>) -> Result<IntValue<'ctx>, Fail>,
     ) -> Result<VectorValue<'ctx>, Fail> {
         let layout = self.target.frag_layout(role);
@@ -138,7 +161,16 @@ impl<'ctx> Cx<'_, 'ctx> {
             .into_vector_type()
             .get_undef();
         let mut next = 0u64;
-        for run in layout.runs {
+        let pieces = layout.runs.iter().flat_map(|run| {
+            let split = if rows_contiguous { 1 } else { run.len };
+            let len = run.len / split;
+            (0..split).map(move |i| Run {
+                row: run.row,
+                col: run.col + i * len,
+                len,
+            })
+        });
+        for run in pieces {
             let r = b.build_int_add(row, i32t.const_int(run.row as u64, false), "")?;
             let cc = b.build_int_add(col, i32t.const_int(run.col as u64, false), "")?;
             let bytes = b.build_int_z_extend(offset(r, cc)?, self.ctx.i64_type(), "")?;
@@ -166,6 +198,7 @@ impl<'ctx> Cx<'_, 'ctx> {
         a: PointerValue<'ctx>,
         b_tile: PointerValue<'ctx>,
         acc: VectorValue<'ctx>,
+        layout: MmaLayout,
     ) -> Result<VectorValue<'ctx>, Fail> {
         let i32t = self.ctx.i32_type();
         let c = |x: u32| i32t.const_int(x as u64, false);
@@ -177,17 +210,18 @@ impl<'ctx> Cx<'_, 'ctx> {
             .map(|j| self.piece(acc, j, piece_len))
             .collect::<Result<_, _>>()?;
         for kk in 0..kosmos_ir::GROUP_K / 16 {
-            let fa = self.gather_frag(FragRole::A, a, &|r, k| {
+            let fa = self.gather_frag(FragRole::A, a, layout.a == ATile::MK, &|r, k| {
                 let i = b.build_int_add(first_row, r, "")?;
                 let k = b.build_int_add(k, c(16 * kk), "")?;
-                swizzled_a(b, &c, i, k)
+                swizzled_a(b, &c, layout, i, k)
             })?;
             for (j, piece) in pieces.iter_mut().enumerate() {
-                let fb = self.gather_frag(FragRole::B, b_tile, &|k, n| {
-                    let k = b.build_int_add(k, c(16 * kk), "")?;
-                    let n = b.build_int_add(n, c(16 * j as u32), "")?;
-                    swizzled_b(b, &c, k, n)
-                })?;
+                let fb =
+                    self.gather_frag(FragRole::B, b_tile, layout.b == BTile::KN, &|k, n| {
+                        let k = b.build_int_add(k, c(16 * kk), "")?;
+                        let n = b.build_int_add(n, c(16 * j as u32), "")?;
+                        swizzled_b(b, &c, layout, k, n)
+                    })?;
                 *piece = self.target.emit_mma(&self.llvm, fa, fb, *piece)?;
             }
         }
@@ -228,9 +262,8 @@ impl<'ctx> Cx<'_, 'ctx> {
     /// `mma.group` (`wait`) or `mma.group.async`.
     pub(super) fn mma_group(
         &self,
-        a: Value,
-        b: Value,
-        acc: Value,
+        [a, b, acc]: [Value; 3],
+        layout: MmaLayout,
         wait: bool,
     ) -> Result<BasicValueEnum<'ctx>, Fail> {
         let (a, a_space) = self.get_ptr(a);
@@ -240,9 +273,12 @@ impl<'ctx> Cx<'_, 'ctx> {
             "the verifier keeps mma.group tiles in shared memory"
         );
         let acc = self.frag_value(acc, FragRole::WideAcc);
-        let d = match self.target.emit_mma_group(&self.llvm, a, b, acc, wait)? {
+        let d = match self
+            .target
+            .emit_mma_group(&self.llvm, a, b, acc, layout, wait)?
+        {
             Some(d) => d,
-            None => self.mma_group_by_fragments(a, b, acc)?,
+            None => self.mma_group_by_fragments(a, b, acc, layout)?,
         };
         Ok(d.into())
     }
@@ -268,24 +304,23 @@ impl<'ctx> Cx<'_, 'ctx> {
         self.get_int(v)
     }
 
-    /// Per run of the lane's layout: where its first element is (the tile's column 0 being
-    /// column `col0` at `ptr`).
+    /// Per run of the lane's accumulator layout: where its first element is in a tile of
+    /// `elem_bytes`-byte elements (the tile's column 0 being column `col0` at `ptr`).
     fn run_addresses(
         &self,
-        role: FragRole,
         ptr: Value,
         stride: Value,
         col0: u32,
+        elem_bytes: u32,
     ) -> Result<Vec<RunAt<'ctx>>, Fail> {
         let (base, _) = self.get_ptr(ptr);
         let stride = self.u32_operand(stride);
-        let layout = self.target.frag_layout(role);
+        let layout = self.target.frag_layout(FragRole::Acc);
         let i32t = self.ctx.i32_type();
         let c = |x: u32| i32t.const_int(x as u64, false);
         let (row, col) = self.lane_coords(&layout)?;
         let b = &self.builder;
         let col = b.build_int_add(col, c(col0), "")?;
-        let elem_bytes = role.elem().size_bytes();
         let mut out = Vec::with_capacity(layout.runs.len());
         for run in layout.runs {
             let r = b.build_int_add(row, c(run.row), "")?;
@@ -329,7 +364,7 @@ impl<'ctx> Cx<'_, 'ctx> {
         let two = self.ctx.i32_type().const_int(2, false);
         // Row-major: element (r, c) at byte 2 (r * stride + c); 32-bit math (tile offsets
         // stay below 2^32 bytes).
-        let v = self.gather_frag(role, base, &|r, c| {
+        let v = self.gather_frag(role, base, true, &|r, c| {
             let index = b.build_int_add(b.build_int_mul(r, stride, "")?, c, "")?;
             Ok(b.build_int_mul(index, two, "")?)
         })?;
@@ -338,10 +373,9 @@ impl<'ctx> Cx<'_, 'ctx> {
 
     pub(super) fn frag_store(
         &self,
-        ptr: Value,
-        value: Value,
-        stride: Value,
+        [ptr, value, stride]: [Value; 3],
         within: Option<(Value, Value)>,
+        elem: ScalarType,
     ) -> Result<(), Fail> {
         debug_assert_ne!(
             self.get_ptr(ptr).1,
@@ -367,28 +401,40 @@ impl<'ctx> Cx<'_, 'ctx> {
             } else {
                 self.piece(v, j, len)?
             };
-            self.store_piece(ptr, stride, j * FRAG_N, piece, within)?;
+            self.store_piece([ptr, stride], j * FRAG_N, piece, within, elem)?;
         }
         Ok(())
     }
 
-    /// Stores one 16x16 accumulator whose column 0 is column `col0` of the stored tile;
-    /// with `within`, each element only inside the bounds.
+    /// Stores one 16x16 accumulator whose column 0 is column `col0` of the stored tile of
+    /// `elem_ty` (`f32`, or `bf16` rounded to nearest even); with `within`, each element only
+    /// inside the bounds.
     fn store_piece(
         &self,
-        ptr: Value,
-        stride: Value,
+        [ptr, stride]: [Value; 2],
         col0: u32,
         v: VectorValue<'ctx>,
         within: Option<(IntValue<'ctx>, IntValue<'ctx>)>,
+        elem_ty: ScalarType,
     ) -> Result<(), Fail> {
-        let f32t = self.ctx.f32_type();
+        let (f32t, bf16t) = (self.ctx.f32_type(), self.ctx.bf16_type());
+        let out_t = if elem_ty == ScalarType::BF16 {
+            bf16t
+        } else {
+            f32t
+        };
+        let size = elem_ty.size_bytes();
         let i32t = self.ctx.i32_type();
         let c = |x: u64| i32t.const_int(x, false);
         let b = &self.builder;
+        let v = if elem_ty == ScalarType::BF16 {
+            b.build_float_trunc(v, bf16t.vec_type(v.get_type().get_size()), "")?
+        } else {
+            v
+        };
         let elem = |i: u64| b.build_extract_element(v, c(i), "");
         let mut next = 0u64;
-        for at in self.run_addresses(FragRole::Acc, ptr, stride, col0)? {
+        for at in self.run_addresses(ptr, stride, col0, size)? {
             let RunAt {
                 run,
                 ptr: p,
@@ -408,8 +454,8 @@ impl<'ctx> Cx<'_, 'ctx> {
                     b.build_conditional_branch(inside, then, join)?;
                     b.position_at_end(then);
                     // SAFETY: a plain (not inbounds) GEP is defined for any offset.
-                    let q = unsafe { b.build_gep(f32t, p, &[c(i)], "")? };
-                    self.llvm.store(q, elem(next + i)?, 4)?;
+                    let q = unsafe { b.build_gep(out_t, p, &[c(i)], "")? };
+                    self.llvm.store(q, elem(next + i)?, size)?;
                     b.build_unconditional_branch(join)?;
                     b.position_at_end(join);
                 }
@@ -419,14 +465,14 @@ impl<'ctx> Cx<'_, 'ctx> {
             let x: BasicValueEnum = if run.len == 1 {
                 elem(next)?
             } else {
-                let mut x = f32t.vec_type(run.len).get_undef();
+                let mut x = out_t.vec_type(run.len).get_undef();
                 for i in 0..run.len as u64 {
                     x = b.build_insert_element(x, elem(next + i)?, c(i), "")?;
                 }
                 x.into()
             };
             next += run.len as u64;
-            self.llvm.store(p, x, 4 * run.len)?;
+            self.llvm.store(p, x, size * run.len)?;
         }
         Ok(())
     }

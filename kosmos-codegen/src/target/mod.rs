@@ -11,7 +11,7 @@ use amdgpu::Amdgpu;
 use inkwell::AddressSpace;
 use inkwell::module::Module;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue, VectorValue};
-use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Op, Scope};
+use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, MmaLayout, Op, Scope};
 use nvptx::Nvptx;
 use std::fmt;
 use std::str::FromStr;
@@ -149,15 +149,16 @@ pub(crate) trait Target {
         acc: VectorValue<'ctx>,
     ) -> Result<VectorValue<'ctx>, Fail>;
     /// `mma.group` (`wait`) or `mma.group.async` on a `frag<wacc>` (pieces of `frag<acc>`)
-    /// with a group-wide matrix instruction; `None` (the default) lowers either as 16x16
-    /// fragments gathered from the swizzled tiles, each through [`Target::emit_mma`],
-    /// complete at once.
+    /// with a group-wide matrix instruction, the tiles laid out as `layout`; `None` (the
+    /// default) lowers either as 16x16 fragments gathered from the swizzled tiles, each
+    /// through [`Target::emit_mma`], complete at once.
     fn emit_mma_group<'ctx>(
         &self,
         _cx: &FnBuilder<'_, 'ctx>,
         _a: PointerValue<'ctx>,
         _b: PointerValue<'ctx>,
         _acc: VectorValue<'ctx>,
+        _layout: MmaLayout,
         _wait: bool,
     ) -> Result<Option<VectorValue<'ctx>>, Fail> {
         Ok(None)

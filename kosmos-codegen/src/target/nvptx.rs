@@ -10,7 +10,9 @@ use inkwell::values::{
     BasicMetadataValueEnum, BasicValueEnum, FastMathFlags, IntValue, PointerValue, StructValue,
     VectorValue,
 };
-use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Op, Ordering, RmwOp, Scope};
+use kosmos_ir::{
+    ATile, AddrSpace, BTile, Dim, FragRole, IdKind, MmaLayout, Op, Ordering, RmwOp, Scope,
+};
 
 pub(crate) struct Nvptx;
 
@@ -399,6 +401,7 @@ impl Target for Nvptx {
         a: PointerValue<'ctx>,
         b: PointerValue<'ctx>,
         acc: VectorValue<'ctx>,
+        layout: MmaLayout,
         wait: bool,
     ) -> Result<Option<VectorValue<'ctx>>, Fail> {
         let bld = &cx.builder;
@@ -413,22 +416,19 @@ impl Target for Nvptx {
             let fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (1 << 62);
             Ok(bld.build_or(start, i64t.const_int(fixed, false), "")?)
         };
-        // A is K-major: rows of 128 bytes, 8-row atoms 1024 bytes apart (the leading offset
-        // is unused inside one swizzle atom); a 16-deep step moves 32 bytes along the row.
-        // B is N-major: 64-column blocks 8192 bytes apart, 8-row (k) atoms 1024 bytes apart;
-        // a 16-deep step moves 16 rows, 2048 bytes.
-        let (da, db) = (desc(a, 16, 1024)?, desc(b, 8192, 1024)?);
+        let (a_major, b_major) = (
+            Major::of(layout.a == ATile::MK),
+            Major::of(layout.b == BTile::NK),
+        );
+        let (da, db) = (a_major.desc(&desc, a)?, b_major.desc(&desc, b)?);
         let mut args = vector_elements(cx, &[acc])?;
         let steps = kosmos_ir::GROUP_K / 16;
         for k in 0..steps as u64 {
-            args.push(
-                bld.build_int_add(da, i64t.const_int(2 * k, false), "")?
-                    .into(),
-            );
-            args.push(
-                bld.build_int_add(db, i64t.const_int(128 * k, false), "")?
-                    .into(),
-            );
+            for (d, major) in [(da, a_major), (db, b_major)] {
+                // Descriptor addresses count 16-byte units.
+                let step = i64t.const_int((k * major.step_bytes()) >> 4, false);
+                args.push(bld.build_int_add(d, step, "")?.into());
+            }
         }
         args.push(cx.ctx.i32_type().const_int(1, false).into());
         let regs = |from: u32| -> String {
@@ -442,10 +442,12 @@ impl Target for Nvptx {
         );
         for k in 0..steps {
             asm += &format!(
-                "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {}, ${}, ${}, p, 1, 1, 0, 1;\n",
+                "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {}, ${}, ${}, p, 1, 1, {}, {};\n",
                 regs(0),
                 2 * n + 2 * k,
-                2 * n + 2 * k + 1
+                2 * n + 2 * k + 1,
+                a_major.transpose(),
+                b_major.transpose(),
             );
         }
         asm += "wgmma.commit_group.sync.aligned;\n";
@@ -517,6 +519,54 @@ impl Nvptx {
             }
         };
         cx.call_int_intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{reg}.{}", dim.name()))
+    }
+}
+
+/// Which dimension of a `wgmma` operand tile is contiguous in shared memory.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Major {
+    /// Rows of 128 bytes along k (`A` stored `mk`, `B` stored `nk`).
+    K,
+    /// Rows of 128 bytes along m or n, 64-column blocks after one another (`A` stored `km`,
+    /// `B` stored `kn`).
+    MN,
+}
+
+impl Major {
+    fn of(k_major: bool) -> Major {
+        if k_major { Major::K } else { Major::MN }
+    }
+
+    /// The descriptor of the tile at `p`, made by `desc(p, leading byte offset, stride byte
+    /// offset)`. K-major: 8-row atoms 1024 bytes apart, the leading offset unused inside one
+    /// swizzle atom. MN-major: 8-row (k) atoms 1024 bytes apart, 64-column blocks 8192 bytes
+    /// apart.
+    fn desc<'ctx>(
+        self,
+        desc: &dyn Fn(PointerValue<'ctx>, u64, u64) -> Result<IntValue<'ctx>, Fail>,
+        p: PointerValue<'ctx>,
+    ) -> Result<IntValue<'ctx>, Fail> {
+        match self {
+            Major::K => desc(p, 16, 1024),
+            Major::MN => desc(p, 8192, 1024),
+        }
+    }
+
+    /// Bytes a 16-deep step moves the tile's start: 32 along a K-major row, 16 rows of an
+    /// MN-major tile.
+    fn step_bytes(self) -> u64 {
+        match self {
+            Major::K => 32,
+            Major::MN => 2048,
+        }
+    }
+
+    /// The operand's `imm-trans` of `wgmma`: 0 for K-major, 1 for MN-major.
+    fn transpose(self) -> u32 {
+        match self {
+            Major::K => 0,
+            Major::MN => 1,
+        }
     }
 }
 

@@ -6,17 +6,19 @@
 use crate::compile::Compiler;
 use crate::exec::{Exec, Res};
 use crate::program::{Slot, Space};
-use kosmos_ir::{FRAG_M, GROUP_K, GROUP_N, GROUP_SUBGROUPS, Inst, Op};
+use kosmos_ir::{FRAG_M, GROUP_K, GROUP_N, GROUP_SUBGROUPS, Inst, MmaLayout, Op};
 use std::sync::atomic::Ordering as AO;
 
 #[derive(Debug)]
 pub(crate) enum SharedTile {
-    /// `mma.group`: `a` and `b` are shared-memory offsets, `c` and `dst` `frag<wacc>`s.
+    /// `mma.group`: `a` and `b` are shared-memory offsets of tiles laid out as `layout`,
+    /// `c` and `dst` `frag<wacc>`s.
     MmaGroup {
         dst: Slot,
         a: Slot,
         b: Slot,
         c: Slot,
+        layout: MmaLayout,
         pos: u32,
     },
     /// `mma.wait`: the accumulators, unchanged.
@@ -34,13 +36,16 @@ impl Compiler<'_> {
     /// `None` for `async.commit` and `async.wait`.
     pub(crate) fn shared_tile(&mut self, inst: &Inst, at: u32) -> Option<SharedTile> {
         Some(match inst.op {
-            Op::MmaGroup { a, b, acc } | Op::MmaGroupAsync { a, b, acc } => SharedTile::MmaGroup {
-                dst: self.result(inst),
-                a: a.0,
-                b: b.0,
-                c: acc.0,
-                pos: at,
-            },
+            Op::MmaGroup { a, b, acc, layout } | Op::MmaGroupAsync { a, b, acc, layout } => {
+                SharedTile::MmaGroup {
+                    dst: self.result(inst),
+                    a: a.0,
+                    b: b.0,
+                    c: acc.0,
+                    layout,
+                    pos: at,
+                }
+            }
             Op::CopyAsync { dst, src, pred } => SharedTile::CopyAsync {
                 dst: dst.0,
                 src: src.0,
@@ -60,7 +65,14 @@ impl Compiler<'_> {
 impl Exec<'_> {
     pub(crate) fn shared_tile(&mut self, ins: &SharedTile, mask: &[bool]) -> Res {
         match *ins {
-            SharedTile::MmaGroup { dst, a, b, c, pos } => self.mma_group(dst, a, b, c, pos, mask),
+            SharedTile::MmaGroup {
+                dst,
+                a,
+                b,
+                c,
+                layout,
+                pos,
+            } => self.mma_group(dst, [a, b, c], layout, pos, mask),
             SharedTile::MmaWait { ref dsts, ref srcs } => {
                 self.copy_all(srcs, dsts);
                 Ok(())
@@ -77,7 +89,14 @@ impl Exec<'_> {
     /// `mma.group`: every group of four subgroups with live lanes multiplies its shared
     /// tiles, each subgroup into its own 16-row slab. Launches of kernels with `mma.group`
     /// have workgroups of whole groups, so every group's lanes exist.
-    fn mma_group(&mut self, dst: Slot, a: Slot, b: Slot, c: Slot, pos: u32, mask: &[bool]) -> Res {
+    fn mma_group(
+        &mut self,
+        dst: Slot,
+        [a, b, c]: [Slot; 3],
+        layout: MmaLayout,
+        pos: u32,
+        mask: &[bool],
+    ) -> Res {
         const M: usize = (GROUP_SUBGROUPS * FRAG_M) as usize;
         const N: usize = GROUP_N as usize;
         const K: usize = GROUP_K as usize;
@@ -112,22 +131,10 @@ impl Exec<'_> {
             // bf16 widens to f32 exactly.
             let bf = |at: usize| f32::from_bits((shared.load(at, 2, AO::Relaxed) as u32) << 16);
             // Unswizzled: A row-major (i, k), B transposed (n, k) so that k runs contiguously.
-            let ta: Vec<f32> = (0..M * K)
-                .map(|e| {
-                    let (i, k) = (e / K, e % K);
-                    bf(a0 + 128 * i + 16 * ((k / 8) ^ (i % 8)) + 2 * (k % 8))
-                })
-                .collect();
-            let tb: Vec<f32> = (0..N * K)
-                .map(|e| {
-                    let (n, k) = (e / K, e % K);
-                    bf(b0
-                        + 8192 * (n / 64)
-                        + 128 * k
-                        + 16 * (((n % 64) / 8) ^ (k % 8))
-                        + 2 * (n % 8))
-                })
-                .collect();
+            let at = |i: usize, k: usize| a0 + layout.a_offset(i as u32, k as u32) as usize;
+            let bt = |k: usize, n: usize| b0 + layout.b_offset(k as u32, n as u32) as usize;
+            let ta: Vec<f32> = (0..M * K).map(|e| bf(at(e / K, e % K))).collect();
+            let tb: Vec<f32> = (0..N * K).map(|e| bf(bt(e % K, e / K))).collect();
             for q in 0..per_group {
                 let s = per_group * g + q;
                 let acc = self.frag(c, s);

@@ -7,7 +7,7 @@ use crate::CpuError;
 use crate::compile::Compiler;
 use crate::exec::{Exec, Res, Stop};
 use crate::program::{FRAG_ELEMS, Slot, Space};
-use kosmos_ir::{Inst, Op, Type};
+use kosmos_ir::{Inst, Op, ScalarType, Type};
 use std::ops::Range;
 
 #[derive(Debug)]
@@ -41,8 +41,8 @@ pub(crate) enum Tile {
     },
 }
 
-/// `frag.store` of a tile with `cols` columns (`frag<acc>` or `frag<wacc>`), writing only
-/// inside `within` (rows, cols) when given.
+/// `frag.store` of a tile with `cols` columns (`frag<acc>` or `frag<wacc>`) as `bf16`s or
+/// `f32`s, writing only inside `within` (rows, cols) when given.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct FragStore {
     ptr: Slot,
@@ -50,6 +50,7 @@ pub(crate) struct FragStore {
     stride: Slot,
     within: Option<(Slot, Slot)>,
     cols: u32,
+    bf16: bool,
     space: Space,
     pos: u32,
 }
@@ -73,6 +74,7 @@ impl Compiler<'_> {
                 value,
                 stride,
                 within,
+                elem,
             } => Tile::FragStore(FragStore {
                 ptr: ptr.0,
                 val: value.0,
@@ -82,6 +84,7 @@ impl Compiler<'_> {
                     Type::Frag(role) => role.shape().1,
                     t => unreachable!("the verifier stores accumulators only, not {t}"),
                 },
+                bf16: elem == ScalarType::BF16,
                 space: self.space(ptr),
                 pos: at,
             }),
@@ -214,14 +217,21 @@ impl Exec<'_> {
                 None => (16, cols),
             };
             let tile: Vec<u64> = self.frag(store.val, sg).to_vec();
+            let size = if store.bf16 { 2 } else { 4 };
             for r in 0..rows_in {
-                let row = p.wrapping_add(r.wrapping_mul(st).wrapping_mul(4));
+                let row = p.wrapping_add(r.wrapping_mul(st).wrapping_mul(size));
                 for c in (0..cols_in).step_by(4) {
                     // Up to four f32 of two words of the tile, already in memory order.
                     let w = ((r * cols + c) / 2) as usize;
-                    let v = tile[w] as u128 | (tile[w + 1] as u128) << 64;
-                    let len = 4 * (cols_in - c).min(4) as usize;
-                    self.write(lanes.start, row.wrapping_add(4 * c), len, v, space, pos)?;
+                    let mut v = tile[w] as u128 | (tile[w + 1] as u128) << 64;
+                    if store.bf16 {
+                        v = (0..4).fold(0, |packed, e| {
+                            let x = f32::from_bits((v >> (32 * e)) as u32);
+                            packed | u128::from(half::bf16::from_f32(x).to_bits()) << (16 * e)
+                        });
+                    }
+                    let len = (size * (cols_in - c).min(4)) as usize;
+                    self.write(lanes.start, row.wrapping_add(size * c), len, v, space, pos)?;
                 }
             }
         }

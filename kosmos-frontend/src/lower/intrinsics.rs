@@ -232,6 +232,28 @@ const INTRINSICS: &[Intrinsic] = &[
         Tile(Lower::mma_group),
     ),
     def(
+        "mma_group_trans",
+        &[
+            "&a_tile[i]",
+            "&b_tile[j]",
+            "wide accumulator",
+            "a transposed (0 or 1, a constant)",
+            "b transposed (0 or 1, a constant)",
+        ],
+        Tile(Lower::mma_group),
+    ),
+    def(
+        "mma_group_async_trans",
+        &[
+            "&a_tile[i]",
+            "&b_tile[j]",
+            "wide accumulator",
+            "a transposed (0 or 1, a constant)",
+            "b transposed (0 or 1, a constant)",
+        ],
+        Tile(Lower::mma_group),
+    ),
+    def(
         "mma_wait",
         &["groups left in flight, a constant", "wide accumulator"],
         Tile(Lower::mma_wait),

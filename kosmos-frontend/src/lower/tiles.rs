@@ -8,8 +8,8 @@ use super::{Binding, Lower, err, strip_parens};
 use crate::items::DeviceRet;
 use crate::sig::rust_name;
 use kosmos_ir::{
-    AddrSpace, FragRole, KernelBuilder, MAX_PENDING_MMA_GROUPS, Op, RegsDir, ScalarType, Type,
-    Value, valid_register_count,
+    ATile, AddrSpace, BTile, FragRole, KernelBuilder, MAX_PENDING_MMA_GROUPS, MmaLayout, Op,
+    RegsDir, ScalarType, Type, Value, valid_register_count,
 };
 use syn::{Error, Expr, Result};
 
@@ -166,7 +166,7 @@ impl Lower {
         call: &Call,
     ) -> Result<(Value, TileTy)> {
         let (name, args) = (&call.name, &call.args);
-        let e = self.frag_memory(b, call, false, S::BF16)?;
+        let e = self.frag_memory(b, call, false, &[S::BF16])?;
         let stride = self.value(b, args[1], Some(S::U32))?;
         let role = if name == "frag_load_a" {
             FragRole::A
@@ -194,24 +194,48 @@ impl Lower {
         Ok((b.mma(x, y, acc), TileTy::Frag(FragRole::Acc)))
     }
 
-    /// `mma_group(&a[i], &b[j], acc)` and `mma_group_async(..)`, the same but left in flight.
+    /// `mma_group(&a[i], &b[j], acc)` and `mma_group_async(..)`, the same but left in flight;
+    /// `mma_group_trans(&a[i], &b[j], acc, ta, tb)` and `mma_group_async_trans(..)` with
+    /// tiles of the transposed matrices where the constants `ta`, `tb` are 1 (`A` stored
+    /// `k x m`, `B` stored `n x k`).
     pub(super) fn mma_group(
         &mut self,
         b: &mut KernelBuilder,
         call: &Call,
     ) -> Result<(Value, TileTy)> {
         let args = &call.args;
-        let issue = if call.name == "mma_group_async" {
-            KernelBuilder::mma_group_async
+        let in_flight = call.name.starts_with("mma_group_async");
+        let layout = if call.name.ends_with("_trans") {
+            MmaLayout {
+                a: [ATile::MK, ATile::KM][self.transposed(args[3], "a")?],
+                b: [BTile::KN, BTile::NK][self.transposed(args[4], "b")?],
+            }
         } else {
-            KernelBuilder::mma_group
+            MmaLayout::DEFAULT
         };
         let x = self.group_tile(b, args[0], "the `a` tile")?;
         let y = self.group_tile(b, args[1], "the `b` tile")?;
         let acc = self.tile_arg(b, args[2], TileTy::Frag(FragRole::WideAcc))?;
         // Each tile is checked on its own; a failed check leaves the accumulator as it was.
         let wide = [Type::Frag(FragRole::WideAcc)];
-        let product = |b: &mut KernelBuilder| vec![issue(b, x.ptr, y.ptr, acc)];
+        let product = |b: &mut KernelBuilder| {
+            let [a, b_tile] = [x.ptr, y.ptr];
+            vec![b.value(if in_flight {
+                Op::MmaGroupAsync {
+                    a,
+                    b: b_tile,
+                    acc,
+                    layout,
+                }
+            } else {
+                Op::MmaGroup {
+                    a,
+                    b: b_tile,
+                    acc,
+                    layout,
+                }
+            })]
+        };
         let after_b = |b: &mut KernelBuilder| {
             let reach = Reach::Run(GROUP_B_TILE_BYTES / y.elem.size_bytes());
             Lower::guarded(b, y.bound, reach, None, &wide, product, |_| vec![acc])
@@ -219,6 +243,17 @@ impl Lower {
         let reach = Reach::Run(GROUP_A_TILE_BYTES / x.elem.size_bytes());
         let v = Lower::guarded(b, x.bound, reach, None, &wide, after_b, |_| vec![acc]);
         Ok((v[0], TileTy::Frag(FragRole::WideAcc)))
+    }
+
+    /// Whether the tile of operand `operand` is transposed: the constant `e`, 0 or 1.
+    fn transposed(&self, e: &Expr, operand: &str) -> Result<usize> {
+        match self.const_eval(e, &format!("whether `{operand}` is transposed"))? {
+            t @ (0 | 1) => Ok(t as usize),
+            t => err(
+                e,
+                format!("`{operand}` is transposed (1) or not (0), found {t}"),
+            ),
+        }
     }
 
     pub(super) fn load_vec8(
@@ -256,7 +291,7 @@ impl Lower {
     /// `frag_store(&c[i], acc, stride)` and `frag_store_within(&c[i], acc, stride, rows, cols)`.
     pub(super) fn frag_store(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
         let (name, args) = (&call.name, &call.args);
-        let e = self.frag_memory(b, call, true, S::F32)?;
+        let e = self.frag_memory(b, call, true, &[S::F32, S::BF16])?;
         let acc = self.acc_arg(b, args[1])?;
         let stride = self.value(b, args[2], Some(S::U32))?;
         let Type::Frag(role) = b.ty(acc) else {
@@ -270,9 +305,14 @@ impl Lower {
             None
         };
         let reach = frag_reach(b, role, stride.v, within);
-        Lower::guarded_effect(b, e.bound, reach, None, |b| match within {
-            Some((rows, cols)) => b.frag_store_within(e.ptr, acc, stride.v, rows, cols),
-            None => b.frag_store(e.ptr, acc, stride.v),
+        Lower::guarded_effect(b, e.bound, reach, None, |b| {
+            b.push(Op::FragStore {
+                ptr: e.ptr,
+                value: acc,
+                stride: stride.v,
+                within,
+                elem: e.elem,
+            });
         });
         Ok(())
     }
@@ -382,18 +422,19 @@ impl Lower {
         b: &mut KernelBuilder,
         call: &Call,
         write: bool,
-        elem: ScalarType,
+        elems: &[ScalarType],
     ) -> Result<Elem> {
         let (name, arg) = (&call.name, call.args[0]);
         let e = self.elem_ref(b, arg, name, write)?;
         let found = e.elem;
-        if found != elem {
+        if !elems.contains(&found) {
             let access = if write { "writes" } else { "reads" };
+            let names: Vec<_> = elems.iter().map(|t| rust_name(*t)).collect();
             return err(
                 arg,
                 format!(
                     "`{name}` {access} {} elements, found {}",
-                    rust_name(elem),
+                    names.join(" or "),
                     rust_name(found)
                 ),
             );

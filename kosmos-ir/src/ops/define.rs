@@ -8,7 +8,8 @@
 //! /// docs
 //! Variant { field: Type, ... } = "mnemonic"      // or `= (family field: EnumType)`
 //!     family OpFamily                             // which file of each layer handles it
-//!     syntax [field, "keyword", field ("what"), ?"keyword" field]   // or `syntax custom`
+//!     syntax [field, "keyword", field ("what"), ?"keyword" field, ?"keyword" field = (default)]
+//!                                                 // or `syntax custom`
 //!     operands [field as "the field": Want, ...] kind VerifyErrorKind   // optional; the kind
 //!                                                 // defaults to `OperandType`
 //!     results |type_of| expr;                     // Vec<Type>, fields bound by reference
@@ -16,7 +17,9 @@
 //!
 //! Syntax pieces print separated by spaces, commas attach to the piece before them; a field
 //! with `("what")` names itself so in parse errors; `?"keyword" field` is an optional clause
-//! (an `Option` field). A family op prints its family field as its mnemonic (`add`, `sub`).
+//! (an `Option` field); `?"keyword" field = (default)` a clause printed only when the field
+//! is not `default`, which it is when the clause is absent (attributes added to an op
+//! without changing the text of existing programs). A family op prints its family field as its mnemonic (`add`, `sub`).
 //! `syntax custom` ops (regions, ids) are printed and parsed by hand in `text/`.
 
 macro_rules! define_ops {
@@ -173,6 +176,13 @@ macro_rules! define_ops {
         $line.comma();
         define_ops!(@print_pieces $line $($rest)*);
     };
+    (@print_pieces $line:ident ? $keyword:literal $field:ident = ($default:expr) $($rest:tt)*) => {
+        if *$field != $default {
+            $line.word($keyword);
+            $crate::text::Syntax::print($field, $line);
+        }
+        define_ops!(@print_pieces $line $($rest)*);
+    };
     (@print_pieces $line:ident ? $keyword:literal $field:ident $($rest:tt)*) => {
         if let Some(value) = $field {
             $line.word($keyword);
@@ -212,6 +222,14 @@ macro_rules! define_ops {
     (@parse_pieces $p:ident $after:expr ; , $($rest:tt)*) => {
         $p.punct(',', &format!("after {}", $after))?;
         define_ops!(@parse_pieces $p $after ; $($rest)*);
+    };
+    (@parse_pieces $p:ident $after:expr ; ? $keyword:literal $field:ident = ($default:expr) $($rest:tt)*) => {
+        let $field = if $p.eat_keyword($keyword) {
+            $crate::text::Syntax::parse($p, None)?
+        } else {
+            $default
+        };
+        define_ops!(@parse_pieces $p "operand" ; $($rest)*);
     };
     (@parse_pieces $p:ident $after:expr ; ? $keyword:literal $field:ident $($rest:tt)*) => {
         let $field = if $p.eat_keyword($keyword) {

@@ -68,7 +68,8 @@ attribute_fields!(
     super::Scope,
     super::RegsDir,
     super::IdKind,
-    super::Dim
+    super::Dim,
+    super::MmaLayout
 );
 
 /// The type an operand of a table signature must have.

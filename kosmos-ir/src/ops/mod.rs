@@ -180,6 +180,66 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// How the `A` tile of an `mma.group` lies in shared memory, named by the rows and
+    /// columns of the matrix stored row-major: `mk` (K-major, `A` itself) or `km`
+    /// (M-major, `A^T`).
+    pub enum ATile {
+        MK => "mk",
+        KM => "km",
+    }
+}
+
+named_enum! {
+    /// How the `B` tile of an `mma.group` lies in shared memory, named like [`ATile`]: `kn`
+    /// (N-major, `B` itself) or `nk` (K-major, `B^T`).
+    pub enum BTile {
+        KN => "kn",
+        NK => "nk",
+    }
+}
+
+/// The layouts of the two tiles of an `mma.group`: each is the 128-byte-swizzled image of
+/// its matrix stored row-major ([`MmaLayout::swizzled`]), the matrix being the operand or
+/// its transpose. A tensor copy with the 128-byte swizzle writes exactly this from a box of
+/// 64-element rows (see [`Op::CopyTensor`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MmaLayout {
+    pub a: ATile,
+    pub b: BTile,
+}
+
+impl MmaLayout {
+    /// `A` K-major, `B` N-major: what `mma.group` reads when no layout is written.
+    pub const DEFAULT: MmaLayout = MmaLayout {
+        a: ATile::MK,
+        b: BTile::KN,
+    };
+
+    /// Byte offset of element (`row`, `col`) of a row-major tile of rows of 64 `bf16`s
+    /// (128 bytes), 16-byte chunks swizzled by row; columns from 64 on continue in blocks of
+    /// 64 rows (8192 bytes) of the next 64 columns.
+    pub fn swizzled(row: u32, col: u32) -> u32 {
+        8192 * (col / 64) + 128 * row + 16 * (((col % 64) / 8) ^ (row % 8)) + 2 * (col % 8)
+    }
+
+    /// Byte offset of `A(i, k)` in the `a` tile.
+    pub fn a_offset(self, i: u32, k: u32) -> u32 {
+        match self.a {
+            ATile::MK => Self::swizzled(i, k),
+            ATile::KM => Self::swizzled(k, i),
+        }
+    }
+
+    /// Byte offset of `B(k, n)` in the `b` tile.
+    pub fn b_offset(self, k: u32, n: u32) -> u32 {
+        match self.b {
+            BTile::KN => Self::swizzled(k, n),
+            BTile::NK => Self::swizzled(n, k),
+        }
+    }
+}
+
 /// A constant: its scalar type and its bit pattern in that type (floats as their IEEE bits,
 /// integers zero-extended to 64 bits).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -487,14 +547,20 @@ define_ops! {
         syntax [role, ptr, stride]
         operands [stride as "the row stride": Want::ROW_STRIDE] kind FragOperand
         results |_ty| vec![Type::Frag(*role)];
-    /// Stores a `frag<acc>` (16x16) or `frag<wacc>` (16x128) as a row-major `f32` tile:
-    /// element (r, c) at `ptr + (r * stride + c) * 4`; alignment and stride as for
-    /// `FragLoad`. With `within: (rows, cols)` (`u32`s), only elements with `r < rows` and
-    /// `c < cols` are written (ragged edges); the others' addresses are never formed.
-    FragStore { ptr: Value, value: Value, stride: Value, within: Option<(Value, Value)> }
-        = "frag.store"
+    /// Stores a `frag<acc>` (16x16) or `frag<wacc>` (16x128) as a row-major tile of `elem`
+    /// (`f32`, or `bf16` rounded to nearest even): element (r, c) at
+    /// `ptr + (r * stride + c) * size_of(elem)`; alignment and stride as for `FragLoad`.
+    /// With `within: (rows, cols)` (`u32`s), only elements with `r < rows` and `c < cols`
+    /// are written (ragged edges); the others' addresses are never formed.
+    FragStore {
+        ptr: Value,
+        value: Value,
+        stride: Value,
+        within: Option<(Value, Value)>,
+        elem: ScalarType,
+    } = "frag.store"
         family Tile
-        syntax [ptr, value, stride ?"within" within]
+        syntax [ptr, value, stride ?"within" within ?"as" elem = (ScalarType::F32)]
         operands [
             value as "the stored value": Want::Accumulator,
             stride as "the row stride": Want::ROW_STRIDE,
@@ -518,15 +584,17 @@ define_ops! {
     /// slab. Both pointers are `ptr<shared>`, 1024-byte aligned, the same in every lane of
     /// the group; all lanes of the four subgroups execute it together. The tiles are laid out
     /// in 16-byte chunks swizzled by row (so that the rows a matrix unit reads at once hit
-    /// distinct banks):
+    /// distinct banks), as `layout` says ([`MmaLayout`]); by default (`mk, kn`)
     /// `A(i, k)` at byte `128 i + 16 ((k / 8) ^ (i % 8)) + 2 (k % 8)` of `a`, and
     /// `B(k, n)` at byte `8192 (n / 64) + 128 k + 16 (((n % 64) / 8) ^ (k % 8)) + 2 (n % 8)`
-    /// of `b`. Shared memory written before it must be ordered by a `barrier` (and, for
+    /// of `b`; an `A` stored `km` has `A(i, k)` at `128 k + 16 ((i / 8) ^ (k % 8)) + 2 (i % 8)`,
+    /// a `B` stored `nk` has `B(k, n)` at `128 n + 16 ((k / 8) ^ (n % 8)) + 2 (k % 8)`.
+    /// Shared memory written before it must be ordered by a `barrier` (and, for
     /// `copy.async`, completed by `async.wait` before that barrier). Products are exact in
     /// `f32`; sums in a target-defined order (k ascending on the CPU device).
-    MmaGroup { a: Value, b: Value, acc: Value } = "mma.group"
+    MmaGroup { a: Value, b: Value, acc: Value, layout: MmaLayout } = "mma.group"
         family SharedTile
-        syntax [a, b, acc]
+        syntax [a, b, acc ?"layout" layout = (MmaLayout::DEFAULT)]
         operands [
             a as "the a tile": Want::Ptr(AddrSpace::Shared),
             b as "the b tile": Want::Ptr(AddrSpace::Shared),
@@ -542,9 +610,9 @@ define_ops! {
     /// tiles stay read until the wait too: shared memory under them must not be overwritten
     /// before it. Same operands, layout and numbers as `mma.group`; `wgmma` without
     /// `wait_group` on NVIDIA, `mma.group` elsewhere (the CPU device computes it at once).
-    MmaGroupAsync { a: Value, b: Value, acc: Value } = "mma.group.async"
+    MmaGroupAsync { a: Value, b: Value, acc: Value, layout: MmaLayout } = "mma.group.async"
         family SharedTile
-        syntax [a, b, acc]
+        syntax [a, b, acc ?"layout" layout = (MmaLayout::DEFAULT)]
         operands [
             a as "the a tile": Want::Ptr(AddrSpace::Shared),
             b as "the b tile": Want::Ptr(AddrSpace::Shared),

@@ -3,7 +3,10 @@
 
 use super::ParseError;
 use super::parser::Parser;
-use crate::ops::{BinOp, CmpPred, Dim, IdKind, Ordering, Origin, RegsDir, RmwOp, Scope, UnOp};
+use crate::ops::{
+    ATile, BTile, BinOp, CmpPred, Dim, IdKind, MmaLayout, Ordering, Origin, RegsDir, RmwOp, Scope,
+    UnOp,
+};
 use crate::{Constant, FragRole, ScalarType, Type, Value};
 
 /// One printed statement: words separated by spaces, commas attached to the word before.
@@ -196,4 +199,26 @@ word_fields!(
     UnOp => "operation",
     IdKind => "id",
     RegsDir => "direction",
+    ATile => "a tile layout",
+    BTile => "b tile layout",
 );
+
+/// The tiles' layouts of `mma.group`: `mk, nk`.
+impl Syntax for MmaLayout {
+    fn print(&self, line: &mut Line<'_>) {
+        self.a.print(line);
+        line.comma();
+        self.b.print(line);
+    }
+
+    fn parse(p: &mut Parser, _: Option<&str>) -> Result<MmaLayout, ParseError> {
+        let a = ATile::parse(p, None)?;
+        p.punct(',', "after the a tile layout")?;
+        let b = BTile::parse(p, None)?;
+        Ok(MmaLayout { a, b })
+    }
+
+    fn after(&self) -> &'static str {
+        "the b tile layout"
+    }
+}

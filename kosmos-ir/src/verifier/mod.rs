@@ -786,7 +786,16 @@ impl<'k> Verifier<'k> {
                     );
                 }
             }
-            Op::FragStore { ptr, within, .. } => {
+            Op::FragStore {
+                ptr, within, elem, ..
+            } => {
+                if !matches!(elem, ScalarType::F32 | ScalarType::BF16) {
+                    self.error(
+                        at,
+                        VerifyErrorKind::FragOperand,
+                        format!("stores f32 or bf16 elements, not {elem}"),
+                    );
+                }
                 if self.pointer(at, *ptr) == Some(AddrSpace::Constant) {
                     self.error(
                         at,
