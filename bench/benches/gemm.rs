@@ -15,6 +15,7 @@
 //! columns, against an f64 host reference, output poisoned with NaN before the checked run.
 
 use half::bf16;
+use kernels::Layout;
 use kosmos_bench::Result;
 use kosmos_bench::cublas::{Cublas, GemmArgs, OutType};
 use kosmos_bench::gemm::{self, Operands, Ours, SHAPES, Shape};
@@ -31,10 +32,12 @@ const BF16_TOLERANCE: f64 = 1e-2;
 struct Row {
     shape: Shape,
     ours_ms: f64,
+    ours_bf16_ms: f64,
     persistent_ms: f64,
     cublas_ms: f64,
     cublas_bf16_ms: f64,
     ours_err: f64,
+    ours_bf16_err: f64,
     persistent_err: f64,
     cublas_err: f64,
     cublas_bf16_err: f64,
@@ -65,7 +68,7 @@ fn bench_shape(
     let plans = ops
         .sets
         .iter()
-        .map(|(a, b)| ours.plan(shape, a, b))
+        .map(|(a, b)| ours.plan(shape, a, b, (Layout::N, Layout::N)))
         .collect::<Result<Vec<_>>>()?;
     c.fill(f32::NAN)?;
     plans[0].launch(ours.stream, &mut c)?;
@@ -74,6 +77,17 @@ fn bench_shape(
     let ours_ms = gemm::median_ms(
         |f| gemm::time_on(ours.stream, f),
         |i| Ok(plans[i % plans.len()].launch(ours.stream, &mut c)?),
+    )?;
+    device.synchronize()?;
+    // The same with bf16 output.
+    let mut ours16 = device.alloc::<bf16>(shape.m * shape.n)?;
+    ours16.fill(bf16::NAN)?;
+    plans[0].launch(ours.stream, &mut ours16)?;
+    device.synchronize()?;
+    let ours_bf16_err = gemm::max_rel_err(&ours16.download()?, shape, &rows, &want);
+    let ours_bf16_ms = gemm::median_ms(
+        |f| gemm::time_on(ours.stream, f),
+        |i| Ok(plans[i % plans.len()].launch(ours.stream, &mut ours16)?),
     )?;
     device.synchronize()?;
 
@@ -108,6 +122,8 @@ fn bench_shape(
         m: shape.m,
         n: shape.n,
         k: shape.k,
+        a_t: false,
+        b_t: false,
         out,
     };
     c.fill(f32::NAN)?;
@@ -124,14 +140,166 @@ fn bench_shape(
     Ok(Row {
         shape,
         ours_ms,
+        ours_bf16_ms,
         persistent_ms,
         cublas_ms,
         cublas_bf16_ms,
         ours_err,
+        ours_bf16_err,
         persistent_err,
         cublas_err,
         cublas_bf16_err,
     })
+}
+
+/// One transposed layout of the FC1 shape: ours (f32 output) and cuBLAS with the same
+/// transposes, on the same operands (read as stored transposed).
+struct LayoutRow {
+    layouts: (Layout, Layout),
+    ours_ms: f64,
+    cublas_ms: f64,
+    /// Largest difference of ours from cuBLAS over the sampled rows, relative to cuBLAS's
+    /// largest magnitude there.
+    diff: f64,
+}
+
+fn bench_layout(
+    ops: &Operands,
+    ours: &Ours<'_>,
+    cublas: &Cublas,
+    layouts: (Layout, Layout),
+    c: &mut kosmos_runtime::Buffer<f32>,
+) -> Result<LayoutRow> {
+    let shape = ops.shape;
+    let set = |i: usize| &ops.sets[i % ops.sets.len()];
+    let rows = gemm::sample_rows(shape.m);
+    let args = |i: usize, c: u64| GemmArgs {
+        a: set(i).0.device_ptr(),
+        b: set(i).1.device_ptr(),
+        c,
+        m: shape.m,
+        n: shape.n,
+        k: shape.k,
+        a_t: layouts.0 == Layout::T,
+        b_t: layouts.1 == Layout::T,
+        out: OutType::F32,
+    };
+    c.fill(f32::NAN)?;
+    cublas.gemm(args(0, c.device_ptr()))?;
+    cublas.synchronize()?;
+    let theirs = c.download()?;
+    let want: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|&r| {
+            theirs[r * shape.n..(r + 1) * shape.n]
+                .iter()
+                .map(|x| f64::from(*x))
+                .collect()
+        })
+        .collect();
+    let cublas_ms = gemm::median_ms(|f| cublas.time(f), |i| cublas.gemm(args(i, c.device_ptr())))?;
+    cublas.synchronize()?;
+
+    let plans = ops
+        .sets
+        .iter()
+        .map(|(a, b)| ours.plan(shape, a, b, layouts))
+        .collect::<Result<Vec<_>>>()?;
+    c.fill(f32::NAN)?;
+    plans[0].launch(ours.stream, &mut *c)?;
+    ours.stream.synchronize()?;
+    let diff = gemm::max_rel_err(&c.download()?, shape, &rows, &want);
+    let ours_ms = gemm::median_ms(
+        |f| gemm::time_on(ours.stream, f),
+        |i| Ok(plans[i % plans.len()].launch(ours.stream, &mut *c)?),
+    )?;
+    ours.stream.synchronize()?;
+    Ok(LayoutRow {
+        layouts,
+        ours_ms,
+        cublas_ms,
+        diff,
+    })
+}
+
+/// Shapes checked and reported beside the standard ones: odd sizes (no tensor maps: the
+/// fragment gemm), a small cube and a short K.
+const ODD_SHAPES: [Shape; 3] = [
+    Shape {
+        name: "odd 8191^3",
+        m: 8191,
+        n: 8191,
+        k: 8191,
+    },
+    Shape {
+        name: "cube 1000^3",
+        m: 1000,
+        n: 1000,
+        k: 1000,
+    },
+    Shape {
+        name: "short k=72",
+        m: 8192,
+        n: 8192,
+        k: 72,
+    },
+];
+
+/// An odd shape: ours through `Ops::gemm_plan` where the pipeline takes it, else `Ops::gemm`
+/// (which waits for its kernel); f32 output, checked against the f64 reference.
+/// Returns (path, ours ms, cuBLAS ms, ours error).
+fn bench_odd(
+    device: &Device,
+    ours: &Ours<'_>,
+    cublas: &Cublas,
+    shape: Shape,
+    seed: u64,
+) -> Result<(&'static str, f64, f64, f64)> {
+    let ops = Operands::new(device, shape, seed)?;
+    let set = |i: usize| &ops.sets[i % ops.sets.len()];
+    let rows = gemm::sample_rows(shape.m);
+    let want = gemm::reference_rows(&ops.host_a, &ops.host_b, shape, &rows);
+    let mut c = device.alloc::<f32>(shape.m * shape.n)?;
+    let Shape { m, n, k, .. } = shape;
+    let plans: Option<Vec<_>> = ops
+        .sets
+        .iter()
+        .map(|(a, b)| ours.plan(shape, a, b, (Layout::N, Layout::N)).ok())
+        .collect();
+    let run = |i: usize, c: &mut kosmos_runtime::Buffer<f32>| -> Result<()> {
+        match &plans {
+            Some(p) => p[i % p.len()].launch(ours.stream, c)?,
+            None => ours
+                .ops
+                .gemm(ours.stream, &set(i).0, &set(i).1, c, m, n, k)?,
+        }
+        Ok(())
+    };
+    c.fill(f32::NAN)?;
+    run(0, &mut c)?;
+    device.synchronize()?;
+    let err = gemm::max_rel_err(&c.download()?, shape, &rows, &want);
+    let ours_ms = gemm::median_ms(|f| gemm::time_on(ours.stream, f), |i| run(i, &mut c))?;
+    device.synchronize()?;
+    let args = |i: usize| GemmArgs {
+        a: set(i).0.device_ptr(),
+        b: set(i).1.device_ptr(),
+        c: c.device_ptr(),
+        m,
+        n,
+        k,
+        a_t: false,
+        b_t: false,
+        out: OutType::F32,
+    };
+    let cublas_ms = gemm::median_ms(|f| cublas.time(f), |i| cublas.gemm(args(i)))?;
+    cublas.synchronize()?;
+    let path = if plans.is_some() {
+        "pipeline"
+    } else {
+        "gemm (fragments)"
+    };
+    Ok((path, ours_ms, cublas_ms, err))
 }
 
 fn run() -> Result<ExitCode> {
@@ -189,8 +357,9 @@ fn run() -> Result<ExitCode> {
                 format!("{:.3}", r.cublas_ms / r.ours_ms),
                 format!("{:.1}", r.tflops(r.persistent_ms)),
                 format!("{:.3}", r.cublas_ms / r.persistent_ms),
+                format!("{:.1}", r.tflops(r.ours_bf16_ms)),
                 format!("{:.1}", r.tflops(r.cublas_bf16_ms)),
-                format!("{:.3}", r.cublas_bf16_ms / r.ours_ms),
+                format!("{:.3}", r.cublas_bf16_ms / r.ours_bf16_ms),
                 format!("{:.1e}", r.ours_err),
                 format!("{:.1e}", r.persistent_err),
                 format!("{:.1e}", r.cublas_err),
@@ -208,6 +377,7 @@ fn run() -> Result<ExitCode> {
                 "ratio",
                 "group TF/s",
                 "ratio",
+                "pipeline-bf16out TF/s",
                 "cuBLAS-bf16out TF/s",
                 "ratio",
                 "pipeline err",
@@ -219,8 +389,89 @@ fn run() -> Result<ExitCode> {
     );
     println!(
         "TF/s = 2MNK / median time; ratio = ours (pipeline, then group) / cuBLAS \
-         throughput (f32 output unless noted)"
+         throughput (f32 output unless noted; bf16 output against cuBLAS's bf16 output)"
     );
+
+    // The transposed layouts at the FC1 shape (training's dX = dY W^T and dW = X^T dY).
+    let fc1 = SHAPES[3];
+    let mut layout_rows = Vec::new();
+    if fc1.name.contains(&filter) {
+        let operands = Operands::new(&device, fc1, seed)?;
+        let mut c = device.alloc::<f32>(fc1.m * fc1.n)?;
+        for layouts in [
+            (Layout::N, Layout::T),
+            (Layout::T, Layout::N),
+            (Layout::T, Layout::T),
+        ] {
+            layout_rows.push(bench_layout(&operands, &ours, &cublas, layouts, &mut c)?);
+        }
+    }
+    let layout_name = |l: (Layout, Layout)| format!("{:?}{:?}", l.0, l.1);
+    let cells: Vec<Vec<String>> = layout_rows
+        .iter()
+        .map(|r| {
+            vec![
+                layout_name(r.layouts),
+                format!("{:.1}", fc1.flops() / (r.ours_ms * 1e-3) / 1e12),
+                format!("{:.1}", fc1.flops() / (r.cublas_ms * 1e-3) / 1e12),
+                format!("{:.3}", r.cublas_ms / r.ours_ms),
+                format!("{:.1e}", r.diff),
+            ]
+        })
+        .collect();
+    if !cells.is_empty() {
+        println!("{} with stored transposes (f32 output):", fc1.name);
+        print!(
+            "{}",
+            report::table(
+                &[
+                    "layout",
+                    "pipeline TF/s",
+                    "cuBLAS TF/s",
+                    "ratio",
+                    "diff to cuBLAS"
+                ],
+                &cells
+            )
+        );
+    }
+
+    let mut odd_rows = Vec::new();
+    for shape in ODD_SHAPES.iter().filter(|s| s.name.contains(&filter)) {
+        odd_rows.push((*shape, bench_odd(&device, &ours, &cublas, *shape, seed)?));
+    }
+    let cells: Vec<Vec<String>> = odd_rows
+        .iter()
+        .map(|(s, (path, ours_ms, cublas_ms, err))| {
+            vec![
+                s.name.to_string(),
+                format!("{}x{}x{}", s.m, s.n, s.k),
+                path.to_string(),
+                format!("{:.1}", s.flops() / (ours_ms * 1e-3) / 1e12),
+                format!("{:.1}", s.flops() / (cublas_ms * 1e-3) / 1e12),
+                format!("{:.3}", cublas_ms / ours_ms),
+                format!("{err:.1e}"),
+            ]
+        })
+        .collect();
+    if !cells.is_empty() {
+        println!("other shapes (f32 output):");
+        print!(
+            "{}",
+            report::table(
+                &[
+                    "shape",
+                    "MxNxK",
+                    "path",
+                    "ours TF/s",
+                    "cuBLAS TF/s",
+                    "ratio",
+                    "ours err"
+                ],
+                &cells
+            )
+        );
+    }
 
     if let Ok(path) = std::env::var("KOSMOS_BENCH_JSON") {
         let json_rows: Vec<String> = rows
@@ -249,15 +500,44 @@ fn run() -> Result<ExitCode> {
                         "cublas_bf16_out_tflops",
                         Field::Num(r.tflops(r.cublas_bf16_ms)),
                     ),
+                    ("ours_bf16_out_ms", Field::Num(r.ours_bf16_ms)),
+                    ("ours_bf16_out_tflops", Field::Num(r.tflops(r.ours_bf16_ms))),
                     (
                         "ratio_to_cublas_bf16_out",
-                        Field::Num(r.cublas_bf16_ms / r.ours_ms),
+                        Field::Num(r.cublas_bf16_ms / r.ours_bf16_ms),
                     ),
+                    ("ours_bf16_out_max_rel_err", Field::Num(r.ours_bf16_err)),
                     ("ours_max_rel_err", Field::Num(r.ours_err)),
                     ("cublas_max_rel_err", Field::Num(r.cublas_err)),
                     ("cublas_bf16_out_max_rel_err", Field::Num(r.cublas_bf16_err)),
                 ])
             })
+            .chain(layout_rows.iter().map(|r| {
+                report::object(&[
+                    (
+                        "shape",
+                        Field::Str(format!("{} {}", fc1.name, layout_name(r.layouts))),
+                    ),
+                    ("layout", Field::Str(layout_name(r.layouts))),
+                    ("ours_ms", Field::Num(r.ours_ms)),
+                    ("cublas_ms", Field::Num(r.cublas_ms)),
+                    ("ratio_to_cublas", Field::Num(r.cublas_ms / r.ours_ms)),
+                    ("max_rel_diff_to_cublas", Field::Num(r.diff)),
+                ])
+            }))
+            .chain(odd_rows.iter().map(|(s, (path, ours_ms, cublas_ms, err))| {
+                report::object(&[
+                    ("shape", Field::Str(s.name.into())),
+                    ("m", Field::Int(s.m as u64)),
+                    ("n", Field::Int(s.n as u64)),
+                    ("k", Field::Int(s.k as u64)),
+                    ("path", Field::Str((*path).into())),
+                    ("ours_ms", Field::Num(*ours_ms)),
+                    ("cublas_ms", Field::Num(*cublas_ms)),
+                    ("ratio_to_cublas", Field::Num(cublas_ms / ours_ms)),
+                    ("ours_max_rel_err", Field::Num(*err)),
+                ])
+            }))
             .collect();
         let doc = report::document(
             &[
@@ -278,6 +558,7 @@ fn run() -> Result<ExitCode> {
     for r in &rows {
         for (what, err, tol) in [
             ("pipeline", r.ours_err, F32_TOLERANCE),
+            ("pipeline bf16 output", r.ours_bf16_err, BF16_TOLERANCE),
             ("group (persistent)", r.persistent_err, F32_TOLERANCE),
             ("cuBLAS", r.cublas_err, F32_TOLERANCE),
             ("cuBLAS bf16 output", r.cublas_bf16_err, BF16_TOLERANCE),
@@ -289,6 +570,26 @@ fn run() -> Result<ExitCode> {
                 );
                 ok = false;
             }
+        }
+    }
+    for (s, (_, _, _, err)) in &odd_rows {
+        if *err > F32_TOLERANCE {
+            eprintln!(
+                "WRONG RESULT: ours on {} ({}x{}x{}): max relative error {err:.3e} > {F32_TOLERANCE:e}",
+                s.name, s.m, s.n, s.k
+            );
+            ok = false;
+        }
+    }
+    for r in &layout_rows {
+        if r.diff > F32_TOLERANCE {
+            eprintln!(
+                "WRONG RESULT: pipeline {} on {}: max relative difference to cuBLAS {:.3e} > {F32_TOLERANCE:e}",
+                layout_name(r.layouts),
+                fc1.name,
+                r.diff
+            );
+            ok = false;
         }
     }
     Ok(if ok {

@@ -32,7 +32,8 @@ pub struct Cublas {
     blas: CudaBlas,
 }
 
-/// Row-major `c[m,n] = a[m,k] x b[k,n]` by device address.
+/// Row-major `c[m,n] = op(a) op(b)` by device address: `a` stored `m x k`, or `k x m` when
+/// `a_t` (A^T); `b` stored `k x n`, or `n x k` when `b_t`.
 #[derive(Copy, Clone, Debug)]
 pub struct GemmArgs {
     pub a: u64,
@@ -41,6 +42,8 @@ pub struct GemmArgs {
     pub m: usize,
     pub n: usize,
     pub k: usize,
+    pub a_t: bool,
+    pub b_t: bool,
     pub out: OutType,
 }
 
@@ -65,8 +68,10 @@ impl Cublas {
         Ok(Cublas { stream, blas })
     }
 
-    /// Queues one GEMM. Row-major `c = a b` is column-major `c^T = b^T a^T`: cuBLAS gets `b`
-    /// as its first operand and the dimensions swapped, nothing is transposed in memory.
+    /// Queues one GEMM. Row-major `c = op(a) op(b)` is column-major `c^T = op(b)^T op(a)^T`:
+    /// cuBLAS gets `b` as its first operand and the dimensions swapped, nothing is transposed
+    /// in memory. A row-major operand read column-major is its own transpose, so an operand
+    /// stored as itself is `N` to cuBLAS and one stored transposed is `T`.
     pub fn gemm(&self, g: GemmArgs) -> Result<()> {
         let dim = |x: usize, what: &str| {
             i32::try_from(x).map_err(|_| BenchError::Invalid {
@@ -76,21 +81,30 @@ impl Cublas {
         };
         let (m, n, k) = (dim(g.m, "m")?, dim(g.n, "n")?, dim(g.k, "k")?);
         let (alpha, beta) = (1f32, 0f32);
+        let op = |t: bool| {
+            if t {
+                sys::cublasOperation_t::CUBLAS_OP_T
+            } else {
+                sys::cublasOperation_t::CUBLAS_OP_N
+            }
+        };
+        let ldb = if g.b_t { k } else { n };
+        let lda = if g.a_t { m } else { k };
         unsafe {
             result::gemm_ex(
                 *self.blas.handle(),
-                sys::cublasOperation_t::CUBLAS_OP_N,
-                sys::cublasOperation_t::CUBLAS_OP_N,
+                op(g.b_t),
+                op(g.a_t),
                 n,
                 m,
                 k,
                 (&alpha as *const f32).cast::<c_void>(),
                 g.b as *const c_void,
                 sys::cudaDataType::CUDA_R_16BF,
-                n,
+                ldb,
                 g.a as *const c_void,
                 sys::cudaDataType::CUDA_R_16BF,
-                k,
+                lda,
                 (&beta as *const f32).cast::<c_void>(),
                 g.c as *mut c_void,
                 g.out.cuda(),

@@ -144,15 +144,17 @@ pub struct Ours<'a> {
 }
 
 impl<'a> Ours<'a> {
-    /// `kernels::Ops::gemm_plan`: the pipelined gemm with `a` and `b` bound.
+    /// `kernels::Ops::gemm_plan`: the pipelined gemm with `a` and `b` bound, stored as
+    /// `layouts` say.
     pub fn plan(
         &self,
         shape: Shape,
         a: &'a Buffer<bf16>,
         b: &'a Buffer<bf16>,
+        layouts: (kernels::Layout, kernels::Layout),
     ) -> Result<kernels::GemmPlan<'a>> {
         let Shape { m, n, k, .. } = shape;
-        Ok(self.ops.gemm_plan(a, b, m, n, k)?)
+        Ok(self.ops.gemm_plan(a, layouts.0, b, layouts.1, m, n, k)?)
     }
 
     /// `kernels::Ops::gemm_persistent_with_counter`; `counter` holds 0.

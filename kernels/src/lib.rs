@@ -71,6 +71,9 @@ pub struct Ops {
     module: Module,
     /// The `counter` argument of the one-shot gemm instance, which never touches it.
     no_counter: std::sync::Mutex<Buffer<u32>>,
+    /// The output argument of the pipelined gemm that a launch does not write (f32 for a
+    /// bf16 result and the other way round).
+    spare_outputs: std::sync::Mutex<(Buffer<f32>, Buffer<bf16>)>,
 }
 
 impl Ops {
@@ -79,6 +82,7 @@ impl Ops {
         Ok(Ops {
             module: device.load_module(&KERNELS.image()?)?,
             no_counter: std::sync::Mutex::new(device.alloc::<u32>(1)?),
+            spare_outputs: std::sync::Mutex::new((device.alloc(1)?, device.alloc(1)?)),
         })
     }
 
@@ -198,8 +202,12 @@ impl Ops {
     ) -> Result<()> {
         const OP: &str = "gemm";
         let (mu, nu, ku) = self.check_gemm(OP, stream, a, b, c, m, n, k)?;
-        if self.pipeline_runs(a, b, nu, ku) {
-            self.gemm_plan(a, b, m, n, k)?.launch(stream, c)?;
+        if self
+            .pipeline_problem(a, Layout::N, b, Layout::N, (mu, nu, ku))
+            .is_none()
+        {
+            self.gemm_plan(a, Layout::N, b, Layout::N, m, n, k)?
+                .launch(stream, c)?;
             // The plan's tensor maps are freed when this returns: wait for the kernel.
             stream.synchronize()?;
             return Ok(());
@@ -302,14 +310,22 @@ impl Ops {
         Ok(())
     }
 
-    /// [`Ops::gemm`] with `a` and `b` bound once: their tensor maps are encoded here, so
-    /// each [`GemmPlan::launch`] is one asynchronous launch of the pipelined kernel
-    /// (`ops::gemm_pipeline`). Needs a device that runs it (CUDA or the CPU device), `k` and
-    /// `n` multiples of 8 and operands 16-byte aligned.
+    /// `c = op(a) op(b)` with `a` and `b` bound once: `op(a)` is `m x k` and `op(b)` is
+    /// `k x n`, each stored row-major as itself ([`Layout::N`]) or transposed ([`Layout::T`]:
+    /// `a` as `k x m`, `b` as `n x k`), bf16. Their tensor maps are encoded here, so each
+    /// [`GemmPlan::launch`] is one asynchronous launch of the pipelined kernel
+    /// (`ops::gemm_pipeline`), writing f32 or bf16. Runs on CUDA and the CPU device, with
+    /// 16-byte aligned operands whose stored rows are whole 16-byte units (a multiple of 8
+    /// elements: `k` for `a` and `n` for `b` as stored, `m` for `a^T`, `k` for `b^T`) and
+    /// `n` a multiple of 8 (the rows of `c`); otherwise an error says which argument does not
+    /// fit.
+    #[allow(clippy::too_many_arguments)]
     pub fn gemm_plan<'a>(
         &'a self,
         a: &'a Buffer<bf16>,
+        a_layout: Layout,
         b: &'a Buffer<bf16>,
+        b_layout: Layout,
         m: usize,
         n: usize,
         k: usize,
@@ -318,39 +334,32 @@ impl Ops {
         self.same_device(OP, "a", a)?;
         self.same_device(OP, "b", b)?;
         let (mu, nu, ku) = check_operands(OP, a, b, m, n, k)?;
-        if !self.pipeline_runs(a, b, nu, ku) {
-            return Err(Error::Shape {
-                op: OP,
-                message: format!(
-                    "the pipelined gemm runs on CUDA and the CPU device, with k and n multiples of 8 \
-                     and 16-byte aligned operands (device {}, k = {k}, n = {n})",
-                    self.device()
-                ),
-            });
+        if let Some(message) = self.pipeline_problem(a, a_layout, b, b_layout, (mu, nu, ku)) {
+            return Err(Error::Shape { op: OP, message });
         }
-        let map = |buffer, rows: u32, cols: u32, box_rows| {
-            let shape = TensorShape {
-                rows: rows.into(),
-                cols: cols.into(),
-                row_stride: cols.into(),
-                box_rows,
-                box_cols: 64,
-            };
-            TensorMap::tiled(buffer, shape, Swizzle::B128)
-        };
         let block = [PIPE_SUBGROUPS * 32, 1, 1];
-        // The same resident count for both instances (one workgroup per processor).
+        // The same resident count for every instance (one workgroup per processor).
         let resident = self
             .module
-            .max_resident_workgroups(&ops::gemm_pipeline::name::<0>(), block)?;
+            .max_resident_workgroups(&ops::gemm_pipeline::name::<0, 0, 0, 0>(), block)?;
         let wide = wide_tiles(mu, nu, resident);
         let tiles = mu.div_ceil(GEMM_TILE) * nu.div_ceil(GEMM_TILE << u32::from(wide));
+        // Boxes: `a` 128 rows of m by 64 of k, or 64 x 64 of a^T; `b` 64 x 64, or all the
+        // tile's columns of b^T (128 or 256) by 64 of k.
+        let (a_rows, a_cols, a_box) = match a_layout {
+            Layout::N => (mu, ku, 128),
+            Layout::T => (ku, mu, 64),
+        };
+        let (b_rows, b_cols, b_box) = match b_layout {
+            Layout::N => (ku, nu, 64),
+            Layout::T => (nu, ku, GEMM_TILE << u32::from(wide)),
+        };
         Ok(GemmPlan {
             ops: self,
-            a_map: map(a, mu, ku, 128)?,
-            b_map: map(b, ku, nu, 64)?,
+            a_map: tile_map(a, a_rows, a_cols, a_box)?,
+            b_map: tile_map(b, b_rows, b_cols, b_box)?,
             shape: (mu, nu, ku),
-            wide,
+            instance: [u32::from(wide), a_layout.bit(), b_layout.bit()],
             cfg: LaunchConfig {
                 grid: [resident.clamp(1, tiles), 1, 1],
                 block,
@@ -358,16 +367,45 @@ impl Ops {
         })
     }
 
-    /// Whether `gemm_pipeline` runs these operands here.
-    fn pipeline_runs(&self, a: &Buffer<bf16>, b: &Buffer<bf16>, n: u32, k: u32) -> bool {
+    /// Why `gemm_pipeline` cannot run these operands here, if it cannot.
+    fn pipeline_problem(
+        &self,
+        a: &Buffer<bf16>,
+        a_layout: Layout,
+        b: &Buffer<bf16>,
+        b_layout: Layout,
+        (m, n, k): (u32, u32, u32),
+    ) -> Option<String> {
         // HIP targets have too little shared memory for the kernel (their binaries leave it
         // out). The CPU device runs the groups of a workgroup on threads of their own, so the
         // producer group's waits let the consumer groups run.
-        let device = matches!(self.device().kind(), DeviceKind::Cuda | DeviceKind::Cpu);
-        let aligned = [a.device_ptr(), b.device_ptr()]
-            .iter()
-            .all(|p| p.is_multiple_of(16));
-        device && aligned && group_shape(n, k)
+        if !matches!(self.device().kind(), DeviceKind::Cuda | DeviceKind::Cpu) {
+            return Some(format!(
+                "the pipelined gemm runs on CUDA and the CPU device, not on {}",
+                self.device()
+            ));
+        }
+        let a_row = match a_layout {
+            Layout::N => ("a", "k", k),
+            Layout::T => ("a^T", "m", m),
+        };
+        let b_row = match b_layout {
+            Layout::N => ("b", "n", n),
+            Layout::T => ("b^T", "k", k),
+        };
+        for ((what, dim, len), buffer) in
+            [(a_row, Some(a)), (b_row, Some(b)), (("c", "n", n), None)]
+        {
+            if buffer.is_some_and(|b| !b.device_ptr().is_multiple_of(16)) {
+                return Some(format!("{what} is not 16-byte aligned"));
+            }
+            if !len.is_multiple_of(8) {
+                return Some(format!(
+                    "the rows of {what} ({dim} = {len}) are not a multiple of 8 elements"
+                ));
+            }
+        }
+        None
     }
 
     fn gemm_block(&self) -> u32 {
@@ -396,6 +434,57 @@ impl Ops {
     }
 }
 
+/// How a gemm operand is stored (BLAS's convention): row-major as the operand itself, or
+/// as its transpose.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `a` as `m x k`, `b` as `k x n`.
+    N,
+    /// `a` as `k x m` (A^T), `b` as `n x k` (B^T): e.g. `dX = dY W^T`, `dW = X^T dY`.
+    T,
+}
+
+impl Layout {
+    fn bit(self) -> u32 {
+        match self {
+            Layout::N => 0,
+            Layout::T => 1,
+        }
+    }
+}
+
+/// The result buffer of a [`GemmPlan::launch`]: f32, or bf16 (rounded to nearest even; the
+/// accumulation is f32 either way).
+pub enum GemmOutput<'a> {
+    F32(&'a mut Buffer<f32>),
+    Bf16(&'a mut Buffer<bf16>),
+}
+
+impl<'a> From<&'a mut Buffer<f32>> for GemmOutput<'a> {
+    fn from(c: &'a mut Buffer<f32>) -> Self {
+        GemmOutput::F32(c)
+    }
+}
+
+impl<'a> From<&'a mut Buffer<bf16>> for GemmOutput<'a> {
+    fn from(c: &'a mut Buffer<bf16>) -> Self {
+        GemmOutput::Bf16(c)
+    }
+}
+
+/// The map of a `rows x cols` row-major bf16 tensor in boxes of `box_rows x 64` with the
+/// 128-byte swizzle (the layout the group matrix instructions read).
+fn tile_map(buffer: &Buffer<bf16>, rows: u32, cols: u32, box_rows: u32) -> Result<TensorMap<'_>> {
+    let shape = TensorShape {
+        rows: rows.into(),
+        cols: cols.into(),
+        row_stride: cols.into(),
+        box_rows,
+        box_cols: 64,
+    };
+    Ok(TensorMap::tiled(buffer, shape, Swizzle::B128)?)
+}
+
 /// Workgroups of [`ops::gemm_pipeline`] have this many subgroups of 32 lanes.
 pub const PIPE_SUBGROUPS: u32 = 12;
 
@@ -405,26 +494,41 @@ pub struct GemmPlan<'a> {
     a_map: TensorMap<'a>,
     b_map: TensorMap<'a>,
     shape: (u32, u32, u32),
-    /// 128 x 256 output tiles (`WIDE = 1`) rather than 128 x 128.
-    wide: bool,
+    /// The const generics `WIDE` (128 x 256 output tiles rather than 128 x 128), `TA`, `TB`
+    /// of the kernel instance.
+    instance: [u32; 3],
     cfg: LaunchConfig,
 }
 
 impl GemmPlan<'_> {
-    /// Queues `c = a b` on `stream` (no synchronisation).
-    pub fn launch(&self, stream: &Stream, c: &mut Buffer<f32>) -> Result<()> {
+    /// Queues `c = op(a) op(b)` on `stream` (no synchronisation); `c` (`m x n`, row-major) is
+    /// a `&mut Buffer<f32>` or `&mut Buffer<bf16>`.
+    pub fn launch<'c>(&self, stream: &Stream, c: impl Into<GemmOutput<'c>>) -> Result<()> {
         const OP: &str = "GemmPlan::launch";
         let ops = self.ops;
         ops.check_stream(OP, stream)?;
-        ops.same_device(OP, "c", c)?;
         let (m, n, k) = self.shape;
-        check_output(OP, c, m as usize, n as usize)?;
+        let mut spare = ops
+            .spare_outputs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (spare_f32, spare_bf16) = &mut *spare;
+        let (c, c16, bf16_out) = match c.into() {
+            GemmOutput::F32(c) => {
+                ops.same_device(OP, "c", c)?;
+                check_matrix(OP, "c", c.len(), m as usize, n as usize)?;
+                (c, spare_bf16, 0)
+            }
+            GemmOutput::Bf16(c) => {
+                ops.same_device(OP, "c", c)?;
+                check_matrix(OP, "c", c.len(), m as usize, n as usize)?;
+                (spare_f32, c, 1)
+            }
+        };
+        let [wide, ta, tb] = self.instance;
+        let name = ops::gemm_pipeline::name_of(wide, ta, tb, bf16_out);
         let (md, cfg, a, b) = (&ops.module, self.cfg, &self.a_map, &self.b_map);
-        if self.wide {
-            ops::gemm_pipeline::launch::<1>(md, stream, cfg, a, b, c, m, n, k)?;
-        } else {
-            ops::gemm_pipeline::launch::<0>(md, stream, cfg, a, b, c, m, n, k)?;
-        }
+        ops::gemm_pipeline::launch_instance(md, stream, cfg, &name, a, b, c, c16, m, n, k)?;
         Ok(())
     }
 

@@ -455,13 +455,17 @@ pub const PIPE_STAGES: u32 = 4;
 /// of `b` (8 KiB each).
 const PIPE_STAGE_WORDS: u32 = 12288;
 
-/// `C = A B` like [`gemm_group`], as a warp-specialised persistent pipeline fed by tensor
-/// copies: `a_map` maps `a` (`m x k`) in boxes of 128 rows x 64 columns, `b_map` maps `b`
-/// (`k x n`) in boxes of 64 x 64, both with the 128-byte swizzle that `mma_group` reads.
-/// Elements outside the matrices arrive as zeros, so any `m`, `n`, `k` works (the maps need
-/// rows of whole 16-byte units: `k` and `n` multiples of 8). Output tiles are 128 rows by
-/// 128 columns, or 256 with `WIDE = 1` (each product step then reads its `a` box twice as
-/// often, which pays where there are enough tiles to fill the processors).
+/// `C = op(A) op(B)` (bf16 in, f32 accumulation) as a warp-specialised persistent pipeline
+/// fed by tensor copies. `TA = 0`: `a` is `m x k` row-major, mapped by `a_map` in boxes of
+/// 128 rows x 64 columns; `TA = 1`: `a` holds A^T (`k x m`), in boxes of 64 x 64. `TB = 0`:
+/// `b` is `k x n`, in boxes of 64 x 64; `TB = 1`: `b` holds B^T (`n x k`), in boxes of
+/// 128 x 64 (256 x 64 with `WIDE = 1`). All with the 128-byte swizzle, which the matrix
+/// instructions read in either orientation (`mma_group_async_trans`). Elements outside the
+/// matrices arrive as zeros, so any `m`, `n`, `k` works where the maps can be made (rows of
+/// whole 16-byte units). `C` (`m x n`, row-major) goes to `c` (f32) or, with `BF16 = 1`, to
+/// `c16` (rounded to bf16); the other one is not touched. Output tiles are 128 rows by 128
+/// columns, or 256 with `WIDE = 1` (each step then reads its `a` tiles for twice the
+/// products, which pays where there are enough tiles to fill the processors).
 ///
 /// A workgroup is three groups of four subgroups. Group 0 produces: its first subgroup copies
 /// each 64-deep step of a tile into the next stage of a ring of [`PIPE_STAGES`] and the
@@ -476,19 +480,36 @@ const PIPE_STAGE_WORDS: u32 = 12288;
     max_workgroup_size = 384,
     max_subgroups = 12,
     min_resident = 1,
-    instances(WIDE = 0),
-    instances(WIDE = 1)
+    instances(WIDE = 0, TA = 0, TB = 0, BF16 = 0),
+    instances(WIDE = 0, TA = 0, TB = 0, BF16 = 1),
+    instances(WIDE = 0, TA = 0, TB = 1, BF16 = 0),
+    instances(WIDE = 0, TA = 0, TB = 1, BF16 = 1),
+    instances(WIDE = 0, TA = 1, TB = 0, BF16 = 0),
+    instances(WIDE = 0, TA = 1, TB = 0, BF16 = 1),
+    instances(WIDE = 0, TA = 1, TB = 1, BF16 = 0),
+    instances(WIDE = 0, TA = 1, TB = 1, BF16 = 1),
+    instances(WIDE = 1, TA = 0, TB = 0, BF16 = 0),
+    instances(WIDE = 1, TA = 0, TB = 0, BF16 = 1),
+    instances(WIDE = 1, TA = 0, TB = 1, BF16 = 0),
+    instances(WIDE = 1, TA = 0, TB = 1, BF16 = 1),
+    instances(WIDE = 1, TA = 1, TB = 0, BF16 = 0),
+    instances(WIDE = 1, TA = 1, TB = 0, BF16 = 1),
+    instances(WIDE = 1, TA = 1, TB = 1, BF16 = 0),
+    instances(WIDE = 1, TA = 1, TB = 1, BF16 = 1)
 )]
-pub fn gemm_pipeline<const WIDE: u32>(
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_pipeline<const WIDE: u32, const TA: u32, const TB: u32, const BF16: u32>(
     a_map: &TensorMap,
     b_map: &TensorMap,
     c: &mut [f32],
+    c16: &mut [bf16],
     m: u32,
     n: u32,
     k: u32,
 ) {
-    // Stage `s` at word `s * PIPE_STAGE_WORDS`: `a` (128 rows, group g's 64 at 2048 g), then
-    // `b` in 64-column blocks of 2048 words from word 4096.
+    // Stage `s` at word `s * PIPE_STAGE_WORDS`: `a` (128 rows of the tile, group g's 64 at
+    // 2048 g), then `b` in 64-column blocks of 2048 words from word 4096 (a `b^T` box of
+    // 128 or 256 rows lands there as the same bytes).
     let stages = shared_array::<u32, { PIPE_STAGES * PIPE_STAGE_WORDS }>();
     let full = shared_array::<u64, PIPE_STAGES>();
     let empty = shared_array::<u64, PIPE_STAGES>();
@@ -532,15 +553,19 @@ pub fn gemm_pipeline<const WIDE: u32>(
                 }
                 let base = s * PIPE_STAGE_WORDS;
                 let k0 = step * 64;
-                copy_tensor(&stages[base], &a_map, k0, m0, &full[s]);
-                for j in 0..b_boxes {
-                    copy_tensor(
-                        &stages[base + 4096 + j * 2048],
-                        &b_map,
-                        n0 + j * 64,
-                        k0,
-                        &full[s],
-                    );
+                if TA == 0 {
+                    copy_tensor(&stages[base], &a_map, k0, m0, &full[s]);
+                } else {
+                    copy_tensor(&stages[base], &a_map, m0, k0, &full[s]);
+                    copy_tensor(&stages[base + 2048], &a_map, m0 + 64, k0, &full[s]);
+                }
+                if TB == 0 {
+                    for j in 0..b_boxes {
+                        let at = base + 4096 + j * 2048;
+                        copy_tensor(&stages[at], &b_map, n0 + j * 64, k0, &full[s]);
+                    }
+                } else {
+                    copy_tensor(&stages[base + 4096], &b_map, k0, n0, &full[s]);
                 }
                 it += 1;
             }
@@ -561,16 +586,20 @@ pub fn gemm_pipeline<const WIDE: u32>(
                 // SAFETY: the tiles lie inside stage `s` (PIPE_STAGE_WORDS words).
                 unsafe {
                     let a = base + rows * 32;
-                    left = mma_group_async(
+                    left = mma_group_async_trans(
                         stages.get_unchecked(a),
                         stages.get_unchecked(base + 4096),
                         left,
+                        TA,
+                        TB,
                     );
                     if WIDE == 1 {
-                        right = mma_group_async(
+                        right = mma_group_async_trans(
                             stages.get_unchecked(a),
                             stages.get_unchecked(base + 8192),
                             right,
+                            TA,
+                            TB,
                         );
                     }
                 }
@@ -594,9 +623,9 @@ pub fn gemm_pipeline<const WIDE: u32>(
                 mbar_arrive(&empty[(it + PIPE_STAGES - 1) % PIPE_STAGES]);
             }
             let row0 = m0 + rows + (sg & 3) * 16;
-            store_slab(c, left, row0, n0, m, n);
+            store_slab(c, c16, BF16, left, row0, n0, m, n);
             if WIDE == 1 && n0 + 128 < n {
-                store_slab(c, right, row0, n0 + 128, m, n);
+                store_slab(c, c16, BF16, right, row0, n0 + 128, m, n);
             }
             tile += num_workgroups_x();
         }
@@ -604,12 +633,34 @@ pub fn gemm_pipeline<const WIDE: u32>(
 }
 
 /// Stores the 16 x 128 slab `acc` of a subgroup at row `row0`, column `n0` of the `m x n`
-/// matrix `c`: straight when it lies inside, else the part inside.
+/// matrix `C`: in `c` (f32), or in `c16` (rounded to bf16) when `to_bf16` is 1; straight when
+/// it lies inside, else the part inside.
 #[device]
-fn store_slab(c: &mut [f32], acc: WideAcc, row0: u32, n0: u32, m: u32, n: u32) {
+#[allow(clippy::too_many_arguments)]
+fn store_slab(
+    c: &mut [f32],
+    c16: &mut [bf16],
+    to_bf16: u32,
+    acc: WideAcc,
+    row0: u32,
+    n0: u32,
+    m: u32,
+    n: u32,
+) {
+    let at = row0 * n + n0;
     if row0 + 16 <= m && n0 + 128 <= n {
-        frag_store(&c[row0 * n + n0], acc, n);
+        if to_bf16 == 1 {
+            frag_store(&c16[at], acc, n);
+        } else {
+            frag_store(&c[at], acc, n);
+        }
     } else if row0 < m {
-        frag_store_within(&c[row0 * n + n0], acc, n, m - row0, n - n0);
+        let rows = m - row0;
+        let cols = n - n0;
+        if to_bf16 == 1 {
+            frag_store_within(&c16[at], acc, n, rows, cols);
+        } else {
+            frag_store_within(&c[at], acc, n, rows, cols);
+        }
     }
 }

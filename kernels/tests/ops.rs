@@ -122,36 +122,130 @@ fn check_gemm(device: &Device, persistent: bool, shapes: &[(usize, usize, usize)
     }
 }
 
-/// The pipelined gemm through a plan launched twice (the second launch over a poisoned
-/// output again: the plan is reusable), on shapes with `k` and `n` multiples of 8, and with
-/// two resident workgroups (each walks many tiles, its ring wrapping around across them).
+/// Shapes for the plans of every layout: ragged in every dimension a layout allows (the
+/// stored rows of each operand and of `c` must be a multiple of 8 elements), tiles cut by M, N and K
+/// edges, and rings that wrap around across tiles (300 x 264 x 520).
+const PLAN_SHAPES: [(usize, usize, usize); 9] = [
+    (1, 8, 8),
+    (9, 8, 16),
+    (257, 136, 48),
+    (130, 256, 200),
+    (129, 248, 72),
+    (24, 40, 264),
+    (136, 24, 17),
+    (300, 264, 520),
+    (64, 8, 255),
+];
+
+/// `x` (`rows x cols`, row-major) transposed.
+fn transposed(x: &[kosmos::bf16], rows: usize, cols: usize) -> Vec<kosmos::bf16> {
+    (0..rows * cols)
+        .map(|i| x[(i % rows) * cols + i / rows])
+        .collect()
+}
+
+/// The pipelined gemm through a plan, for every layout of `a` and `b` and both output
+/// types, on every [`PLAN_SHAPES`] entry the layout allows, on the CPU device and with two
+/// resident workgroups (each walks many tiles). Each plan launches twice (the second over a
+/// poisoned output again: a plan is reusable).
 #[test]
-fn gemm_plan_matches_reference() {
+fn gemm_plan_matches_reference_in_every_layout() {
+    use kernels::Layout::{N, T};
     for device in [Device::cpu().unwrap(), Device::cpu_with_resident_limit(2)] {
         let (ops, stream) = ops_on(&device);
         let seed = seed();
-        let shapes = GEMM_SHAPES
-            .iter()
-            .filter(|(_, n, k)| n % 8 == 0 && k % 8 == 0);
-        for (i, &(m, n, k)) in shapes.chain(&[(300, 264, 520)]).enumerate() {
+        for (i, &(m, n, k)) in PLAN_SHAPES.iter().enumerate() {
             let a_h = random_bf16(seed.wrapping_add(2 * i as u64), m * k);
             let b_h = random_bf16(seed.wrapping_add(2 * i as u64 + 1), k * n);
-            let a = Buffer::from_slice(&device, &a_h).unwrap();
-            let b = Buffer::from_slice(&device, &b_h).unwrap();
-            let plan = ops.gemm_plan(&a, &b, m, n, k).unwrap();
             let want = matmul_bf16_ref(&a_h, &b_h, m, n, k);
-            for run in 0..2 {
-                let mut c = poisoned(&device, m * n);
-                plan.launch(&stream, &mut c).unwrap();
+            for (la, lb) in [(N, N), (N, T), (T, N), (T, T)] {
+                // Stored rows: k or m elements for `a`, n or k for `b`.
+                let a_row = if la == N { k } else { m };
+                let b_row = if lb == N { n } else { k };
+                if a_row % 8 != 0 || b_row % 8 != 0 {
+                    continue;
+                }
+                let a_s = if la == N {
+                    a_h.clone()
+                } else {
+                    transposed(&a_h, m, k)
+                };
+                let b_s = if lb == N {
+                    b_h.clone()
+                } else {
+                    transposed(&b_h, k, n)
+                };
+                let a = Buffer::from_slice(&device, &a_s).unwrap();
+                let b = Buffer::from_slice(&device, &b_s).unwrap();
+                let plan = ops.gemm_plan(&a, la, &b, lb, m, n, k).unwrap();
+                let what = |out| format!("{m}x{n}x{k} {la:?}{lb:?} {out}");
+                for run in 0..2 {
+                    let mut c = poisoned(&device, m * n);
+                    plan.launch(&stream, &mut c).unwrap();
+                    stream.synchronize().unwrap();
+                    let got = c.download().unwrap();
+                    compare::rel_err(
+                        &got,
+                        &want,
+                        Scale::Each { floor: 1.0 },
+                        compare::BF16_DOT_F32,
+                    )
+                    .assert(format_args!("{}, run {run}", what("f32")));
+                }
+                let mut c16 = Buffer::from_slice(&device, &vec![kosmos::bf16::NAN; m * n]).unwrap();
+                plan.launch(&stream, &mut c16).unwrap();
                 stream.synchronize().unwrap();
-                let err = compare::rel_err(
-                    &c.download().unwrap(),
-                    &want,
-                    Scale::Each { floor: 1.0 },
-                    compare::BF16_DOT_F32,
-                );
-                err.assert(format_args!("{m}x{n}x{k}, run {run}"));
+                // Rounded to bf16: within half an ulp (2^-9) of the f32 result.
+                let got = c16.download().unwrap();
+                compare::rel_err(&got, &want, Scale::Each { floor: 1.0 }, 1.0 / 256.0)
+                    .assert(format_args!("{}", what("bf16")));
             }
+        }
+    }
+}
+
+/// Operands the pipelined gemm cannot map are errors naming them before any launch.
+#[test]
+fn gemm_plan_refuses_rows_it_cannot_map() {
+    use kernels::Layout::{N, T};
+    let device = Device::cpu().unwrap();
+    let (ops, _) = ops_on(&device);
+    for (la, lb, m, n, k, message) in [
+        (
+            N,
+            N,
+            16,
+            16,
+            12,
+            "the rows of a (k = 12) are not a multiple of 8",
+        ),
+        (
+            N,
+            N,
+            16,
+            12,
+            16,
+            "the rows of b (n = 12) are not a multiple of 8",
+        ),
+        (
+            T,
+            N,
+            12,
+            16,
+            16,
+            "the rows of a^T (m = 12) are not a multiple of 8",
+        ),
+        (N, T, 16, 16, 12, "the rows of a (k = 12)"),
+        (T, T, 16, 16, 12, "the rows of b^T (k = 12)"),
+        (N, T, 16, 12, 16, "the rows of c (n = 12)"),
+    ] {
+        let a = device.alloc::<kosmos::bf16>(m * k).unwrap();
+        let b = device.alloc::<kosmos::bf16>(k * n).unwrap();
+        let result = ops.gemm_plan(&a, la, &b, lb, m, n, k);
+        match result {
+            Err(e) if e.to_string().contains(message) => {}
+            Err(e) => panic!("{la:?}{lb:?} {m}x{n}x{k}: {e}"),
+            Ok(_) => panic!("{la:?}{lb:?} {m}x{n}x{k}: accepted"),
         }
     }
 }
@@ -230,8 +324,22 @@ fn embedded_binaries_hold_every_kernel_instance() {
             "gemm__persistent1",
             "gemm_group__persistent0",
             "gemm_group__persistent1",
-            "gemm_pipeline__wide0",
-            "gemm_pipeline__wide1"
+            "gemm_pipeline__wide0_ta0_tb0_bf160",
+            "gemm_pipeline__wide0_ta0_tb0_bf161",
+            "gemm_pipeline__wide0_ta0_tb1_bf160",
+            "gemm_pipeline__wide0_ta0_tb1_bf161",
+            "gemm_pipeline__wide0_ta1_tb0_bf160",
+            "gemm_pipeline__wide0_ta1_tb0_bf161",
+            "gemm_pipeline__wide0_ta1_tb1_bf160",
+            "gemm_pipeline__wide0_ta1_tb1_bf161",
+            "gemm_pipeline__wide1_ta0_tb0_bf160",
+            "gemm_pipeline__wide1_ta0_tb0_bf161",
+            "gemm_pipeline__wide1_ta0_tb1_bf160",
+            "gemm_pipeline__wide1_ta0_tb1_bf161",
+            "gemm_pipeline__wide1_ta1_tb0_bf160",
+            "gemm_pipeline__wide1_ta1_tb0_bf161",
+            "gemm_pipeline__wide1_ta1_tb1_bf160",
+            "gemm_pipeline__wide1_ta1_tb1_bf161"
         ]
     );
     // Built with KOSMOS_TARGETS naming sm_90a (the default): the joined PTX has one header

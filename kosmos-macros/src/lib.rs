@@ -198,6 +198,7 @@ fn expand(
         let const_params = consts.iter().map(|c| quote!(const #c: u32));
         let const_params2 = const_params.clone();
         let const_args = consts.iter();
+        let consts3: Vec<_> = consts.iter().collect();
         (
             quote!(<#(#const_params),*>),
             quote!(&name::<#(#const_args),*>()),
@@ -207,6 +208,12 @@ fn expand(
                 /// The IR name of the instance with these const generic values.
                 pub fn name<#(#const_params2),*>() -> ::std::string::String {
                     format!(#fmt, #(#consts),*)
+                }
+                /// [`name`] of const values known at run time (the instance is launched by
+                /// this name with `launch_instance`).
+                #[allow(non_snake_case)]
+                pub fn name_of(#(#consts3: u32),*) -> ::std::string::String {
+                    format!(#fmt, #(#consts3),*)
                 }
             },
         )
@@ -246,6 +253,25 @@ fn expand(
             }
         }
     };
+    // Instances picked at run time: by the name `name_of` gives.
+    let launch_instance = if consts.is_empty() || def.has_team() {
+        quote!()
+    } else {
+        quote! {
+            /// Launches the instance `instance` (a name from `name_of`, one of `INSTANCES`)
+            /// like `launch`, for const values chosen at run time.
+            #[allow(clippy::too_many_arguments)]
+            pub fn launch_instance(
+                module: &#rt::Module,
+                stream: &#rt::Stream,
+                cfg: #rt::LaunchConfig,
+                instance: &str,
+                #(#params),*
+            ) -> #rt::Result<()> {
+                module.launch(stream, instance, cfg, &[#(#args),*])
+            }
+        }
+    };
     Ok(quote! {
         #const_uses
 
@@ -254,6 +280,8 @@ fn expand(
             #name_item
 
             #launch
+
+            #launch_instance
         }
     })
 }
