@@ -276,7 +276,7 @@ fn gemm_group_uses_group_matrix_instructions() {
 #[test]
 fn kernels_beyond_a_targets_shared_memory_are_left_out_of_its_binary() {
     let pipeline = |k: &str| k.starts_with("gemm_pipeline");
-    assert!(ptx(kernels::MODULE).contains(".entry gemm_pipeline__wide1("));
+    assert!(ptx(kernels::MODULE).contains(".entry gemm_pipeline__wide1_ta0_tb0_bf160("));
     for (target, bytes) in hsacos(kernels::MODULE) {
         let summary = hsaco_summary(bytes).unwrap_or_else(|e| panic!("{target}: {e}"));
         let held: Vec<&str> = summary.kernels.iter().map(|k| k.name.as_str()).collect();
