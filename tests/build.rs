@@ -1,6 +1,6 @@
-//! Compiles the reference kernels (`REFERENCE`) and the math accuracy kernels (`MATH`, one
-//! per case of `src/math_cases.rs`) for every target in `KOSMOS_TARGETS` and embeds them, as
-//! any crate with kernels does.
+//! Compiles the reference kernels (`REFERENCE`), the math accuracy kernels (`MATH`, one per
+//! case of `src/math_cases.rs`) and the kernels of `src/waits.rs` (`WAITS`) for every target
+//! in `KOSMOS_TARGETS` and embeds them, as any crate with kernels does.
 
 include!("src/math_cases.rs");
 
@@ -12,6 +12,7 @@ fn main() {
     kosmos_build::Build::from_env()
         .module("reference", kosmos_testkernels::module())
         .rust_module("math", [math])
+        .rust_module("waits", ["src/waits.rs"])
         .compile()
         .unwrap_or_else(|e| panic!("compiling the test kernels: {e}"));
 }

@@ -3,7 +3,7 @@
 //! CPU device's result for the same inputs: bitwise for integer outputs, by relative error for
 //! float outputs.
 
-use kosmos_runtime::{Device, DeviceKind};
+use kosmos_runtime::{Device, DeviceKind, Error, KernelArg, LaunchConfig};
 use kosmos_testkernels::compare::{self, Scale};
 use kosmos_tests::gemm_check::check_gemm;
 use kosmos_tests::suite::{self, Outcome, Verdict};
@@ -81,4 +81,38 @@ fn kernels_gemm_check_on_the_cpu_device() {
     let checks = check_gemm(&Device::cpu().unwrap(), 33, 47, 65, suite::seed()).unwrap();
     assert_eq!(checks.len(), 2);
     assert!(checks.iter().all(|c| c.passed()), "{checks:?}");
+}
+
+/// A wait that nothing completes gives up and names itself: on a GPU through the launch's
+/// error record at the next synchronisation (after its bound of polls; the work-item then
+/// goes on, as after a bounds failure, and the error says the results are not to be used),
+/// on the CPU device by the same record or by the watchdog that names the spinning poll,
+/// whichever comes first.
+#[test]
+fn a_wait_that_never_completes_gives_up_naming_itself() {
+    let device = Device::from_env().expect("KOSMOS_DEVICE names a usable device");
+    let module = device
+        .load_module(&kosmos_tests::WAITS.image().unwrap())
+        .unwrap();
+    let out = device.alloc::<u32>(1).unwrap();
+    let stream = device.stream().unwrap();
+    let start = std::time::Instant::now();
+    let result = module
+        .launch(
+            &stream,
+            "wait_forever",
+            LaunchConfig::linear(1, 32),
+            &[KernelArg::from(&out)],
+        )
+        .and_then(|()| stream.synchronize());
+    eprintln!("{device}: {result:?} after {:?}", start.elapsed());
+    match result {
+        Err(Error::WaitGaveUp { origin, .. }) => {
+            assert!(origin.contains("mbar_wait(&bar[0], 0)"), "{origin}")
+        }
+        Err(Error::Cpu(e)) if device.kind() == DeviceKind::Cpu => {
+            assert!(e.to_string().contains("spinning"), "{e}")
+        }
+        other => panic!("expected the wait to give up, got {other:?}"),
+    }
 }
