@@ -77,31 +77,20 @@ fn swizzled<'ctx>(
     Ok(b.build_int_add(x, within, "")?)
 }
 
-/// Byte offset of `A(i, k)` in a `mma.group` `a` tile laid out as `layout.a`.
-fn swizzled_a<'ctx>(
+/// Byte offset of element (`row`, `col`) of an `mma.group` operand whose tile is the swizzled
+/// image of the operand itself (`as_is`, with `blocks` as for [`swizzled`]) or of its
+/// transpose (64 columns, so no blocks).
+fn swizzled_operand<'ctx>(
     b: &Builder<'ctx>,
     c: &dyn Fn(u32) -> IntValue<'ctx>,
-    layout: MmaLayout,
-    i: IntValue<'ctx>,
-    k: IntValue<'ctx>,
+    as_is: bool,
+    (row, col): (IntValue<'ctx>, IntValue<'ctx>),
+    blocks: bool,
 ) -> Result<IntValue<'ctx>, Fail> {
-    match layout.a {
-        ATile::MK => swizzled(b, c, i, k, false),
-        ATile::KM => swizzled(b, c, k, i, false),
-    }
-}
-
-/// Byte offset of `B(k, n)` in a `mma.group` `b` tile laid out as `layout.b`.
-fn swizzled_b<'ctx>(
-    b: &Builder<'ctx>,
-    c: &dyn Fn(u32) -> IntValue<'ctx>,
-    layout: MmaLayout,
-    k: IntValue<'ctx>,
-    n: IntValue<'ctx>,
-) -> Result<IntValue<'ctx>, Fail> {
-    match layout.b {
-        BTile::KN => swizzled(b, c, k, n, true),
-        BTile::NK => swizzled(b, c, n, k, false),
+    if as_is {
+        swizzled(b, c, row, col, blocks)
+    } else {
+        swizzled(b, c, col, row, false)
     }
 }
 
@@ -210,18 +199,19 @@ impl<'ctx> Cx<'_, 'ctx> {
             .map(|j| self.piece(acc, j, piece_len))
             .collect::<Result<_, _>>()?;
         for kk in 0..kosmos_ir::GROUP_K / 16 {
-            let fa = self.gather_frag(FragRole::A, a, layout.a == ATile::MK, &|r, k| {
+            let a_as_is = layout.a == ATile::MK;
+            let fa = self.gather_frag(FragRole::A, a, a_as_is, &|r, k| {
                 let i = b.build_int_add(first_row, r, "")?;
                 let k = b.build_int_add(k, c(16 * kk), "")?;
-                swizzled_a(b, &c, layout, i, k)
+                swizzled_operand(b, &c, a_as_is, (i, k), false)
             })?;
             for (j, piece) in pieces.iter_mut().enumerate() {
-                let fb =
-                    self.gather_frag(FragRole::B, b_tile, layout.b == BTile::KN, &|k, n| {
-                        let k = b.build_int_add(k, c(16 * kk), "")?;
-                        let n = b.build_int_add(n, c(16 * j as u32), "")?;
-                        swizzled_b(b, &c, layout, k, n)
-                    })?;
+                let b_as_is = layout.b == BTile::KN;
+                let fb = self.gather_frag(FragRole::B, b_tile, b_as_is, &|k, n| {
+                    let k = b.build_int_add(k, c(16 * kk), "")?;
+                    let n = b.build_int_add(n, c(16 * j as u32), "")?;
+                    swizzled_operand(b, &c, b_as_is, (k, n), true)
+                })?;
                 *piece = self.target.emit_mma(&self.llvm, fa, fb, *piece)?;
             }
         }

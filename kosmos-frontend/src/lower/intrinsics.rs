@@ -142,12 +142,12 @@ const INTRINSICS: &[Intrinsic] = &[
     def(
         "exp2_approx",
         &["x (f32)"],
-        Scalar(Fixed(S::F32), Lower::exp2_approx),
+        Scalar(Fixed(S::F32), Lower::fast_approx),
     ),
     def(
         "tanh_approx",
         &["x (f32)"],
-        Scalar(Fixed(S::F32), Lower::tanh_approx),
+        Scalar(Fixed(S::F32), Lower::fast_approx),
     ),
     def("abs", &["x"], MATH),
     def("min", &["a", "b"], MATH),
@@ -581,26 +581,21 @@ impl Lower {
         Ok(Val { v, ty: x.ty })
     }
 
-    /// `exp2_approx(x)`: `2^x` for an `f32` by the GPU's fast instruction (the IR's
-    /// `exp2.approx`: a few ulp, results below the normal range may flush to zero).
-    fn exp2_approx(
+    /// `exp2_approx(x)` (`2^x` by the GPU's fast instruction, the IR's `exp2.approx`: a few
+    /// ulp, results below the normal range may flush to zero) and `tanh_approx(x)` (`tanh x`
+    /// by its fast sequence, `tanh.approx`: about 11 bits), for an `f32`.
+    fn fast_approx(
         &mut self,
         b: &mut KernelBuilder,
         call: &Call,
         _: Option<ScalarType>,
     ) -> Result<Val> {
-        self.approx_f32(b, call, |arg| Op::Exp2Approx { arg })
-    }
-
-    /// `tanh_approx(x)`: `tanh x` for an `f32` by the GPU's fast sequence (the IR's
-    /// `tanh.approx`: about 11 bits).
-    fn tanh_approx(
-        &mut self,
-        b: &mut KernelBuilder,
-        call: &Call,
-        _: Option<ScalarType>,
-    ) -> Result<Val> {
-        self.approx_f32(b, call, |arg| Op::TanhApprox { arg })
+        let op = match call.name.as_str() {
+            "exp2_approx" => |arg| Op::Exp2Approx { arg },
+            "tanh_approx" => |arg| Op::TanhApprox { arg },
+            other => unreachable!("`{other}` is no fast approximation"),
+        };
+        self.approx_f32(b, call, op)
     }
 
     /// A fast approximation `op` of the one `f32` argument of `call`.
