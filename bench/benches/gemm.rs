@@ -70,26 +70,20 @@ fn bench_shape(
         .iter()
         .map(|(a, b)| ours.plan(shape, a, b, (Layout::N, Layout::N)))
         .collect::<Result<Vec<_>>>()?;
-    c.fill(f32::NAN)?;
-    plans[0].launch(ours.stream, &mut c)?;
-    device.synchronize()?;
-    let ours_err = gemm::max_rel_err(&c.download()?, shape, &rows, &want);
-    let ours_ms = gemm::median_ms(
-        |f| gemm::time_on(ours.stream, f),
-        |i| Ok(plans[i % plans.len()].launch(ours.stream, &mut c)?),
-    )?;
-    device.synchronize()?;
-    // The same with bf16 output.
+    // f32 output, then bf16 output: a checked run on set 0 over a poisoned output, then
+    // timing.
     let mut ours16 = device.alloc::<bf16>(shape.m * shape.n)?;
-    ours16.fill(bf16::NAN)?;
-    plans[0].launch(ours.stream, &mut ours16)?;
-    device.synchronize()?;
-    let ours_bf16_err = gemm::max_rel_err(&ours16.download()?, shape, &rows, &want);
-    let ours_bf16_ms = gemm::median_ms(
-        |f| gemm::time_on(ours.stream, f),
-        |i| Ok(plans[i % plans.len()].launch(ours.stream, &mut ours16)?),
+    let (ours_err, ours_ms) =
+        time_plans(&plans, ours.stream, shape, &mut c, f32::NAN, &rows, &want)?;
+    let (ours_bf16_err, ours_bf16_ms) = time_plans(
+        &plans,
+        ours.stream,
+        shape,
+        &mut ours16,
+        bf16::NAN,
+        &rows,
+        &want,
     )?;
-    device.synchronize()?;
 
     // Persistent: one zeroed tile counter per run (the checked one last), allocated and
     // zeroed before timing, so that runs time the kernel alone.
@@ -300,6 +294,33 @@ fn bench_odd(
         "gemm (fragments)"
     };
     Ok((path, ours_ms, cublas_ms, err))
+}
+
+/// Runs `plans[0]` into `c` poisoned with `poison` and returns its error against `want`
+/// (the reference of `rows` of `shape`) and the median time of the plans in turn.
+fn time_plans<T>(
+    plans: &[kernels::GemmPlan<'_>],
+    stream: &kosmos_runtime::Stream,
+    shape: Shape,
+    c: &mut kosmos_runtime::Buffer<T>,
+    poison: T,
+    rows: &[usize],
+    want: &[Vec<f64>],
+) -> Result<(f64, f64)>
+where
+    T: kosmos_runtime::DeviceScalar + Copy + Into<f64>,
+    for<'c> &'c mut kosmos_runtime::Buffer<T>: Into<kernels::GemmOutput<'c>>,
+{
+    c.fill(poison)?;
+    plans[0].launch(stream, &mut *c)?;
+    stream.synchronize()?;
+    let err = gemm::max_rel_err(&c.download()?, shape, rows, want);
+    let ms = gemm::median_ms(
+        |f| gemm::time_on(stream, f),
+        |i| Ok(plans[i % plans.len()].launch(stream, &mut *c)?),
+    )?;
+    stream.synchronize()?;
+    Ok((err, ms))
 }
 
 fn run() -> Result<ExitCode> {

@@ -78,9 +78,11 @@ fn reduce_sum_matches_reference() {
 /// (m, n, k) shapes sampling 1..=257 in each dimension: edge tiles on both staging paths
 /// of the fragment kernel (K and N multiples of 8 or not), interior tiles stored straight to
 /// `c` beside edge tiles, and more tile rows than one group of the tile order (257 x 136:
-/// 3 x 2 tiles). Those with K and N multiples of 8 run on the group kernel (`gemm_group`):
-/// single rows and columns of chunks, K steps cut short, masked edge slabs.
-const GEMM_SHAPES: [(usize, usize, usize); 10] = [
+/// 3 x 2 tiles). Those with K and N multiples of 8 run on the pipelined kernel (on the CPU
+/// device; `gemm_group` elsewhere): single rows and columns of chunks, K steps cut short,
+/// masked edge slabs. The last five also suit the transposed layouts of the pipeline (whose
+/// stored rows of `a^T` are `m` long) and wrap its ring around across tiles (300 x 264 x 520).
+const GEMM_SHAPES: [(usize, usize, usize); 15] = [
     (1, 1, 1),
     (2, 17, 64),
     (17, 2, 255),
@@ -91,6 +93,11 @@ const GEMM_SHAPES: [(usize, usize, usize); 10] = [
     (130, 256, 200),
     (1, 8, 8),
     (129, 248, 72),
+    (9, 8, 16),
+    (24, 40, 264),
+    (136, 24, 17),
+    (300, 264, 520),
+    (64, 8, 255),
 ];
 
 fn check_gemm(device: &Device, persistent: bool, shapes: &[(usize, usize, usize)]) {
@@ -122,21 +129,6 @@ fn check_gemm(device: &Device, persistent: bool, shapes: &[(usize, usize, usize)
     }
 }
 
-/// Shapes for the plans of every layout: ragged in every dimension a layout allows (the
-/// stored rows of each operand and of `c` must be a multiple of 8 elements), tiles cut by M, N and K
-/// edges, and rings that wrap around across tiles (300 x 264 x 520).
-const PLAN_SHAPES: [(usize, usize, usize); 9] = [
-    (1, 8, 8),
-    (9, 8, 16),
-    (257, 136, 48),
-    (130, 256, 200),
-    (129, 248, 72),
-    (24, 40, 264),
-    (136, 24, 17),
-    (300, 264, 520),
-    (64, 8, 255),
-];
-
 /// `x` (`rows x cols`, row-major) transposed.
 fn transposed(x: &[kosmos::bf16], rows: usize, cols: usize) -> Vec<kosmos::bf16> {
     (0..rows * cols)
@@ -145,7 +137,8 @@ fn transposed(x: &[kosmos::bf16], rows: usize, cols: usize) -> Vec<kosmos::bf16>
 }
 
 /// The pipelined gemm through a plan, for every layout of `a` and `b` and both output
-/// types, on every [`PLAN_SHAPES`] entry the layout allows, on the CPU device and with two
+/// types, on every [`GEMM_SHAPES`] entry the layout allows (the stored rows of each operand
+/// and of `c` must be a multiple of 8 elements), on the CPU device and with two
 /// resident workgroups (each walks many tiles). Each plan launches twice (the second over a
 /// poisoned output again: a plan is reusable).
 #[test]
@@ -154,15 +147,15 @@ fn gemm_plan_matches_reference_in_every_layout() {
     for device in [Device::cpu().unwrap(), Device::cpu_with_resident_limit(2)] {
         let (ops, stream) = ops_on(&device);
         let seed = seed();
-        for (i, &(m, n, k)) in PLAN_SHAPES.iter().enumerate() {
+        for (i, &(m, n, k)) in GEMM_SHAPES.iter().enumerate() {
             let a_h = random_bf16(seed.wrapping_add(2 * i as u64), m * k);
             let b_h = random_bf16(seed.wrapping_add(2 * i as u64 + 1), k * n);
             let want = matmul_bf16_ref(&a_h, &b_h, m, n, k);
             for (la, lb) in [(N, N), (N, T), (T, N), (T, T)] {
-                // Stored rows: k or m elements for `a`, n or k for `b`.
+                // Stored rows: k or m elements for `a`, n or k for `b`, n for `c`.
                 let a_row = if la == N { k } else { m };
                 let b_row = if lb == N { n } else { k };
-                if a_row % 8 != 0 || b_row % 8 != 0 {
+                if a_row % 8 != 0 || b_row % 8 != 0 || n % 8 != 0 {
                     continue;
                 }
                 let a_s = if la == N {

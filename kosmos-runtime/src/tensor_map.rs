@@ -221,44 +221,28 @@ mod tests {
         assert_eq!(refused::<bf16>(1023, SHAPE, Swizzle::B128), "buffer");
         assert_eq!(refused::<i8>(1024, SHAPE, Swizzle::None), "buffer");
         assert_eq!(
-            refused::<bf16>(1024, with(|s| s.rows = 0), Swizzle::B128),
-            "rows"
-        );
-        assert_eq!(
-            refused::<bf16>(1024, with(|s| s.cols = 0), Swizzle::B128),
-            "cols"
-        );
-        assert_eq!(
-            refused::<bf16>(2048, with(|s| s.row_stride = 63), Swizzle::B128),
-            "row_stride"
-        );
-        assert_eq!(
-            refused::<bf16>(2048, with(|s| s.row_stride = 68), Swizzle::B128),
-            "row_stride"
-        );
-        assert_eq!(
-            refused::<bf16>(2048, with(|s| s.box_rows = 257), Swizzle::B128),
-            "box_rows"
-        );
-        assert_eq!(
-            refused::<bf16>(2048, with(|s| s.box_rows = 0), Swizzle::B128),
-            "box_rows"
-        );
-        assert_eq!(
-            refused::<bf16>(2048, with(|s| s.box_cols = 4), Swizzle::None),
-            "box_cols"
-        );
-        assert_eq!(
-            refused::<bf16>(2048, with(|s| s.box_cols = 32), Swizzle::B128),
-            "box_cols"
-        );
-        assert_eq!(
-            refused::<bf16>(2048, with(|s| s.box_cols = 32), Swizzle::None),
-            ""
-        );
-        assert_eq!(
             refused::<f32>(2048, with(|s| s.box_cols = 32), Swizzle::B128),
             ""
         );
+        // (a change to SHAPE, the swizzle, the argument refused; "" for none) over 2048
+        // bf16 elements.
+        let cases: [(fn(&mut TensorShape), Swizzle, &str); 9] = [
+            (|s| s.rows = 0, Swizzle::B128, "rows"),
+            (|s| s.cols = 0, Swizzle::B128, "cols"),
+            (|s| s.row_stride = 63, Swizzle::B128, "row_stride"),
+            (|s| s.row_stride = 68, Swizzle::B128, "row_stride"),
+            (|s| s.box_rows = 257, Swizzle::B128, "box_rows"),
+            (|s| s.box_rows = 0, Swizzle::B128, "box_rows"),
+            (|s| s.box_cols = 4, Swizzle::None, "box_cols"),
+            (|s| s.box_cols = 32, Swizzle::B128, "box_cols"),
+            (|s| s.box_cols = 32, Swizzle::None, ""),
+        ];
+        for (i, (change, swizzle, argument)) in cases.into_iter().enumerate() {
+            assert_eq!(
+                refused::<bf16>(2048, with(change), swizzle),
+                argument,
+                "case {i}"
+            );
+        }
     }
 }

@@ -159,17 +159,17 @@ const INTRINSICS: &[Intrinsic] = &[
     def(
         "subgroup_size",
         NONE,
-        Scalar(Fixed(S::U32), Lower::subgroup_size),
+        Scalar(Fixed(S::U32), Lower::subgroup_query),
     ),
     def(
         "subgroup_id",
         NONE,
-        Scalar(Fixed(S::U32), Lower::subgroup_id),
+        Scalar(Fixed(S::U32), Lower::subgroup_query),
     ),
     def(
         "subgroup_lane",
         NONE,
-        Scalar(Fixed(S::U32), Lower::subgroup_lane),
+        Scalar(Fixed(S::U32), Lower::subgroup_query),
     ),
     def(
         "subgroup_shuffle",
@@ -527,31 +527,20 @@ impl Lower {
         Ok(u32_val(b.id(kind, dim)))
     }
 
-    fn subgroup_size(
+    /// `subgroup_size()`, `subgroup_id()` and `subgroup_lane()` (`u32`s).
+    fn subgroup_query(
         &mut self,
         b: &mut KernelBuilder,
-        _: &Call,
+        call: &Call,
         _: Option<ScalarType>,
     ) -> Result<Val> {
-        Ok(u32_val(b.subgroup_size()))
-    }
-
-    fn subgroup_id(
-        &mut self,
-        b: &mut KernelBuilder,
-        _: &Call,
-        _: Option<ScalarType>,
-    ) -> Result<Val> {
-        Ok(u32_val(b.subgroup_id()))
-    }
-
-    fn subgroup_lane(
-        &mut self,
-        b: &mut KernelBuilder,
-        _: &Call,
-        _: Option<ScalarType>,
-    ) -> Result<Val> {
-        Ok(u32_val(b.subgroup_lane()))
+        let v = match call.name.as_str() {
+            "subgroup_size" => b.subgroup_size(),
+            "subgroup_id" => b.subgroup_id(),
+            "subgroup_lane" => b.subgroup_lane(),
+            other => unreachable!("`{other}` is no subgroup query"),
+        };
+        Ok(u32_val(v))
     }
 
     /// `subgroup_shuffle(x, lane)`: `x` of lane `lane % subgroup_size()`, for every lane of
