@@ -226,7 +226,8 @@ mod tests {
         );
         // (a change to SHAPE, the swizzle, the argument refused; "" for none) over 2048
         // bf16 elements.
-        let cases: [(fn(&mut TensorShape), Swizzle, &str); 9] = [
+        type Case = (fn(&mut TensorShape), Swizzle, &'static str);
+        let cases: [Case; 9] = [
             (|s| s.rows = 0, Swizzle::B128, "rows"),
             (|s| s.cols = 0, Swizzle::B128, "cols"),
             (|s| s.row_stride = 63, Swizzle::B128, "row_stride"),
