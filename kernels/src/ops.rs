@@ -548,25 +548,8 @@ pub fn gemm_pipeline<const WIDE: u32, const TA: u32, const TB: u32, const BF16: 
                 // A fresh barrier counts its previous round as complete, so the first round
                 // does not wait.
                 mbar_wait(&empty[s], ((it / PIPE_STAGES) & 1) ^ 1);
-                if first_lane {
-                    mbar_arrive_expect(&full[s], 16384 + b_boxes * 8192);
-                }
-                let base = s * PIPE_STAGE_WORDS;
                 let k0 = step * 64;
-                if TA == 0 {
-                    copy_tensor(&stages[base], &a_map, k0, m0, &full[s]);
-                } else {
-                    copy_tensor(&stages[base], &a_map, m0, k0, &full[s]);
-                    copy_tensor(&stages[base + 2048], &a_map, m0 + 64, k0, &full[s]);
-                }
-                if TB == 0 {
-                    for j in 0..b_boxes {
-                        let at = base + 4096 + j * 2048;
-                        copy_tensor(&stages[at], &b_map, n0 + j * 64, k0, &full[s]);
-                    }
-                } else {
-                    copy_tensor(&stages[base + 4096], &b_map, k0, n0, &full[s]);
-                }
+                copy_step(&a_map, &b_map, stages, full, s, m0, n0, k0, TA, TB, b_boxes);
                 it += 1;
             }
             tile += num_workgroups_x();
@@ -583,25 +566,10 @@ pub fn gemm_pipeline<const WIDE: u32, const TA: u32, const TB: u32, const BF16: 
                 let s = it % PIPE_STAGES;
                 mbar_wait(&full[s], (it / PIPE_STAGES) & 1);
                 let base = s * PIPE_STAGE_WORDS;
-                // SAFETY: the tiles lie inside stage `s` (PIPE_STAGE_WORDS words).
-                unsafe {
-                    let a = base + rows * 32;
-                    left = mma_group_async_trans(
-                        stages.get_unchecked(a),
-                        stages.get_unchecked(base + 4096),
-                        left,
-                        TA,
-                        TB,
-                    );
-                    if WIDE == 1 {
-                        right = mma_group_async_trans(
-                            stages.get_unchecked(a),
-                            stages.get_unchecked(base + 8192),
-                            right,
-                            TA,
-                            TB,
-                        );
-                    }
+                let a = base + rows * 32;
+                left = multiply_async(stages, a, base + 4096, left, TA, TB);
+                if WIDE == 1 {
+                    right = multiply_async(stages, a, base + 8192, right, TA, TB);
                 }
                 // The products of the previous step have finished: its stage goes back.
                 if WIDE == 1 {
@@ -630,6 +598,70 @@ pub fn gemm_pipeline<const WIDE: u32, const TA: u32, const TB: u32, const BF16: 
             tile += num_workgroups_x();
         }
     }
+}
+
+/// Copies the step at depth `k0` of the output tile at (`m0`, `n0`) into stage `s` of
+/// [`gemm_pipeline`]'s ring, completing on `full[s]`, which the subgroup's first lane arms
+/// with the step's bytes: the tile's 128 rows of `a` (one box, or two 64-row boxes of `a^T`
+/// when `ta` is 1) and `b_boxes` 64-column boxes of `b` (or one box of `b^T` when `tb` is 1,
+/// as many rows as the boxes of `b` would have columns). Collective over a subgroup.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn copy_step(
+    a_map: &TensorMap,
+    b_map: &TensorMap,
+    stages: &mut [u32],
+    full: &mut [u64],
+    s: u32,
+    m0: u32,
+    n0: u32,
+    k0: u32,
+    ta: u32,
+    tb: u32,
+    b_boxes: u32,
+) {
+    if subgroup_lane() == 0 {
+        mbar_arrive_expect(&full[s], 16384 + b_boxes * 8192);
+    }
+    let base = s * PIPE_STAGE_WORDS;
+    if ta == 0 {
+        copy_tensor(&stages[base], &a_map, k0, m0, &full[s]);
+    } else {
+        copy_tensor(&stages[base], &a_map, m0, k0, &full[s]);
+        copy_tensor(&stages[base + 2048], &a_map, m0 + 64, k0, &full[s]);
+    }
+    if tb == 0 {
+        for j in 0..b_boxes {
+            copy_tensor(
+                &stages[base + 4096 + j * 2048],
+                &b_map,
+                n0 + j * 64,
+                k0,
+                &full[s],
+            );
+        }
+    } else {
+        copy_tensor(&stages[base + 4096], &b_map, k0, n0, &full[s]);
+    }
+}
+
+/// `acc` plus the product of the group's `a` tile at word `a` and the `b` tile at word `b` of
+/// `stages` (laid out as the constants `ta`, `tb` say, as for `mma_group_async_trans`), left
+/// in flight. Collective over a group of four subgroups.
+#[device]
+fn multiply_async(stages: &[u32], a: u32, b: u32, acc: WideAcc, ta: u32, tb: u32) -> WideAcc {
+    let mut sum = acc;
+    // SAFETY: callers pass tiles that lie inside `stages` (a stage of the ring).
+    unsafe {
+        sum = mma_group_async_trans(
+            stages.get_unchecked(a),
+            stages.get_unchecked(b),
+            sum,
+            ta,
+            tb,
+        );
+    }
+    sum
 }
 
 /// Stores the 16 x 128 slab `acc` of a subgroup at row `row0`, column `n0` of the `m x n`

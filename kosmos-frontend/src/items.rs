@@ -112,6 +112,8 @@ pub enum DeviceParamTy {
     /// A fragment or vector, by the name of its type: `FragA`, `FragB`, `FragAcc`,
     /// `WideAcc` or `Vec8<T>`.
     Tile(Box<syn::Type>),
+    /// `&TensorMap`: a tensor-map parameter of the kernel, passed as `map` or `&map`.
+    TensorMap,
 }
 
 /// Whether `attr` is a `#[device]` attribute (`#[device]`, `#[kosmos::device]`).
@@ -168,11 +170,17 @@ impl DeviceFn {
                 return refuse(pi, "take plain parameter names");
             }
             let ty = match &*pt.ty {
+                syn::Type::Reference(r)
+                    if r.mutability.is_none()
+                        && matches!(&*r.elem, syn::Type::Path(p) if p.path.is_ident("TensorMap")) =>
+                {
+                    DeviceParamTy::TensorMap
+                }
                 syn::Type::Reference(r) => {
                     let syn::Type::Slice(s) = &*r.elem else {
                         return Err(Error::new_spanned(
                             &pt.ty,
-                            "references in device function parameters are slices, `&[T]` or `&mut [T]`",
+                            "references in device function parameters are slices, `&[T]` or `&mut [T]`, or `&TensorMap`",
                         ));
                     };
                     DeviceParamTy::Slice {

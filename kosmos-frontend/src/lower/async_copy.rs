@@ -122,7 +122,7 @@ impl Lower {
     }
 
     /// The tensor map parameter `&map`.
-    fn tensor_map(&mut self, e: &Expr) -> Result<Value> {
+    pub(super) fn tensor_map(&mut self, e: &Expr) -> Result<Value> {
         let ident = match strip_parens(e) {
             Expr::Reference(r) if r.mutability.is_none() => match strip_parens(&r.expr) {
                 Expr::Path(p) => p.path.get_ident().cloned(),

@@ -95,6 +95,18 @@ impl Lower {
                 DeviceParamTy::Slice { elem, mutable } => {
                     self.slice_arg(b, arg, *elem, *mutable)?
                 }
+                // A `u32` the callee does not assign, passed a constant (a literal, a const
+                // generic or a module constant), is a constant in the body too, so it can go
+                // where constants are needed (a shared array's length, a tile's layout).
+                DeviceParamTy::Scalar(ScalarType::U32)
+                    if !p.mutable && self.const_eval(arg, "").is_ok() =>
+                {
+                    let v = self.const_eval(arg, "")?;
+                    match u32::try_from(v) {
+                        Ok(v) => Binding::Const(v),
+                        Err(_) => return err(arg, mismatch(ScalarType::U32, "a larger constant")),
+                    }
+                }
                 DeviceParamTy::Scalar(t) => Binding::Local {
                     v: self.value(b, arg, Some(*t))?.v,
                     ty: *t,
@@ -108,6 +120,7 @@ impl Lower {
                         mutable: p.mutable,
                     }
                 }
+                DeviceParamTy::TensorMap => Binding::TensorMap(self.tensor_map(arg)?),
             };
             scope.insert(p.name.to_string(), binding);
         }
@@ -198,15 +211,39 @@ impl Lower {
         })
     }
 
-    /// Checks `f` on its own, as any call would lower it: its parameters are a kernel's
-    /// (slices and scalars) or fresh accumulators. A function with `FragA`, `FragB` or
-    /// `Vec8` parameters, which only their intrinsics make, is checked where it is called.
+    /// Checks `f` on its own, as a call would lower it: its parameters are a kernel's
+    /// (slices in global memory, scalars) or fresh accumulators. Where that fails, it is
+    /// checked again as a call could pass them otherwise — slices in shared memory and
+    /// unassigned `u32`s as constants (see `bind_args`) — and only an error of both checks
+    /// is reported (the first one's). A function with `FragA`, `FragB` or `Vec8` parameters,
+    /// which only their intrinsics make, is checked where it is called.
     fn check_device(f: &DeviceFn, items: Rc<Items>) -> Result<()> {
+        let standalone = Lower::check_device_as(f, items.clone(), false);
+        match standalone {
+            Err(e) if Lower::check_device_as(f, items, true).is_err() => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`Lower::check_device`] with the parameters a kernel has, or (`from_context`) the
+    /// shared slices and constants a call may pass.
+    fn check_device_as(f: &DeviceFn, items: Rc<Items>, from_context: bool) -> Result<()> {
         let mut b = KernelBuilder::new(f.name.to_string(), DEFAULT_MAX_WORKGROUP_SIZE);
         let mut scope = HashMap::new();
         for p in &f.params {
             let name = p.name.to_string();
             let binding = match &p.ty {
+                DeviceParamTy::Slice { elem, mutable } if from_context => {
+                    let count = 1024;
+                    let ptr = b.shared_alloc(&name, *elem, count);
+                    Binding::Slice {
+                        ptr,
+                        elem: *elem,
+                        writable: *mutable,
+                        space: AddrSpace::Shared,
+                        len: Some(b.const_u64(u64::from(count))),
+                    }
+                }
                 DeviceParamTy::Slice { elem, mutable } => {
                     let ptr = b.param(&name, Type::GLOBAL_PTR);
                     Binding::Slice {
@@ -217,11 +254,15 @@ impl Lower {
                         len: Some(Lower::param_len(&mut b, ptr, *elem)),
                     }
                 }
+                DeviceParamTy::Scalar(ScalarType::U32) if from_context && !p.mutable => {
+                    Binding::Const(0)
+                }
                 DeviceParamTy::Scalar(ty) => Binding::Local {
                     v: b.param(&name, Type::Scalar(*ty)),
                     ty: *ty,
                     mutable: p.mutable,
                 },
+                DeviceParamTy::TensorMap => Binding::TensorMap(b.param(&name, Type::GLOBAL_PTR)),
                 DeviceParamTy::Tile(ty) => {
                     let (v, ty) = match TileTy::of_type(ty)? {
                         ty @ TileTy::Frag(FragRole::Acc) => (b.frag_zero(), ty),

@@ -312,6 +312,31 @@ fn device_functions_return_fragments() {
     assert_close(&got, &want, 0.0);
 }
 
+/// An unassigned `u32` parameter passed a constant is a constant in the body: here the
+/// length of a shared array, different at each call.
+#[test]
+fn constant_arguments_stay_constants_in_device_functions() {
+    let src = r#"
+        #[device]
+        fn staged_len(n: u32) -> u32 {
+            let tile = shared_array::<u32, { n }>();
+            tile.len() as u32
+        }
+
+        #[kernel]
+        fn k(out: &mut [u32]) {
+            let eight = staged_len(8);
+            let wide = staged_len(3 * 8);
+            out[workitem_id_x()] = eight * 100 + wide;
+        }
+    "#;
+    assert_eq!(run_u32(src, 4, &[], 1, 4), [824; 4]);
+    let e = error(
+        "#[device] fn f(n: u32) -> u32 { let t = shared_array::<u32, { n }>(); t.len() as u32 }\n#[kernel] fn k(out: &mut [u32], m: u32) { out[0] = f(m); }",
+    );
+    assert!(e.0.contains("constant"), "{e:?}");
+}
+
 #[test]
 fn device_function_misuse_is_an_error_at_the_call() {
     let cases = [
