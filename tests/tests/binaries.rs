@@ -285,3 +285,36 @@ fn kernels_beyond_a_targets_shared_memory_are_left_out_of_its_binary() {
         assert!(!held.iter().any(|k| pipeline(k)), "{target}: {held:?}");
     }
 }
+
+/// The group gemm's budget on AMD: no scratch, at most the 64 KiB of LDS both targets give a
+/// workgroup, vector registers (VGPRs and AGPRs, one file) for at least two waves per SIMD
+/// (one workgroup of 8 waves on the 4 SIMDs of a compute unit), and one kind of MFMA.
+#[test]
+fn gemm_group_fits_two_waves_per_simd_on_amd() {
+    for (target, bytes) in hsacos(kernels::MODULE) {
+        let summary = hsaco_summary(bytes).unwrap_or_else(|e| panic!("{target}: {e}"));
+        for name in kernels::ops::gemm_group::INSTANCES {
+            let k = summary
+                .clean_kernel(name)
+                .unwrap_or_else(|e| panic!("{target}: {e}:\n{}", summary.notes));
+            let what = format!(
+                "{target} {name}: {} VGPRs of which {} AGPRs, {} bytes of LDS",
+                k.vgpr_count, k.agpr_count, k.group_segment_fixed_size
+            );
+            assert!(k.group_segment_fixed_size <= 64 << 10, "{what}");
+            assert!(k.waves_per_simd_by_vgprs() >= 2, "{what}");
+        }
+    }
+    for name in kernels::ops::gemm_group::INSTANCES {
+        for (target, dis) in module_amd_disassembly_of(kernels::MODULE, name) {
+            let mut mfmas: Vec<&str> = dis
+                .lines()
+                .filter_map(|line| line.split_whitespace().next())
+                .filter(|op| op.starts_with("v_mfma"))
+                .collect();
+            mfmas.sort_unstable();
+            mfmas.dedup();
+            assert_eq!(mfmas, ["v_mfma_f32_16x16x16_bf16"], "{target} {name}");
+        }
+    }
+}
