@@ -383,9 +383,8 @@ fn main_loop<'a>(function: &'a str, name: &str) -> Option<Vec<Instruction<'a>>> 
 /// Double-buffered LDS with the loads in flight on AMD: in the group gemm's main loop (read
 /// in layout order, around the back edge), every global load is followed by an MFMA before
 /// any wait for global loads, so the loads of step `s` land while the products of step
-/// `s - 1` run.
+/// `s - 1` run (`copy.async` staged in registers until `async.wait`).
 #[test]
-#[ignore = "AMD copy.async waits for each load and stores it to LDS at once (issue 13)"]
 fn gemm_group_keeps_its_loads_in_flight_across_the_mfmas_on_amd() {
     for name in kernels::ops::gemm_group::INSTANCES {
         for (target, dis) in module_amd_disassembly_of(kernels::MODULE, name) {
