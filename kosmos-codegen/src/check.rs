@@ -226,7 +226,11 @@ pub struct HsacoKernel {
     /// Shared (LDS) memory per workgroup.
     pub group_segment_fixed_size: u64,
     pub sgpr_count: u32,
+    /// Vector registers per lane: on gfx90a and later (gfx942, gfx950) the total of the
+    /// unified file, architectural VGPRs (rounded up to 4) followed by the AGPRs.
     pub vgpr_count: u32,
+    /// The AGPRs (accumulation registers) among [`Self::vgpr_count`].
+    pub agpr_count: u32,
     pub sgpr_spill_count: u32,
     pub vgpr_spill_count: u32,
 }
@@ -239,6 +243,23 @@ pub struct HsacoSummary {
     pub kernels: Vec<HsacoKernel>,
     /// The notes as `llvm-readelf-22 --notes` printed them.
     pub notes: String,
+}
+
+/// Vector registers per lane of one SIMD on gfx942 and gfx950, shared by its waves (CDNA3
+/// ISA, 3.6.4: a unified file of VGPRs and AGPRs).
+const UNIFIED_VGPRS_PER_SIMD: u32 = 512;
+/// The granule in which a wave's vector registers are allocated.
+const VGPR_ALLOC_GRANULE: u32 = 8;
+/// Waves one SIMD can hold at most, whatever their registers.
+const MAX_WAVES_PER_SIMD: u32 = 8;
+
+impl HsacoKernel {
+    /// Waves of this kernel that one SIMD of gfx942 or gfx950 holds as far as vector
+    /// registers go (LLVM's `getNumWavesPerEUWithNumVGPRs` for these targets).
+    pub fn waves_per_simd_by_vgprs(&self) -> u32 {
+        let allocated = self.vgpr_count.max(1).div_ceil(VGPR_ALLOC_GRANULE) * VGPR_ALLOC_GRANULE;
+        (UNIFIED_VGPRS_PER_SIMD / allocated).min(MAX_WAVES_PER_SIMD)
+    }
 }
 
 impl HsacoSummary {
@@ -310,6 +331,7 @@ impl HsacoSummary {
                     group_segment_fixed_size: num("group_segment_fixed_size")?,
                     sgpr_count: small("sgpr_count")?,
                     vgpr_count: small("vgpr_count")?,
+                    agpr_count: small("agpr_count")?,
                     sgpr_spill_count: small("sgpr_spill_count")?,
                     vgpr_spill_count: small("vgpr_spill_count")?,
                 })
@@ -419,10 +441,19 @@ amdhsa.target:   amdgcn-amd-amdhsa--gfx950
                 group_segment_fixed_size: 1024,
                 sgpr_count: 14,
                 vgpr_count: 8,
+                agpr_count: 0,
                 sgpr_spill_count: 0,
                 vgpr_spill_count: 2,
             })
         );
+        let waves = |vgpr_count| {
+            let k = HsacoKernel {
+                vgpr_count,
+                ..s.kernels[0].clone()
+            };
+            k.waves_per_simd_by_vgprs()
+        };
+        assert_eq!([waves(8), waves(128), waves(250), waves(257)], [8, 4, 2, 1]);
         let missing = notes.replace("    .symbol:         k.kd\n", "");
         assert_eq!(
             HsacoSummary::parse(&missing).unwrap_err(),

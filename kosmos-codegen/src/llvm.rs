@@ -16,6 +16,7 @@ use inkwell::values::{
     InstructionValue, IntValue, PointerValue, StructValue, ValueKind, VectorValue,
 };
 use kosmos_ir::{AddrSpace, Kernel, Ordering, RmwOp, ScalarType, Scope};
+use std::cell::RefCell;
 
 /// Why an instruction could not be lowered: the target cannot express it, or LLVM refused a
 /// builder call (a bug in the lowering). The lowering adds the kernel and position.
@@ -92,6 +93,26 @@ pub(crate) struct FnBuilder<'a, 'ctx> {
     pub builder: Builder<'ctx>,
     pub function: FunctionValue<'ctx>,
     pub kernel: &'a Kernel,
+    /// Copies a target holds in registers until an `async.wait` (AMD's `copy.async`).
+    pub staged: RefCell<Staged<'ctx>>,
+}
+
+/// The copies staged in registers and the waits that store them.
+#[derive(Default)]
+pub(crate) struct Staged<'ctx> {
+    pub copies: Vec<StagedCopy<'ctx>>,
+    /// Per `async.wait`: the last block of its stores (copies lowered later are added there)
+    /// and the block after the wait.
+    pub waits: Vec<(BasicBlock<'ctx>, BasicBlock<'ctx>)>,
+}
+
+/// A copy staged in registers: private slots (promoted to registers) for the data, its
+/// destination and whether it is still to be stored.
+#[derive(Copy, Clone)]
+pub(crate) struct StagedCopy<'ctx> {
+    pub data: PointerValue<'ctx>,
+    pub dst: PointerValue<'ctx>,
+    pub pending: PointerValue<'ctx>,
 }
 
 impl<'ctx> FnBuilder<'_, 'ctx> {

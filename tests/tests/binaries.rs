@@ -285,3 +285,126 @@ fn kernels_beyond_a_targets_shared_memory_are_left_out_of_its_binary() {
         assert!(!held.iter().any(|k| pipeline(k)), "{target}: {held:?}");
     }
 }
+
+/// The group gemm's budget on AMD: no scratch, at most the 64 KiB of LDS both targets give a
+/// workgroup, vector registers (VGPRs and AGPRs, one file) for at least two waves per SIMD
+/// (one workgroup of 8 waves on the 4 SIMDs of a compute unit), and one kind of MFMA.
+#[test]
+fn gemm_group_fits_two_waves_per_simd_on_amd() {
+    for (target, bytes) in hsacos(kernels::MODULE) {
+        let summary = hsaco_summary(bytes).unwrap_or_else(|e| panic!("{target}: {e}"));
+        for name in kernels::ops::gemm_group::INSTANCES {
+            let k = summary
+                .clean_kernel(name)
+                .unwrap_or_else(|e| panic!("{target}: {e}:\n{}", summary.notes));
+            let what = format!(
+                "{target} {name}: {} VGPRs of which {} AGPRs, {} bytes of LDS",
+                k.vgpr_count, k.agpr_count, k.group_segment_fixed_size
+            );
+            assert!(k.group_segment_fixed_size <= 64 << 10, "{what}");
+            assert!(k.waves_per_simd_by_vgprs() >= 2, "{what}");
+        }
+    }
+    for name in kernels::ops::gemm_group::INSTANCES {
+        for (target, dis) in module_amd_disassembly_of(kernels::MODULE, name) {
+            let mut mfmas: Vec<&str> = dis
+                .lines()
+                .filter_map(|line| line.split_whitespace().next())
+                .filter(|op| op.starts_with("v_mfma"))
+                .collect();
+            mfmas.sort_unstable();
+            mfmas.dedup();
+            assert_eq!(mfmas, ["v_mfma_f32_16x16x16_bf16"], "{target} {name}");
+        }
+    }
+}
+
+/// One instruction of a function's disassembly: its byte offset in the function, its text
+/// (`s_waitcnt vmcnt(0)`) and, for a branch, the offset it jumps to.
+struct Instruction<'a> {
+    offset: u64,
+    text: &'a str,
+    target: Option<u64>,
+}
+
+impl Instruction<'_> {
+    fn is(&self, mnemonic_prefix: &str) -> bool {
+        self.text.starts_with(mnemonic_prefix)
+    }
+
+    /// A wait for global (vector memory) loads.
+    fn waits_for_loads(&self) -> bool {
+        self.is("s_waitcnt") && self.text.contains("vmcnt")
+    }
+}
+
+/// The instructions of `function` (a [`disassembly_of`] slice), from lines such as
+/// `s_cbranch_scc0 64872   // 000000008774: BF84FD68 <name+0xb18>`.
+fn instructions<'a>(function: &'a str, name: &str) -> Vec<Instruction<'a>> {
+    let hex = |s: &str| u64::from_str_radix(s, 16).expect("a hexadecimal address");
+    let mut start = None;
+    function
+        .lines()
+        .filter_map(|line| {
+            let (text, comment) = line.split_once("//")?;
+            let address = hex(comment.trim().split(':').next()?);
+            let start = *start.get_or_insert(address);
+            let target = comment
+                .split_once(&format!("<{name}+0x"))
+                .map(|(_, rest)| hex(rest.trim().trim_end_matches('>')));
+            Some(Instruction {
+                offset: address - start,
+                text: text.trim(),
+                target,
+            })
+        })
+        .collect()
+}
+
+/// The main loop of `name`'s disassembly as laid out, from the target of its back edge to
+/// the back edge: the innermost loop that holds both global loads and MFMAs.
+fn main_loop<'a>(function: &'a str, name: &str) -> Option<Vec<Instruction<'a>>> {
+    let mut all = instructions(function, name);
+    let holds = |body: &[Instruction], prefix: &str| body.iter().any(|i| i.is(prefix));
+    let (head, back_edge) = all
+        .iter()
+        .enumerate()
+        .filter_map(|(at, branch)| {
+            let target = branch.target.filter(|t| *t < branch.offset)?;
+            let head = all.iter().position(|i| i.offset == target)?;
+            let body = &all[head..=at];
+            (holds(body, "global_load") && holds(body, "v_mfma")).then_some((head, at))
+        })
+        .min_by_key(|(head, back_edge)| back_edge - head)?;
+    all.truncate(back_edge + 1);
+    Some(all.split_off(head))
+}
+
+/// Double-buffered LDS with the loads in flight on AMD: in the group gemm's main loop (read
+/// in layout order, around the back edge), every global load is followed by an MFMA before
+/// any wait for global loads, so the loads of step `s` land while the products of step
+/// `s - 1` run (`copy.async` staged in registers until `async.wait`).
+#[test]
+fn gemm_group_keeps_its_loads_in_flight_across_the_mfmas_on_amd() {
+    for name in kernels::ops::gemm_group::INSTANCES {
+        for (target, dis) in module_amd_disassembly_of(kernels::MODULE, name) {
+            let body = main_loop(&dis, name)
+                .unwrap_or_else(|| panic!("{target} {name}: no loop of loads and MFMAs:\n{dis}"));
+            let around: Vec<&Instruction> = body.iter().chain(&body).collect();
+            for (at, load) in body.iter().enumerate().filter(|(_, i)| i.is("global_load")) {
+                let next = around[at + 1..]
+                    .iter()
+                    .find(|i| i.is("v_mfma") || i.waits_for_loads())
+                    .expect("the loop holds an MFMA");
+                assert!(
+                    next.is("v_mfma"),
+                    "{target} {name}: `{}` at {:#x} waits for `{}` at {:#x} before any MFMA",
+                    next.text,
+                    next.offset,
+                    load.text,
+                    load.offset
+                );
+            }
+        }
+    }
+}

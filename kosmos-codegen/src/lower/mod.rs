@@ -22,6 +22,7 @@ use inkwell::module::Module;
 use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum};
 use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue};
 use kosmos_ir::{AddrSpace, Inst, InstPos, Kernel, Op, Type, Value, VerifiedKernel};
+use std::cell::RefCell;
 use std::ops::Deref;
 
 /// A lowering failure located in the IR.
@@ -124,6 +125,7 @@ fn lower_kernel<'ctx>(
             builder: ctx.create_builder(),
             function,
             kernel,
+            staged: RefCell::default(),
         },
         target,
         values: vec![None; kernel.values.len()],

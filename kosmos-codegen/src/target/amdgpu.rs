@@ -1,12 +1,12 @@
 //! AMD Instinct GPUs (CDNA3 gfx942, CDNA4 gfx950): code object v5 (ROCm 6 loaders), linked
 //! into an HSACO by `ld.lld -shared`.
 
-use super::{FragLayout, Target, amdgpu_async, lane_term, run, subgroup_id};
+use super::{FragLayout, Target, amdgpu_async, amdgpu_staged, lane_term, run, subgroup_id};
 use crate::llvm::{Fail, FnBuilder, int_type};
 use inkwell::AddressSpace;
 use inkwell::FloatPredicate;
 use inkwell::module::{FlagBehavior, Module};
-use inkwell::values::{BasicValueEnum, FloatValue, IntValue, VectorValue};
+use inkwell::values::{BasicValueEnum, FloatValue, IntValue, PointerValue, VectorValue};
 use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Op, Ordering, Scope};
 
 pub(crate) struct Amdgpu {
@@ -106,6 +106,17 @@ impl Target for Amdgpu {
         );
     }
 
+    /// A load into registers, stored to LDS at the next `async.wait` (`amdgpu_staged`).
+    fn emit_copy_async<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        dst: PointerValue<'ctx>,
+        src: PointerValue<'ctx>,
+        pred: IntValue<'ctx>,
+    ) -> Result<(), Fail> {
+        amdgpu_staged::copy(cx, dst, src, pred)
+    }
+
     fn configure_kernel(&self, cx: &FnBuilder<'_, '_>) {
         cx.function.set_call_conventions(AMDGPU_KERNEL_CC);
         // `min_resident` stays NVIDIA's: `amdgpu-waves-per-eu` would cap the registers and
@@ -167,8 +178,13 @@ impl Target for Amdgpu {
                 cx.call_void_intrinsic("llvm.amdgcn.s.sleep", &[imm.into()])?;
                 Ok(vec![])
             }
-            // `copy.async` completes at once here (a load and a store): no groups to track.
-            Op::AsyncCommit | Op::AsyncWait { .. } => Ok(vec![]),
+            // Groups are not tracked: every wait stores all staged copies (earlier than asked
+            // is allowed).
+            Op::AsyncCommit => Ok(vec![]),
+            Op::AsyncWait { .. } => {
+                amdgpu_staged::wait(cx)?;
+                Ok(vec![])
+            }
             Op::MbarInit { .. } => {
                 let [bar, count] = [args[0], args[1]];
                 amdgpu_async::init(cx, bar.into_pointer_value(), count.into_int_value())?;

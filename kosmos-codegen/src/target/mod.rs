@@ -4,6 +4,7 @@
 
 mod amdgpu;
 mod amdgpu_async;
+mod amdgpu_staged;
 mod nvptx;
 
 use crate::llvm::{AtomicRmw, Fail, FnBuilder};
@@ -163,16 +164,14 @@ pub(crate) trait Target {
     ) -> Result<Option<VectorValue<'ctx>>, Fail> {
         Ok(None)
     }
-    /// `copy.async`; the default is a plain load (when `pred`) and store, complete at once.
+    /// `copy.async` of 16 bytes from `src` (zeros unless `pred`) to `dst`.
     fn emit_copy_async<'ctx>(
         &self,
         cx: &FnBuilder<'_, 'ctx>,
         dst: PointerValue<'ctx>,
         src: PointerValue<'ctx>,
         pred: IntValue<'ctx>,
-    ) -> Result<(), Fail> {
-        copy_by_load_store(cx, dst, src, pred)
-    }
+    ) -> Result<(), Fail>;
     /// Whether a kernel's shared memory is one dynamically sized array (laid out by
     /// `Kernel::shared_layout`, its size given at launch) rather than static allocations.
     fn dynamic_shared(&self) -> bool {
@@ -264,27 +263,6 @@ pub(crate) fn subgroup_id<'ctx>(
 
 /// `copy.async` as a plain load (only when `pred`) and store: the lowering of targets
 /// without asynchronous copies.
-fn copy_by_load_store<'ctx>(
-    cx: &FnBuilder<'_, 'ctx>,
-    dst: PointerValue<'ctx>,
-    src: PointerValue<'ctx>,
-    pred: IntValue<'ctx>,
-) -> Result<(), Fail> {
-    let b = &cx.builder;
-    let v4 = cx.ctx.i32_type().vec_type(4);
-    let from = cx.current_block();
-    let (load, join) = (cx.block("copy.load"), cx.block("copy.join"));
-    b.build_conditional_branch(pred, load, join)?;
-    b.position_at_end(load);
-    let x = cx.load(v4, src, 16)?;
-    b.build_unconditional_branch(join)?;
-    b.position_at_end(join);
-    let phi = b.build_phi(v4, "")?;
-    phi.add_incoming(&[(&x, load), (&v4.const_zero(), from)]);
-    cx.store(dst, phi.as_basic_value(), 16)?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,54 +5,145 @@
 	.p2align	8
 	.type	group_product,@function
 group_product:
-	s_load_dword s10, s[0:1], 0x4
 	s_load_dwordx4 s[4:7], s[2:3], 0x0
 	s_load_dwordx2 s[8:9], s[2:3], 0x10
-	v_and_b32_e32 v6, 0x3ff, v0
-	v_lshlrev_b32_e32 v1, 2, v6
-	s_waitcnt lgkmcnt(0)
-	s_and_b32 s16, s10, 0xffff
-	s_lshl_b32 s17, s16, 2
-	v_sub_u32_e32 v2, s17, v1
-	s_movk_i32 s18, 0x1800
-	v_add_u32_e32 v7, 0x1800, v2
-	v_lshlrev_b32_e32 v8, 4, v6
-	s_lshl_b32 s19, s16, 4
-	s_mov_b64 s[2:3], 0
-	s_branch .LBB0_3
-.LBB0_1:
-	s_or_b64 exec, exec, s[14:15]
-	v_subrev_u32_e32 v7, s17, v7
-	v_cmp_ge_u32_e32 vcc, s17, v7
-	s_andn2_b64 s[10:11], s[10:11], exec
-	s_and_b64 s[14:15], vcc, exec
-	s_waitcnt vmcnt(0)
-	ds_write_b128 v8, v[2:5]
-	v_add_u32_e32 v1, s17, v1
-	v_add_u32_e32 v8, s19, v8
-	s_or_b64 s[10:11], s[10:11], s[14:15]
-.LBB0_2:
-	s_or_b64 exec, exec, s[12:13]
-	s_and_b64 s[12:13], exec, s[10:11]
-	s_or_b64 s[2:3], s[12:13], s[2:3]
-	s_andn2_b64 exec, exec, s[2:3]
-	s_cbranch_execz .LBB0_6
-.LBB0_3:
-	v_cmp_gt_u32_e32 vcc, s18, v1
-	s_or_b64 s[10:11], s[10:11], exec
-	s_and_saveexec_b64 s[12:13], vcc
-	s_cbranch_execz .LBB0_2
-	v_cmp_gt_u32_e32 vcc, s8, v1
+	s_load_dword s10, s[0:1], 0x4
+	v_and_b32_e32 v16, 0x3ff, v0
+	v_lshlrev_b32_e32 v10, 2, v16
 	v_mov_b32_e32 v2, 0
-	v_mov_b32_e32 v3, 0
-	v_mov_b32_e32 v4, 0
-	v_mov_b32_e32 v5, 0
-	s_and_saveexec_b64 s[14:15], vcc
-	s_cbranch_execz .LBB0_1
-	global_load_dwordx4 v[2:5], v8, s[4:5]
-	s_branch .LBB0_1
-.LBB0_6:
+	v_lshlrev_b32_e32 v1, 4, v16
+	s_waitcnt lgkmcnt(0)
+	v_cmp_gt_u32_e32 vcc, s8, v10
+	v_mov_b32_e32 v3, v2
+	v_mov_b32_e32 v4, v2
+	v_mov_b32_e32 v5, v2
+	s_and_saveexec_b64 s[2:3], vcc
+	s_cbranch_execz .LBB0_2
+	global_load_dwordx4 v[2:5], v1, s[4:5]
+.LBB0_2:
 	s_or_b64 exec, exec, s[2:3]
+	s_and_b32 s26, 0xffff, s10
+	s_lshl_b32 s27, s26, 2
+	s_movk_i32 s2, 0x1800
+	v_sub_u32_e32 v6, 0x1800, v10
+	v_add_u32_e32 v17, s27, v10
+	v_cmp_lt_u32_e32 vcc, s27, v6
+	v_cmp_gt_u32_e64 s[2:3], s2, v17
+	s_and_b64 s[2:3], vcc, s[2:3]
+	s_and_saveexec_b64 s[10:11], s[2:3]
+	s_cbranch_execz .LBB0_16
+	v_mov_b32_e32 v6, 0
+	v_lshlrev_b32_e32 v11, 2, v17
+	v_cmp_gt_u32_e32 vcc, s8, v17
+	v_mov_b32_e32 v7, v6
+	v_mov_b32_e32 v8, v6
+	v_mov_b32_e32 v9, v6
+	s_and_saveexec_b64 s[12:13], vcc
+	s_cbranch_execz .LBB0_5
+	global_load_dwordx4 v[6:9], v11, s[4:5]
+.LBB0_5:
+	s_or_b64 exec, exec, s[12:13]
+	v_sub_u32_e32 v12, 0x1800, v17
+	s_movk_i32 s28, 0x1800
+	v_cmp_lt_u32_e32 vcc, s27, v12
+	s_and_saveexec_b64 s[12:13], vcc
+	s_cbranch_execz .LBB0_15
+	v_add_lshl_u32 v12, v16, s26, 2
+	s_waitcnt vmcnt(0)
+	v_mov_b64_e32 v[24:25], v[8:9]
+	v_mov_b64_e32 v[28:29], v[4:5]
+	v_sub_u32_e32 v19, 0x1800, v12
+	v_lshl_add_u32 v20, s26, 3, v10
+	s_lshl_b32 s30, s26, 5
+	s_lshl_b32 s29, s26, 4
+	s_mov_b64 s[14:15], 0
+	v_mov_b32_e32 v10, 0
+	v_mov_b64_e32 v[22:23], v[6:7]
+	v_mov_b32_e32 v30, v11
+	v_mov_b64_e32 v[26:27], v[2:3]
+	v_mov_b32_e32 v11, v1
+	s_branch .LBB0_9
+.LBB0_7:
+	s_or_b64 exec, exec, s[24:25]
+	v_subrev_u32_e32 v19, s27, v19
+	v_cmp_ge_u32_e32 vcc, s27, v19
+	v_add_u32_e32 v17, s27, v17
+	s_andn2_b64 s[20:21], s[20:21], exec
+	s_and_b64 s[24:25], vcc, exec
+	v_lshlrev_b32_e32 v21, 2, v17
+	v_add_u32_e32 v20, s27, v20
+	v_add_u32_e32 v1, s29, v1
+	s_andn2_b64 s[18:19], s[18:19], exec
+	s_or_b64 s[20:21], s[20:21], s[24:25]
+.LBB0_8:
+	s_or_b64 exec, exec, s[22:23]
+	s_and_b64 s[22:23], exec, s[20:21]
+	v_mov_b64_e32 v[6:7], v[22:23]
+	s_or_b64 s[14:15], s[22:23], s[14:15]
+	v_mov_b64_e32 v[8:9], v[24:25]
+	v_mov_b64_e32 v[2:3], v[26:27]
+	v_mov_b64_e32 v[4:5], v[28:29]
+	s_andn2_b64 s[16:17], s[16:17], exec
+	s_and_b64 s[22:23], s[18:19], exec
+	s_waitcnt vmcnt(0)
+	v_mov_b64_e32 v[24:25], v[14:15]
+	v_mov_b64_e32 v[28:29], v[8:9]
+	v_mov_b32_e32 v11, v30
+	s_or_b64 s[16:17], s[16:17], s[22:23]
+	v_mov_b64_e32 v[22:23], v[12:13]
+	v_mov_b32_e32 v30, v21
+	v_mov_b64_e32 v[26:27], v[6:7]
+	s_andn2_b64 exec, exec, s[14:15]
+	s_cbranch_execz .LBB0_12
+.LBB0_9:
+	v_mov_b32_e32 v18, v11
+	v_cmp_gt_u32_e32 vcc, s28, v20
+	s_or_b64 s[18:19], s[18:19], exec
+	s_or_b64 s[20:21], s[20:21], exec
+	s_and_saveexec_b64 s[22:23], vcc
+	s_cbranch_execz .LBB0_8
+	v_mov_b32_e32 v12, v10
+	v_mov_b32_e32 v13, v10
+	v_mov_b32_e32 v11, v10
+	v_mov_b64_e32 v[14:15], v[12:13]
+	v_cmp_gt_u32_e32 vcc, s8, v20
+	v_mov_b64_e32 v[12:13], v[10:11]
+	ds_write_b128 v18, v[26:29]
+	s_and_saveexec_b64 s[24:25], vcc
+	s_cbranch_execz .LBB0_7
+	v_add_u32_e32 v2, s30, v1
+	global_load_dwordx4 v[12:15], v2, s[4:5]
+	s_branch .LBB0_7
+.LBB0_12:
+	s_or_b64 exec, exec, s[14:15]
+	s_xor_b64 s[4:5], s[16:17], -1
+	s_and_saveexec_b64 s[14:15], s[4:5]
+	s_xor_b64 s[4:5], exec, s[14:15]
+	v_mov_b64_e32 v[2:3], v[6:7]
+	v_add_u32_e32 v1, s29, v1
+	v_mov_b64_e32 v[4:5], v[8:9]
+	v_mov_b64_e32 v[6:7], v[12:13]
+	v_mov_b32_e32 v18, v11
+	v_mov_b32_e32 v11, v1
+	v_mov_b64_e32 v[8:9], v[14:15]
+	s_or_b64 exec, exec, s[4:5]
+	v_mov_b32_e32 v1, v18
+.LBB0_15:
+	s_or_b64 exec, exec, s[12:13]
+	s_waitcnt vmcnt(0)
+	v_mov_b64_e32 v[20:21], v[4:5]
+	v_mov_b64_e32 v[18:19], v[2:3]
+	v_mov_b64_e32 v[2:3], v[6:7]
+	v_mov_b32_e32 v12, v1
+	v_mov_b32_e32 v1, v11
+	v_mov_b64_e32 v[4:5], v[8:9]
+.LBB0_16:
+	s_or_b64 exec, exec, s[10:11]
+	s_and_saveexec_b64 s[4:5], s[2:3]
+	ds_write_b128 v12, v[18:21]
+	s_or_b64 exec, exec, s[4:5]
+	s_waitcnt vmcnt(0)
+	ds_write_b128 v1, v[2:5]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_load_dword s0, s[0:1], 0x4
@@ -61,7 +152,7 @@ group_product:
 	s_waitcnt lgkmcnt(0)
 	s_lshr_b32 s0, s0, 16
 	v_mad_u32_u24 v0, v0, s0, v1
-	v_mad_u64_u32 v[32:33], s[0:1], v0, s16, v[6:7]
+	v_mad_u64_u32 v[32:33], s[0:1], v0, s26, v[16:17]
 	v_lshrrev_b32_e32 v0, 2, v32
 	v_and_b32_e32 v52, 15, v32
 	v_and_b32_e32 v53, 12, v0
@@ -561,144 +652,44 @@ group_product:
 	global_store_dword v[34:35], v2, off offset:1024
 	global_store_dword v[34:35], v3, off offset:1536
 	s_and_saveexec_b64 s[0:1], s[2:3]
-	s_cbranch_execz .LBB0_8
+	s_cbranch_execz .LBB0_20
 	global_store_dword v[48:49], v28, off
-.LBB0_8:
+.LBB0_20:
 	s_or_b64 exec, exec, s[0:1]
 	v_cmp_gt_u32_e64 s[0:1], s8, v54
 	v_lshlrev_b32_e32 v28, 9, v54
 	s_and_b64 s[4:5], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[2:3], s[4:5]
-	s_cbranch_execz .LBB0_10
+	s_cbranch_execz .LBB0_22
 	v_or_b32_e32 v48, v28, v68
 	v_mov_b32_e32 v49, 0
 	v_lshl_add_u64 v[48:49], v[32:33], 0, v[48:49]
 	global_store_dword v[48:49], v29, off
-.LBB0_10:
+.LBB0_22:
 	s_or_b64 exec, exec, s[2:3]
 	v_cmp_gt_u32_e64 s[2:3], s8, v51
 	v_lshlrev_b32_e32 v29, 9, v51
 	s_and_b64 s[10:11], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[4:5], s[10:11]
-	s_cbranch_execz .LBB0_12
+	s_cbranch_execz .LBB0_24
 	v_or_b32_e32 v48, v29, v68
 	v_mov_b32_e32 v49, 0
 	v_lshl_add_u64 v[48:49], v[32:33], 0, v[48:49]
 	global_store_dword v[48:49], v30, off
-.LBB0_12:
+.LBB0_24:
 	s_or_b64 exec, exec, s[4:5]
 	v_cmp_gt_u32_e64 s[4:5], s8, v50
 	v_lshlrev_b32_e32 v30, 9, v50
 	s_and_b64 s[10:11], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execz .LBB0_14
+	s_cbranch_execz .LBB0_26
 	v_or_b32_e32 v48, v30, v68
 	v_mov_b32_e32 v49, 0
 	v_lshl_add_u64 v[48:49], v[32:33], 0, v[48:49]
 	global_store_dword v[48:49], v31, off
-.LBB0_14:
+.LBB0_26:
 	s_or_b64 exec, exec, s[6:7]
 	v_cmp_gt_u32_e64 s[6:7], s9, v69
-	s_and_b64 s[12:13], vcc, s[6:7]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execnz .LBB0_49
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[0:1]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execnz .LBB0_50
-.LBB0_16:
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[2:3]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execnz .LBB0_51
-.LBB0_17:
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[10:11], s[6:7], s[4:5]
-	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execz .LBB0_19
-.LBB0_18:
-	v_or_b32_e32 v24, v30, v66
-	v_mov_b32_e32 v25, 0
-	v_lshl_add_u64 v[24:25], v[32:33], 0, v[24:25]
-	global_store_dword v[24:25], v27, off
-.LBB0_19:
-	s_or_b64 exec, exec, s[6:7]
-	v_cmp_gt_u32_e64 s[6:7], s9, v67
-	s_and_b64 s[12:13], vcc, s[6:7]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execnz .LBB0_52
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[0:1]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execnz .LBB0_53
-.LBB0_21:
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[2:3]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execnz .LBB0_54
-.LBB0_22:
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[10:11], s[6:7], s[4:5]
-	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execz .LBB0_24
-.LBB0_23:
-	v_or_b32_e32 v20, v30, v64
-	v_mov_b32_e32 v21, 0
-	v_lshl_add_u64 v[20:21], v[32:33], 0, v[20:21]
-	global_store_dword v[20:21], v23, off
-.LBB0_24:
-	s_or_b64 exec, exec, s[6:7]
-	v_cmp_gt_u32_e64 s[6:7], s9, v65
-	s_and_b64 s[12:13], vcc, s[6:7]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execnz .LBB0_55
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[0:1]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execnz .LBB0_56
-.LBB0_26:
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[2:3]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execnz .LBB0_57
-.LBB0_27:
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[10:11], s[6:7], s[4:5]
-	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execz .LBB0_29
-.LBB0_28:
-	v_or_b32_e32 v16, v30, v62
-	v_mov_b32_e32 v17, 0
-	v_lshl_add_u64 v[16:17], v[32:33], 0, v[16:17]
-	global_store_dword v[16:17], v19, off
-.LBB0_29:
-	s_or_b64 exec, exec, s[6:7]
-	v_cmp_gt_u32_e64 s[6:7], s9, v63
-	s_and_b64 s[12:13], vcc, s[6:7]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execnz .LBB0_58
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[0:1]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execnz .LBB0_59
-.LBB0_31:
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[2:3]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execnz .LBB0_60
-.LBB0_32:
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[10:11], s[6:7], s[4:5]
-	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execz .LBB0_34
-.LBB0_33:
-	v_or_b32_e32 v12, v30, v60
-	v_mov_b32_e32 v13, 0
-	v_lshl_add_u64 v[12:13], v[32:33], 0, v[12:13]
-	global_store_dword v[12:13], v15, off
-.LBB0_34:
-	s_or_b64 exec, exec, s[6:7]
-	v_cmp_gt_u32_e64 s[6:7], s9, v61
 	s_and_b64 s[12:13], vcc, s[6:7]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execnz .LBB0_61
@@ -706,24 +697,24 @@ group_product:
 	s_and_b64 s[12:13], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execnz .LBB0_62
-.LBB0_36:
+.LBB0_28:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execnz .LBB0_63
-.LBB0_37:
+.LBB0_29:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[10:11], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execz .LBB0_39
-.LBB0_38:
-	v_or_b32_e32 v8, v30, v58
-	v_mov_b32_e32 v9, 0
-	v_lshl_add_u64 v[8:9], v[32:33], 0, v[8:9]
-	global_store_dword v[8:9], v11, off
-.LBB0_39:
+	s_cbranch_execz .LBB0_31
+.LBB0_30:
+	v_or_b32_e32 v24, v30, v66
+	v_mov_b32_e32 v25, 0
+	v_lshl_add_u64 v[24:25], v[32:33], 0, v[24:25]
+	global_store_dword v[24:25], v27, off
+.LBB0_31:
 	s_or_b64 exec, exec, s[6:7]
-	v_cmp_gt_u32_e64 s[6:7], s9, v59
+	v_cmp_gt_u32_e64 s[6:7], s9, v67
 	s_and_b64 s[12:13], vcc, s[6:7]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execnz .LBB0_64
@@ -731,50 +722,150 @@ group_product:
 	s_and_b64 s[12:13], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execnz .LBB0_65
-.LBB0_41:
+.LBB0_33:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execnz .LBB0_66
-.LBB0_42:
+.LBB0_34:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[10:11], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execz .LBB0_44
+	s_cbranch_execz .LBB0_36
+.LBB0_35:
+	v_or_b32_e32 v20, v30, v64
+	v_mov_b32_e32 v21, 0
+	v_lshl_add_u64 v[20:21], v[32:33], 0, v[20:21]
+	global_store_dword v[20:21], v23, off
+.LBB0_36:
+	s_or_b64 exec, exec, s[6:7]
+	v_cmp_gt_u32_e64 s[6:7], s9, v65
+	s_and_b64 s[12:13], vcc, s[6:7]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execnz .LBB0_67
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[0:1]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execnz .LBB0_68
+.LBB0_38:
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[2:3]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execnz .LBB0_69
+.LBB0_39:
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[10:11], s[6:7], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[10:11]
+	s_cbranch_execz .LBB0_41
+.LBB0_40:
+	v_or_b32_e32 v16, v30, v62
+	v_mov_b32_e32 v17, 0
+	v_lshl_add_u64 v[16:17], v[32:33], 0, v[16:17]
+	global_store_dword v[16:17], v19, off
+.LBB0_41:
+	s_or_b64 exec, exec, s[6:7]
+	v_cmp_gt_u32_e64 s[6:7], s9, v63
+	s_and_b64 s[12:13], vcc, s[6:7]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execnz .LBB0_70
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[0:1]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execnz .LBB0_71
 .LBB0_43:
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[2:3]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execnz .LBB0_72
+.LBB0_44:
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[10:11], s[6:7], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[10:11]
+	s_cbranch_execz .LBB0_46
+.LBB0_45:
+	v_or_b32_e32 v12, v30, v60
+	v_mov_b32_e32 v13, 0
+	v_lshl_add_u64 v[12:13], v[32:33], 0, v[12:13]
+	global_store_dword v[12:13], v15, off
+.LBB0_46:
+	s_or_b64 exec, exec, s[6:7]
+	v_cmp_gt_u32_e64 s[6:7], s9, v61
+	s_and_b64 s[12:13], vcc, s[6:7]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execnz .LBB0_73
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[0:1]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execnz .LBB0_74
+.LBB0_48:
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[2:3]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execnz .LBB0_75
+.LBB0_49:
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[10:11], s[6:7], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[10:11]
+	s_cbranch_execz .LBB0_51
+.LBB0_50:
+	v_or_b32_e32 v8, v30, v58
+	v_mov_b32_e32 v9, 0
+	v_lshl_add_u64 v[8:9], v[32:33], 0, v[8:9]
+	global_store_dword v[8:9], v11, off
+.LBB0_51:
+	s_or_b64 exec, exec, s[6:7]
+	v_cmp_gt_u32_e64 s[6:7], s9, v59
+	s_and_b64 s[12:13], vcc, s[6:7]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execnz .LBB0_76
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[0:1]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execnz .LBB0_77
+.LBB0_53:
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[2:3]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execnz .LBB0_78
+.LBB0_54:
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[10:11], s[6:7], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[10:11]
+	s_cbranch_execz .LBB0_56
+.LBB0_55:
 	v_or_b32_e32 v4, v30, v56
 	v_mov_b32_e32 v5, 0
 	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
 	global_store_dword v[4:5], v7, off
-.LBB0_44:
+.LBB0_56:
 	s_or_b64 exec, exec, s[6:7]
 	v_cmp_gt_u32_e64 s[6:7], s9, v57
 	s_and_b64 s[10:11], vcc, s[6:7]
 	s_and_saveexec_b64 s[8:9], s[10:11]
-	s_cbranch_execnz .LBB0_67
+	s_cbranch_execnz .LBB0_79
 	s_or_b64 exec, exec, s[8:9]
 	s_and_b64 s[8:9], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[0:1], s[8:9]
-	s_cbranch_execnz .LBB0_68
-.LBB0_46:
+	s_cbranch_execnz .LBB0_80
+.LBB0_58:
 	s_or_b64 exec, exec, s[0:1]
 	s_and_b64 s[2:3], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[0:1], s[2:3]
-	s_cbranch_execnz .LBB0_69
-.LBB0_47:
+	s_cbranch_execnz .LBB0_81
+.LBB0_59:
 	s_or_b64 exec, exec, s[0:1]
 	s_and_b64 s[0:1], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[2:3], s[0:1]
-	s_cbranch_execnz .LBB0_70
-.LBB0_48:
+	s_cbranch_execnz .LBB0_82
+.LBB0_60:
 	s_endpgm
-.LBB0_49:
+.LBB0_61:
 	global_store_dword v[46:47], v24, off
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_16
-.LBB0_50:
+	s_cbranch_execz .LBB0_28
+.LBB0_62:
 	v_or_b32_e32 v46, v28, v66
 	v_mov_b32_e32 v47, 0
 	v_lshl_add_u64 v[46:47], v[32:33], 0, v[46:47]
@@ -782,8 +873,8 @@ group_product:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_17
-.LBB0_51:
+	s_cbranch_execz .LBB0_29
+.LBB0_63:
 	v_or_b32_e32 v24, v29, v66
 	v_mov_b32_e32 v25, 0
 	v_lshl_add_u64 v[24:25], v[32:33], 0, v[24:25]
@@ -791,15 +882,15 @@ group_product:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[10:11], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execnz .LBB0_18
-	s_branch .LBB0_19
-.LBB0_52:
+	s_cbranch_execnz .LBB0_30
+	s_branch .LBB0_31
+.LBB0_64:
 	global_store_dword v[44:45], v20, off
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_21
-.LBB0_53:
+	s_cbranch_execz .LBB0_33
+.LBB0_65:
 	v_or_b32_e32 v24, v28, v64
 	v_mov_b32_e32 v25, 0
 	v_lshl_add_u64 v[24:25], v[32:33], 0, v[24:25]
@@ -807,8 +898,8 @@ group_product:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_22
-.LBB0_54:
+	s_cbranch_execz .LBB0_34
+.LBB0_66:
 	v_or_b32_e32 v20, v29, v64
 	v_mov_b32_e32 v21, 0
 	v_lshl_add_u64 v[20:21], v[32:33], 0, v[20:21]
@@ -816,15 +907,15 @@ group_product:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[10:11], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execnz .LBB0_23
-	s_branch .LBB0_24
-.LBB0_55:
+	s_cbranch_execnz .LBB0_35
+	s_branch .LBB0_36
+.LBB0_67:
 	global_store_dword v[42:43], v16, off
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_26
-.LBB0_56:
+	s_cbranch_execz .LBB0_38
+.LBB0_68:
 	v_or_b32_e32 v20, v28, v62
 	v_mov_b32_e32 v21, 0
 	v_lshl_add_u64 v[20:21], v[32:33], 0, v[20:21]
@@ -832,8 +923,8 @@ group_product:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_27
-.LBB0_57:
+	s_cbranch_execz .LBB0_39
+.LBB0_69:
 	v_or_b32_e32 v16, v29, v62
 	v_mov_b32_e32 v17, 0
 	v_lshl_add_u64 v[16:17], v[32:33], 0, v[16:17]
@@ -841,15 +932,15 @@ group_product:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[10:11], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execnz .LBB0_28
-	s_branch .LBB0_29
-.LBB0_58:
+	s_cbranch_execnz .LBB0_40
+	s_branch .LBB0_41
+.LBB0_70:
 	global_store_dword v[40:41], v12, off
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_31
-.LBB0_59:
+	s_cbranch_execz .LBB0_43
+.LBB0_71:
 	v_or_b32_e32 v16, v28, v60
 	v_mov_b32_e32 v17, 0
 	v_lshl_add_u64 v[16:17], v[32:33], 0, v[16:17]
@@ -857,8 +948,8 @@ group_product:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_32
-.LBB0_60:
+	s_cbranch_execz .LBB0_44
+.LBB0_72:
 	v_or_b32_e32 v12, v29, v60
 	v_mov_b32_e32 v13, 0
 	v_lshl_add_u64 v[12:13], v[32:33], 0, v[12:13]
@@ -866,15 +957,15 @@ group_product:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[10:11], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execnz .LBB0_33
-	s_branch .LBB0_34
-.LBB0_61:
+	s_cbranch_execnz .LBB0_45
+	s_branch .LBB0_46
+.LBB0_73:
 	global_store_dword v[38:39], v8, off
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_36
-.LBB0_62:
+	s_cbranch_execz .LBB0_48
+.LBB0_74:
 	v_or_b32_e32 v12, v28, v58
 	v_mov_b32_e32 v13, 0
 	v_lshl_add_u64 v[12:13], v[32:33], 0, v[12:13]
@@ -882,8 +973,8 @@ group_product:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_37
-.LBB0_63:
+	s_cbranch_execz .LBB0_49
+.LBB0_75:
 	v_or_b32_e32 v8, v29, v58
 	v_mov_b32_e32 v9, 0
 	v_lshl_add_u64 v[8:9], v[32:33], 0, v[8:9]
@@ -891,15 +982,15 @@ group_product:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[10:11], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execnz .LBB0_38
-	s_branch .LBB0_39
-.LBB0_64:
+	s_cbranch_execnz .LBB0_50
+	s_branch .LBB0_51
+.LBB0_76:
 	global_store_dword v[36:37], v4, off
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_41
-.LBB0_65:
+	s_cbranch_execz .LBB0_53
+.LBB0_77:
 	v_or_b32_e32 v8, v28, v56
 	v_mov_b32_e32 v9, 0
 	v_lshl_add_u64 v[8:9], v[32:33], 0, v[8:9]
@@ -907,8 +998,8 @@ group_product:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_42
-.LBB0_66:
+	s_cbranch_execz .LBB0_54
+.LBB0_78:
 	v_or_b32_e32 v4, v29, v56
 	v_mov_b32_e32 v5, 0
 	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
@@ -916,15 +1007,15 @@ group_product:
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[10:11], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execnz .LBB0_43
-	s_branch .LBB0_44
-.LBB0_67:
+	s_cbranch_execnz .LBB0_55
+	s_branch .LBB0_56
+.LBB0_79:
 	global_store_dword v[34:35], v0, off
 	s_or_b64 exec, exec, s[8:9]
 	s_and_b64 s[8:9], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[0:1], s[8:9]
-	s_cbranch_execz .LBB0_46
-.LBB0_68:
+	s_cbranch_execz .LBB0_58
+.LBB0_80:
 	v_or_b32_e32 v4, v28, v55
 	v_mov_b32_e32 v5, 0
 	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
@@ -932,8 +1023,8 @@ group_product:
 	s_or_b64 exec, exec, s[0:1]
 	s_and_b64 s[2:3], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[0:1], s[2:3]
-	s_cbranch_execz .LBB0_47
-.LBB0_69:
+	s_cbranch_execz .LBB0_59
+.LBB0_81:
 	v_or_b32_e32 v0, v29, v55
 	v_mov_b32_e32 v1, 0
 	v_lshl_add_u64 v[0:1], v[32:33], 0, v[0:1]
@@ -941,8 +1032,8 @@ group_product:
 	s_or_b64 exec, exec, s[0:1]
 	s_and_b64 s[0:1], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[2:3], s[0:1]
-	s_cbranch_execz .LBB0_48
-.LBB0_70:
+	s_cbranch_execz .LBB0_60
+.LBB0_82:
 	v_or_b32_e32 v0, v30, v55
 	v_mov_b32_e32 v1, 0
 	v_lshl_add_u64 v[0:1], v[32:33], 0, v[0:1]
@@ -996,7 +1087,7 @@ group_product:
 
 	.set group_product.num_vgpr, 92
 	.set group_product.num_agpr, 0
-	.set group_product.numbered_sgpr, 20
+	.set group_product.numbered_sgpr, 31
 	.set group_product.num_named_barrier, 0
 	.set group_product.private_seg_size, 0
 	.set group_product.uses_vcc, 1
@@ -1055,7 +1146,7 @@ amdhsa.kernels:
     .max_flat_workgroup_size: 512
     .name:           group_product
     .private_segment_fixed_size: 0
-    .sgpr_count:     26
+    .sgpr_count:     37
     .sgpr_spill_count: 0
     .symbol:         group_product.kd
     .uses_dynamic_stack: false
