@@ -335,10 +335,6 @@ impl<'ctx> Cx<'_, 'ctx> {
             Op::MmaGroupAsync { a, b, acc, layout } => {
                 vec![self.mma_group([*a, *b, *acc], *layout, false)?]
             }
-            Op::CopyAsync { dst, src, pred } => {
-                self.copy_async(*dst, *src, *pred)?;
-                vec![]
-            }
             Op::Splat { value, lanes } => vec![self.splat(*value, *lanes)?],
             Op::Extract { vector, lane } => vec![self.extract(*vector, *lane)?],
             Op::Insert {

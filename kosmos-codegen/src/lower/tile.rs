@@ -273,17 +273,6 @@ impl<'ctx> Cx<'_, 'ctx> {
         Ok(d.into())
     }
 
-    pub(super) fn copy_async(&self, dst: Value, src: Value, pred: Value) -> Result<(), Fail> {
-        let (dst, dst_space) = self.get_ptr(dst);
-        let (src, src_space) = self.get_ptr(src);
-        debug_assert!(
-            dst_space == AddrSpace::Shared && src_space == AddrSpace::Global,
-            "the verifier makes copy.async copy from global to shared memory"
-        );
-        let pred = self.get_bool(pred);
-        self.target.emit_copy_async(&self.llvm, dst, src, pred)
-    }
-
     /// A row stride or bound: the verifier makes it a `u32`.
     fn u32_operand(&self, v: Value) -> IntValue<'ctx> {
         debug_assert_eq!(

@@ -6,7 +6,7 @@ use crate::llvm::{Fail, FnBuilder, int_type};
 use inkwell::AddressSpace;
 use inkwell::FloatPredicate;
 use inkwell::module::{FlagBehavior, Module};
-use inkwell::values::{BasicValueEnum, FloatValue, IntValue, PointerValue, VectorValue};
+use inkwell::values::{BasicValueEnum, FloatValue, IntValue, VectorValue};
 use kosmos_ir::{AddrSpace, Dim, FragRole, IdKind, Op, Ordering, Scope};
 
 pub(crate) struct Amdgpu {
@@ -106,17 +106,6 @@ impl Target for Amdgpu {
         );
     }
 
-    /// A load into registers, stored to LDS at the next `async.wait` (`amdgpu_staged`).
-    fn emit_copy_async<'ctx>(
-        &self,
-        cx: &FnBuilder<'_, 'ctx>,
-        dst: PointerValue<'ctx>,
-        src: PointerValue<'ctx>,
-        pred: IntValue<'ctx>,
-    ) -> Result<(), Fail> {
-        amdgpu_staged::copy(cx, dst, src, pred)
-    }
-
     fn configure_kernel(&self, cx: &FnBuilder<'_, '_>) {
         cx.function.set_call_conventions(AMDGPU_KERNEL_CC);
         // `min_resident` stays NVIDIA's: `amdgpu-waves-per-eu` would cap the registers and
@@ -176,6 +165,12 @@ impl Target for Amdgpu {
                 let units = (nanos / 32).clamp(1, 127);
                 let imm = i32t.const_int(units as u64, false);
                 cx.call_void_intrinsic("llvm.amdgcn.s.sleep", &[imm.into()])?;
+                Ok(vec![])
+            }
+            // A load into registers, stored to LDS at the next `async.wait` (`amdgpu_staged`).
+            Op::CopyAsync { .. } => {
+                let [dst, src] = [args[0], args[1]].map(|p| p.into_pointer_value());
+                amdgpu_staged::copy(cx, dst, src, args[2].into_int_value())?;
                 Ok(vec![])
             }
             // Groups are not tracked: every wait stores all staged copies (earlier than asked

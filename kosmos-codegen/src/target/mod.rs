@@ -164,14 +164,6 @@ pub(crate) trait Target {
     ) -> Result<Option<VectorValue<'ctx>>, Fail> {
         Ok(None)
     }
-    /// `copy.async` of 16 bytes from `src` (zeros unless `pred`) to `dst`.
-    fn emit_copy_async<'ctx>(
-        &self,
-        cx: &FnBuilder<'_, 'ctx>,
-        dst: PointerValue<'ctx>,
-        src: PointerValue<'ctx>,
-        pred: IntValue<'ctx>,
-    ) -> Result<(), Fail>;
     /// Whether a kernel's shared memory is one dynamically sized array (laid out by
     /// `Kernel::shared_layout`, its size given at launch) rather than static allocations.
     fn dynamic_shared(&self) -> bool {

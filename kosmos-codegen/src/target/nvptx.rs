@@ -143,6 +143,23 @@ impl Target for Nvptx {
                 cx.inline_asm(None, "nanosleep.u32 $0;", "r", &[arg.into()])?;
                 Ok(vec![])
             }
+            // `cp.async.cg` (16 bytes, through L2 only) with a source size of 0 when the
+            // predicate is false: the hardware then reads nothing and fills zeros.
+            Op::CopyAsync { .. } => {
+                let pred = args[2].into_int_value();
+                let size = cx.builder.build_select(
+                    pred,
+                    i32t.const_int(16, false),
+                    i32t.const_zero(),
+                    "",
+                )?;
+                let (dst, src) = (args[0], args[1]);
+                cx.call_void_intrinsic(
+                    "llvm.nvvm.cp.async.cg.shared.global.16.s",
+                    &[dst.into(), src.into(), size.into()],
+                )?;
+                Ok(vec![])
+            }
             Op::AsyncCommit => {
                 cx.call_void_intrinsic("llvm.nvvm.cp.async.commit.group", &[])?;
                 Ok(vec![])
@@ -462,25 +479,6 @@ impl Target for Nvptx {
         constraints.push("~{memory}".into());
         let r = f32_asm(cx, &asm, &constraints, n, &args)?;
         Ok(Some(cx.insert_fields(acc.get_type().get_undef(), r, 0)?))
-    }
-
-    /// `cp.async.cg` (16 bytes, through L2 only) with a source size of 0 when `pred` is
-    /// false: the hardware then reads nothing and fills zeros.
-    fn emit_copy_async<'ctx>(
-        &self,
-        cx: &FnBuilder<'_, 'ctx>,
-        dst: PointerValue<'ctx>,
-        src: PointerValue<'ctx>,
-        pred: IntValue<'ctx>,
-    ) -> Result<(), Fail> {
-        let i32t = cx.ctx.i32_type();
-        let size =
-            cx.builder
-                .build_select(pred, i32t.const_int(16, false), i32t.const_zero(), "")?;
-        cx.call_void_intrinsic(
-            "llvm.nvvm.cp.async.cg.shared.global.16.s",
-            &[dst.into(), src.into(), size.into()],
-        )
     }
 
     fn dynamic_shared(&self) -> bool {
