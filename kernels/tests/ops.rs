@@ -188,9 +188,10 @@ fn gemm_plan_matches_reference_in_every_layout() {
                 let mut c16 = Buffer::from_slice(&device, &vec![kosmos::bf16::NAN; m * n]).unwrap();
                 plan.launch(&stream, &mut c16).unwrap();
                 stream.synchronize().unwrap();
-                // Rounded to bf16: within half an ulp (2^-9) of the f32 result.
+                // Rounded to bf16: half an ulp is up to 2^-8 of the value, and the f32
+                // result it rounds is itself within BF16_DOT_F32: 2^-7.
                 let got = c16.download().unwrap();
-                compare::rel_err(&got, &want, Scale::Each { floor: 1.0 }, 1.0 / 256.0)
+                compare::rel_err(&got, &want, Scale::Each { floor: 1.0 }, 1.0 / 128.0)
                     .assert(format_args!("{}", what("bf16")));
             }
         }

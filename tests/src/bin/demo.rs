@@ -1,6 +1,7 @@
 //! The main job: every reference kernel on the default device (`KOSMOS_DEVICE`, else the first
 //! GPU, else the CPU device), each checked against its host reference, then the kernels
-//! crate's `gemm` and `gemm_persistent` on ragged shapes (`kosmos_tests::gemm_check`).
+//! crate's `gemm`, `gemm_persistent` and `gemm_plan` (the warp-specialised pipeline, `b`
+//! stored transposed, bf16 output) on ragged shapes (`kosmos_tests::gemm_check`).
 
 use kosmos_runtime::{Device, DeviceKind};
 use kosmos_tests::{gemm_check, suite};
@@ -37,14 +38,14 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let seed = suite::seed();
     println!("device {device} ({}), seed {seed}", device.name());
     println!(
-        "{:<16} {:<22} {:>10} {:>12} {:>8}  result",
+        "{:<18} {:<22} {:>10} {:>12} {:>8}  result",
         "kernel", "shape", "time ms", "max rel err", "wrong"
     );
     let mut all_passed = true;
     let mut row = |name: &str, shape: &str, ms: f64, max_rel_err: f64, wrong: usize, ok: bool| {
         all_passed &= ok;
         println!(
-            "{name:<16} {shape:<22} {ms:>10.3} {max_rel_err:>12.2e} {wrong:>8}  {}",
+            "{name:<18} {shape:<22} {ms:>10.3} {max_rel_err:>12.2e} {wrong:>8}  {}",
             if ok { "ok" } else { "WRONG" }
         );
     };
