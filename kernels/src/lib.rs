@@ -213,7 +213,7 @@ impl Ops {
             return Ok(());
         }
         let cfg = LaunchConfig {
-            grid: [gemm_tiles(mu, nu), 1, 1],
+            grid: [gemm_tiles(mu, nu, false), 1, 1],
             block: [self.gemm_block(), 1, 1],
         };
         // The launcher wants the counter writable; this instance never touches it.
@@ -277,7 +277,7 @@ impl Ops {
             ops::gemm::name::<1>()
         };
         let resident = self.module.max_resident_workgroups(&name, block)?;
-        let groups = resident.clamp(1, gemm_tiles(mu, nu));
+        let groups = resident.clamp(1, gemm_tiles(mu, nu, false));
         let cfg = LaunchConfig {
             grid: [groups, 1, 1],
             block,
@@ -343,7 +343,7 @@ impl Ops {
             .module
             .max_resident_workgroups(&ops::gemm_pipeline::name::<0, 0, 0, 0>(), block)?;
         let wide = wide_tiles(mu, nu, resident);
-        let tiles = mu.div_ceil(GEMM_TILE) * nu.div_ceil(GEMM_TILE << u32::from(wide));
+        let tiles = gemm_tiles(mu, nu, wide);
         // Boxes: `a` 128 rows of m by 64 of k, or 64 x 64 of a^T; `b` 64 x 64, or all the
         // tile's columns of b^T (128 or 256) by 64 of k.
         let (a_rows, a_cols, a_box) = match a_layout {
@@ -429,7 +429,7 @@ impl Ops {
         self.same_device(op, "b", b)?;
         self.same_device(op, "c", c)?;
         let shape = check_operands(op, a, b, m, n, k)?;
-        check_output(op, c, m, n)?;
+        check_matrix(op, "c", c.len(), m, n)?;
         Ok(shape)
     }
 }
@@ -559,11 +559,6 @@ fn check_operands(
     Ok((m as u32, n as u32, k as u32))
 }
 
-/// `c` holds an `m x n` matrix.
-fn check_output(op: &'static str, c: &Buffer<f32>, m: usize, n: usize) -> Result<()> {
-    check_matrix(op, "c", c.len(), m, n)
-}
-
 fn check_matrix(op: &'static str, what: &str, len: usize, rows: usize, cols: usize) -> Result<()> {
     if rows.checked_mul(cols) != Some(len) {
         return Err(Error::Shape {
@@ -585,14 +580,17 @@ fn group_shape(n: u32, k: u32) -> bool {
 /// workgroups: they multiply faster, so they win unless their last wave leaves clearly more
 /// of the processors idle than 128 x 128 tiles would.
 fn wide_tiles(m: u32, n: u32, workgroups: u32) -> bool {
-    let busy = |tiles: u32| f64::from(tiles) / f64::from(tiles.div_ceil(workgroups) * workgroups);
-    let rows = m.div_ceil(GEMM_TILE);
-    busy(rows * n.div_ceil(2 * GEMM_TILE)) >= busy(rows * n.div_ceil(GEMM_TILE)) - 0.05
+    let busy = |wide| {
+        let tiles = gemm_tiles(m, n, wide);
+        f64::from(tiles) / f64::from(tiles.div_ceil(workgroups) * workgroups)
+    };
+    busy(true) >= busy(false) - 0.05
 }
 
-/// Output tiles of an `m x n` gemm.
-fn gemm_tiles(m: u32, n: u32) -> u32 {
-    m.div_ceil(GEMM_TILE) * n.div_ceil(GEMM_TILE)
+/// Output tiles of an `m x n` gemm: [`GEMM_TILE`] rows by [`GEMM_TILE`] columns, or twice as
+/// many columns when `wide`.
+fn gemm_tiles(m: u32, n: u32, wide: bool) -> u32 {
+    m.div_ceil(GEMM_TILE) * n.div_ceil(GEMM_TILE << u32::from(wide))
 }
 
 fn len_u32(op: &'static str, len: usize) -> Result<u32> {

@@ -98,20 +98,22 @@ impl Lower {
                 // A `u32` the callee does not assign, passed a constant (a literal, a const
                 // generic or a module constant), is a constant in the body too, so it can go
                 // where constants are needed (a shared array's length, a tile's layout).
-                DeviceParamTy::Scalar(ScalarType::U32)
-                    if !p.mutable && self.const_eval(arg, "").is_ok() =>
-                {
-                    let v = self.const_eval(arg, "")?;
-                    match u32::try_from(v) {
-                        Ok(v) => Binding::Const(v),
-                        Err(_) => return err(arg, mismatch(ScalarType::U32, "a larger constant")),
+                DeviceParamTy::Scalar(t) => {
+                    let fixed = *t == ScalarType::U32 && !p.mutable;
+                    match fixed.then(|| self.const_eval(arg, "").ok()).flatten() {
+                        Some(v) => match u32::try_from(v) {
+                            Ok(v) => Binding::Const(v),
+                            Err(_) => {
+                                return err(arg, mismatch(ScalarType::U32, "a larger constant"));
+                            }
+                        },
+                        None => Binding::Local {
+                            v: self.value(b, arg, Some(*t))?.v,
+                            ty: *t,
+                            mutable: p.mutable,
+                        },
                     }
                 }
-                DeviceParamTy::Scalar(t) => Binding::Local {
-                    v: self.value(b, arg, Some(*t))?.v,
-                    ty: *t,
-                    mutable: p.mutable,
-                },
                 DeviceParamTy::Tile(ty) => {
                     let ty = TileTy::of_type(ty)?;
                     Binding::Tile {
