@@ -341,26 +341,13 @@ pub fn gemm_group<const PERSISTENT: u32>(
     n: u32,
     k: u32,
 ) {
-    // Word offsets: stage `s` at 8192 s; in it `a` at 0 (group g at 2048 g), `b` at 4096
-    // (columns 64j.. at 4096 + 2048 j).
-    let stages = shared_array::<u32, 16384>();
+    let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
     let tid = workitem_id_x();
-    let threads = workgroup_size_x();
     let sg = subgroup_id();
     let group = sg >> 2;
     let tiles_n = (n + 127) / 128;
     let tiles_m = (m + 127) / 128;
     let tiles = tiles_n * tiles_m;
-    let steps = (k + 63) / 64;
-    // The lane's chunks: `a` has 128 rows of 8 chunks, chunk `ch` of row `r` stored at chunk
-    // `ch ^ (r % 8)` of its 32-word row; `b` has 64 rows (k) of 16 chunks, chunk `ch` in
-    // column block `ch / 8` at chunk `(ch % 8) ^ (r % 8)`.
-    let row_a = tid >> 3;
-    let col_a = (tid & 7) * 8;
-    let swizzle_a = ((tid & 7) ^ (row_a & 7)) * 4;
-    let row_b = tid >> 4;
-    let col_b = (tid & 15) * 8;
-    let swizzle_b = 4096 + ((tid & 15) >> 3) * 2048 + ((tid & 7) ^ (row_b & 7)) * 4;
     // The copies read `a` and `b` in 8-element chunks without bounds checks (checks cost a
     // sixth of the throughput, bench/RESULTS.md): up to element `m k - 1` of `a` and
     // `k n - 1` of `b`, 7 more where rows are not whole chunks. Slices too short for that
@@ -376,54 +363,7 @@ pub fn gemm_group<const PERSISTENT: u32>(
     while tile < tiles {
         let m0 = tile_row(tile, tiles_m, tiles_n) * 128;
         let n0 = tile_col(tile, tiles_m, tiles_n) * 128;
-
-        let mut acc = wide_zero();
-        for s in 0..steps + 1 {
-            if s > 0 {
-                // Step `s - 1` has landed; every lane is done with step `s - 2`.
-                async_wait(0);
-                barrier();
-            }
-            if s < steps {
-                let base = (s & 1) * 8192;
-                let k0 = s * 64;
-                // 1024 chunks of `a` and of `b`, the same number per lane (a constant trip
-                // count: the loop unrolls). Lanes keep their chunk column from pass to pass
-                // and move whole multiples of 8 rows, so the swizzle is the lane's own.
-                for j in 0..128 / subgroup_size() {
-                    let r = row_a + j * (threads >> 3);
-                    let inside = m0 + r < m && k0 + col_a < k;
-                    let from = if inside { (m0 + r) * k + k0 + col_a } else { 0 };
-                    // SAFETY: the stage offset + 3 < 16384 for every lane, and `from` + 7 <
-                    // `need_a` <= `a.len()`; the same for `b` below.
-                    unsafe {
-                        let to = base + r * 32 + swizzle_a;
-                        copy_async(stages.get_unchecked_mut(to), a.get_unchecked(from), inside);
-                    }
-                    let r = row_b + j * (threads >> 4);
-                    let inside = k0 + r < k && n0 + col_b < n;
-                    let from = if inside { (k0 + r) * n + n0 + col_b } else { 0 };
-                    unsafe {
-                        let to = base + r * 32 + swizzle_b;
-                        copy_async(stages.get_unchecked_mut(to), b.get_unchecked(from), inside);
-                    }
-                }
-                async_commit();
-            }
-            if s > 0 {
-                let base = ((s - 1) & 1) * 8192;
-                // SAFETY: both tiles lie inside the stage at `base` (8192 words).
-                unsafe {
-                    acc = mma_group(
-                        stages.get_unchecked(base + group * 2048),
-                        stages.get_unchecked(base + 4096),
-                        acc,
-                    );
-                }
-            }
-        }
-        // Every lane is done with the stages before the claim or the next tile reuse them.
-        barrier();
+        let acc = tile_product(stages, a, b, m0, n0, m, n, k, 0, 0);
 
         let row0 = m0 + group * 64 + (sg & 3) * 16;
         if m0 + 128 <= m && n0 + 128 <= n {
@@ -445,6 +385,148 @@ pub fn gemm_group<const PERSISTENT: u32>(
             // Launched with a workgroup per tile this runs once; as a grid-stride loop it
             // also keeps the compiler from flattening it (which spilled registers).
             tile += num_workgroups_x();
+        }
+    }
+}
+
+/// 32-bit words of one 64-deep step of a 128 x 128 output tile in shared memory: `a` (128
+/// rows of the tile, 64 deep; group `g`'s 64 rows at word 2048 g), then `b` from word 4096
+/// (two 64-column blocks of 2048 words, or the 128 rows of `b^T`: the same bytes). Each
+/// 128-byte row of 64 elements has its 16-byte chunks swizzled (chunk `ch` of row `r` at
+/// chunk `ch ^ (r % 8)`), as the matrix instructions and tensor copies expect.
+pub const STEP_WORDS: u32 = 8192;
+
+/// `op(A) op(B)` over all of `k` for the 128 x 128 output tile at row `m0`, column `n0`:
+/// the 64 x 128 accumulator of the caller's group (`subgroup_id() / 4`: rows `64 g..`).
+/// Rows at or past `m` and columns at or past `n` read as zeros. The steps go through two
+/// stages of [`STEP_WORDS`] in `stages`, each step's copies in flight while the previous
+/// one multiplies. `ta = 0`: `a` is `m x k` row-major, 1: `a` holds `A^T` (`k x m`); `tb =
+/// 0`: `b` is `k x n`, 1: `b` holds `B^T` (`n x k`); the row lengths these give must be
+/// multiples of 8 (16-byte chunks), and `a`, `b` must hold every chunk a step reads.
+/// Collective over a workgroup of 8 subgroups; shared by [`gemm_group`] and the fused
+/// tensor-parallel ops.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn tile_product(
+    stages: &mut [u32],
+    a: &[bf16],
+    b: &[bf16],
+    m0: u32,
+    n0: u32,
+    m: u32,
+    n: u32,
+    k: u32,
+    ta: u32,
+    tb: u32,
+) -> WideAcc {
+    let group = subgroup_id() >> 2;
+    let steps = (k + 63) / 64;
+    let mut acc = wide_zero();
+    for s in 0..steps + 1 {
+        if s > 0 {
+            // Step `s - 1` has landed; every lane is done with step `s - 2`.
+            async_wait(0);
+            barrier();
+        }
+        if s < steps {
+            let base = (s & 1) * STEP_WORDS;
+            let k0 = s * 64;
+            if ta == 0 {
+                stage_rows(stages, base, a, m0, k0, m, k);
+            } else {
+                stage_columns(stages, base, a, k0, m0, k, m);
+            }
+            if tb == 0 {
+                stage_columns(stages, base + 4096, b, k0, n0, k, n);
+            } else {
+                stage_rows(stages, base + 4096, b, n0, k0, n, k);
+            }
+            async_commit();
+        }
+        if s > 0 {
+            let base = ((s - 1) & 1) * STEP_WORDS;
+            // SAFETY: both tiles lie inside the stage at `base`.
+            unsafe {
+                acc = mma_group_trans(
+                    stages.get_unchecked(base + group * 2048),
+                    stages.get_unchecked(base + 4096),
+                    acc,
+                    ta,
+                    tb,
+                );
+            }
+        }
+    }
+    // Every lane is done with the stages before the next tile overwrites them.
+    barrier();
+    acc
+}
+
+/// Starts copying 128 rows x 64 columns of the row-major `rows x cols` matrix `src` from row
+/// `r0`, column `c0` into `stages` at word `to` (32 words a row, chunks swizzled as
+/// [`STEP_WORDS`] says), zeros outside the matrix. Lanes keep their chunk column from pass
+/// to pass and move whole multiples of 8 rows, so the swizzle is the lane's own; the trip
+/// count is a constant, so the loop unrolls.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn stage_rows(stages: &mut [u32], to: u32, src: &[bf16], r0: u32, c0: u32, rows: u32, cols: u32) {
+    let tid = workitem_id_x();
+    let row = tid >> 3;
+    let col = (tid & 7) * 8;
+    let at = to + ((tid & 7) ^ (row & 7)) * 4;
+    for j in 0..128 / subgroup_size() {
+        let r = row + j * (workgroup_size_x() >> 3);
+        let inside = r0 + r < rows && c0 + col < cols;
+        let from = if inside {
+            (r0 + r) * cols + c0 + col
+        } else {
+            0
+        };
+        // SAFETY: the word lies in the 4096 after `to`; `from` is a chunk the caller
+        // promises `src` holds.
+        unsafe {
+            copy_async(
+                stages.get_unchecked_mut(at + r * 32),
+                src.get_unchecked(from),
+                inside,
+            );
+        }
+    }
+}
+
+/// Starts copying 64 rows x 128 columns of the row-major `rows x cols` matrix `src` from row
+/// `r0`, column `c0` into `stages` at word `to`, as two 64-column blocks of 2048 words
+/// (chunks swizzled as [`STEP_WORDS`] says), zeros outside the matrix.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn stage_columns(
+    stages: &mut [u32],
+    to: u32,
+    src: &[bf16],
+    r0: u32,
+    c0: u32,
+    rows: u32,
+    cols: u32,
+) {
+    let tid = workitem_id_x();
+    let row = tid >> 4;
+    let col = (tid & 15) * 8;
+    let at = to + ((tid & 15) >> 3) * 2048 + ((tid & 7) ^ (row & 7)) * 4;
+    for j in 0..128 / subgroup_size() {
+        let r = row + j * (workgroup_size_x() >> 4);
+        let inside = r0 + r < rows && c0 + col < cols;
+        let from = if inside {
+            (r0 + r) * cols + c0 + col
+        } else {
+            0
+        };
+        // SAFETY: as in `stage_rows`.
+        unsafe {
+            copy_async(
+                stages.get_unchecked_mut(at + r * 32),
+                src.get_unchecked(from),
+                inside,
+            );
         }
     }
 }
@@ -695,4 +777,205 @@ fn store_slab(
             frag_store_within(&c[at], acc, n, rows, cols);
         }
     }
+}
+
+/// Symmetric buffers of the fused tensor-parallel ops, by index in their world.
+pub mod tp_buffers {
+    /// `ag_gemm`: the gathered `X` (`M x K` bf16); `gemm_rs`: this rank's `X_r` (`M x K_r`).
+    pub const X: u32 = 1;
+    /// This rank's weights `W_r` (bf16).
+    pub const W: u32 = 2;
+    /// The f32 result.
+    pub const Y: u32 = 3;
+    /// The bf16 result.
+    pub const Y16: u32 = 4;
+    /// `gemm_rs`: this rank's partial products `X_r W_r` (`M x N` f32).
+    pub const PARTIAL: u32 = 5;
+    /// Readiness counters (`u32`).
+    pub const READY: u32 = 6;
+    /// The two queue heads (`u32`).
+    pub const QUEUES: u32 = 7;
+}
+
+/// `Y = AllGather_M(X) op(W_r)` on every rank of the world, in one self-scheduled
+/// persistent launch: `X` is gathered by rows (`shard_rows` per rank, `M = ranks *
+/// shard_rows`, `K` = `k` columns) into each rank's copy of buffer `X`, where rank `r`'s own
+/// rows `r * shard_rows..` are already in place; `W_r` is `k x n` (`TB = 0`) or holds
+/// `W_r^T` (`n x k`, `TB = 1`); `Y` (`M x n`) is f32, or bf16 with `BF16 = 1`.
+///
+/// Communication tasks pull a peer's block of up to 128 rows into the local copy and signal
+/// its counter; they come in the order the compute queue consumes them: the next rank's
+/// blocks first, then the one after (a ring). Compute tasks are the 128 x 128 output tiles
+/// in the order their rows arrive: this rank's own shard first (needing nothing), then the
+/// peers in the same ring order; a tile never straddles two shards. One dispatch loop serves
+/// both queues, so no workgroup is set aside for either role. Launch with 8 subgroups.
+#[kernel(
+    max_workgroup_size = 512,
+    max_subgroups = 8,
+    min_resident = 2,
+    instances(TB = 0, BF16 = 0),
+    instances(TB = 0, BF16 = 1),
+    instances(TB = 1, BF16 = 0),
+    instances(TB = 1, BF16 = 1)
+)]
+pub fn ag_gemm<const TB: u32, const BF16: u32>(team: &Team, shard_rows: u32, n: u32, k: u32) {
+    let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
+    start_barrier();
+    let rank = team_rank();
+    let ranks = world_size();
+    let lane = workitem_id_x();
+    let lanes = workgroup_size_x();
+    let blocks = (shard_rows + 127) / 128;
+    let tiles_n = (n + 127) / 128;
+    let per_shard = blocks * tiles_n;
+    let x = peer::<bf16, 1>(rank);
+    let w = peer::<bf16, 2>(rank);
+    let y = peer::<f32, 3>(rank);
+    let y16 = peer::<bf16, 4>(rank);
+    let ready = peer::<u32, 6>(rank);
+    let queues = peer::<u32, 7>(rank);
+    dispatch(
+        &queues[0],
+        (ranks - 1) * blocks,
+        &queues[1],
+        ranks * per_shard,
+        Scope::Agent,
+        // Tile `t` reads shard `(rank + t / per_shard) % ranks`; the own shard (the first
+        // `per_shard` tiles) waits for nothing.
+        |t| {
+            (
+                &ready[(rank + t / per_shard) % ranks * blocks
+                    + tile_row(t % per_shard, blocks, tiles_n)],
+                min(t / per_shard, 1),
+            )
+        },
+        |t| {
+            let src = (rank + 1 + t / blocks) % ranks;
+            let block = t % blocks;
+            let first = src * shard_rows + block * 128;
+            let rows = min(shard_rows - block * 128, 128);
+            let from = peer::<bf16, 1>(src);
+            for i in (lane..rows * k / 8).step_by(lanes) {
+                let at = first * k + i * 8;
+                store_vec8(&x[at], load_vec8(&from[at]));
+            }
+            signal(&ready[src * blocks + block], 1, Scope::Agent);
+        },
+        |t| {
+            let src = (rank + t / per_shard) % ranks;
+            let tile = t % per_shard;
+            let m0 = src * shard_rows + tile_row(tile, blocks, tiles_n) * 128;
+            let n0 = tile_col(tile, blocks, tiles_n) * 128;
+            // Rows past the shard's end belong to the next shard: not read, not written.
+            let end = (src + 1) * shard_rows;
+            let acc = tile_product(stages, x, w, m0, n0, end, n, k, 0, TB);
+            let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
+            store_slab(y, y16, BF16, acc, row0, n0, end, n);
+        },
+    );
+}
+
+/// `Y_r = ReduceScatter_M(X_r op(W_r))` (`AR = 0`) or `Y = AllReduce(X_r op(W_r))` (`AR =
+/// 1`) on every rank of the world, in one self-scheduled persistent launch. `X_r` is `M x k`
+/// (`M = ranks * shard_rows`), `W_r` is `k x n` (`TB = 0`) or holds `W_r^T` (`TB = 1`). Rank
+/// `r` owns rows `r * shard_rows..` of the sum: with `AR = 0` they go to its `Y` (`shard_rows
+/// x n`), with `AR = 1` to those rows of every rank's `Y` (`M x n`); f32, or bf16 with
+/// `BF16 = 1`.
+///
+/// Partial tiles (128 x 128 of `X_r W_r`, into this rank's `PARTIAL`) are computed in the
+/// order their owners reduce them: block row by block row, within one the owners from the
+/// next rank round the ring, so every owner's first tiles are complete early. Each partial
+/// tile adds 1 to its owner's counter (system scope: the owner may be another device). The
+/// owner's reduction tasks take a tile once all `ranks` partials are in and sum them in rank
+/// order 0, 1, ..., so the result does not depend on timing or workgroup count. Launch with
+/// 8 subgroups.
+#[kernel(
+    max_workgroup_size = 512,
+    max_subgroups = 8,
+    min_resident = 2,
+    instances(TB = 0, BF16 = 0, AR = 0),
+    instances(TB = 0, BF16 = 1, AR = 0),
+    instances(TB = 1, BF16 = 0, AR = 0),
+    instances(TB = 1, BF16 = 1, AR = 0),
+    instances(TB = 0, BF16 = 0, AR = 1),
+    instances(TB = 0, BF16 = 1, AR = 1)
+)]
+pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
+    team: &Team,
+    shard_rows: u32,
+    n: u32,
+    k: u32,
+) {
+    let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
+    start_barrier();
+    let rank = team_rank();
+    let ranks = world_size();
+    let lane = workitem_id_x();
+    let lanes = workgroup_size_x();
+    let m = ranks * shard_rows;
+    let blocks = (shard_rows + 127) / 128;
+    let tiles_n = (n + 127) / 128;
+    let x = peer::<bf16, 1>(rank);
+    let w = peer::<bf16, 2>(rank);
+    let y = peer::<f32, 3>(rank);
+    let y16 = peer::<bf16, 4>(rank);
+    let partial = peer::<f32, 5>(rank);
+    let ready = peer::<u32, 6>(rank);
+    let queues = peer::<u32, 7>(rank);
+    dispatch(
+        &queues[0],
+        ranks * blocks * tiles_n,
+        &queues[1],
+        blocks * tiles_n,
+        Scope::System,
+        |t| (&ready[t], ranks),
+        |t| {
+            let block = t / (ranks * tiles_n);
+            let owner = (rank + 1 + t / tiles_n % ranks) % ranks;
+            let col = t % tiles_n;
+            let m0 = owner * shard_rows + block * 128;
+            let end = (owner + 1) * shard_rows;
+            let acc = tile_product(stages, x, w, m0, col * 128, end, n, k, 0, TB);
+            let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
+            store_slab(partial, y16, 0, acc, row0, col * 128, end, n);
+            let counters = peer::<u32, 6>(owner);
+            signal(&counters[block * tiles_n + col], 1, Scope::System);
+        },
+        |t| {
+            let block = t / tiles_n;
+            let n0 = t % tiles_n * 128;
+            let rows = min(shard_rows - block * 128, 128);
+            let cols = min(n - n0, 128);
+            for e in (lane..rows * 128).step_by(lanes) {
+                let c = e & 127;
+                if c < cols {
+                    let row = block * 128 + (e >> 7);
+                    let at = (rank * shard_rows + row) * n + n0 + c;
+                    let mut sum = 0.0f32;
+                    for s in 0..ranks {
+                        let part = peer::<f32, 5>(s);
+                        sum += part[at];
+                    }
+                    if AR == 0 {
+                        let to = row * n + n0 + c;
+                        if BF16 == 1 {
+                            y16[to] = sum as bf16;
+                        } else {
+                            y[to] = sum;
+                        }
+                    } else {
+                        for s in 0..ranks {
+                            if BF16 == 1 {
+                                let out = peer::<bf16, 4>(s);
+                                out[at] = sum as bf16;
+                            } else {
+                                let out = peer::<f32, 3>(s);
+                                out[at] = sum;
+                            }
+                        }
+                    }
+                }
+            }
+        },
+    );
 }

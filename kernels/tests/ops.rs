@@ -333,7 +333,17 @@ fn embedded_binaries_hold_every_kernel_instance() {
             "gemm_pipeline__wide1_ta1_tb0_bf160",
             "gemm_pipeline__wide1_ta1_tb0_bf161",
             "gemm_pipeline__wide1_ta1_tb1_bf160",
-            "gemm_pipeline__wide1_ta1_tb1_bf161"
+            "gemm_pipeline__wide1_ta1_tb1_bf161",
+            "ag_gemm__tb0_bf160",
+            "ag_gemm__tb0_bf161",
+            "ag_gemm__tb1_bf160",
+            "ag_gemm__tb1_bf161",
+            "gemm_rs__tb0_bf160_ar0",
+            "gemm_rs__tb0_bf161_ar0",
+            "gemm_rs__tb1_bf160_ar0",
+            "gemm_rs__tb1_bf161_ar0",
+            "gemm_rs__tb0_bf160_ar1",
+            "gemm_rs__tb0_bf161_ar1"
         ]
     );
     // Built with KOSMOS_TARGETS naming sm_90a (the default): the joined PTX has one header

@@ -215,27 +215,45 @@ impl Lower {
 
     /// Checks `f` on its own, as a call would lower it: its parameters are a kernel's
     /// (slices in global memory, scalars) or fresh accumulators. Where that fails, it is
-    /// checked again as a call could pass them otherwise — slices in shared memory and
-    /// unassigned `u32`s as constants (see `bind_args`) — and only an error of both checks
-    /// is reported (the first one's). A function with `FragA`, `FragB` or `Vec8` parameters,
-    /// which only their intrinsics make, is checked where it is called.
+    /// checked again as a call could pass them otherwise — unassigned `u32`s as constants
+    /// (see `bind_args`) and slices in shared memory: all of them, or the mutable ones (a
+    /// stage filled from global operands) — and only an error of every check is reported
+    /// (the first one's). A function with `FragA`, `FragB` or `Vec8` parameters, which only
+    /// their intrinsics make, is checked where it is called.
     fn check_device(f: &DeviceFn, items: Rc<Items>) -> Result<()> {
-        let standalone = Lower::check_device_as(f, items.clone(), false);
+        let standalone = Lower::check_device_as(f, items.clone(), None);
         match standalone {
-            Err(e) if Lower::check_device_as(f, items, true).is_err() => Err(e),
+            Err(e)
+                if [SharedSlices::All, SharedSlices::Mutable]
+                    .into_iter()
+                    .all(|shared| {
+                        Lower::check_device_as(f, items.clone(), Some(shared)).is_err()
+                    }) =>
+            {
+                Err(e)
+            }
             _ => Ok(()),
         }
     }
 
     /// [`Lower::check_device`] with the parameters a kernel has, or (`from_context`) the
     /// shared slices and constants a call may pass.
-    fn check_device_as(f: &DeviceFn, items: Rc<Items>, from_context: bool) -> Result<()> {
+    fn check_device_as(
+        f: &DeviceFn,
+        items: Rc<Items>,
+        from_context: Option<SharedSlices>,
+    ) -> Result<()> {
         let mut b = KernelBuilder::new(f.name.to_string(), DEFAULT_MAX_WORKGROUP_SIZE);
         let mut scope = HashMap::new();
         for p in &f.params {
             let name = p.name.to_string();
+            let shared = |mutable: bool| match from_context {
+                Some(SharedSlices::All) => true,
+                Some(SharedSlices::Mutable) => mutable,
+                None => false,
+            };
             let binding = match &p.ty {
-                DeviceParamTy::Slice { elem, mutable } if from_context => {
+                DeviceParamTy::Slice { elem, mutable } if shared(*mutable) => {
                     let count = 1024;
                     let ptr = b.shared_alloc(&name, *elem, count);
                     Binding::Slice {
@@ -256,7 +274,7 @@ impl Lower {
                         len: Some(Lower::param_len(&mut b, ptr, *elem)),
                     }
                 }
-                DeviceParamTy::Scalar(ScalarType::U32) if from_context && !p.mutable => {
+                DeviceParamTy::Scalar(ScalarType::U32) if from_context.is_some() && !p.mutable => {
                     Binding::Const(0)
                 }
                 DeviceParamTy::Scalar(ty) => Binding::Local {
@@ -399,4 +417,11 @@ impl Lower {
         self.scopes = scopes;
         v
     }
+}
+
+/// Which slice parameters of a device function a context check takes as shared memory.
+#[derive(Copy, Clone)]
+enum SharedSlices {
+    All,
+    Mutable,
 }

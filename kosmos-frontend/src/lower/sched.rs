@@ -134,7 +134,7 @@ impl Lower {
         let compute_len = self.value(b, args[3], Some(S::U32))?.v;
         let ready_scope = scope(args[4])?;
         let (ready_task, ready_body) = role_closure(args[5], "the readiness")?;
-        let syn::Expr::Tuple(ready) = strip_parens(ready_body) else {
+        let syn::Expr::Tuple(ready) = strip_parens(tail_of(ready_body)) else {
             return err(
                 ready_body,
                 "the readiness closure returns `(&counter[i], expected)`",
@@ -281,6 +281,18 @@ fn role_closure<'a>(e: &'a Expr, what: &str) -> Result<(String, &'a Expr)> {
             Ok((p.ident.to_string(), &c.body))
         }
         _ => err(&c.inputs, usage),
+    }
+}
+
+/// `e`, or the value of a block `{ e }` holding nothing else (as rustfmt writes a long
+/// closure body).
+fn tail_of(e: &Expr) -> &Expr {
+    match strip_parens(e) {
+        Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+            syn::Stmt::Expr(tail, None) => tail,
+            _ => e,
+        },
+        _ => e,
     }
 }
 
