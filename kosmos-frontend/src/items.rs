@@ -3,7 +3,7 @@
 //! file-wide (inline modules included) by [`crate::items_in_file`]; a name is looked up
 //! after the kernel's own variables, so locals shadow them as in Rust.
 
-use crate::sig::{scalar_of_name, scalar_type};
+use crate::sig::{scalar_of_name, scalar_type, sym_elem};
 use kosmos_ir::ScalarType;
 use syn::{Error, Ident, Result};
 
@@ -114,6 +114,8 @@ pub enum DeviceParamTy {
     Tile(Box<syn::Type>),
     /// `&TensorMap`: a tensor-map parameter of the kernel, passed as `map` or `&map`.
     TensorMap,
+    /// `&Sym<[T]>`: a symmetric buffer parameter of the kernel, passed as `x` or `&x`.
+    Sym(ScalarType),
 }
 
 /// Whether `attr` is a `#[device]` attribute (`#[device]`, `#[kosmos::device]`).
@@ -177,15 +179,19 @@ impl DeviceFn {
                     DeviceParamTy::TensorMap
                 }
                 syn::Type::Reference(r) => {
-                    let syn::Type::Slice(s) = &*r.elem else {
-                        return Err(Error::new_spanned(
-                            &pt.ty,
-                            "references in device function parameters are slices, `&[T]` or `&mut [T]`, or `&TensorMap`",
-                        ));
-                    };
-                    DeviceParamTy::Slice {
-                        elem: scalar_type(&s.elem, "slice element")?,
-                        mutable: r.mutability.is_some(),
+                    if let Some(elem) = sym_elem(r, &pt.ty) {
+                        DeviceParamTy::Sym(elem?)
+                    } else {
+                        let syn::Type::Slice(s) = &*r.elem else {
+                            return Err(Error::new_spanned(
+                                &pt.ty,
+                                "references in device function parameters are slices, `&[T]` or `&mut [T]`, `&TensorMap` or `&Sym<[T]>`",
+                            ));
+                        };
+                        DeviceParamTy::Slice {
+                            elem: scalar_type(&s.elem, "slice element")?,
+                            mutable: r.mutability.is_some(),
+                        }
                     }
                 }
                 ty if is_tile_type(ty) => DeviceParamTy::Tile(Box::new(ty.clone())),

@@ -58,6 +58,10 @@ pub enum ParamKind {
     /// `map: &TensorMap`: a tensor map (`kosmos_runtime::TensorMap`), a global pointer that
     /// only `copy_tensor` takes.
     TensorMap,
+    /// `x: &Sym<[T]>`: a symmetric buffer of the world (`kosmos_runtime::SymmetricBuffer`),
+    /// passed as its peer-table index (`u32`) and its length in elements (`u64`); only in
+    /// kernels with a team. `x.peer(rank)` is rank `rank`'s copy.
+    Sym(ScalarType),
 }
 
 /// One set of values for the const generics (in declaration order).
@@ -115,6 +119,40 @@ pub(crate) fn scalar_type(ty: &syn::Type, what: &str) -> Result<ScalarType> {
             quote::quote!(#ty).to_string().replace(' ', "")
         ),
     ))
+}
+
+/// The element type of a symmetric buffer parameter `&Sym<[T]>` (`r`, the whole type
+/// `ty`); `None` if `r` names no `Sym`. Kernels and device functions take it alike.
+pub(crate) fn sym_elem(r: &syn::TypeReference, ty: &syn::Type) -> Option<Result<ScalarType>> {
+    let syn::Type::Path(p) = &*r.elem else {
+        return None;
+    };
+    let seg = p.path.segments.last().filter(|s| s.ident == "Sym")?;
+    let usage = "write `&Sym<[T]>`: a symmetric buffer of `T` elements";
+    let parse = || {
+        if r.mutability.is_some() {
+            return Err(Error::new_spanned(
+                ty,
+                "write `&Sym<[T]>`, not `&mut Sym<[T]>`: `.peer(rank)` slices are writable",
+            ));
+        }
+        let syn::PathArguments::AngleBracketed(g) = &seg.arguments else {
+            return Err(Error::new_spanned(ty, usage));
+        };
+        let args: Vec<_> = g.args.iter().collect();
+        let [syn::GenericArgument::Type(syn::Type::Slice(s))] = args[..] else {
+            return Err(Error::new_spanned(g, usage));
+        };
+        let elem = scalar_type(&s.elem, "symmetric buffer element")?;
+        if elem == ScalarType::I1 {
+            return Err(Error::new_spanned(
+                &s.elem,
+                "symmetric buffers of `bool` are not supported: use `u8`",
+            ));
+        }
+        Ok(elem)
+    };
+    Some(parse())
 }
 
 impl KernelDef {
@@ -225,6 +263,23 @@ impl KernelDef {
                         });
                         continue;
                     }
+                    if let Some(elem) = sym_elem(r, &pt.ty) {
+                        let elem = elem?;
+                        if params
+                            .first()
+                            .is_none_or(|p: &Param| p.kind != ParamKind::Team)
+                        {
+                            return Err(Error::new_spanned(
+                                &pt.ty,
+                                "symmetric buffers need a world: make `team: &Team` the kernel's first parameter",
+                            ));
+                        }
+                        params.push(Param {
+                            name: pi.ident.clone(),
+                            kind: ParamKind::Sym(elem),
+                        });
+                        continue;
+                    }
                     if let syn::Type::Path(tp) = &*r.elem
                         && tp.path.is_ident("TensorMap")
                     {
@@ -243,7 +298,7 @@ impl KernelDef {
                     let syn::Type::Slice(s) = &*r.elem else {
                         return Err(Error::new_spanned(
                             &pt.ty,
-                            "unsupported parameter type: references are slices, `&[T]` or `&mut [T]`, or `&TensorMap`",
+                            "unsupported parameter type: references are slices, `&[T]` or `&mut [T]`, `&TensorMap` or `&Sym<[T]>`",
                         ));
                     };
                     let elem = scalar_type(&s.elem, "slice element")?;

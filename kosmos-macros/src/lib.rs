@@ -13,6 +13,9 @@
 //!                   a: &Buffer<f32>, out: &mut Buffer<f32>, n: u32) -> Result<()>;
 //! }
 //! ```
+//! A kernel whose first parameter is `team: &Team` runs on a world instead:
+//! `launch(world, modules, per_rank, block, args...)`, each `x: &Sym<[T]>` parameter taking a
+//! `&SymmetricBuffer<T>` that must be the world's (checked before the launch).
 //! A kernel with const generics gets `launch::<BM, BN>(...)` (an instance that was not
 //! declared in `instances(...)` is a launch error naming the available kernels),
 //! `name::<BM, BN>()` and `INSTANCES`, the IR names of the declared instances.
@@ -143,6 +146,7 @@ fn expand(
     let rt = quote!(::kosmos::runtime);
     let mut params = Vec::new();
     let mut args = Vec::new();
+    let mut sym_checks = Vec::new();
     for (p, input) in def.params.iter().zip(&f.sig.inputs) {
         let ident = &p.name;
         match p.kind {
@@ -176,6 +180,15 @@ fn expand(
             }
             // `World::launch` passes the team arguments itself.
             ParamKind::Team => {}
+            // The peer-table index and the length, of a buffer checked to be the world's.
+            ParamKind::Sym(elem) => {
+                let t = rust_type(elem);
+                let arg = ident.to_string();
+                params.push(quote!(#ident: &#rt::SymmetricBuffer<#t>));
+                args.push(quote!(#rt::KernelArg::from(#ident.index())));
+                args.push(quote!(#rt::KernelArg::from(#ident.len() as u64)));
+                sym_checks.push(quote!(world.check_symmetric(kernel, #arg, #ident)?;));
+            }
         }
     }
     let instances: Vec<String> = def.instances.iter().map(|i| def.instance_name(i)).collect();
@@ -224,7 +237,8 @@ fn expand(
         let generics = quote!(<M: #rt::WorldModules + ?Sized, #(#const_params),*>);
         let launch_doc = format!(
             "Launches `{name}` on every rank of `world` (`per_rank` workgroups of `block` lanes \
-             each) from `modules`, and waits for it; see `World::launch`."
+             each) from `modules`, and waits for it; see `World::launch`. Every symmetric \
+             buffer argument must be the world's (`World::check_symmetric`)."
         );
         quote! {
             #[doc = #launch_doc]
@@ -236,7 +250,9 @@ fn expand(
                 block: u32,
                 #(#params),*
             ) -> ::std::result::Result<(), #rt::WorldError> {
-                world.launch(modules, #name_expr, per_rank, block, &[#(#args),*])
+                let kernel: &str = #name_expr;
+                #(#sym_checks)*
+                world.launch(modules, kernel, per_rank, block, &[#(#args),*])
             }
         }
     } else {

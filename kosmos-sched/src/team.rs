@@ -77,6 +77,12 @@ impl Team {
     /// table pointer: the IR has no integer-to-pointer conversion, and needs none.
     pub fn peer_ptr(&self, b: &mut KernelBuilder, buffer: u32, rank: Value) -> Value {
         let buffer = b.const_u32(buffer);
+        self.peer_ptr_of(b, buffer, rank)
+    }
+
+    /// [`Team::peer_ptr`] of a buffer index known at run time (a `u32` value: a DSL
+    /// kernel's `&Sym<[T]>` parameter).
+    pub fn peer_ptr_of(&self, b: &mut KernelBuilder, buffer: Value, rank: Value) -> Value {
         let row = b.mul(buffer, self.ranks);
         let slot = b.add(row, rank);
         let entry = b.ptr_offset(self.peers, slot, Type::I64);

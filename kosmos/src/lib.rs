@@ -32,15 +32,25 @@ pub use kosmos_ir::Scope;
 
 /// The first parameter of a kernel that runs on a `World` (`team: &Team`): it stands for the
 /// team parameters `World::launch` passes and gives the kernel `team_rank()`,
-/// `world_size()`, `peer::<T, K>(rank)`, `signal`, `wait`, `claim` and `start_barrier()`.
+/// `world_size()`, `signal`, `wait`, `claim`, `start_barrier()` and `dispatch`.
 /// Only kernel signatures name it; no value of it exists.
 pub enum Team {}
+
+/// A symmetric buffer parameter of a kernel with a team (`x: &Sym<[f32]>`): the world's
+/// launcher takes a `&SymmetricBuffer<f32>` of that world for it, and the kernel reaches
+/// rank `r`'s copy as a slice, `x.peer(r)` (`x.local()` is its own rank's; `x.len()` the
+/// length of every copy). Only kernel and `#[device]` signatures name it; no value of it
+/// exists.
+pub struct Sym<T: ?Sized> {
+    _never: std::convert::Infallible,
+    _elem: std::marker::PhantomData<T>,
+}
 
 /// What kernel files import: the macro, the element types, the names kernels use for
 /// orderings and scopes, and the runtime types a host program needs to launch.
 pub mod prelude {
     pub use crate::runtime::{Buffer, Device, LaunchConfig, Module, Stream};
-    pub use crate::{Ordering, Scope, Team, bf16, device, f16, kernel};
+    pub use crate::{Ordering, Scope, Sym, Team, bf16, device, f16, kernel};
 }
 
 /// The language reference (`docs/dsl.md`): its examples are this crate's doc tests.

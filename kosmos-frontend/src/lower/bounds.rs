@@ -3,8 +3,9 @@
 //! against the slice's length; the `else` records the failure (`bounds.fail`, naming the
 //! access by file, line and column) and gives zeros, so the access itself never happens.
 //! Slice parameters get their length from the launch (`buffer.len`), shared arrays from their
-//! type; peer slices (`peer::<T, K>(rank)`) are not checked. `a.get_unchecked(i)` in an
-//! `unsafe` block is the unchecked form, for measured hot loops.
+//! type, a rank's copy of a symmetric buffer (`x.peer(rank)`) from the buffer's length
+//! parameter. `a.get_unchecked(i)` in an `unsafe` block is the unchecked form, for measured
+//! hot loops.
 
 use super::{Binding, Lower, Val, err, strip_parens};
 use crate::sig::rust_name;
@@ -272,7 +273,8 @@ impl Lower {
         Ok((parts[0], Some(parts[1])))
     }
 
-    /// Element `index` of slice `base` (a slice parameter, shared array or peer slice),
+    /// Element `index` of slice `base` (a slice parameter, shared array, peer slice, or a
+    /// rank's copy of a symmetric buffer, `x.peer(rank)`),
     /// checked against its length; `access` is the expression that accesses it, `write`
     /// for stores and atomics that modify memory.
     pub(super) fn element(
@@ -283,6 +285,27 @@ impl Lower {
         write: bool,
         access: &impl ToTokens,
     ) -> Result<Elem> {
+        let (ptr, elem, len) = match self.sym_view(b, base)? {
+            Some((ptr, elem, len)) => (ptr, elem, Some(len)),
+            None => self.named_slice(base, write)?,
+        };
+        let i = self.index_value(b, index)?;
+        let bound = self.bound(b, len, i, access);
+        Ok(Elem {
+            ptr: b.ptr_offset(ptr, i.v, elem),
+            elem,
+            index: i,
+            bound,
+        })
+    }
+
+    /// The slice `base` names (a slice parameter, shared array or peer slice), checked to
+    /// be writable where `write`: its address, element type and length.
+    fn named_slice(
+        &mut self,
+        base: &Expr,
+        write: bool,
+    ) -> Result<(Value, ScalarType, Option<Value>)> {
         let ident = match strip_parens(base) {
             Expr::Path(p) => p.path.get_ident(),
             _ => None,
@@ -330,18 +353,19 @@ impl Lower {
                     format!("cannot index into `{ident}`, a tensor map: `copy_tensor` reads it"),
                 );
             }
+            Some(Binding::Sym(_)) => {
+                return err(
+                    base,
+                    format!(
+                        "cannot index into `{ident}`, a symmetric buffer: index a rank's copy, `{ident}.peer(rank)[i]`"
+                    ),
+                );
+            }
             None => {
                 return self.not_found(base, format!("cannot find value `{ident}` in this kernel"));
             }
         };
-        let i = self.index_value(b, index)?;
-        let bound = self.bound(b, len, i, access);
-        Ok(Elem {
-            ptr: b.ptr_offset(ptr, i.v, elem),
-            elem,
-            index: i,
-            bound,
-        })
+        Ok((ptr, elem, len))
     }
 
     /// A checked load of `e`: zero when out of bounds.

@@ -4,10 +4,11 @@
 //! Module-level constants are lowered where they are used, from their expressions.
 
 use super::tiles::TileTy;
-use super::{Binding, Lower, Val, err, mismatch, strip_parens};
+use super::{Binding, Lower, SymParam, Val, err, mismatch, strip_parens};
 use crate::items::{DeviceFn, DeviceParamTy, DeviceRet, Items};
 use crate::sig::{DEFAULT_MAX_WORKGROUP_SIZE, rust_name};
 use kosmos_ir::{AddrSpace, FragRole, KernelBuilder, ScalarType, Type, Value};
+use kosmos_sched::{Sched, SchedOptions, Team};
 use std::collections::HashMap;
 use std::rc::Rc;
 use syn::{Expr, ExprRange, RangeLimits, Result};
@@ -123,6 +124,7 @@ impl Lower {
                     }
                 }
                 DeviceParamTy::TensorMap => Binding::TensorMap(self.tensor_map(arg)?),
+                DeviceParamTy::Sym(elem) => Binding::Sym(self.sym_arg(arg, *elem)?),
             };
             scope.insert(p.name.to_string(), binding);
         }
@@ -244,6 +246,15 @@ impl Lower {
         from_context: Option<SharedSlices>,
     ) -> Result<()> {
         let mut b = KernelBuilder::new(f.name.to_string(), DEFAULT_MAX_WORKGROUP_SIZE);
+        // Symmetric buffers are passed by kernels with a team, whose intrinsics it may use.
+        let with_team = f
+            .params
+            .iter()
+            .any(|p| matches!(p.ty, DeviceParamTy::Sym(_)));
+        let sched = with_team.then(|| {
+            let team = Team::params(&mut b);
+            Rc::new(Sched::new(&mut b, team, SchedOptions::default()))
+        });
         let mut scope = HashMap::new();
         for p in &f.params {
             let name = p.name.to_string();
@@ -283,6 +294,7 @@ impl Lower {
                     mutable: p.mutable,
                 },
                 DeviceParamTy::TensorMap => Binding::TensorMap(b.param(&name, Type::GLOBAL_PTR)),
+                DeviceParamTy::Sym(elem) => Binding::Sym(SymParam::declare(&mut b, &name, *elem)),
                 DeviceParamTy::Tile(ty) => {
                     let (v, ty) = match TileTy::of_type(ty)? {
                         ty @ TileTy::Frag(FragRole::Acc) => (b.frag_zero(), ty),
@@ -298,7 +310,7 @@ impl Lower {
             };
             scope.insert(name, binding);
         }
-        let mut lower = Lower::new(String::new(), items, None);
+        let mut lower = Lower::new(String::new(), items, sched);
         match f.ret {
             DeviceRet::Tile(_) => lower.inline_tile(&mut b, f, scope).map(drop),
             _ => lower.inline(&mut b, f, scope).map(drop),
@@ -393,6 +405,29 @@ impl Lower {
             Some(_) => err(
                 arg,
                 format!("expected `{want}`, found `{ident}`, not a slice"),
+            ),
+        }
+    }
+
+    /// The symmetric buffer argument `arg` (`x` or `&x`) of a `&Sym<[elem]>` parameter.
+    fn sym_arg(&self, arg: &Expr, elem: ScalarType) -> Result<SymParam> {
+        let name = match strip_parens(arg) {
+            Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+            e => e,
+        };
+        let want = format!("&Sym<[{}]>", rust_name(elem));
+        match self.sym_param(name) {
+            Some(sym) if sym.elem == elem => Ok(sym),
+            Some(sym) => err(
+                arg,
+                format!(
+                    "expected `{want}`, found a symmetric buffer of {}",
+                    rust_name(sym.elem)
+                ),
+            ),
+            None => err(
+                arg,
+                format!("expected `{want}`: pass a symmetric buffer parameter by name"),
             ),
         }
     }

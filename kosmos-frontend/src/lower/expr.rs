@@ -225,6 +225,12 @@ impl Lower {
                 p,
                 format!("`{ident}` is a tensor map: pass it to `copy_tensor` as `&{ident}`"),
             ),
+            Some(Binding::Sym(_)) => err(
+                p,
+                format!(
+                    "`{ident}` is a symmetric buffer: take a rank's copy, `{ident}.peer(rank)`"
+                ),
+            ),
             None => self.not_found(p, format!("cannot find value `{ident}` in this kernel")),
         }
     }
@@ -415,6 +421,9 @@ impl Lower {
                     }
                     Some(Binding::TensorMap(_)) => {
                         return err(p, format!("cannot assign to tensor map `{name}`"));
+                    }
+                    Some(Binding::Sym(_)) => {
+                        return err(p, format!("cannot assign to symmetric buffer `{name}`"));
                     }
                     Some(Binding::Tile { mutable, ty, .. }) => {
                         if !mutable {

@@ -88,6 +88,8 @@ impl Class {
 enum Name {
     Value(Term),
     Slice(ScalarType),
+    /// A symmetric buffer parameter of this element type.
+    Sym(ScalarType),
     ConstGeneric,
 }
 
@@ -114,6 +116,7 @@ impl Lower {
                 let name = match *b {
                     Binding::Local { ty, .. } => Name::Value(Term::Known(ty)),
                     Binding::Slice { elem, .. } => Name::Slice(elem),
+                    Binding::Sym(sym) => Name::Sym(sym.elem),
                     Binding::Const(_) => Name::ConstGeneric,
                     Binding::ModuleConst(_) | Binding::Tile { .. } | Binding::TensorMap(_) => {
                         return None;
@@ -241,8 +244,11 @@ impl Walk<'_> {
         self.bind(name, Name::Value(term));
     }
 
-    /// The slice `let x = shared_array::<T, N>()` or `peer::<T, K>(rank)` makes.
-    fn made_slice(&self, e: &Expr) -> Option<Name> {
+    /// The slice `let x = shared_array::<T, N>()` or `sym.peer(rank)` makes.
+    fn made_slice(&mut self, e: &Expr) -> Option<Name> {
+        if let Some(elem) = self.sym_view(e) {
+            return Some(Name::Slice(elem));
+        }
         let Expr::Call(c) = strip_parens(e) else {
             return None;
         };
@@ -290,13 +296,35 @@ impl Walk<'_> {
                 const_generic: true,
                 ..Class::default()
             }),
-            Some(Name::Slice(_)) => Term::Unknown,
+            Some(Name::Slice(_) | Name::Sym(_)) => Term::Unknown,
             None => self
                 .lower
                 .items
                 .constant(&name)
                 .map_or(Term::Unknown, |(_, c)| Term::Known(c.ty)),
         }
+    }
+
+    /// `x.peer(rank)` or `x.local()` of a symmetric buffer `x`: its element type; the
+    /// rank is a `u32`.
+    fn sym_view(&mut self, e: &Expr) -> Option<ScalarType> {
+        let Expr::MethodCall(m) = strip_parens(e) else {
+            return None;
+        };
+        let Expr::Path(p) = strip_parens(&m.receiver) else {
+            return None;
+        };
+        let Some(Name::Sym(elem)) = self.name(&p.path.get_ident()?.to_string()) else {
+            return None;
+        };
+        if m.method != "peer" && m.method != "local" {
+            return None;
+        }
+        for a in &m.args {
+            let t = self.expr(a);
+            self.unify(t, Term::Known(S::U32));
+        }
+        Some(elem)
     }
 
     /// The element type of slice `e` (a name).
@@ -314,7 +342,9 @@ impl Walk<'_> {
     fn index(&mut self, base: &Expr, index: &Expr) -> Term {
         let i = self.expr(index);
         self.mark_index(i);
-        self.slice_elem(base).map_or(Term::Unknown, Term::Known)
+        self.sym_view(base)
+            .or_else(|| self.slice_elem(base))
+            .map_or(Term::Unknown, Term::Known)
     }
 
     /// The element an element reference (`&a[i]`, `a.get_unchecked(i)`) is of.

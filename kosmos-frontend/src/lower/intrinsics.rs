@@ -51,8 +51,6 @@ pub(super) struct LetForm {
     pub(super) binds: &'static str,
     /// The call with its generic arguments: "shared_array::<T, N>()".
     pub(super) call: &'static str,
-    /// More on the call for the message of a misplaced one, or "".
-    pub(super) note: &'static str,
 }
 
 /// Lowers a call that gives a number; the type the context expects, if any, is given.
@@ -103,7 +101,6 @@ const INTRINSICS: &[Intrinsic] = &[
             LetForm {
                 binds: "shared arrays",
                 call: "shared_array::<T, N>()",
-                note: "",
             },
             Lower::shared_array,
         ),
@@ -289,18 +286,6 @@ const INTRINSICS: &[Intrinsic] = &[
     def("team_rank", NONE, Scalar(Fixed(S::U32), Lower::team_rank)),
     def("world_size", NONE, Scalar(Fixed(S::U32), Lower::world_size)),
     def(
-        "peer",
-        &["rank"],
-        Let(
-            LetForm {
-                binds: "peer slices",
-                call: "peer::<T, K>(rank)",
-                note: " (symmetric buffer `K` of rank `rank`)",
-            },
-            Lower::peer_slice,
-        ),
-    ),
-    def(
         "signal",
         &["&counter[i]", "n", "scope"],
         Effect(Lower::signal),
@@ -469,10 +454,7 @@ impl Lower {
         {
             return err(
                 c,
-                format!(
-                    "`{name}` is only allowed as `let name = {};`{}",
-                    form.call, form.note
-                ),
+                format!("`{name}` is only allowed as `let name = {};`", form.call),
             );
         }
         call.no_generics()?;

@@ -31,7 +31,8 @@ impl Lower {
         self.math(b, &call.name, t, args, call.call)
     }
 
-    /// A method call: the math methods of numbers.
+    /// A method call: the math methods of numbers, and the lengths of slices and symmetric
+    /// buffers.
     pub(super) fn method(
         &mut self,
         b: &mut KernelBuilder,
@@ -39,6 +40,27 @@ impl Lower {
         expect: Option<ScalarType>,
     ) -> Result<Val> {
         let name = m.method.to_string();
+        if let Some(sym) = self.sym_param(&m.receiver) {
+            let x = &m.receiver;
+            let x = quote::quote!(#x).to_string();
+            return match name.as_str() {
+                "len" if m.args.is_empty() => Ok(Val {
+                    v: sym.len,
+                    ty: S::U64,
+                }),
+                "len" => err(m, "`len` takes no arguments"),
+                "peer" | "local" => err(
+                    m,
+                    format!("`{x}.{name}(..)` is a slice: bind it with `let` or index it"),
+                ),
+                _ => err(
+                    &m.method,
+                    format!(
+                        "symmetric buffers have `.peer(rank)`, `.local()` and `.len()`, not `.{name}`"
+                    ),
+                ),
+            };
+        }
         if let Expr::Path(p) = &*m.receiver
             && let Some(ident) = p.path.get_ident()
             && let Some(Binding::Slice { len, .. }) = self.lookup(&ident.to_string())

@@ -63,9 +63,11 @@ enum Binding {
         /// Global (parameters, peer slices) or shared (`shared_array`).
         space: AddrSpace,
         /// The length in elements (`u64`) that accesses are checked against; `None` for
-        /// peer slices, which are not checked.
+        /// a slice made where the length is not known.
         len: Option<Value>,
     },
+    /// A `&Sym<[T]>` parameter: only `.peer(rank)`, `.local()` and `.len()` take it.
+    Sym(SymParam),
     Const(u32),
     /// A module-level `const` item: the index of its `Items::consts` entry.
     ModuleConst(usize),
@@ -77,6 +79,29 @@ enum Binding {
         ty: TileTy,
         mutable: bool,
     },
+}
+
+/// A symmetric buffer parameter (`&Sym<[T]>`) as the launch passes it.
+#[derive(Copy, Clone, Debug)]
+struct SymParam {
+    /// Its index in the peer table (`u32`).
+    index: Value,
+    /// Its length in elements (`u64`), the same on every rank.
+    len: Value,
+    elem: ScalarType,
+}
+
+impl SymParam {
+    /// Declares the kernel parameters of symmetric buffer `name` of `elem`s: `name`, its
+    /// index, and `name.len`, its length (what a world launcher passes for a
+    /// `SymmetricBuffer`).
+    fn declare(b: &mut KernelBuilder, name: &str, elem: ScalarType) -> SymParam {
+        SymParam {
+            index: b.param(name, Type::U32),
+            len: b.param(&format!("{name}.len"), Type::Scalar(ScalarType::U64)),
+            elem,
+        }
+    }
 }
 
 /// The lowering state of one kernel instance.
@@ -171,6 +196,7 @@ impl KernelDef {
                     }
                 }
                 ParamKind::TensorMap => Binding::TensorMap(b.param(&name, Type::GLOBAL_PTR)),
+                ParamKind::Sym(elem) => Binding::Sym(SymParam::declare(&mut b, &name, elem)),
                 ParamKind::Scalar(ty) => Binding::Local {
                     v: b.param(&name, Type::Scalar(ty)),
                     ty,

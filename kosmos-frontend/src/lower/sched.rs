@@ -1,20 +1,21 @@
 //! Scheduling (docs/scheduling.md "In the DSL"): the intrinsics of a kernel with a
-//! `team: &Team` parameter — the team queries, `start_barrier`, `peer` slices, the counter
-//! operations `signal`, `wait` and `claim` — and the role switch `dispatch`, lowered onto
-//! `kosmos_sched::Sched`.
+//! `team: &Team` parameter — the team queries, `start_barrier`, the counter operations
+//! `signal`, `wait` and `claim` — the role switch `dispatch`, lowered onto
+//! `kosmos_sched::Sched`, and the ranks' copies of its symmetric buffer parameters
+//! (`x.peer(rank)`).
 
 use super::bounds::Elem;
 use super::intrinsics::{Call, u32_val};
 use super::memory::scope;
-use super::{Binding, Lower, Val, err, strip_parens};
-use crate::sig::{rust_name, scalar_type};
-use kosmos_ir::{AddrSpace, KernelBuilder, ScalarType, Type, Value};
+use super::{Binding, Lower, SymParam, Val, err, strip_parens};
+use crate::sig::rust_name;
+use kosmos_ir::{KernelBuilder, ScalarType, Type, Value};
 use kosmos_sched::{Queues, Sched};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use syn::visit::Visit;
-use syn::{Error, Expr, Result};
+use syn::{Error, Expr, ExprMethodCall, Result};
 
 use ScalarType as S;
 
@@ -77,10 +78,15 @@ impl Lower {
 
     /// The scheduling context, or an error at `call` for a kernel without a team.
     fn sched(&self, call: &Call) -> Result<&Rc<Sched>> {
-        let name = &call.name;
+        self.sched_at(call.call, &call.name)
+    }
+
+    /// The scheduling context, or an error at `tokens`, a use of `name`, for a kernel
+    /// without a team.
+    fn sched_at(&self, tokens: impl quote::ToTokens, name: &str) -> Result<&Rc<Sched>> {
         self.sched.as_ref().ok_or_else(|| {
             Error::new_spanned(
-                call.call,
+                tokens,
                 format!("`{name}` needs a world: make `team: &Team` the kernel's first parameter"),
             )
         })
@@ -217,54 +223,54 @@ impl Lower {
         failed.into_inner()
     }
 
-    /// `peer::<T, K>(rank)`: rank `rank`'s copy of symmetric buffer `K` (the world's
-    /// allocations in order, from 1), as a writable slice of `T`.
-    pub(super) fn peer_slice(
+    /// `e` as a method call on a symmetric buffer parameter (`x.peer(rank)`, `x.len()`):
+    /// the call and the parameter.
+    pub(super) fn sym_method<'e>(&self, e: &'e Expr) -> Option<(&'e ExprMethodCall, SymParam)> {
+        let Expr::MethodCall(m) = strip_parens(e) else {
+            return None;
+        };
+        Some((m, self.sym_param(&m.receiver)?))
+    }
+
+    /// The symmetric buffer parameter `e` names, if it names one.
+    pub(super) fn sym_param(&self, e: &Expr) -> Option<SymParam> {
+        let Expr::Path(p) = strip_parens(e) else {
+            return None;
+        };
+        match self.lookup(&p.path.get_ident()?.to_string())? {
+            Binding::Sym(sym) => Some(sym),
+            _ => None,
+        }
+    }
+
+    /// `x.peer(rank)` or `x.local()` (`x.peer(team_rank())`) of a symmetric buffer
+    /// parameter `x`: that rank's copy, found through the peer table as `Team::peer_ptr`
+    /// finds it — its address, element type and length (every rank's copy has the
+    /// buffer's length), a writable slice. `None` when `e` is no such call.
+    pub(super) fn sym_view(
         &mut self,
         b: &mut KernelBuilder,
-        peer: &Call,
-        _: &str,
-    ) -> Result<Binding> {
-        let (call, seg) = (peer.call, peer.seg);
-        let usage = "write `peer::<T, K>(rank)`: element type `T`, symmetric buffer `K`";
-        let syn::PathArguments::AngleBracketed(g) = &seg.arguments else {
-            return err(call, usage);
+        e: &Expr,
+    ) -> Result<Option<(Value, ScalarType, Value)>> {
+        let Some((m, sym)) = self.sym_method(e) else {
+            return Ok(None);
         };
-        let gargs: Vec<&syn::GenericArgument> = g.args.iter().collect();
-        let [syn::GenericArgument::Type(ty), k] = gargs[..] else {
-            return err(g, usage);
-        };
-        let elem = scalar_type(ty, "symmetric buffer element")?;
-        let k_expr = match k {
-            syn::GenericArgument::Const(e) => e.clone(),
-            syn::GenericArgument::Type(syn::Type::Path(p)) => Expr::Path(syn::ExprPath {
-                attrs: Vec::new(),
-                qself: None,
-                path: p.path.clone(),
-            }),
-            other => return err(other, usage),
-        };
-        let index = u32::try_from(self.const_eval(&k_expr, "the symmetric buffer index")?)
-            .map_err(|_| Error::new_spanned(k, "symmetric buffer index out of range for u32"))?;
-        if index == kosmos_sched::abi::CONTROL_BUFFER {
-            return err(
-                k,
-                "symmetric buffer 0 is the world's control buffer: the world's allocations start at 1",
-            );
+        let method = m.method.to_string();
+        if method != "peer" && method != "local" {
+            return Ok(None);
         }
-        if call.args.len() != 1 {
-            return err(call, "`peer` takes 1 argument (rank)");
+        if let Some(t) = &m.turbofish {
+            return err(t, "methods take no generic arguments in kernels");
         }
-        let rank = self.value(b, &call.args[0], Some(S::U32))?;
-        let team = *self.sched(peer)?.team();
-        Ok(Binding::Slice {
-            ptr: team.peer_ptr(b, index, rank.v),
-            elem,
-            writable: true,
-            space: AddrSpace::Global,
-            // The world does not pass the lengths of peer buffers.
-            len: None,
-        })
+        let team = *self.sched_at(m, &method)?.team();
+        let rank = match (method.as_str(), m.args.len()) {
+            ("peer", 1) => self.value(b, &m.args[0], Some(S::U32))?.v,
+            ("local", 0) => team.rank(),
+            ("peer", n) => return err(m, format!("`peer` takes 1 argument (rank), found {n}")),
+            (_, n) => return err(m, format!("`local` takes no arguments, found {n}")),
+        };
+        let ptr = team.peer_ptr_of(b, sym.index, rank);
+        Ok(Some((ptr, sym.elem, sym.len)))
     }
 }
 
@@ -321,7 +327,7 @@ mod dispatch_tests {
     /// A team kernel whose `dispatch` call has `args` (after the queues, lengths and scope).
     fn with_roles(roles: &str) -> String {
         format!(
-            "#[kernel] fn k(team: &Team, n: u32) {{ let q = peer::<u32, 1>(team_rank()); \
+            "#[kernel] fn k(team: &Team, queues: &Sym<[u32]>, n: u32) {{ let q = queues.local(); \
              let mut x = 0u32; \
              dispatch(&q[0], n, &q[1], n, Scope::System, {roles}); }}"
         )
@@ -341,7 +347,7 @@ mod dispatch_tests {
 
     #[test]
     fn team_intrinsics_without_a_value_end_branches() {
-        let src = "#[kernel] fn k(team: &Team, n: u32) { let q = peer::<u32, 1>(team_rank()); \
+        let src = "#[kernel] fn k(team: &Team, queues: &Sym<[u32]>, n: u32) { let q = queues.local(); \
                    if n > 0 { signal(&q[0], 1, Scope::System) } }";
         assert!(lower_source(src).is_ok());
     }

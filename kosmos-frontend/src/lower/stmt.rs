@@ -1,10 +1,10 @@
 //! Statements: blocks and their scopes, expression statements and `let` bindings (of
-//! scalars, tiles, and the slices that `shared_array` and `peer` make).
+//! scalars, tiles, shared arrays, and ranks' copies of symmetric buffers, `x.peer(rank)`).
 
 use super::intrinsics::{Call, Lowering, intrinsic};
 use super::{Binding, Lower, Val, err, strip_parens};
 use crate::sig::scalar_type;
-use kosmos_ir::{KernelBuilder, ScalarType};
+use kosmos_ir::{AddrSpace, KernelBuilder, ScalarType};
 use std::collections::HashMap;
 use syn::{Expr, Result};
 
@@ -83,6 +83,23 @@ impl Lower {
             return err(diverge, "`let ... else` is not supported in kernels");
         }
         let name = pi.ident.to_string();
+        if let Some((ptr, elem, len)) = self.sym_view(b, &init.expr)? {
+            if ann.is_some() {
+                return err(
+                    ann,
+                    "a rank's copy of a symmetric buffer takes its type from it",
+                );
+            }
+            let binding = Binding::Slice {
+                ptr,
+                elem,
+                writable: true,
+                space: AddrSpace::Global,
+                len: Some(len),
+            };
+            self.bind(name, binding);
+            return Ok(());
+        }
         if let Expr::Call(c) = strip_parens(&init.expr)
             && let Some(call) = Call::of(c)
             && let Some(Lowering::Let(form, lower)) = intrinsic(&call.name).map(|i| &i.lowering)

@@ -226,7 +226,8 @@ impl Lower {
                     Binding::Slice { elem, .. } => Some(elem),
                     _ => None,
                 },
-                _ => None,
+                // A rank's copy of a symmetric buffer, `x.peer(rank)[i]`.
+                base => Some(self.sym_method(base)?.1.elem),
             },
             Expr::Binary(bin) => match bin.op {
                 B::Eq(_)

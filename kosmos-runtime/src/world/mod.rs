@@ -127,6 +127,16 @@ pub enum WorldError {
         index: u32,
         buffers: usize,
     },
+    /// A symmetric buffer argument that another world allocated (its index here may hold
+    /// another buffer, or none).
+    #[error(
+        "launch of `{kernel}`: argument `{arg}` is symmetric buffer {index} of another world, not of this one"
+    )]
+    ForeignBuffer {
+        kernel: String,
+        arg: String,
+        index: u32,
+    },
     /// Every `u32` peer-table index is taken.
     #[error("the peer table is full: every u32 index holds a live symmetric buffer")]
     PeerTableFull,
@@ -196,6 +206,15 @@ impl<T: DeviceScalar> SymmetricBuffer<T> {
     /// Every rank's copy, by rank.
     pub fn ranks(&self) -> &[Buffer<T>] {
         &self.ranks
+    }
+
+    /// The length in elements of every rank's copy.
+    pub fn len(&self) -> usize {
+        self.ranks.first().map_or(0, Buffer::len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -475,6 +494,27 @@ impl World {
                 buffers: slots.len(),
             }),
         }
+    }
+
+    /// Refuses `buffer` as the symmetric buffer argument `arg` of a launch of `kernel`
+    /// unless this world allocated it: then its index is live in this world's peer table
+    /// (a buffer is alive while it is borrowed) and it has a copy per rank. Its index alone
+    /// cannot tell: another world's buffer may have the same one, as may a buffer allocated
+    /// in a slot reused after a drop.
+    pub fn check_symmetric<T: DeviceScalar>(
+        &self,
+        kernel: &str,
+        arg: &str,
+        buffer: &SymmetricBuffer<T>,
+    ) -> Result<(), WorldError> {
+        if std::sync::Arc::ptr_eq(&self.slots, &buffer.slots) {
+            return Ok(());
+        }
+        Err(WorldError::ForeignBuffer {
+            kernel: kernel.to_string(),
+            arg: arg.to_string(),
+            index: buffer.index,
+        })
     }
 
     /// Workgroups per rank of a persistent launch of `kernel` with `block` lanes: as many

@@ -1,47 +1,45 @@
 //! Scheduled kernels written in the `#[kernel]` DSL: the same protocol as `kosmos-sched`'s
-//! hand-built kernels, reached through `team: &Team` and the scheduling intrinsics.
+//! hand-built kernels, reached through `team: &Team`, symmetric buffer parameters and the
+//! scheduling intrinsics.
 
 use kosmos::prelude::*;
 
-/// Symmetric buffers of [`allgather_scale`], in the order the host allocates them (buffer 0
-/// is the world's control buffer): each rank's shard (`chunk` f32), the gathered shards
-/// (`ranks * chunk` f32), one readiness counter per source rank plus a spare one (`u32`),
-/// the output (`ranks * chunk` f32) and the two queue heads (`u32`).
-pub mod allgather_buffers {
-    pub const SHARD: u32 = 1;
-    pub const GATHERED: u32 = 2;
-    pub const READY: u32 = 3;
-    pub const OUT: u32 = 4;
-    pub const QUEUES: u32 = 5;
-    /// Per-task run counts of [`super::allgather_scale_dispatch`] (`2 * ranks` u32: the
-    /// pushes, then the consumer rows).
-    pub const TALLY: u32 = 6;
-}
-
-/// A ring all-gather with a consumer: every rank pushes its shard into every rank's
-/// `gathered` buffer (task `t` of its push queue goes to rank `rank + t`, a ring) and
-/// signals that destination's counter for it at system scope; then every rank computes
+/// A ring all-gather with a consumer: every rank pushes its `shard` (`chunk` elements) into
+/// every rank's `gathered` buffer (`ranks * chunk`; task `t` of its push queue goes to rank
+/// `rank + t`, a ring) and signals that destination's counter in `ready` (one per source
+/// rank plus a spare one) at system scope; then every rank computes
 /// `out = gathered * scale + 1` one source shard at a time, each after a bounded wait on
-/// that shard's counter. Push `skip` (`rank * ranks + dest`) signals the spare counter
-/// instead: a planted missing signal (`u32::MAX` plants none).
+/// that shard's counter. `queues` holds the two queue heads. Push `skip`
+/// (`rank * ranks + dest`) signals the spare counter instead: a planted missing signal
+/// (`u32::MAX` plants none).
 #[kernel(max_workgroup_size = 64)]
-pub fn allgather_scale(team: &Team, chunk: u32, scale: f32, skip: u32) {
+pub fn allgather_scale(
+    team: &Team,
+    shard: &Sym<[f32]>,
+    gathered: &Sym<[f32]>,
+    ready: &Sym<[u32]>,
+    out: &Sym<[f32]>,
+    queues: &Sym<[u32]>,
+    chunk: u32,
+    scale: f32,
+    skip: u32,
+) {
     start_barrier();
     let rank = team_rank();
     let ranks = world_size();
     let lane = workitem_id_x();
     let lanes = workgroup_size_x();
-    let shard = peer::<f32, 1>(rank);
-    let queues = peer::<u32, 5>(rank);
+    let mine = shard.local();
+    let heads = queues.local();
     loop {
-        let t = claim(&queues[0], ranks);
+        let t = claim(&heads[0], ranks);
         if t >= ranks {
             break;
         }
         let dest = (rank + t) % ranks;
-        let gathered = peer::<f32, 2>(dest);
+        let remote = gathered.peer(dest);
         for i in (lane..chunk).step_by(lanes) {
-            gathered[rank * chunk + i] = shard[i];
+            remote[rank * chunk + i] = mine[i];
         }
         // Redirecting keeps `signal` (a barrier) out of a branch.
         let slot = if rank * ranks + dest == skip {
@@ -49,21 +47,20 @@ pub fn allgather_scale(team: &Team, chunk: u32, scale: f32, skip: u32) {
         } else {
             rank
         };
-        let ready = peer::<u32, 3>(dest);
-        signal(&ready[slot], 1, Scope::System);
+        signal(&ready.peer(dest)[slot], 1, Scope::System);
     }
-    let ready = peer::<u32, 3>(rank);
-    let gathered = peer::<f32, 2>(rank);
-    let out = peer::<f32, 4>(rank);
+    let arrived = ready.local();
+    let all = gathered.local();
+    let results = out.local();
     loop {
-        let src = claim(&queues[1], ranks);
+        let src = claim(&heads[1], ranks);
         if src >= ranks {
             break;
         }
-        wait(&ready[src], 1, Scope::System, src);
+        wait(&arrived[src], 1, Scope::System, src);
         for i in (lane..chunk).step_by(lanes) {
             let at = src * chunk + i;
-            out[at] = gathered[at] * scale + 1.0;
+            results[at] = all[at] * scale + 1.0;
         }
     }
 }
@@ -72,46 +69,56 @@ pub fn allgather_scale(team: &Team, chunk: u32, scale: f32, skip: u32) {
 /// workgroup serves both queues. The pushes are communication tasks; the consumer rows
 /// (task `src` computes source `src`'s shard) are compute tasks gated on `ready[src]`. A
 /// free workgroup takes the head row once its shard has arrived, else claims a push, else
-/// waits (bounded) for the head row. Lane 0 of every task counts it in `tally`.
+/// waits (bounded) for the head row. Lane 0 of every task counts it in `tally` (`2 * ranks`
+/// counts: the pushes, then the consumer rows).
 #[kernel(max_workgroup_size = 64)]
-pub fn allgather_scale_dispatch(team: &Team, chunk: u32, scale: f32) {
+pub fn allgather_scale_dispatch(
+    team: &Team,
+    shard: &Sym<[f32]>,
+    gathered: &Sym<[f32]>,
+    ready: &Sym<[u32]>,
+    out: &Sym<[f32]>,
+    queues: &Sym<[u32]>,
+    tally: &Sym<[u32]>,
+    chunk: u32,
+    scale: f32,
+) {
     start_barrier();
     let rank = team_rank();
     let ranks = world_size();
     let lane = workitem_id_x();
     let lanes = workgroup_size_x();
-    let shard = peer::<f32, 1>(rank);
-    let ready = peer::<u32, 3>(rank);
-    let gathered = peer::<f32, 2>(rank);
-    let out = peer::<f32, 4>(rank);
-    let queues = peer::<u32, 5>(rank);
-    let tally = peer::<u32, 6>(rank);
+    let mine = shard.local();
+    let arrived = ready.local();
+    let all = gathered.local();
+    let results = out.local();
+    let heads = queues.local();
+    let counts = tally.local();
     dispatch(
-        &queues[0],
+        &heads[0],
         ranks,
-        &queues[1],
+        &heads[1],
         ranks,
         Scope::System,
-        |src| (&ready[src], 1),
+        |src| (&arrived[src], 1),
         |t| {
             let dest = (rank + t) % ranks;
-            let remote = peer::<f32, 2>(dest);
+            let remote = gathered.peer(dest);
             for i in (lane..chunk).step_by(lanes) {
-                remote[rank * chunk + i] = shard[i];
+                remote[rank * chunk + i] = mine[i];
             }
             if lane == 0 {
-                atomic_add(&tally[t], 1, Ordering::Relaxed, Scope::Agent);
+                atomic_add(&counts[t], 1, Ordering::Relaxed, Scope::Agent);
             }
-            let remote_ready = peer::<u32, 3>(dest);
-            signal(&remote_ready[rank], 1, Scope::System);
+            signal(&ready.peer(dest)[rank], 1, Scope::System);
         },
         |src| {
             for i in (lane..chunk).step_by(lanes) {
                 let at = src * chunk + i;
-                out[at] = gathered[at] * scale + 1.0;
+                results[at] = all[at] * scale + 1.0;
             }
             if lane == 0 {
-                atomic_add(&tally[ranks + src], 1, Ordering::Relaxed, Scope::Agent);
+                atomic_add(&counts[ranks + src], 1, Ordering::Relaxed, Scope::Agent);
             }
         },
     );

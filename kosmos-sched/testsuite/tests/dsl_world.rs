@@ -2,35 +2,31 @@
 //! device: every rank gathers every shard exactly and computes from it only after the
 //! shard's signal; a planted missing signal becomes a timeout naming who waited on what.
 
-use kosmos_runtime::{Device, Module, SymmetricBuffer, World, WorldOptions};
+use kosmos_runtime::{Device, Module, SymmetricBuffer, World, WorldError, WorldOptions};
 use kosmos_sched::WaitKind;
-use kosmos_sched_tests::dsl_kernels::{
-    allgather_buffers as buf, allgather_scale, allgather_scale_dispatch,
-};
+use kosmos_sched_tests::dsl_kernels::{allgather_scale, allgather_scale_dispatch};
 use kosmos_sched_tests::{DSL, expect_timeout, seed};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 const CHUNK: u32 = 100;
 const BLOCK: u32 = 32;
 
+/// A world and the symmetric buffers of the all-gather kernels.
 struct Run {
     world: World,
     shards: Vec<Vec<f32>>,
+    shard: SymmetricBuffer<f32>,
     gathered: SymmetricBuffer<f32>,
+    /// A readiness counter per source rank, and a spare one.
+    ready: SymmetricBuffer<u32>,
     out: SymmetricBuffer<f32>,
+    /// The push and consumer queue heads.
+    queues: SymmetricBuffer<u32>,
     /// Per-task run counts of `allgather_scale_dispatch` (zeroed).
     tally: SymmetricBuffer<u32>,
-    /// The rest of the kernel's buffers, kept alive for its launches (the shard, the
-    /// counters, the queue heads).
-    _inputs: (
-        SymmetricBuffer<f32>,
-        SymmetricBuffer<u32>,
-        SymmetricBuffer<u32>,
-    ),
 }
 
-/// A world of `ranks` ranks with random shards and poisoned outputs, its buffers allocated
-/// in the order `allgather_buffers` gives.
+/// A world of `ranks` ranks with random shards and poisoned outputs.
 fn setup(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Run {
     let options = WorldOptions {
         wait_bound: bound,
@@ -45,15 +41,6 @@ fn setup(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Run {
     let out = world.alloc_symmetric::<f32>(n).unwrap();
     let queues = world.alloc_symmetric::<u32>(2).unwrap();
     let tally = world.alloc_symmetric::<u32>(2 * ranks as usize).unwrap();
-    let indices = [shard.index(), gathered.index(), ready.index(), out.index()];
-    assert_eq!(
-        (indices, queues.index(), tally.index()),
-        (
-            [buf::SHARD, buf::GATHERED, buf::READY, buf::OUT],
-            buf::QUEUES,
-            buf::TALLY
-        )
-    );
     let mut shards = Vec::new();
     for r in 0..ranks {
         let data: Vec<f32> = (0..CHUNK).map(|_| rng.random_range(-4.0..4.0)).collect();
@@ -69,10 +56,38 @@ fn setup(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Run {
     Run {
         world,
         shards,
+        shard,
         gathered,
+        ready,
         out,
+        queues,
         tally,
-        _inputs: (shard, ready, queues),
+    }
+}
+
+impl Run {
+    /// `allgather_scale` on this world's buffers.
+    fn allgather(
+        &mut self,
+        module: &Module,
+        per_rank: u32,
+        scale: f32,
+        skip: u32,
+    ) -> Result<(), WorldError> {
+        allgather_scale::launch(
+            &mut self.world,
+            module,
+            per_rank,
+            BLOCK,
+            &self.shard,
+            &self.gathered,
+            &self.ready,
+            &self.out,
+            &self.queues,
+            CHUNK,
+            scale,
+            skip,
+        )
     }
 }
 
@@ -86,16 +101,8 @@ fn dsl_allgather_delivers_every_shard_and_computes_after_its_signal() {
     let module = load(&device);
     on_worlds(&device, |run, per_rank, what| {
         let scale = 0.75f32;
-        allgather_scale::launch(
-            &mut run.world,
-            &module,
-            per_rank,
-            BLOCK,
-            CHUNK,
-            scale,
-            u32::MAX,
-        )
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        run.allgather(&module, per_rank, scale, u32::MAX)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
         check_gathered_and_scaled(run, scale, what);
     });
 }
@@ -142,8 +149,21 @@ fn dsl_dispatch_runs_every_push_and_row_once_after_its_signal() {
     let module = load(&device);
     on_worlds(&device, |run, per_rank, what| {
         let scale = 1.25f32;
-        allgather_scale_dispatch::launch(&mut run.world, &module, per_rank, BLOCK, CHUNK, scale)
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        allgather_scale_dispatch::launch(
+            &mut run.world,
+            &module,
+            per_rank,
+            BLOCK,
+            &run.shard,
+            &run.gathered,
+            &run.ready,
+            &run.out,
+            &run.queues,
+            &run.tally,
+            CHUNK,
+            scale,
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
         check_gathered_and_scaled(run, scale, what);
         let ranks = run.world.ranks();
         for r in 0..ranks {
@@ -168,7 +188,7 @@ fn dsl_missing_signal_times_out_naming_rank_workgroup_and_task() {
     // Rank 0's push to rank 1 signals the spare counter: rank 1's task for source 0 never
     // becomes ready.
     let skip = 1;
-    let launch = allgather_scale::launch(&mut run.world, &module, 2, BLOCK, CHUNK, 1.0, skip);
+    let launch = run.allgather(&module, 2, 1.0, skip);
     let (err, records) = expect_timeout(launch, seed);
     assert_eq!(records.len(), 1, "{err}");
     let r = records[0];
@@ -180,4 +200,92 @@ fn dsl_missing_signal_times_out_naming_rank_workgroup_and_task() {
         text.contains("rank 1 workgroup") && text.contains("task 0"),
         "{text}"
     );
+}
+
+#[test]
+fn a_symmetric_buffer_of_another_world_is_refused_naming_the_argument() {
+    let device = Device::cpu_with_resident_limit(16);
+    let module = load(&device);
+    let seed = seed();
+    println!("seed {seed}");
+    let Run {
+        mut world,
+        shards,
+        shard,
+        gathered,
+        ready,
+        out,
+        queues,
+        tally,
+    } = setup(&device, 2, None, seed);
+    // A new `out` in the slot the old one freed.
+    let (index, len) = (out.index(), out.len());
+    drop(out);
+    let out = world.alloc_symmetric::<f32>(len).unwrap();
+    assert_eq!(out.index(), index, "the freed slot is reused");
+    for copy in out.ranks() {
+        copy.upload(&vec![f32::NAN; len]).unwrap();
+    }
+    // Another world of as many ranks, whose buffers have the same indices: live ones here.
+    let other = setup(&device, 2, None, seed);
+    assert_eq!(
+        (other.out.index(), other.shard.index()),
+        (index, shard.index())
+    );
+    let mut launch = |shard: &SymmetricBuffer<f32>, out: &SymmetricBuffer<f32>| {
+        allgather_scale::launch(
+            &mut world,
+            &module,
+            1,
+            BLOCK,
+            shard,
+            &gathered,
+            &ready,
+            out,
+            &queues,
+            CHUNK,
+            1.0,
+            u32::MAX,
+        )
+    };
+    let cases = [
+        (&shard, &other.out, "out", index),
+        (&other.shard, &out, "shard", shard.index()),
+    ];
+    for (shard, out, want, want_index) in cases {
+        match launch(shard, out) {
+            Err(WorldError::ForeignBuffer { kernel, arg, index }) => {
+                assert_eq!(
+                    (kernel.as_str(), arg.as_str(), index),
+                    ("allgather_scale", want, want_index)
+                );
+            }
+            other => panic!("expected a refusal of `{want}`, got {other:?}"),
+        }
+    }
+    let err = launch(&shard, &other.out).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!(
+            "argument `out` is symmetric buffer {index} of another world"
+        )),
+        "{err}"
+    );
+    // Refused before launching: nothing was gathered.
+    for r in 0..2 {
+        let copy = gathered.rank(r).unwrap().download().unwrap();
+        assert!(copy.iter().all(|g| g.is_nan()), "rank {r} ran");
+    }
+    // The world's own buffers, the reallocated one included, are taken.
+    let mut run = Run {
+        world,
+        shards,
+        shard,
+        gathered,
+        ready,
+        out,
+        queues,
+        tally,
+    };
+    run.allgather(&module, 1, 0.5, u32::MAX).unwrap();
+    check_gathered_and_scaled(&run, 0.5, &format!("seed {seed}"));
 }
