@@ -406,17 +406,72 @@ fn tile_misuse_is_an_error_at_its_tokens() {
 fn team_kernels_open_with_the_team_parameters() {
     let src = r#"
         #[kernel]
-        fn k(team: &Team, out: &mut [u32]) {
-            let mine = peer::<u32, 1>(team_rank());
-            out[0] = mine[0] + world_size();
+        fn k(team: &Team, x: &Sym<[bf16]>, out: &mut [u32]) {
+            out[0] = x.len() as u32 + world_size();
         }
     "#;
     let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
     let k = &kernels[0];
     let names: Vec<&str> = k.params.iter().filter_map(|p| k.value_name(*p)).collect();
     let mut want = kosmos_sched::abi::TEAM_PARAMS.to_vec();
-    want.push("out");
+    want.extend(["x", "x.len", "out"]);
     assert_eq!(names, want);
+    // A symmetric buffer is its peer-table index and its length.
+    let types: Vec<Type> = k.params[want.len() - 3..]
+        .iter()
+        .map(|p| k.ty(*p))
+        .collect();
+    assert_eq!(
+        types,
+        [Type::U32, Type::Scalar(ScalarType::U64), Type::GLOBAL_PTR]
+    );
+}
+
+#[test]
+fn peer_copies_are_found_through_the_peer_table_by_the_buffer_parameter() {
+    let src = r#"
+        #[kernel]
+        fn k(team: &Team, x: &Sym<[f32]>) {
+            x.peer(world_size() - 1)[0] = 1.0;
+        }
+    "#;
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    let k = &kernels[0];
+    let param = |name: &str| {
+        *k.params
+            .iter()
+            .find(|p| k.value_name(**p) == Some(name))
+            .expect("a parameter")
+    };
+    let (peers, ranks, x) = (param("team_peers"), param("team_ranks"), param("x"));
+    let defs = definitions(k);
+    // `Team::peer_ptr`'s entry: `team_peers[x * team_ranks + rank]` (an `i64` offset).
+    let entries: Vec<Value> = defs
+        .values()
+        .filter_map(|op| match *op {
+            Op::PtrOffset {
+                base,
+                index,
+                elem: Type::I64,
+            } if base == peers => Some(index),
+            _ => None,
+        })
+        .collect();
+    let of_x = entries.iter().any(|slot| {
+        let Some(Op::Binary { lhs: row, .. }) = defs.get(slot) else {
+            return false;
+        };
+        matches!(defs.get(row), Some(Op::Binary { lhs, rhs, .. }) if (*lhs, *rhs) == (x, ranks))
+    });
+    assert!(of_x, "no peer-table entry of `x`: {entries:?}");
+    // The store is checked against `x.len`.
+    let mut checked = Vec::new();
+    k.walk(|_, inst| {
+        if let Op::BoundsFail { len, .. } = inst.op {
+            checked.push(len);
+        }
+    });
+    assert_eq!(checked, [param("x.len")]);
 }
 
 #[test]
@@ -443,18 +498,140 @@ fn scheduling_misuse_is_reported_at_its_tokens() {
             "c, 1",
         ),
         (
-            "fn k(team: &Team, c: &mut [u32]) { let p = peer::<u32, 0>(0); }",
-            "symmetric buffer 0 is the world's control buffer",
-            "0>",
+            "fn k(c: &mut [u32], x: &Sym<[u32]>) { }",
+            "symmetric buffers need a world: make `team: &Team` the kernel's first parameter",
+            "&Sym",
         ),
         (
-            "fn k(team: &Team, c: &mut [u32]) { c[0] = peer(0); }",
-            "`peer` is only allowed as `let name = peer::<T, K>(rank);`",
-            "peer(0)",
+            "fn k(team: &Team, x: &mut Sym<[u32]>) { }",
+            "write `&Sym<[T]>`, not `&mut Sym<[T]>`",
+            "&mut Sym",
+        ),
+        (
+            "fn k(team: &Team, x: &Sym<u32>) { }",
+            "write `&Sym<[T]>`",
+            "<u32>",
+        ),
+        (
+            "fn k(team: &Team, x: &Sym<[Vec<u32>]>) { }",
+            "unsupported symmetric buffer element type `Vec<u32>`",
+            "Vec<u32>",
+        ),
+        (
+            "fn k(team: &Team, x: &Sym<[bool]>) { }",
+            "symmetric buffers of `bool` are not supported",
+            "bool",
+        ),
+        (
+            "fn k(team: &Team, x: &Sym<[u32]>) { x.peer(0, 1)[0] = 1; }",
+            "`peer` takes 1 argument (rank), found 2",
+            "x.peer(0, 1)",
+        ),
+        (
+            "fn k(team: &Team, x: &Sym<[u32]>) { let a = x.local(0); }",
+            "`local` takes no arguments, found 1",
+            "x.local(0)",
+        ),
+        (
+            "fn k(team: &Team, x: &Sym<[u32]>) { x[0] = 1; }",
+            "cannot index into `x`, a symmetric buffer: index a rank's copy, `x.peer(rank)[i]`",
+            "x[0]",
+        ),
+        (
+            "fn k(team: &Team, x: &Sym<[u32]>) { let a = x.peer(0) + 1; }",
+            "`x.peer(..)` is a slice: bind it with `let` or index it",
+            "x.peer(0) +",
+        ),
+        (
+            "fn k(team: &Team, x: &Sym<[u32]>) { let a = x.first(); }",
+            "symmetric buffers have `.peer(rank)`, `.local()` and `.len()`, not `.first`",
+            "first",
+        ),
+        (
+            "fn k(team: &Team, x: &Sym<[u32]>) { let a = x + 1; }",
+            "`x` is a symmetric buffer: take a rank's copy, `x.peer(rank)`",
+            "x + 1",
+        ),
+        (
+            "fn k(team: &Team, x: &Sym<[u32]>) { let a: u32 = x.peer(0); }",
+            "a rank's copy of a symmetric buffer takes its type from it",
+            "u32 =",
         ),
     ];
     for (body, message, token) in cases {
         assert_error_at(body, message, body.find(token));
+    }
+}
+
+#[test]
+fn world_kernels_reach_every_rank_copy_and_check_its_bounds() {
+    use kosmos_runtime::{World, WorldError, WorldOptions};
+    let src = r#"
+        /// Writes `v` to element `at` of rank `rank`'s copy of `x`.
+        #[device]
+        fn put(x: &Sym<[u32]>, rank: u32, at: u32, v: u32) {
+            x.peer(rank)[at] = v;
+        }
+
+        #[kernel]
+        fn k(team: &Team, src: &Sym<[u32]>, dst: &Sym<[u32]>, past: u32) {
+            start_barrier();
+            let rank = team_rank();
+            if workitem_id_x() == 0 {
+                put(dst, (rank + 1) % world_size(), rank, src.local()[0] + rank);
+                dst.local()[world_size()] = dst.len() as u32;
+                if past > 0 {
+                    dst.peer(0)[dst.len() as u32 + past - 1] = 7;
+                }
+            }
+        }
+    "#;
+    let (device, module, name) = load_on_cpu(src);
+    let mut rng = SmallRng::seed_from_u64(rand::random());
+    let ranks = rng.random_range(1..=4u32);
+    let mut world = World::emulated(&device, ranks, WorldOptions::default()).unwrap();
+    let n = ranks as usize + 1;
+    let source = world.alloc_symmetric::<u32>(1).unwrap();
+    let dest = world.alloc_symmetric::<u32>(n).unwrap();
+    let values: Vec<u32> = (0..ranks).map(|_| rng.random_range(0..1 << 30)).collect();
+    for r in 0..ranks {
+        source
+            .rank(r)
+            .unwrap()
+            .upload(&[values[r as usize]])
+            .unwrap();
+        dest.rank(r).unwrap().upload(&vec![u32::MAX; n]).unwrap();
+    }
+    let mut launch = |past: u32| {
+        let args = [
+            KernelArg::from(source.index()),
+            KernelArg::from(source.len() as u64),
+            KernelArg::from(dest.index()),
+            KernelArg::from(dest.len() as u64),
+            KernelArg::from(past),
+        ];
+        world.launch(&module, &name, 1, 32, &args)
+    };
+    launch(0).unwrap();
+    for d in 0..ranks {
+        let mut want = vec![u32::MAX; n];
+        let s = (d + ranks - 1) % ranks;
+        want[s as usize] = values[s as usize] + s;
+        want[ranks as usize] = n as u32;
+        assert_eq!(dest.rank(d).unwrap().download().unwrap(), want, "rank {d}");
+    }
+    let past = rng.random_range(1..4);
+    match launch(past) {
+        Err(WorldError::Runtime(kosmos_runtime::Error::IndexOutOfBounds {
+            origin, len, ..
+        })) => {
+            assert!(
+                origin.ends_with("dst.peer(0)[dst.len() as u32 + past - 1]"),
+                "{origin}"
+            );
+            assert_eq!(len, n as u64);
+        }
+        other => panic!("{past} past the end: {other:?}"),
     }
 }
 

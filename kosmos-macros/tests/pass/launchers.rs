@@ -18,6 +18,22 @@ fn ranked(team: &Team, y: &mut [u32]) {
     y[workitem_id_x()] = team_rank();
 }
 
+/// Adds this rank's `x` into rank 0's copy of `sums`.
+#[device]
+fn add_to_first(sums: &Sym<[f32]>, x: &Sym<[f32]>, i: u32) {
+    let first = sums.peer(0);
+    first[i] += x.local()[i];
+}
+
+#[kernel]
+fn summed(team: &Team, sums: &Sym<[f32]>, x: &Sym<[f32]>, flags: &Sym<[u32]>) {
+    let i = workitem_id_x();
+    if (i as usize) < x.len() {
+        add_to_first(sums, &x, i);
+    }
+    signal(&flags.peer(0)[team_rank()], 1, Scope::System);
+}
+
 /// One 64x128 tile per group of four subgroups, staged by asynchronous copies.
 #[kernel(max_workgroup_size = 256, max_subgroups = 4)]
 fn group_tile(a: &[bf16], b: &[bf16], c: &mut [f32], rows: u32, cols: u32) {
@@ -42,6 +58,16 @@ fn main() {
     // Team kernels launch on a world, which passes the team arguments itself.
     let _: fn(&mut kosmos::runtime::World, &Module, u32, u32, &mut Buffer<u32>) -> Result<(), kosmos::runtime::WorldError> =
         ranked::launch::<Module>;
+    // Symmetric buffers are typed by their elements.
+    let _: fn(
+        &mut kosmos::runtime::World,
+        &Module,
+        u32,
+        u32,
+        &kosmos::runtime::SymmetricBuffer<f32>,
+        &kosmos::runtime::SymmetricBuffer<f32>,
+        &kosmos::runtime::SymmetricBuffer<u32>,
+    ) -> Result<(), kosmos::runtime::WorldError> = summed::launch::<Module>;
     let _: fn(&Module, &Stream, LaunchConfig, &Buffer<bf16>, &Buffer<bf16>, &mut Buffer<f32>, u32, u32) -> kosmos::runtime::Result<()> =
         group_tile::launch;
 }

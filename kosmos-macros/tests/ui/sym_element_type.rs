@@ -1,0 +1,6 @@
+use kosmos::prelude::*;
+
+#[kernel]
+fn k(team: &Team, x: &Sym<[String]>) {}
+
+fn main() {}
