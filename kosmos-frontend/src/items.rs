@@ -103,7 +103,7 @@ pub struct DeviceParam {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DeviceParamTy {
     /// `&[T]` or `&mut [T]` (`mutable`): a slice parameter of the kernel, a shared array
-    /// or a peer slice, passed as `x`, `&x` or `&mut x`.
+    /// or a rank's copy of a symmetric buffer, passed as `x`, `&x` or `&mut x`.
     Slice {
         elem: ScalarType,
         mutable: bool,

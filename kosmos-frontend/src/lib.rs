@@ -37,9 +37,10 @@
 //! ```
 //!
 //! Their parameters are slices (`&[T]`, `&mut [T]`: a slice parameter, a shared array or a
-//! peer slice, passed by name, keeping its bounds checks, or the rest of one from an index,
-//! `&a[k..]` / `&mut a[k..]`, `k` checked to be at most `a`'s length), scalars (`mut` allowed), and
-//! fragments and vectors (`FragA`, `FragB`, `FragAcc`, `WideAcc`, `Vec8<T>`); they return a
+//! rank's copy of a symmetric buffer, passed by name, keeping its bounds checks, or the rest
+//! of one from an index, `&a[k..]` / `&mut a[k..]`, `k` checked to be at most `a`'s length),
+//! scalars (`mut` allowed), symmetric buffers (`&Sym<[T]>`), and fragments and vectors
+//! (`FragA`, `FragB`, `FragAcc`, `WideAcc`, `Vec8<T>`); they return a
 //! scalar or nothing, as the body's last expression (not `return`). Each call is inlined:
 //! the body is lowered there with its parameters bound to the arguments, seeing the file's
 //! device functions and constants but not the caller's variables; recursion is an error at
@@ -54,8 +55,9 @@
 //! inside the slice; an access outside it does not happen, and the launch fails with
 //! `Error::IndexOutOfBounds` naming the access as `file:line:column: a[i]` (docs/ir.md
 //! "Bounds checks"). Shared arrays are checked against their length, slice parameters against
-//! the buffer they were launched with (`a.len()`, a `u64`, is that length); peer slices and
-//! the counters of the team intrinsics are not checked. Checks that a loop bound already
+//! the buffer they were launched with (`a.len()`, a `u64`, is that length), a rank's copy of
+//! a symmetric buffer against the buffer's length; the counters of the team intrinsics are
+//! not checked. Checks that a loop bound already
 //! guarantees (`for i in 0..a.len()`) are removed by the code generator
 //! (`tests/filetests/compile/bounds_in_loop.kir`). The unchecked form, for measured hot loops,
 //! is Rust's:

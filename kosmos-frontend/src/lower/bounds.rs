@@ -78,25 +78,24 @@ impl Lower {
         })
     }
 
-    /// The bound of element `index` of a slice of `len` elements (`None`: unchecked),
-    /// accessed by `access` in the source.
+    /// The bound of element `index` of a slice of `len` elements, accessed by `access` in
+    /// the source.
     pub(super) fn bound(
         &self,
         b: &mut KernelBuilder,
-        len: Option<Value>,
+        len: Value,
         index: Val,
         access: &impl ToTokens,
-    ) -> Option<Bound> {
-        let len = len?;
+    ) -> Bound {
         let index = match index.ty {
             S::U64 => index.v,
             _ => b.cast(index.v, S::U64),
         };
-        Some(Bound {
+        Bound {
             index,
             len,
             origin: self.origin(access),
-        })
+        }
     }
 
     /// Lowers `access` (which gives values of `types`) where `bound`, reaching `reach`, holds
@@ -247,19 +246,16 @@ impl Lower {
     pub(super) fn subslice(
         &mut self,
         b: &mut KernelBuilder,
-        (ptr, elem, len): (Value, ScalarType, Option<Value>),
+        (ptr, elem, len): (Value, ScalarType, Value),
         start: &Expr,
         access: &impl ToTokens,
-    ) -> Result<(Value, Option<Value>)> {
+    ) -> Result<(Value, Value)> {
         let k = self.index_value(b, start)?;
         let bound = self.bound(b, len, k, access);
-        let Some(len) = len else {
-            return Ok((b.ptr_offset(ptr, k.v, elem), None));
-        };
         let types = [b.ty(ptr), Type::Scalar(S::U64)];
         let parts = Lower::guarded(
             b,
-            bound,
+            Some(bound),
             Reach::Start,
             None,
             &types,
@@ -270,11 +266,11 @@ impl Lower {
             },
             |b| vec![ptr, b.const_u64(0)],
         );
-        Ok((parts[0], Some(parts[1])))
+        Ok((parts[0], parts[1]))
     }
 
-    /// Element `index` of slice `base` (a slice parameter, shared array, peer slice, or a
-    /// rank's copy of a symmetric buffer, `x.peer(rank)`),
+    /// Element `index` of slice `base` (a slice parameter, shared array, or a rank's copy
+    /// of a symmetric buffer, named or `x.peer(rank)`),
     /// checked against its length; `access` is the expression that accesses it, `write`
     /// for stores and atomics that modify memory.
     pub(super) fn element(
@@ -286,7 +282,7 @@ impl Lower {
         access: &impl ToTokens,
     ) -> Result<Elem> {
         let (ptr, elem, len) = match self.sym_view(b, base)? {
-            Some((ptr, elem, len)) => (ptr, elem, Some(len)),
+            Some(view) => view,
             None => self.named_slice(base, write)?,
         };
         let i = self.index_value(b, index)?;
@@ -295,17 +291,13 @@ impl Lower {
             ptr: b.ptr_offset(ptr, i.v, elem),
             elem,
             index: i,
-            bound,
+            bound: Some(bound),
         })
     }
 
-    /// The slice `base` names (a slice parameter, shared array or peer slice), checked to
+    /// The slice `base` names (a slice parameter, shared array or rank's copy), checked to
     /// be writable where `write`: its address, element type and length.
-    fn named_slice(
-        &mut self,
-        base: &Expr,
-        write: bool,
-    ) -> Result<(Value, ScalarType, Option<Value>)> {
+    fn named_slice(&mut self, base: &Expr, write: bool) -> Result<(Value, ScalarType, Value)> {
         let ident = match strip_parens(base) {
             Expr::Path(p) => p.path.get_ident(),
             _ => None,

@@ -272,7 +272,7 @@ impl Lower {
                         elem: *elem,
                         writable: *mutable,
                         space: AddrSpace::Shared,
-                        len: Some(b.const_u64(u64::from(count))),
+                        len: b.const_u64(u64::from(count)),
                     }
                 }
                 DeviceParamTy::Slice { elem, mutable } => {
@@ -282,7 +282,7 @@ impl Lower {
                         elem: *elem,
                         writable: *mutable,
                         space: AddrSpace::Global,
-                        len: Some(Lower::param_len(&mut b, ptr, *elem)),
+                        len: Lower::param_len(&mut b, ptr, *elem),
                     }
                 }
                 DeviceParamTy::Scalar(ScalarType::U32) if from_context.is_some() && !p.mutable => {

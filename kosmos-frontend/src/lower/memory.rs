@@ -76,7 +76,7 @@ impl Lower {
             elem,
             writable: true,
             space: AddrSpace::Shared,
-            len: Some(b.const_u64(count.into())),
+            len: b.const_u64(count.into()),
         })
     }
 
@@ -222,7 +222,7 @@ impl Lower {
     }
 
     /// [`Lower::elem_ref`] of an element in `space`: shared memory is a `shared_array`'s,
-    /// global memory a slice parameter's or a peer slice's. `what` names the operand in
+    /// global memory a slice parameter's or a rank's copy of a symmetric buffer. `what` names the operand in
     /// errors ("the source of `copy_async`").
     pub(super) fn elem_ref_in(
         &mut self,

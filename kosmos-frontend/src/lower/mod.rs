@@ -60,11 +60,11 @@ enum Binding {
         ptr: Value,
         elem: ScalarType,
         writable: bool,
-        /// Global (parameters, peer slices) or shared (`shared_array`).
+        /// Global (parameters, ranks' copies of symmetric buffers) or shared
+        /// (`shared_array`).
         space: AddrSpace,
-        /// The length in elements (`u64`) that accesses are checked against; `None` for
-        /// a slice made where the length is not known.
-        len: Option<Value>,
+        /// The length in elements (`u64`) that accesses are checked against.
+        len: Value,
     },
     /// A `&Sym<[T]>` parameter: only `.peer(rank)`, `.local()` and `.len()` take it.
     Sym(SymParam),
@@ -185,6 +185,8 @@ impl KernelDef {
                     team = Some(Team::params(&mut b));
                     continue;
                 }
+                // Lengths are read once at the kernel's entry (unused ones cost nothing on
+                // GPUs).
                 ParamKind::Slice { elem, mutable } => {
                     let ptr = b.param(&name, Type::GLOBAL_PTR);
                     Binding::Slice {
@@ -192,7 +194,7 @@ impl KernelDef {
                         elem,
                         writable: mutable,
                         space: AddrSpace::Global,
-                        len: None,
+                        len: Lower::param_len(&mut b, ptr, elem),
                     }
                 }
                 ParamKind::TensorMap => Binding::TensorMap(b.param(&name, Type::GLOBAL_PTR)),
@@ -204,14 +206,6 @@ impl KernelDef {
                 },
             };
             scope.insert(name, binding);
-        }
-        // Slice lengths, read once at the kernel's entry (unused ones cost nothing on GPUs),
-        // in parameter order so that the IR is the same on every build.
-        for p in &self.params {
-            if let Some(Binding::Slice { ptr, elem, len, .. }) = scope.get_mut(&p.name.to_string())
-            {
-                *len = Some(Lower::param_len(&mut b, *ptr, *elem));
-            }
         }
         let sched = team.map(|t| Rc::new(Sched::new(&mut b, t, SchedOptions::default())));
         let mut l = Lower::new(self.file.clone(), self.items.clone(), sched);

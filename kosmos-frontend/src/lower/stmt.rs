@@ -95,7 +95,7 @@ impl Lower {
                 elem,
                 writable: true,
                 space: AddrSpace::Global,
-                len: Some(len),
+                len,
             };
             self.bind(name, binding);
             return Ok(());
