@@ -779,29 +779,13 @@ fn store_slab(
     }
 }
 
-/// Symmetric buffers of the fused tensor-parallel ops, by index in their world.
-pub mod tp_buffers {
-    /// `ag_gemm`: the gathered `X` (`M x K` bf16); `gemm_rs`: this rank's `X_r` (`M x K_r`).
-    pub const X: u32 = 1;
-    /// This rank's weights `W_r` (bf16).
-    pub const W: u32 = 2;
-    /// The f32 result.
-    pub const Y: u32 = 3;
-    /// The bf16 result.
-    pub const Y16: u32 = 4;
-    /// `gemm_rs`: this rank's partial products `X_r W_r` (`M x N` f32).
-    pub const PARTIAL: u32 = 5;
-    /// Readiness counters (`u32`).
-    pub const READY: u32 = 6;
-    /// The two queue heads (`u32`).
-    pub const QUEUES: u32 = 7;
-}
-
 /// `Y = AllGather_M(X) op(W_r)` on every rank of the world, in one self-scheduled
 /// persistent launch: `X` is gathered by rows (`shard_rows` per rank, `M = ranks *
-/// shard_rows`, `K` = `k` columns) into each rank's copy of buffer `X`, where rank `r`'s own
-/// rows `r * shard_rows..` are already in place; `W_r` is `k x n` (`TB = 0`) or holds
-/// `W_r^T` (`n x k`, `TB = 1`); `Y` (`M x n`) is f32, or bf16 with `BF16 = 1`.
+/// shard_rows`, `K` = `k` columns) into each rank's copy of `x` (`M x K` bf16), where rank
+/// `r`'s own rows `r * shard_rows..` are already in place; `W_r` (`w`) is `k x n` (`TB = 0`)
+/// or holds `W_r^T` (`n x k`, `TB = 1`); `Y` (`M x n`) goes to `y` (f32), or to `y16` (bf16)
+/// with `BF16 = 1` (the other is not touched). `ready` holds a readiness counter per block
+/// of rows (`ranks * ceil(shard_rows / 128)`), `queues` the two queue heads, all zero.
 ///
 /// Communication tasks pull a peer's block of up to 128 rows into the local copy and signal
 /// its counter; they come in the order the compute queue consumes them: the next rank's
@@ -818,7 +802,18 @@ pub mod tp_buffers {
     instances(TB = 1, BF16 = 0),
     instances(TB = 1, BF16 = 1)
 )]
-pub fn ag_gemm<const TB: u32, const BF16: u32>(team: &Team, shard_rows: u32, n: u32, k: u32) {
+pub fn ag_gemm<const TB: u32, const BF16: u32>(
+    team: &Team,
+    x: &Sym<[bf16]>,
+    w: &Sym<[bf16]>,
+    y: &Sym<[f32]>,
+    y16: &Sym<[bf16]>,
+    ready: &Sym<[u32]>,
+    queues: &Sym<[u32]>,
+    shard_rows: u32,
+    n: u32,
+    k: u32,
+) {
     let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
     start_barrier();
     let rank = team_rank();
@@ -828,23 +823,23 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(team: &Team, shard_rows: u32, n: 
     let blocks = (shard_rows + 127) / 128;
     let tiles_n = (n + 127) / 128;
     let per_shard = blocks * tiles_n;
-    let x = peer::<bf16, 1>(rank);
-    let w = peer::<bf16, 2>(rank);
-    let y = peer::<f32, 3>(rank);
-    let y16 = peer::<bf16, 4>(rank);
-    let ready = peer::<u32, 6>(rank);
-    let queues = peer::<u32, 7>(rank);
+    let gathered = x.local();
+    let weights = w.local();
+    let out = y.local();
+    let out16 = y16.local();
+    let arrived = ready.local();
+    let heads = queues.local();
     dispatch(
-        &queues[0],
+        &heads[0],
         (ranks - 1) * blocks,
-        &queues[1],
+        &heads[1],
         ranks * per_shard,
         Scope::Agent,
         // Tile `t` reads shard `(rank + t / per_shard) % ranks`; the own shard (the first
         // `per_shard` tiles) waits for nothing.
         |t| {
             (
-                &ready[(rank + t / per_shard) % ranks * blocks
+                &arrived[(rank + t / per_shard) % ranks * blocks
                     + tile_row(t % per_shard, blocks, tiles_n)],
                 min(t / per_shard, 1),
             )
@@ -854,12 +849,12 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(team: &Team, shard_rows: u32, n: 
             let block = t % blocks;
             let first = src * shard_rows + block * 128;
             let rows = min(shard_rows - block * 128, 128);
-            let from = peer::<bf16, 1>(src);
+            let from = x.peer(src);
             for i in (lane..rows * k / 8).step_by(lanes) {
                 let at = first * k + i * 8;
-                store_vec8(&x[at], load_vec8(&from[at]));
+                store_vec8(&gathered[at], load_vec8(&from[at]));
             }
-            signal(&ready[src * blocks + block], 1, Scope::Agent);
+            signal(&arrived[src * blocks + block], 1, Scope::Agent);
         },
         |t| {
             let src = (rank + t / per_shard) % ranks;
@@ -868,21 +863,23 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(team: &Team, shard_rows: u32, n: 
             let n0 = tile_col(tile, blocks, tiles_n) * 128;
             // Rows past the shard's end belong to the next shard: not read, not written.
             let end = (src + 1) * shard_rows;
-            let acc = tile_product(stages, x, w, m0, n0, end, n, k, 0, TB);
+            let acc = tile_product(stages, gathered, weights, m0, n0, end, n, k, 0, TB);
             let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
-            store_slab(y, y16, BF16, acc, row0, n0, end, n);
+            store_slab(out, out16, BF16, acc, row0, n0, end, n);
         },
     );
 }
 
 /// `Y_r = ReduceScatter_M(X_r op(W_r))` (`AR = 0`) or `Y = AllReduce(X_r op(W_r))` (`AR =
-/// 1`) on every rank of the world, in one self-scheduled persistent launch. `X_r` is `M x k`
-/// (`M = ranks * shard_rows`), `W_r` is `k x n` (`TB = 0`) or holds `W_r^T` (`TB = 1`). Rank
-/// `r` owns rows `r * shard_rows..` of the sum: with `AR = 0` they go to its `Y` (`shard_rows
-/// x n`), with `AR = 1` to those rows of every rank's `Y` (`M x n`); f32, or bf16 with
-/// `BF16 = 1`.
+/// 1`) on every rank of the world, in one self-scheduled persistent launch. `X_r` (`x`) is
+/// `M x k` (`M = ranks * shard_rows`), `W_r` (`w`) is `k x n` (`TB = 0`) or holds `W_r^T`
+/// (`TB = 1`), both bf16. Rank `r` owns rows `r * shard_rows..` of the sum: with `AR = 0`
+/// they go to its `Y` (`shard_rows x n`), with `AR = 1` to those rows of every rank's `Y`
+/// (`M x n`); `Y` is `y` (f32), or `y16` (bf16) with `BF16 = 1`. `partial` (`M x n` f32)
+/// holds this rank's partial products `X_r W_r`, `ready` a readiness counter per owned tile
+/// (`ceil(shard_rows / 128) * ceil(n / 128)`), `queues` the two queue heads, all zero.
 ///
-/// Partial tiles (128 x 128 of `X_r W_r`, into this rank's `PARTIAL`) are computed in the
+/// Partial tiles (128 x 128 of `X_r W_r`, into this rank's `partial`) are computed in the
 /// order their owners reduce them: block row by block row, within one the owners from the
 /// next rank round the ring, so every owner's first tiles are complete early. Each partial
 /// tile adds 1 to its owner's counter (system scope: the owner may be another device). The
@@ -902,6 +899,13 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(team: &Team, shard_rows: u32, n: 
 )]
 pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
     team: &Team,
+    x: &Sym<[bf16]>,
+    w: &Sym<[bf16]>,
+    y: &Sym<[f32]>,
+    y16: &Sym<[bf16]>,
+    partial: &Sym<[f32]>,
+    ready: &Sym<[u32]>,
+    queues: &Sym<[u32]>,
     shard_rows: u32,
     n: u32,
     k: u32,
@@ -915,31 +919,30 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
     let m = ranks * shard_rows;
     let blocks = (shard_rows + 127) / 128;
     let tiles_n = (n + 127) / 128;
-    let x = peer::<bf16, 1>(rank);
-    let w = peer::<bf16, 2>(rank);
-    let y = peer::<f32, 3>(rank);
-    let y16 = peer::<bf16, 4>(rank);
-    let partial = peer::<f32, 5>(rank);
-    let ready = peer::<u32, 6>(rank);
-    let queues = peer::<u32, 7>(rank);
+    let operand = x.local();
+    let weights = w.local();
+    let out = y.local();
+    let out16 = y16.local();
+    let partials = partial.local();
+    let arrived = ready.local();
+    let heads = queues.local();
     dispatch(
-        &queues[0],
+        &heads[0],
         ranks * blocks * tiles_n,
-        &queues[1],
+        &heads[1],
         blocks * tiles_n,
         Scope::System,
-        |t| (&ready[t], ranks),
+        |t| (&arrived[t], ranks),
         |t| {
             let block = t / (ranks * tiles_n);
             let owner = (rank + 1 + t / tiles_n % ranks) % ranks;
             let col = t % tiles_n;
             let m0 = owner * shard_rows + block * 128;
             let end = (owner + 1) * shard_rows;
-            let acc = tile_product(stages, x, w, m0, col * 128, end, n, k, 0, TB);
+            let acc = tile_product(stages, operand, weights, m0, col * 128, end, n, k, 0, TB);
             let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
-            store_slab(partial, y16, 0, acc, row0, col * 128, end, n);
-            let counters = peer::<u32, 6>(owner);
-            signal(&counters[block * tiles_n + col], 1, Scope::System);
+            store_slab(partials, out16, 0, acc, row0, col * 128, end, n);
+            signal(&ready.peer(owner)[block * tiles_n + col], 1, Scope::System);
         },
         |t| {
             let block = t / tiles_n;
@@ -953,24 +956,21 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
                     let at = (rank * shard_rows + row) * n + n0 + c;
                     let mut sum = 0.0f32;
                     for s in 0..ranks {
-                        let part = peer::<f32, 5>(s);
-                        sum += part[at];
+                        sum += partial.peer(s)[at];
                     }
                     if AR == 0 {
                         let to = row * n + n0 + c;
                         if BF16 == 1 {
-                            y16[to] = sum as bf16;
+                            out16[to] = sum as bf16;
                         } else {
-                            y[to] = sum;
+                            out[to] = sum;
                         }
                     } else {
                         for s in 0..ranks {
                             if BF16 == 1 {
-                                let out = peer::<bf16, 4>(s);
-                                out[at] = sum as bf16;
+                                y16.peer(s)[at] = sum as bf16;
                             } else {
-                                let out = peer::<f32, 3>(s);
-                                out[at] = sum;
+                                y.peer(s)[at] = sum;
                             }
                         }
                     }

@@ -22,14 +22,10 @@ fn ag_gemm_on_cpu_world() {
         let xg = world.alloc_symmetric::<bf16>(m * k).unwrap();
         let w = world.alloc_symmetric::<bf16>(k * n).unwrap();
         let y = world.alloc_symmetric::<f32>(m * n).unwrap();
+        // The f32 instance does not touch `y16`.
         let y16 = world.alloc_symmetric::<bf16>(1).unwrap();
-        let p = world.alloc_symmetric::<f32>(1).unwrap();
         let ready = world.alloc_symmetric::<u32>(64).unwrap();
         let queues = world.alloc_symmetric::<u32>(2).unwrap();
-        assert_eq!(
-            (xg.index(), queues.index(), p.index(), y16.index()),
-            (1, 7, 5, 4)
-        );
         let x_all = random_bf16(1, m * k);
         let mut refs = Vec::new();
         for r in 0..ranks as usize {
@@ -50,6 +46,12 @@ fn ag_gemm_on_cpu_world() {
                 &module,
                 per_rank,
                 256,
+                &xg,
+                &w,
+                &y,
+                &y16,
+                &ready,
+                &queues,
                 shard as u32,
                 n as u32,
                 k as u32,
@@ -85,14 +87,11 @@ fn gemm_rs_on_cpu_world() {
         let x = world.alloc_symmetric::<bf16>(m * k).unwrap();
         let w = world.alloc_symmetric::<bf16>(k * n).unwrap();
         let y = world.alloc_symmetric::<f32>(m * n).unwrap();
+        // The f32 instances do not touch `y16`.
         let y16 = world.alloc_symmetric::<bf16>(1).unwrap();
         let p = world.alloc_symmetric::<f32>(m * n).unwrap();
         let ready = world.alloc_symmetric::<u32>(64).unwrap();
         let queues = world.alloc_symmetric::<u32>(2).unwrap();
-        assert_eq!(
-            (x.index(), queues.index(), p.index(), y16.index()),
-            (1, 7, 5, 4)
-        );
         let mut sum = vec![0f64; m * n];
         for r in 0..ranks as usize {
             let x_h = random_bf16(20 + r as u64, m * k);
@@ -111,11 +110,13 @@ fn gemm_rs_on_cpu_world() {
                 let (shard_u, n_u, k_u) = (shard as u32, n as u32, k as u32);
                 if ar == 0 {
                     ops::gemm_rs::launch::<_, 0, 0, 0>(
-                        &mut world, &module, per_rank, 256, shard_u, n_u, k_u,
+                        &mut world, &module, per_rank, 256, &x, &w, &y, &y16, &p, &ready, &queues,
+                        shard_u, n_u, k_u,
                     )
                 } else {
                     ops::gemm_rs::launch::<_, 0, 0, 1>(
-                        &mut world, &module, per_rank, 256, shard_u, n_u, k_u,
+                        &mut world, &module, per_rank, 256, &x, &w, &y, &y16, &p, &ready, &queues,
+                        shard_u, n_u, k_u,
                     )
                 }
                 .unwrap();
