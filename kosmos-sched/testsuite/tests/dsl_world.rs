@@ -1,6 +1,7 @@
 //! The DSL all-gather (`dsl_kernels::allgather_scale`) on emulated worlds of the CPU
 //! device: every rank gathers every shard exactly and computes from it only after the
-//! shard's signal; a planted missing signal becomes a timeout naming who waited on what.
+//! shard's signal; a planted missing signal becomes a timeout naming who waited on what;
+//! another world's symmetric buffer is refused before the launch, naming the argument.
 
 use kosmos_runtime::{Device, Module, SymmetricBuffer, World, WorldError, WorldOptions};
 use kosmos_sched::WaitKind;
@@ -208,49 +209,39 @@ fn a_symmetric_buffer_of_another_world_is_refused_naming_the_argument() {
     let module = load(&device);
     let seed = seed();
     println!("seed {seed}");
-    let Run {
-        mut world,
-        shards,
-        shard,
-        gathered,
-        ready,
-        out,
-        queues,
-        tally,
-    } = setup(&device, 2, None, seed);
-    // A new `out` in the slot the old one freed.
-    let (index, len) = (out.index(), out.len());
-    drop(out);
-    let out = world.alloc_symmetric::<f32>(len).unwrap();
-    assert_eq!(out.index(), index, "the freed slot is reused");
-    for copy in out.ranks() {
+    let mut run = setup(&device, 2, None, seed);
+    let mut other = setup(&device, 2, None, seed);
+    // A new `out` in a slot freed by a drop, and another world's buffer of that index.
+    let len = run.out.len();
+    let index = run.world.alloc_symmetric::<f32>(len).unwrap().index();
+    let mut reallocated = run.world.alloc_symmetric::<f32>(len).unwrap();
+    let foreign = other.world.alloc_symmetric::<f32>(len).unwrap();
+    assert_eq!((reallocated.index(), foreign.index()), (index, index));
+    for copy in reallocated.ranks() {
         copy.upload(&vec![f32::NAN; len]).unwrap();
     }
-    // Another world of as many ranks, whose buffers have the same indices: live ones here.
-    let other = setup(&device, 2, None, seed);
-    assert_eq!(
-        (other.out.index(), other.shard.index()),
-        (index, shard.index())
-    );
+    std::mem::swap(&mut run.out, &mut reallocated);
+    // Another world's buffers have the indices of live ones here.
+    assert_eq!(other.shard.index(), run.shard.index());
     let mut launch = |shard: &SymmetricBuffer<f32>, out: &SymmetricBuffer<f32>| {
         allgather_scale::launch(
-            &mut world,
+            &mut run.world,
             &module,
             1,
             BLOCK,
             shard,
-            &gathered,
-            &ready,
+            &run.gathered,
+            &run.ready,
             out,
-            &queues,
+            &run.queues,
             CHUNK,
             1.0,
             u32::MAX,
         )
     };
     let cases = [
-        (&shard, &other.out, "out", index),
-        (&other.shard, &out, "shard", shard.index()),
+        (&run.shard, &foreign, "out", index),
+        (&other.shard, &run.out, "shard", run.shard.index()),
     ];
     for (shard, out, want, want_index) in cases {
         match launch(shard, out) {
@@ -260,10 +251,10 @@ fn a_symmetric_buffer_of_another_world_is_refused_naming_the_argument() {
                     ("allgather_scale", want, want_index)
                 );
             }
-            other => panic!("expected a refusal of `{want}`, got {other:?}"),
+            result => panic!("expected a refusal of `{want}`, got {result:?}"),
         }
     }
-    let err = launch(&shard, &other.out).unwrap_err().to_string();
+    let err = launch(&run.shard, &foreign).unwrap_err().to_string();
     assert!(
         err.contains(&format!(
             "argument `out` is symmetric buffer {index} of another world"
@@ -272,20 +263,10 @@ fn a_symmetric_buffer_of_another_world_is_refused_naming_the_argument() {
     );
     // Refused before launching: nothing was gathered.
     for r in 0..2 {
-        let copy = gathered.rank(r).unwrap().download().unwrap();
+        let copy = run.gathered.rank(r).unwrap().download().unwrap();
         assert!(copy.iter().all(|g| g.is_nan()), "rank {r} ran");
     }
     // The world's own buffers, the reallocated one included, are taken.
-    let mut run = Run {
-        world,
-        shards,
-        shard,
-        gathered,
-        ready,
-        out,
-        queues,
-        tally,
-    };
     run.allgather(&module, 1, 0.5, u32::MAX).unwrap();
     check_gathered_and_scaled(&run, 0.5, &format!("seed {seed}"));
 }
