@@ -222,8 +222,8 @@ impl Lower {
     }
 
     /// [`Lower::elem_ref`] of an element in `space`: shared memory is a `shared_array`'s,
-    /// global memory a slice parameter's or a rank's copy of a symmetric buffer. `what` names the operand in
-    /// errors ("the source of `copy_async`").
+    /// global memory a slice parameter's or a rank's copy of a symmetric buffer. `what`
+    /// names the operand in errors ("the source of `copy_async`").
     pub(super) fn elem_ref_in(
         &mut self,
         b: &mut KernelBuilder,
