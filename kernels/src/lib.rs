@@ -16,7 +16,12 @@
 //! # Ok(()) }
 //! ```
 
+pub mod mlp;
 pub mod ops;
+pub mod tp;
+
+pub use mlp::{MlpShape, TpMlp};
+pub use tp::{TpOps, TpOutput};
 
 use kosmos::bf16;
 use kosmos::runtime::{
@@ -62,6 +67,10 @@ pub enum Error {
     },
     #[error(transparent)]
     Runtime(#[from] kosmos::runtime::Error),
+    /// A world's refusal or a scheduled launch's failure (a bounded wait that gave up names
+    /// rank, workgroup and task).
+    #[error(transparent)]
+    World(#[from] kosmos::runtime::WorldError),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -146,6 +155,63 @@ impl Ops {
         let n = len_u32(OP, a.len())?;
         let cfg = LaunchConfig::for_elements(a.len(), ops::BLOCK);
         ops::vector_add::launch(&self.module, stream, cfg, a, b, out, n)?;
+        Ok(())
+    }
+
+    /// `h = gelu(z)` elementwise (the tanh form; `ops::gelu`), rounded to bf16.
+    pub fn gelu(&self, stream: &Stream, z: &Buffer<f32>, h: &mut Buffer<bf16>) -> Result<()> {
+        const OP: &str = "gelu";
+        self.check_elementwise(OP, stream, &[("z", z.device(), z.len())], ("h", h))?;
+        let n = len_u32(OP, z.len())?;
+        let cfg = LaunchConfig::for_elements(z.len(), ops::BLOCK);
+        ops::gelu::launch(&self.module, stream, cfg, z, h, n)?;
+        Ok(())
+    }
+
+    /// `dz = dh gelu'(z)` elementwise (`ops::gelu_backward`), rounded to bf16.
+    pub fn gelu_backward(
+        &self,
+        stream: &Stream,
+        dh: &Buffer<f32>,
+        z: &Buffer<f32>,
+        dz: &mut Buffer<bf16>,
+    ) -> Result<()> {
+        const OP: &str = "gelu_backward";
+        let inputs = [("dh", dh.device(), dh.len()), ("z", z.device(), z.len())];
+        self.check_elementwise(OP, stream, &inputs, ("dz", dz))?;
+        let n = len_u32(OP, z.len())?;
+        let cfg = LaunchConfig::for_elements(z.len(), ops::BLOCK);
+        ops::gelu_backward::launch(&self.module, stream, cfg, dh, z, dz, n)?;
+        Ok(())
+    }
+
+    /// The stream and every buffer of an elementwise op are on this device, and the inputs
+    /// (name, device, length) are as long as the output.
+    fn check_elementwise<T: DeviceScalar>(
+        &self,
+        op: &'static str,
+        stream: &Stream,
+        inputs: &[(&'static str, &Device, usize)],
+        (out_name, out): (&'static str, &Buffer<T>),
+    ) -> Result<()> {
+        self.check_stream(op, stream)?;
+        self.same_device(op, out_name, out)?;
+        for &(what, device, len) in inputs {
+            if device != self.device() {
+                return Err(Error::WrongDevice {
+                    op,
+                    what,
+                    owner: device.to_string(),
+                    device: self.device().to_string(),
+                });
+            }
+            if len != out.len() {
+                return Err(Error::Shape {
+                    op,
+                    message: format!("{what} has {len} elements, {out_name} {}", out.len()),
+                });
+            }
+        }
         Ok(())
     }
 

@@ -43,6 +43,36 @@ pub fn reduce_partial(input: &[f32], partials: &mut [f32], n: u32) {
     }
 }
 
+/// `h = gelu(z)` in its tanh form, rounded to bf16, for `i < n` (the activation between the
+/// two GEMMs of a transformer MLP).
+#[kernel(max_workgroup_size = 256)]
+pub fn gelu(z: &[f32], h: &mut [bf16], n: u32) {
+    let i = workgroup_id_x() * workgroup_size_x() + workitem_id_x();
+    if i < n {
+        let x = z[i];
+        let t = tanh(GELU_C * (x + GELU_A * x * x * x));
+        h[i] = (0.5 * x * (1.0 + t)) as bf16;
+    }
+}
+
+/// `dz = dh gelu'(z)` (the derivative of [`gelu`]'s tanh form), rounded to bf16, for
+/// `i < n`.
+#[kernel(max_workgroup_size = 256)]
+pub fn gelu_backward(dh: &[f32], z: &[f32], dz: &mut [bf16], n: u32) {
+    let i = workgroup_id_x() * workgroup_size_x() + workitem_id_x();
+    if i < n {
+        let x = z[i];
+        let t = tanh(GELU_C * (x + GELU_A * x * x * x));
+        let slope =
+            0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * GELU_C * (1.0 + 3.0 * GELU_A * x * x);
+        dz[i] = (dh[i] * slope) as bf16;
+    }
+}
+
+/// `sqrt(2 / pi)` and the cubic coefficient of the tanh form of GELU.
+pub const GELU_C: f32 = 0.797_884_6;
+pub const GELU_A: f32 = 0.044_715;
+
 /// The tile row of output tile `tile` in the grouped order of the GEMMs: runs of 8 tile rows,
 /// column by column, so that tiles running at one time share rows of `a` and columns of `b`.
 #[device]

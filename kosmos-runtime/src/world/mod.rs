@@ -208,6 +208,11 @@ impl<T: DeviceScalar> SymmetricBuffer<T> {
         &self.ranks
     }
 
+    /// Every rank's copy, by rank, to write (e.g. as the result of a per-rank launch).
+    pub fn ranks_mut(&mut self) -> &mut [Buffer<T>] {
+        &mut self.ranks
+    }
+
     /// The length in elements of every rank's copy.
     pub fn len(&self) -> usize {
         self.ranks.first().map_or(0, Buffer::len)

@@ -1,0 +1,459 @@
+//! The fused tensor/sequence-parallel ops on a [`World`]: all-gather + GEMM, GEMM +
+//! reduce-scatter and GEMM + all-reduce, forward and backward. Each forward op is one
+//! self-scheduled persistent launch per rank (`ops::ag_gemm`, `ops::gemm_rs`): its
+//! workgroups switch between moving rows and multiplying tiles as data become ready, with no
+//! split of the processors, chunk size or schedule to tune.
+//!
+//! Every per-rank tensor is a [`SymmetricBuffer`] (one copy per rank, reachable by peers):
+//! bf16 operands, f32 accumulation, an f32 or bf16 result ([`TpOutput`]). Shapes are given
+//! for the whole layer (`m` rows of tokens over all ranks; `n`, `k` as each rank's GEMM
+//! sees them) and checked before any launch, with errors naming the argument.
+
+use crate::{Error, Layout, Ops, Result, ops, subgroup_size};
+use kosmos::bf16;
+use kosmos::runtime::{Buffer, DeviceScalar, Module, Stream, SymmetricBuffer, World};
+
+/// Subgroups of a fused-op workgroup (two groups of four: a 128 x 128 output tile).
+const TP_SUBGROUPS: u32 = 8;
+
+/// The result of a fused op: f32, or bf16 (rounded to nearest even; the accumulation and
+/// reductions are f32 either way).
+pub enum TpOutput<'a> {
+    F32(&'a SymmetricBuffer<f32>),
+    Bf16(&'a SymmetricBuffer<bf16>),
+}
+
+impl<'a> From<&'a SymmetricBuffer<f32>> for TpOutput<'a> {
+    fn from(y: &'a SymmetricBuffer<f32>) -> Self {
+        TpOutput::F32(y)
+    }
+}
+
+impl<'a> From<&'a SymmetricBuffer<bf16>> for TpOutput<'a> {
+    fn from(y: &'a SymmetricBuffer<bf16>) -> Self {
+        TpOutput::Bf16(y)
+    }
+}
+
+impl TpOutput<'_> {
+    fn len(&self) -> usize {
+        match self {
+            TpOutput::F32(y) => rank_len(y),
+            TpOutput::Bf16(y) => rank_len(y),
+        }
+    }
+
+    fn bf16_bit(&self) -> u32 {
+        matches!(self, TpOutput::Bf16(_)) as u32
+    }
+}
+
+/// Elements of each rank's copy.
+fn rank_len<T: DeviceScalar>(b: &SymmetricBuffer<T>) -> usize {
+    b.ranks().first().map_or(0, Buffer::len)
+}
+
+/// The scheduling state of the fused ops in one world: readiness counters, queue heads,
+/// the partial products of the reduce-scatter, and the result argument a launch does not
+/// write. Grown on demand.
+struct Workspace {
+    ready: SymmetricBuffer<u32>,
+    queues: SymmetricBuffer<u32>,
+    partial: SymmetricBuffer<f32>,
+    spare_f32: SymmetricBuffer<f32>,
+    spare_bf16: SymmetricBuffer<bf16>,
+}
+
+/// The fused ops, loaded on every device of one world.
+pub struct TpOps {
+    modules: Vec<Module>,
+    /// Per device of the world (in [`World::devices`] order): the local GEMMs of the
+    /// backward passes.
+    local: Vec<Ops>,
+    workspace: Option<Workspace>,
+    workgroups: Option<u32>,
+}
+
+/// Dimensions of one fused op, checked: `m` rows in all, `shard` per rank.
+#[derive(Copy, Clone, Debug)]
+struct Dims {
+    shard: u32,
+    n: u32,
+    k: u32,
+}
+
+impl TpOps {
+    /// Loads the fused ops on every device of `world`.
+    pub fn new(world: &World) -> Result<TpOps> {
+        let modules = world
+            .load_module(&crate::KERNELS.image()?)
+            .map_err(Error::World)?;
+        let local = world
+            .devices()
+            .into_iter()
+            .map(Ops::new)
+            .collect::<Result<_>>()?;
+        Ok(TpOps {
+            modules,
+            local,
+            workspace: None,
+            workgroups: None,
+        })
+    }
+
+    /// Workgroups per rank of the fused launches: `None` (the default) for as many as can be
+    /// resident, else `Some(n)` (refused at launch if they cannot all be resident). Results
+    /// are bitwise the same for every count.
+    pub fn set_workgroups_per_rank(&mut self, workgroups: Option<u32>) {
+        self.workgroups = workgroups;
+    }
+
+    /// `Y = AllGather_M(X) op(W_r)` on every rank: `x` is the gathered `m x k` input, in
+    /// which rank `r` has put its own rows `r m / R..` (`R` the world size) before the call;
+    /// the op fills in the peers' rows (so `x` is also the gathered `X` that the backward
+    /// pass needs). `w` holds `W_r` (`k x n`, [`Layout::N`]) or `W_r^T` (`n x k`,
+    /// [`Layout::T`]); `y` is `m x n` on every rank.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ag_gemm<'y>(
+        &mut self,
+        world: &mut World,
+        x: &SymmetricBuffer<bf16>,
+        w: &SymmetricBuffer<bf16>,
+        w_layout: Layout,
+        y: impl Into<TpOutput<'y>>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<()> {
+        const OP: &str = "ag_gemm";
+        let y = y.into();
+        let d = dims(OP, world, m, n, k)?;
+        check_len(OP, "x", rank_len(x), m, k)?;
+        check_len(OP, "w", rank_len(w), k, n)?;
+        check_len(OP, "y", y.len(), m, n)?;
+        check_chunks(OP, n, k)?;
+        let blocks = d.shard.div_ceil(128) * world.ranks();
+        self.ensure_workspace(world, blocks as usize, 0)?;
+        let name = ops::ag_gemm::name_of(w_layout.bit(), y.bf16_bit());
+        let per_rank = self.per_rank(world, &name)?;
+        let block = TP_SUBGROUPS * subgroup_size(world.device());
+        let ws = self.workspace.as_ref().expect("allocated above");
+        ws.reset()?;
+        let (y32, y16) = outputs(&y, ws);
+        let md = &self.modules;
+        let (ready, queues) = (&ws.ready, &ws.queues);
+        let Dims { shard, n, k } = d;
+        macro_rules! launch {
+            ($tb:literal, $bf16:literal) => {
+                ops::ag_gemm::launch::<_, $tb, $bf16>(
+                    world, md, per_rank, block, x, w, y32, y16, ready, queues, shard, n, k,
+                )
+            };
+        }
+        match (w_layout.bit(), y.bf16_bit()) {
+            (0, 0) => launch!(0, 0),
+            (0, _) => launch!(0, 1),
+            (_, 0) => launch!(1, 0),
+            _ => launch!(1, 1),
+        }
+        .map_err(Error::World)
+    }
+
+    /// `Y_r = ReduceScatter_M(X_r op(W_r))` on every rank: `x` is `X_r` (`m x k`), `w` holds
+    /// `W_r` (`k x n`, [`Layout::N`]) or `W_r^T` (`n x k`, [`Layout::T`]); `y` is this
+    /// rank's `m / R x n` rows of the sum, summed over the ranks in rank order (the result
+    /// does not depend on timing or workgroup counts).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_rs<'y>(
+        &mut self,
+        world: &mut World,
+        x: &SymmetricBuffer<bf16>,
+        w: &SymmetricBuffer<bf16>,
+        w_layout: Layout,
+        y: impl Into<TpOutput<'y>>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<()> {
+        let y = y.into();
+        self.reduce(world, "gemm_rs", x, w, w_layout, y, (m, n, k), false)
+    }
+
+    /// `Y = AllReduce(X_r W_r)` on every rank: `x` is `X_r` (`m x k`), `w` is `W_r` (`k x
+    /// n`); `y` (`m x n`) gets the same sum on every rank, summed in rank order.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_ar<'y>(
+        &mut self,
+        world: &mut World,
+        x: &SymmetricBuffer<bf16>,
+        w: &SymmetricBuffer<bf16>,
+        y: impl Into<TpOutput<'y>>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<()> {
+        let y = y.into();
+        self.reduce(world, "gemm_ar", x, w, Layout::N, y, (m, n, k), true)
+    }
+
+    /// [`TpOps::gemm_rs`], or [`TpOps::gemm_ar`] with `all`.
+    #[allow(clippy::too_many_arguments)]
+    fn reduce(
+        &mut self,
+        world: &mut World,
+        op: &'static str,
+        x: &SymmetricBuffer<bf16>,
+        w: &SymmetricBuffer<bf16>,
+        w_layout: Layout,
+        y: TpOutput<'_>,
+        (m, n, k): (usize, usize, usize),
+        all: bool,
+    ) -> Result<()> {
+        let d = dims(op, world, m, n, k)?;
+        check_len(op, "x", rank_len(x), m, k)?;
+        check_len(op, "w", rank_len(w), k, n)?;
+        let y_rows = if all { m } else { d.shard as usize };
+        check_len(op, "y", y.len(), y_rows, n)?;
+        check_chunks(op, n, k)?;
+        let tiles = d.shard.div_ceil(128) * d.n.div_ceil(128);
+        self.ensure_workspace(world, tiles as usize, m * n)?;
+        let name = ops::gemm_rs::name_of(w_layout.bit(), y.bf16_bit(), all as u32);
+        let per_rank = self.per_rank(world, &name)?;
+        let block = TP_SUBGROUPS * subgroup_size(world.device());
+        let ws = self.workspace.as_ref().expect("allocated above");
+        ws.reset()?;
+        let (y32, y16) = outputs(&y, ws);
+        let md = &self.modules;
+        let (partial, ready, queues) = (&ws.partial, &ws.ready, &ws.queues);
+        let Dims { shard, n, k } = d;
+        macro_rules! launch {
+            ($tb:literal, $bf16:literal, $ar:literal) => {
+                ops::gemm_rs::launch::<_, $tb, $bf16, $ar>(
+                    world, md, per_rank, block, x, w, y32, y16, partial, ready, queues, shard, n, k,
+                )
+            };
+        }
+        match (w_layout.bit(), y.bf16_bit(), all) {
+            (0, 0, false) => launch!(0, 0, 0),
+            (0, _, false) => launch!(0, 1, 0),
+            (_, 0, false) => launch!(1, 0, 0),
+            (_, _, false) => launch!(1, 1, 0),
+            (_, 0, true) => launch!(0, 0, 1),
+            (_, _, true) => launch!(0, 1, 1),
+        }
+        .map_err(Error::World)
+    }
+
+    /// The backward pass of [`TpOps::ag_gemm`] (`Y = AllGather(X) W_r`, `W_r` stored `k x
+    /// n`): `dx = ReduceScatter(dY W_r^T)` (`m / R x k`, one fused launch of the
+    /// reduce-scatter kernel with `W_r` read transposed) and `dw = X^T dY_r` (`k x n`, a
+    /// local GEMM per rank reading the gathered `x` that the forward pass left, transposed).
+    /// `dy` is `m x n` on every rank.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ag_gemm_backward<'a>(
+        &mut self,
+        world: &mut World,
+        dy: &SymmetricBuffer<bf16>,
+        x: &SymmetricBuffer<bf16>,
+        w: &SymmetricBuffer<bf16>,
+        dx: impl Into<TpOutput<'a>>,
+        dw: &mut SymmetricBuffer<f32>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<()> {
+        const OP: &str = "ag_gemm_backward";
+        dims(OP, world, m, n, k)?;
+        check_len(OP, "x", rank_len(x), m, k)?;
+        self.gemm_rs(world, dy, w, Layout::T, dx, m, k, n)?;
+        // dW_r = X^T dY_r: `a` holds X (m x k) = (X^T)^T.
+        self.local_gemms(world, OP, x, Layout::T, dy, Layout::N, dw, (k, n, m))
+    }
+
+    /// The backward pass of [`TpOps::gemm_rs`] (`Y_r = ReduceScatter(X_r W_r)`, `W_r` stored
+    /// `k x n`): `dx = AllGather(dY) W_r^T` (`m x k`, one fused launch of the all-gather
+    /// kernel with `W_r` read transposed) and `dw = X_r^T AllGather(dY)` (`k x n`, a local
+    /// GEMM per rank). `dy` is the gathered `m x n` gradient, in which rank `r` has put its
+    /// own rows (as for [`TpOps::ag_gemm`]'s `x`); the op gathers the rest into it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gemm_rs_backward<'a>(
+        &mut self,
+        world: &mut World,
+        dy: &SymmetricBuffer<bf16>,
+        x: &SymmetricBuffer<bf16>,
+        w: &SymmetricBuffer<bf16>,
+        dx: impl Into<TpOutput<'a>>,
+        dw: &mut SymmetricBuffer<f32>,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<()> {
+        const OP: &str = "gemm_rs_backward";
+        dims(OP, world, m, n, k)?;
+        check_len(OP, "x", rank_len(x), m, k)?;
+        self.ag_gemm(world, dy, w, Layout::T, dx, m, k, n)?;
+        self.local_gemms(world, OP, x, Layout::T, dy, Layout::N, dw, (k, n, m))
+    }
+
+    /// `c_r = op(a_r) op(b_r)` on every rank, queued on the rank's stream.
+    #[allow(clippy::too_many_arguments)]
+    fn local_gemms(
+        &self,
+        world: &World,
+        op: &'static str,
+        a: &SymmetricBuffer<bf16>,
+        a_layout: Layout,
+        b: &SymmetricBuffer<bf16>,
+        b_layout: Layout,
+        c: &mut SymmetricBuffer<f32>,
+        (m, n, k): (usize, usize, usize),
+    ) -> Result<()> {
+        check_len(op, "dw", rank_len(c), m, n)?;
+        self.each_rank(world, |local, stream, r| {
+            let (a_r, b_r) = (&a.ranks()[r], &b.ranks()[r]);
+            local
+                .gemm_plan(a_r, a_layout, b_r, b_layout, m, n, k)?
+                .launch(stream, &mut c.ranks_mut()[r])
+        })
+    }
+
+    /// Calls `f(ops, stream, r)` for every rank `r` of `world`, with the single-device ops
+    /// of the rank's device and its stream: how per-rank work (an activation, a local GEMM)
+    /// is queued between fused launches, in order with them.
+    pub fn each_rank(
+        &self,
+        world: &World,
+        mut f: impl FnMut(&Ops, &Stream, usize) -> Result<()>,
+    ) -> Result<()> {
+        for r in 0..world.ranks() {
+            let stream = world.rank_stream(r).expect("a rank of the world");
+            let local = self
+                .local
+                .iter()
+                .find(|ops| ops.device() == stream.device())
+                .expect("ops loaded on every device of the world");
+            f(local, stream, r as usize)?;
+        }
+        Ok(())
+    }
+
+    fn per_rank(&self, world: &World, kernel: &str) -> Result<u32> {
+        match self.workgroups {
+            Some(n) => Ok(n),
+            None => {
+                let block = TP_SUBGROUPS * subgroup_size(world.device());
+                Ok(world
+                    .persistent_workgroups(&self.modules, kernel, block)
+                    .map_err(Error::World)?)
+            }
+        }
+    }
+
+    /// Makes the workspace hold `counters` readiness counters and `partial` partial-product
+    /// elements per rank.
+    fn ensure_workspace(
+        &mut self,
+        world: &mut World,
+        counters: usize,
+        partial: usize,
+    ) -> Result<()> {
+        let fits = self
+            .workspace
+            .as_ref()
+            .is_some_and(|ws| rank_len(&ws.ready) >= counters && rank_len(&ws.partial) >= partial);
+        if fits {
+            return Ok(());
+        }
+        let (old_counters, old_partial) = self
+            .workspace
+            .as_ref()
+            .map_or((0, 0), |ws| (rank_len(&ws.ready), rank_len(&ws.partial)));
+        // Drop the old buffers before allocating: their memory and table slots come back.
+        self.workspace = None;
+        self.workspace = Some(Workspace {
+            ready: world.alloc_symmetric(counters.max(old_counters))?,
+            queues: world.alloc_symmetric(2)?,
+            partial: world.alloc_symmetric(partial.max(old_partial).max(1))?,
+            spare_f32: world.alloc_symmetric(1)?,
+            spare_bf16: world.alloc_symmetric(1)?,
+        });
+        Ok(())
+    }
+}
+
+impl Workspace {
+    /// Zero counters and queue heads for the next launch.
+    fn reset(&self) -> Result<()> {
+        for b in self.ready.ranks().iter().chain(self.queues.ranks()) {
+            b.fill(0)?;
+        }
+        Ok(())
+    }
+}
+
+/// The f32 and bf16 result arguments of a launch: `y` and the workspace's spare of the
+/// other type.
+fn outputs<'a>(
+    y: &'a TpOutput<'a>,
+    ws: &'a Workspace,
+) -> (&'a SymmetricBuffer<f32>, &'a SymmetricBuffer<bf16>) {
+    match y {
+        TpOutput::F32(y) => (y, &ws.spare_bf16),
+        TpOutput::Bf16(y) => (&ws.spare_f32, y),
+    }
+}
+
+/// Checks a fused op's shape on `world`: nothing empty, `m` divisible by the world size,
+/// everything within the kernels' u32 indexing.
+fn dims(op: &'static str, world: &World, m: usize, n: usize, k: usize) -> Result<Dims> {
+    let shape = |message: String| Error::Shape { op, message };
+    if m == 0 || n == 0 || k == 0 {
+        return Err(shape(format!("empty shape m={m} n={n} k={k}")));
+    }
+    let ranks = world.ranks() as usize;
+    if !m.is_multiple_of(ranks) {
+        return Err(shape(format!(
+            "m = {m} rows do not split evenly over the world's {ranks} ranks"
+        )));
+    }
+    for (what, rows, cols) in [("x", m, k), ("y", m, n)] {
+        if rows
+            .checked_mul(cols)
+            .is_none_or(|e| u32::try_from(e).is_err())
+        {
+            return Err(shape(format!(
+                "{what} ({rows} x {cols}) exceeds u32 indexing"
+            )));
+        }
+    }
+    Ok(Dims {
+        shard: (m / ranks) as u32,
+        n: n as u32,
+        k: k as u32,
+    })
+}
+
+/// Each rank's copy of `what` holds `rows x cols` elements.
+fn check_len(op: &'static str, what: &str, len: usize, rows: usize, cols: usize) -> Result<()> {
+    if rows.checked_mul(cols) != Some(len) {
+        return Err(Error::Shape {
+            op,
+            message: format!("{what} has {len} elements per rank, expected {rows} x {cols}"),
+        });
+    }
+    Ok(())
+}
+
+/// `k` and `n` are whole 16-byte chunks (multiples of 8 elements): the rows of `x`, `y` and
+/// `w` (stored either way) are made of them, as the tile copies and stores move them.
+fn check_chunks(op: &'static str, n: usize, k: usize) -> Result<()> {
+    for (what, len) in [("k", k), ("n", n)] {
+        if !len.is_multiple_of(8) {
+            return Err(Error::Shape {
+                op,
+                message: format!("{what} = {len} must be a multiple of 8"),
+            });
+        }
+    }
+    Ok(())
+}

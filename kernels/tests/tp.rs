@@ -1,0 +1,267 @@
+//! The fused tensor-parallel ops on CPU-device worlds of 1 to 8 ranks with ragged shapes
+//! (tiles cut by the shard, `n` and `k` edges), against unfused f64 host references;
+//! outputs poisoned before every run, inputs fresh random values (seed printed; set
+//! `KOSMOS_SEED` to replay). Each op also runs with two workgroup counts, whose results
+//! must be bitwise equal.
+
+use kernels::{Error, Layout, TpOps};
+use kosmos::bf16;
+use kosmos::runtime::{Device, DeviceScalar, SymmetricBuffer, World, WorldOptions};
+use kosmos_testkernels::compare::{self, Scale};
+use kosmos_testkernels::random_bf16;
+use rand::Rng;
+
+fn seed() -> u64 {
+    let seed = std::env::var("KOSMOS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| rand::rng().random());
+    println!("seed {seed}");
+    seed
+}
+
+/// World size, rows per rank, and each rank's `n` and `k`.
+const CASES: [(u32, usize, usize, usize); 5] = [
+    (1, 37, 24, 40),
+    (2, 40, 24, 72),
+    (3, 130, 136, 16),
+    (4, 20, 40, 136),
+    (8, 9, 16, 24),
+];
+
+fn world(ranks: u32) -> World {
+    World::emulated(&Device::cpu().unwrap(), ranks, WorldOptions::default()).unwrap()
+}
+
+/// A symmetric buffer holding `data[r]` on rank `r`.
+fn sym<T: DeviceScalar>(world: &mut World, data: &[Vec<T>]) -> SymmetricBuffer<T> {
+    let b = world.alloc_symmetric::<T>(data[0].len()).unwrap();
+    for (r, d) in data.iter().enumerate() {
+        b.rank(r as u32).unwrap().upload(d).unwrap();
+    }
+    b
+}
+
+/// `rows x cols` row-major `a`, transposed.
+fn transposed(a: &[bf16], rows: usize, cols: usize) -> Vec<bf16> {
+    let mut t = vec![bf16::ZERO; a.len()];
+    for i in 0..rows {
+        for j in 0..cols {
+            t[j * rows + i] = a[i * cols + j];
+        }
+    }
+    t
+}
+
+/// `a b` in f64 (`a` `m x k`, `b` `k x n`).
+fn product(a: &[bf16], b: &[bf16], m: usize, n: usize, k: usize) -> Vec<f64> {
+    kosmos_testkernels::matmul_bf16_ref(a, b, m, n, k)
+}
+
+/// Every rank's copy of `y`, poisoned with NaN.
+fn poison<T: DeviceScalar>(y: &SymmetricBuffer<T>, nan: T) {
+    for b in y.ranks() {
+        b.fill(nan).unwrap();
+    }
+}
+
+fn download<T: DeviceScalar>(y: &SymmetricBuffer<T>) -> Vec<Vec<T>> {
+    y.ranks().iter().map(|b| b.download().unwrap()).collect()
+}
+
+/// Runs `op` with 1 and then 3 workgroups per rank (output poisoned before each), checks
+/// the two results are bitwise equal and returns them.
+fn twice<T: DeviceScalar + PartialEq + std::fmt::Debug>(
+    ops: &mut TpOps,
+    y: &SymmetricBuffer<T>,
+    nan: T,
+    what: &str,
+    mut op: impl FnMut(&mut TpOps) -> Result<(), Error>,
+) -> Vec<Vec<T>> {
+    let mut runs = Vec::new();
+    for per_rank in [1, 3] {
+        poison(y, nan);
+        ops.set_workgroups_per_rank(Some(per_rank));
+        op(ops).unwrap_or_else(|e| panic!("{what}: {e}"));
+        runs.push(download(y));
+    }
+    assert!(
+        runs[0] == runs[1],
+        "{what}: 1 and 3 workgroups per rank differ"
+    );
+    runs.pop().unwrap()
+}
+
+fn check<T: Copy + Into<f64>>(got: &[T], want: &[f64], tolerance: f64, what: String) {
+    compare::rel_err(got, want, Scale::Each { floor: 1.0 }, tolerance).assert(what);
+}
+
+/// bf16 results: half an ulp (up to 2^-8 of the value) on top of the f32 result's error.
+const BF16_OUT: f64 = 1.0 / 128.0;
+
+#[test]
+fn ag_gemm_matches_the_unfused_reference() {
+    let seed = seed();
+    for (case, &(ranks, shard, n, k)) in CASES.iter().enumerate() {
+        let (r_us, m) = (ranks as usize, shard * ranks as usize);
+        let mut world = world(ranks);
+        let mut ops = TpOps::new(&world).unwrap();
+        let s = seed.wrapping_add(100 * case as u64);
+        let x_all = random_bf16(s, m * k);
+        let ws: Vec<Vec<bf16>> = (0..r_us)
+            .map(|r| random_bf16(s + 1 + r as u64, k * n))
+            .collect();
+        let want: Vec<Vec<f64>> = ws.iter().map(|w| product(&x_all, w, m, n, k)).collect();
+        // Each rank's gathered buffer holds its own rows, the rest poisoned.
+        let own: Vec<Vec<bf16>> = (0..r_us)
+            .map(|r| {
+                let mut x = vec![bf16::NAN; m * k];
+                let rows = r * shard * k..(r + 1) * shard * k;
+                x[rows.clone()].copy_from_slice(&x_all[rows]);
+                x
+            })
+            .collect();
+        let y = world.alloc_symmetric::<f32>(m * n).unwrap();
+        let y16 = world.alloc_symmetric::<bf16>(m * n).unwrap();
+        for layout in [Layout::N, Layout::T] {
+            let stored: Vec<Vec<bf16>> = match layout {
+                Layout::N => ws.clone(),
+                Layout::T => ws.iter().map(|w| transposed(w, k, n)).collect(),
+            };
+            let w = sym(&mut world, &stored);
+            let what = format!("ag_gemm R={ranks} m={m} n={n} k={k} {layout:?}");
+            let x = sym(&mut world, &own);
+            let got = twice(&mut ops, &y, f32::NAN, &what, |ops| {
+                // The gather fills the peers' rows in: put them back to poison each run.
+                for (r, d) in own.iter().enumerate() {
+                    x.rank(r as u32).unwrap().upload(d).unwrap();
+                }
+                ops.ag_gemm(&mut world, &x, &w, layout, &y, m, n, k)
+            });
+            for r in 0..r_us {
+                check(
+                    &got[r],
+                    &want[r],
+                    compare::BF16_DOT_F32,
+                    format!("{what} rank {r}"),
+                );
+                assert_eq!(x.rank(r as u32).unwrap().download().unwrap(), x_all);
+            }
+            let got16 = twice(&mut ops, &y16, bf16::NAN, &what, |ops| {
+                ops.ag_gemm(&mut world, &x, &w, layout, &y16, m, n, k)
+            });
+            for r in 0..r_us {
+                check(
+                    &got16[r],
+                    &want[r],
+                    BF16_OUT,
+                    format!("{what} bf16 rank {r}"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn gemm_rs_and_gemm_ar_match_the_unfused_reference() {
+    let seed = seed();
+    for (case, &(ranks, shard, n, k)) in CASES.iter().enumerate() {
+        let (r_us, m) = (ranks as usize, shard * ranks as usize);
+        let mut world = world(ranks);
+        let mut ops = TpOps::new(&world).unwrap();
+        let s = seed.wrapping_add(100 * case as u64);
+        let xs: Vec<Vec<bf16>> = (0..r_us)
+            .map(|r| random_bf16(s + 2 * r as u64, m * k))
+            .collect();
+        let ws: Vec<Vec<bf16>> = (0..r_us)
+            .map(|r| random_bf16(s + 2 * r as u64 + 1, k * n))
+            .collect();
+        let mut sum = vec![0f64; m * n];
+        for (x, w) in xs.iter().zip(&ws) {
+            for (s, p) in sum.iter_mut().zip(product(x, w, m, n, k)) {
+                *s += p;
+            }
+        }
+        let x = sym(&mut world, &xs);
+        let y = world.alloc_symmetric::<f32>(shard * n).unwrap();
+        let y16 = world.alloc_symmetric::<bf16>(shard * n).unwrap();
+        for layout in [Layout::N, Layout::T] {
+            let stored: Vec<Vec<bf16>> = match layout {
+                Layout::N => ws.clone(),
+                Layout::T => ws.iter().map(|w| transposed(w, k, n)).collect(),
+            };
+            let w = sym(&mut world, &stored);
+            let what = format!("gemm_rs R={ranks} m={m} n={n} k={k} {layout:?}");
+            let got = twice(&mut ops, &y, f32::NAN, &what, |ops| {
+                ops.gemm_rs(&mut world, &x, &w, layout, &y, m, n, k)
+            });
+            let got16 = twice(&mut ops, &y16, bf16::NAN, &what, |ops| {
+                ops.gemm_rs(&mut world, &x, &w, layout, &y16, m, n, k)
+            });
+            for r in 0..r_us {
+                let want = &sum[r * shard * n..(r + 1) * shard * n];
+                check(
+                    &got[r],
+                    want,
+                    compare::BF16_DOT_F32,
+                    format!("{what} rank {r}"),
+                );
+                check(&got16[r], want, BF16_OUT, format!("{what} bf16 rank {r}"));
+            }
+        }
+        let w = sym(&mut world, &ws);
+        let y = world.alloc_symmetric::<f32>(m * n).unwrap();
+        let what = format!("gemm_ar R={ranks} m={m} n={n} k={k}");
+        let got = twice(&mut ops, &y, f32::NAN, &what, |ops| {
+            ops.gemm_ar(&mut world, &x, &w, &y, m, n, k)
+        });
+        for (r, got) in got.iter().enumerate() {
+            check(got, &sum, compare::BF16_DOT_F32, format!("{what} rank {r}"));
+        }
+        // Every rank holds the same sums, bit for bit (the vectors have no NaN left).
+        assert!(got.iter().all(|g| *g == got[0]), "{what}: ranks differ");
+    }
+}
+
+/// Shapes and buffers that do not fit are errors naming the argument, before any launch.
+#[test]
+fn fused_ops_refuse_bad_input_naming_it() {
+    let mut world = world(3);
+    let mut ops = TpOps::new(&world).unwrap();
+    let (m, n, k) = (30, 16, 8);
+    let x = world.alloc_symmetric::<bf16>(m * k).unwrap();
+    let w = world.alloc_symmetric::<bf16>(k * n).unwrap();
+    let y = world.alloc_symmetric::<f32>(m * n).unwrap();
+    let shape_error = |r: Result<(), Error>, want: &str| match r {
+        Err(Error::Shape { message, .. }) => assert!(message.contains(want), "{message}"),
+        other => panic!("expected a shape error naming {want}, got {other:?}"),
+    };
+    // 31 rows do not split over 3 ranks.
+    let x31 = world.alloc_symmetric::<bf16>(31 * k).unwrap();
+    let y31 = world.alloc_symmetric::<f32>(31 * n).unwrap();
+    shape_error(
+        ops.ag_gemm(&mut world, &x31, &w, Layout::N, &y31, 31, n, k),
+        "m = 31",
+    );
+    shape_error(
+        ops.ag_gemm(&mut world, &x, &w, Layout::N, &y, m, n + 8, k),
+        "w has",
+    );
+    shape_error(
+        ops.gemm_rs(&mut world, &x, &w, Layout::N, &y, m, n, k),
+        "y has",
+    );
+    let x12 = world.alloc_symmetric::<bf16>(m * 12).unwrap();
+    let w12 = world.alloc_symmetric::<bf16>(12 * n).unwrap();
+    shape_error(
+        ops.ag_gemm(&mut world, &x12, &w12, Layout::N, &y, m, n, 12),
+        "k = 12",
+    );
+    // A buffer of another world.
+    let mut other = self::world(3);
+    let foreign = other.alloc_symmetric::<bf16>(k * n).unwrap();
+    let e = ops
+        .ag_gemm(&mut world, &x, &foreign, Layout::N, &y, m, n, k)
+        .unwrap_err();
+    assert!(e.to_string().contains('w'), "{e}");
+}
