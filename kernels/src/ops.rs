@@ -826,7 +826,7 @@ fn store_slab(
 #[kernel(
     max_workgroup_size = 512,
     max_subgroups = 8,
-    min_resident = 2,
+    min_resident = 1,
     instances(TB = 0, BF16 = 0),
     instances(TB = 0, BF16 = 1),
     instances(TB = 1, BF16 = 0),
@@ -919,7 +919,7 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
 #[kernel(
     max_workgroup_size = 512,
     max_subgroups = 8,
-    min_resident = 2,
+    min_resident = 1,
     instances(TB = 0, BF16 = 0, AR = 0),
     instances(TB = 0, BF16 = 1, AR = 0),
     instances(TB = 1, BF16 = 0, AR = 0),
