@@ -265,3 +265,131 @@ fn fused_ops_refuse_bad_input_naming_it() {
         .unwrap_err();
     assert!(e.to_string().contains('w'), "{e}");
 }
+
+/// `gelu` in f64, in the tanh form the kernels use, and its derivative.
+fn gelu(z: f64) -> f64 {
+    let c = (2.0 / std::f64::consts::PI).sqrt();
+    0.5 * z * (1.0 + (c * (z + 0.044715 * z * z * z)).tanh())
+}
+
+fn gelu_slope(z: f64) -> f64 {
+    let c = (2.0 / std::f64::consts::PI).sqrt();
+    let t = (c * (z + 0.044715 * z * z * z)).tanh();
+    0.5 * (1.0 + t) + 0.5 * z * (1.0 - t * t) * c * (1.0 + 3.0 * 0.044715 * z * z)
+}
+
+/// Rounds f64 values to bf16, as the kernels round what they hand to the next GEMM.
+fn to_bf16(v: &[f64]) -> Vec<bf16> {
+    v.iter().map(|&x| bf16::from_f64(x)).collect()
+}
+
+/// The Megatron-style MLP block (AG+GEMM FC1, GELU, GEMM+RS FC2), forward and backward, on
+/// worlds of 2 and 4 ranks, against an unfused f64 reference that rounds to bf16 where the
+/// block does (the activations between the GEMMs).
+#[test]
+fn tp_mlp_forward_and_backward_match_the_reference() {
+    use kernels::{MlpShape, TpMlp};
+    let seed = seed();
+    for (ranks, tokens, d_model, d_ff) in [(2u32, 48usize, 40usize, 64usize), (4, 36, 24, 96)] {
+        let r_us = ranks as usize;
+        let (shard, hidden) = (tokens / r_us, d_ff / r_us);
+        let mut world = world(ranks);
+        let mut ops = TpOps::new(&world).unwrap();
+        let shape = MlpShape {
+            tokens,
+            d_model,
+            d_ff,
+        };
+        let mut mlp = TpMlp::new(&mut world, shape).unwrap();
+        let s = seed.wrapping_add(ranks as u64 * 1000);
+        let x = random_bf16(s, tokens * d_model);
+        let dy = random_bf16(s + 1, tokens * d_model);
+        let w1: Vec<Vec<bf16>> = (0..r_us)
+            .map(|r| random_bf16(s + 2 + 2 * r as u64, d_model * hidden))
+            .collect();
+        let w2: Vec<Vec<bf16>> = (0..r_us)
+            .map(|r| random_bf16(s + 3 + 2 * r as u64, hidden * d_model))
+            .collect();
+        // Each rank's own rows of `x` and `dy`, the rest poisoned.
+        let own = |all: &[bf16]| -> Vec<Vec<bf16>> {
+            (0..r_us)
+                .map(|r| {
+                    let mut v = vec![bf16::NAN; all.len()];
+                    let rows = r * shard * d_model..(r + 1) * shard * d_model;
+                    v[rows.clone()].copy_from_slice(&all[rows]);
+                    v
+                })
+                .collect()
+        };
+        for r in 0..r_us {
+            mlp.w1.rank(r as u32).unwrap().upload(&w1[r]).unwrap();
+            mlp.w2.rank(r as u32).unwrap().upload(&w2[r]).unwrap();
+            mlp.x.rank(r as u32).unwrap().upload(&own(&x)[r]).unwrap();
+        }
+        let y = world.alloc_symmetric::<f32>(shard * d_model).unwrap();
+        let dyg = sym(&mut world, &own(&dy));
+        let dx = world.alloc_symmetric::<f32>(shard * d_model).unwrap();
+        let mut dw1 = world.alloc_symmetric::<f32>(d_model * hidden).unwrap();
+        let mut dw2 = world.alloc_symmetric::<f32>(hidden * d_model).unwrap();
+        for out in [&y, &dx, &dw1, &dw2] {
+            poison(out, f32::NAN);
+        }
+        mlp.forward(&mut ops, &mut world, &y).unwrap();
+        mlp.backward(&mut ops, &mut world, &dyg, &dx, &mut dw1, &mut dw2)
+            .unwrap();
+
+        // The reference, rank by rank, in f64.
+        let mut y_ref = vec![0f64; tokens * d_model];
+        let mut dx_ref = vec![0f64; tokens * d_model];
+        let (mut dw1_ref, mut dw2_ref) = (Vec::new(), Vec::new());
+        let t = |a: &[bf16], rows, cols| transposed(a, rows, cols);
+        for r in 0..r_us {
+            let z = product(&x, &w1[r], tokens, hidden, d_model);
+            let h = to_bf16(&z.iter().map(|&v| gelu(v)).collect::<Vec<_>>());
+            for (acc, v) in y_ref
+                .iter_mut()
+                .zip(product(&h, &w2[r], tokens, d_model, hidden))
+            {
+                *acc += v;
+            }
+            let dh = product(&dy, &t(&w2[r], hidden, d_model), tokens, hidden, d_model);
+            dw2_ref.push(product(
+                &t(&h, tokens, hidden),
+                &dy,
+                hidden,
+                d_model,
+                tokens,
+            ));
+            let dz = to_bf16(
+                &dh.iter()
+                    .zip(&z)
+                    .map(|(g, &z)| g * gelu_slope(z))
+                    .collect::<Vec<_>>(),
+            );
+            let dxr = product(&dz, &t(&w1[r], d_model, hidden), tokens, d_model, hidden);
+            for (acc, v) in dx_ref.iter_mut().zip(dxr) {
+                *acc += v;
+            }
+            dw1_ref.push(product(
+                &t(&x, tokens, d_model),
+                &dz,
+                d_model,
+                hidden,
+                tokens,
+            ));
+        }
+        // Rounding the activations to bf16 can land a value one ulp (2^-8) apart from the
+        // reference's rounding; that error spreads over a row's sum.
+        let tol = 1.0 / 64.0;
+        let rows = |v: &[f64], r: usize| v[r * shard * d_model..(r + 1) * shard * d_model].to_vec();
+        for r in 0..r_us {
+            let what = |name: &str| format!("mlp R={ranks} {name} rank {r}");
+            let ru = r as u32;
+            let got = |b: &SymmetricBuffer<f32>| b.rank(ru).unwrap().download().unwrap();
+            compare::rel_err(&got(&y), &rows(&y_ref, r), Scale::Largest, tol).assert(what("y"));
+            compare::rel_err(&got(&dx), &rows(&dx_ref, r), Scale::Largest, tol).assert(what("dx"));
+            compare::rel_err(&got(&dw1), &dw1_ref[r], Scale::Largest, tol).assert(what("dw1"));
+            compare::rel_err(&got(&dw2), &dw2_ref[r], Scale::Largest, tol).assert(what("dw2"));
+        }
+    }
+}
