@@ -16,6 +16,8 @@ pub enum BenchError {
     Runtime(#[from] kosmos_runtime::Error),
     #[error(transparent)]
     Kernels(#[from] kernels::Error),
+    #[error(transparent)]
+    World(#[from] kosmos_runtime::WorldError),
     #[error("CUDA {op}: {source}")]
     Driver {
         op: &'static str,

@@ -1009,3 +1009,32 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
         },
     );
 }
+
+/// The reduce-scatter of an unfused sequence (a GEMM per rank, then this): rank `r`'s
+/// `shard_rows x n` rows of `y` are rows `r * shard_rows..` of the `partial` matrices summed
+/// over the ranks in rank order. Each workgroup takes every `groups`-th chunk of
+/// 256 elements (`groups` workgroups per rank). The baseline the fused `gemm_rs` is measured against.
+#[kernel(max_workgroup_size = 256)]
+pub fn reduce_scatter_rows(
+    team: &Team,
+    partial: &Sym<[f32]>,
+    y: &Sym<[f32]>,
+    shard_rows: u32,
+    n: u32,
+    groups: u32,
+) {
+    start_barrier();
+    let rank = team_rank();
+    let ranks = world_size();
+    let out = y.local();
+    let first = rank * shard_rows * n;
+    let chunk = workgroup_id_x() % groups;
+    for i in (chunk * 256 + workitem_id_x()..shard_rows * n).step_by(groups * 256) {
+        let mut sum = 0.0f32;
+        for s in 0..ranks {
+            let part = partial.peer(s);
+            sum += part[first + i];
+        }
+        out[i] = sum;
+    }
+}

@@ -8,6 +8,7 @@ use kernels::{Error, Layout, TpOps};
 use kosmos::bf16;
 use kosmos::runtime::{Device, DeviceScalar, SymmetricBuffer, World, WorldOptions};
 use kosmos_testkernels::compare::{self, Scale};
+use kosmos_testkernels::mlp::transposed;
 use kosmos_testkernels::random_bf16;
 use rand::Rng;
 
@@ -40,17 +41,6 @@ fn sym<T: DeviceScalar>(world: &mut World, data: &[Vec<T>]) -> SymmetricBuffer<T
         b.rank(r as u32).unwrap().upload(d).unwrap();
     }
     b
-}
-
-/// `rows x cols` row-major `a`, transposed.
-fn transposed(a: &[bf16], rows: usize, cols: usize) -> Vec<bf16> {
-    let mut t = vec![bf16::ZERO; a.len()];
-    for i in 0..rows {
-        for j in 0..cols {
-            t[j * rows + i] = a[i * cols + j];
-        }
-    }
-    t
 }
 
 /// `a b` in f64 (`a` `m x k`, `b` `k x n`).
@@ -266,23 +256,6 @@ fn fused_ops_refuse_bad_input_naming_it() {
     assert!(e.to_string().contains('w'), "{e}");
 }
 
-/// `gelu` in f64, in the tanh form the kernels use, and its derivative.
-fn gelu(z: f64) -> f64 {
-    let c = (2.0 / std::f64::consts::PI).sqrt();
-    0.5 * z * (1.0 + (c * (z + 0.044715 * z * z * z)).tanh())
-}
-
-fn gelu_slope(z: f64) -> f64 {
-    let c = (2.0 / std::f64::consts::PI).sqrt();
-    let t = (c * (z + 0.044715 * z * z * z)).tanh();
-    0.5 * (1.0 + t) + 0.5 * z * (1.0 - t * t) * c * (1.0 + 3.0 * 0.044715 * z * z)
-}
-
-/// Rounds f64 values to bf16, as the kernels round what they hand to the next GEMM.
-fn to_bf16(v: &[f64]) -> Vec<bf16> {
-    v.iter().map(|&x| bf16::from_f64(x)).collect()
-}
-
 /// The Megatron-style MLP block (AG+GEMM FC1, GELU, GEMM+RS FC2), forward and backward, on
 /// worlds of 2 and 4 ranks, against an unfused f64 reference that rounds to bf16 where the
 /// block does (the activations between the GEMMs).
@@ -338,46 +311,7 @@ fn tp_mlp_forward_and_backward_match_the_reference() {
         mlp.backward(&mut ops, &mut world, &dyg, &dx, &mut dw1, &mut dw2)
             .unwrap();
 
-        // The reference, rank by rank, in f64.
-        let mut y_ref = vec![0f64; tokens * d_model];
-        let mut dx_ref = vec![0f64; tokens * d_model];
-        let (mut dw1_ref, mut dw2_ref) = (Vec::new(), Vec::new());
-        let t = |a: &[bf16], rows, cols| transposed(a, rows, cols);
-        for r in 0..r_us {
-            let z = product(&x, &w1[r], tokens, hidden, d_model);
-            let h = to_bf16(&z.iter().map(|&v| gelu(v)).collect::<Vec<_>>());
-            for (acc, v) in y_ref
-                .iter_mut()
-                .zip(product(&h, &w2[r], tokens, d_model, hidden))
-            {
-                *acc += v;
-            }
-            let dh = product(&dy, &t(&w2[r], hidden, d_model), tokens, hidden, d_model);
-            dw2_ref.push(product(
-                &t(&h, tokens, hidden),
-                &dy,
-                hidden,
-                d_model,
-                tokens,
-            ));
-            let dz = to_bf16(
-                &dh.iter()
-                    .zip(&z)
-                    .map(|(g, &z)| g * gelu_slope(z))
-                    .collect::<Vec<_>>(),
-            );
-            let dxr = product(&dz, &t(&w1[r], d_model, hidden), tokens, d_model, hidden);
-            for (acc, v) in dx_ref.iter_mut().zip(dxr) {
-                *acc += v;
-            }
-            dw1_ref.push(product(
-                &t(&x, tokens, d_model),
-                &dz,
-                d_model,
-                hidden,
-                tokens,
-            ));
-        }
+        let want = kosmos_testkernels::mlp::MlpReference::new(&x, &dy, &w1, &w2, tokens, d_model);
         // Rounding the activations to bf16 can land a value one ulp (2^-8) apart from the
         // reference's rounding; that error spreads over a row's sum.
         let tol = 1.0 / 64.0;
@@ -386,10 +320,10 @@ fn tp_mlp_forward_and_backward_match_the_reference() {
             let what = |name: &str| format!("mlp R={ranks} {name} rank {r}");
             let ru = r as u32;
             let got = |b: &SymmetricBuffer<f32>| b.rank(ru).unwrap().download().unwrap();
-            compare::rel_err(&got(&y), &rows(&y_ref, r), Scale::Largest, tol).assert(what("y"));
-            compare::rel_err(&got(&dx), &rows(&dx_ref, r), Scale::Largest, tol).assert(what("dx"));
-            compare::rel_err(&got(&dw1), &dw1_ref[r], Scale::Largest, tol).assert(what("dw1"));
-            compare::rel_err(&got(&dw2), &dw2_ref[r], Scale::Largest, tol).assert(what("dw2"));
+            compare::rel_err(&got(&y), &rows(&want.y, r), Scale::Largest, tol).assert(what("y"));
+            compare::rel_err(&got(&dx), &rows(&want.dx, r), Scale::Largest, tol).assert(what("dx"));
+            compare::rel_err(&got(&dw1), &want.dw1[r], Scale::Largest, tol).assert(what("dw1"));
+            compare::rel_err(&got(&dw2), &want.dw2[r], Scale::Largest, tol).assert(what("dw2"));
         }
     }
 }

@@ -4,6 +4,7 @@
 //! the CPU device and on GPUs, so they use only plain IR and document their launch shape.
 
 pub mod compare;
+pub mod mlp;
 
 use half::bf16;
 use kosmos_ir::{

@@ -8,6 +8,7 @@ pub mod filerun;
 pub mod filetest;
 pub mod gemm_check;
 pub mod suite;
+pub mod tp_check;
 
 pub use kosmos_testkernels as kernels;
 

@@ -23,7 +23,7 @@ pub mod abi;
 mod peer;
 mod table;
 
-pub use peer::copy_from_peer;
+pub use peer::{copy_from_peer, copy_range_from_peer};
 
 /// Default poll bound of waits on the CPU device, where a poll backs off to ~1.3 ms: about
 /// a second, under the CPU device's 2 s watchdog.

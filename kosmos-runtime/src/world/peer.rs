@@ -70,6 +70,25 @@ pub fn copy_from_peer<T: DeviceScalar>(
     dst: &Buffer<T>,
     src: &Buffer<T>,
 ) -> Result<()> {
+    if dst.len() != src.len() {
+        return Err(Error::LengthMismatch {
+            buffer: dst.len(),
+            host: src.len(),
+        });
+    }
+    copy_range_from_peer(stream, dst, 0, src, 0, dst.len())
+}
+
+/// [`copy_from_peer`] of `len` elements of `src` from element `src_at` into `dst` from
+/// element `dst_at`; an error if either range runs past its buffer.
+pub fn copy_range_from_peer<T: DeviceScalar>(
+    stream: &Stream,
+    dst: &Buffer<T>,
+    dst_at: usize,
+    src: &Buffer<T>,
+    src_at: usize,
+    len: usize,
+) -> Result<()> {
     if dst.device() != stream.device() {
         return Err(Error::WrongDevice {
             what: "the destination buffer".into(),
@@ -77,21 +96,23 @@ pub fn copy_from_peer<T: DeviceScalar>(
             device: stream.device().to_string(),
         });
     }
-    if dst.len() != src.len() {
-        return Err(Error::LengthMismatch {
-            buffer: dst.len(),
-            host: src.len(),
-        });
+    for (b, at) in [(dst, dst_at), (src, src_at)] {
+        if at.checked_add(len).is_none_or(|end| end > b.len()) {
+            return Err(Error::LengthMismatch {
+                buffer: b.len(),
+                host: at.saturating_add(len),
+            });
+        }
     }
-    if dst.is_empty() {
+    if len == 0 {
         return Ok(());
     }
-    let bytes = dst.size_bytes();
+    let size = std::mem::size_of::<T>() as u64;
     dst.device().backend().copy_from_peer(
         &*stream.inner,
-        dst.device_ptr(),
+        dst.device_ptr() + dst_at as u64 * size,
         src.device().backend(),
-        src.device_ptr(),
-        bytes,
+        src.device_ptr() + src_at as u64 * size,
+        len * size as usize,
     )
 }

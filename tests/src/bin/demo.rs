@@ -1,10 +1,14 @@
-//! The main job: every reference kernel on the default device (`KOSMOS_DEVICE`, else the first
-//! GPU, else the CPU device), each checked against its host reference, then the kernels
-//! crate's `gemm`, `gemm_persistent` and `gemm_plan` (the warp-specialised pipeline, `b`
-//! stored transposed, bf16 output) on ragged shapes (`kosmos_tests::gemm_check`).
+//! The main job, on the default device (`KOSMOS_DEVICE`, else the first GPU, else the CPU
+//! device): first the most complete op, a tensor-parallel MLP block (`kernels::TpMlp`: the
+//! fused all-gather+GEMM, GELU, the fused GEMM+reduce-scatter) forward and backward on an
+//! emulated world of several ranks (`kosmos_tests::tp_check`); then every reference kernel,
+//! each checked against its host reference; then the kernels crate's `gemm`,
+//! `gemm_persistent` and `gemm_plan` (the warp-specialised pipeline, `b` stored transposed,
+//! bf16 output) on ragged shapes (`kosmos_tests::gemm_check`).
 
+use kernels::MlpShape;
 use kosmos_runtime::{Device, DeviceKind};
-use kosmos_tests::{gemm_check, suite};
+use kosmos_tests::{gemm_check, suite, tp_check};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -32,6 +36,26 @@ fn gemm_shapes(device: &Device) -> Vec<(usize, usize, usize)> {
     shapes
 }
 
+/// The MLP block's world size and shape: 8 ranks at a size a GPU finishes at once, 4 small
+/// ranks on the CPU device (the f64 reference runs on the host either way).
+fn mlp_case(device: &Device) -> (u32, MlpShape) {
+    if device.kind() == DeviceKind::Cpu {
+        let shape = MlpShape {
+            tokens: 64,
+            d_model: 64,
+            d_ff: 256,
+        };
+        (4, shape)
+    } else {
+        let shape = MlpShape {
+            tokens: 512,
+            d_model: 512,
+            d_ff: 2048,
+        };
+        (8, shape)
+    }
+}
+
 fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let device = Device::from_env()?;
     let module = suite::load(&device)?;
@@ -49,6 +73,10 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
             if ok { "ok" } else { "WRONG" }
         );
     };
+    let (ranks, shape) = mlp_case(&device);
+    for c in tp_check::check_mlp(&device, ranks, shape, seed)? {
+        row(c.op, &c.shape, c.ms, c.err.max, c.err.over, c.passed());
+    }
     for case in suite::CASES {
         let o = (case.run)(&device, &module, seed)?;
         row(

@@ -1,0 +1,398 @@
+//! The fused tensor-parallel ops (`kernels::TpOps`) on one GPU, in two parts, every figure a
+//! ratio to a baseline timed in the same run:
+//!
+//! 1. A world of one rank: each op (no peers, so its machinery with nothing to move) against
+//!    our plain gemm (`GemmPlan`, the pipelined kernel), the group gemm the fused ops'
+//!    tiles come from (`gemm_persistent`) and cuBLAS, on the Llama-3-70B TP=8 GEMM each op
+//!    serves (f32 output).
+//! 2. An emulated world of 8 ranks on the one GPU (every rank's workgroups share it): each
+//!    op against the unfused sequence on the same GPU — driver peer copies of the peers'
+//!    rows then a gemm per rank (all-gather), or a gemm per rank then a reduce-scatter
+//!    kernel (`ops::reduce_scatter_rows`) — at the same per-rank shapes.
+//!
+//! Needs a CUDA GPU (`KOSMOS_DEVICE`, default the first GPU); elsewhere it says so and exits
+//! with code 2. Prints a table, writes JSON to `KOSMOS_BENCH_JSON` when set;
+//! `KOSMOS_BENCH_SHAPE` keeps the cases whose name contains it. Each op runs `WARMUP`
+//! times, then `TIMED` times between events on the world's stream; medians are reported.
+//! Before timing, every fused result is compared with the unfused one (relative to the
+//! largest magnitude); a mismatch exits with code 1.
+
+use half::bf16;
+use kernels::{Layout, Ops, TpOps, ops};
+use kosmos_bench::Result;
+use kosmos_bench::cublas::{Cublas, GemmArgs, OutType};
+use kosmos_bench::gemm::{self, Shape};
+use kosmos_bench::report::{self, Field};
+use kosmos_runtime::{
+    Device, DeviceKind, Module, Stream, SymmetricBuffer, World, WorldOptions, copy_range_from_peer,
+};
+use std::process::ExitCode;
+
+/// Largest difference between a fused result and the unfused one, relative to the largest
+/// magnitude: both sum the same bf16 products in f32, in different orders.
+const TOLERANCE: f64 = 1e-3;
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Op {
+    AgGemm,
+    GemmRs,
+    GemmAr,
+}
+
+/// A fused op at the per-rank GEMM it runs (`m` rows over all ranks).
+#[derive(Copy, Clone)]
+struct Case {
+    name: &'static str,
+    op: Op,
+    shape: Shape,
+}
+
+const fn case(name: &'static str, op: Op, m: usize, n: usize, k: usize) -> Case {
+    Case {
+        name,
+        op,
+        shape: Shape { name, m, n, k },
+    }
+}
+
+/// Llama-3-70B at TP=8, 8192 tokens: QKV and FC1 take the gathered input, out-proj and FC2
+/// produce partial sums (reduce-scattered with sequence parallelism, all-reduced without).
+const CASES: [Case; 5] = [
+    case("qkv ag_gemm", Op::AgGemm, 8192, 1280, 8192),
+    case("fc1 ag_gemm", Op::AgGemm, 8192, 7168, 8192),
+    case("out-proj gemm_rs", Op::GemmRs, 8192, 8192, 1024),
+    case("fc2 gemm_rs", Op::GemmRs, 8192, 8192, 3584),
+    case("fc2 gemm_ar", Op::GemmAr, 8192, 8192, 3584),
+];
+
+/// One case's buffers on a world: inputs, weights, the fused result and the unfused one.
+struct Buffers {
+    x: SymmetricBuffer<bf16>,
+    w: SymmetricBuffer<bf16>,
+    y: SymmetricBuffer<f32>,
+    unfused: SymmetricBuffer<f32>,
+    /// The unfused reduce-scatter's partial products (`m x n` f32 per rank).
+    partial: SymmetricBuffer<f32>,
+    /// The unfused all-reduce's reduce-scattered rows (`m / ranks x n`).
+    reduced: SymmetricBuffer<f32>,
+}
+
+fn random(seed: u64, len: usize) -> Vec<bf16> {
+    kosmos_testkernels::random_bf16(seed, len)
+        .into_iter()
+        .map(|v| bf16::from_bits(v.to_bits()))
+        .collect()
+}
+
+impl Buffers {
+    fn new(world: &mut World, c: Case) -> Result<Buffers> {
+        let Shape { m, n, k, .. } = c.shape;
+        let ranks = world.ranks() as usize;
+        let y_len = if c.op == Op::GemmRs {
+            m / ranks * n
+        } else {
+            m * n
+        };
+        let b = Buffers {
+            x: world.alloc_symmetric(m * k)?,
+            w: world.alloc_symmetric(k * n)?,
+            y: world.alloc_symmetric(y_len)?,
+            unfused: world.alloc_symmetric(y_len)?,
+            partial: world.alloc_symmetric(if c.op == Op::AgGemm { 1 } else { m * n })?,
+            reduced: world.alloc_symmetric(if c.op == Op::GemmAr { m / ranks * n } else { 1 })?,
+        };
+        for r in 0..ranks {
+            // For the all-gather every rank's copy of `x` holds the whole input: the op
+            // overwrites the peers' rows with the same values.
+            let seed = if c.op == Op::AgGemm { 0 } else { r as u64 };
+            b.x.ranks()[r].upload(&random(seed, m * k))?;
+            b.w.ranks()[r].upload(&random(100 + r as u64, k * n))?;
+        }
+        Ok(b)
+    }
+}
+
+/// Queues the fused op of `c` on `world`.
+fn fused(tp: &mut TpOps, world: &mut World, c: Case, b: &Buffers) -> Result<()> {
+    let Shape { m, n, k, .. } = c.shape;
+    let (x, w, y) = (&b.x, &b.w, &b.y);
+    match c.op {
+        Op::AgGemm => tp.ag_gemm(world, x, w, Layout::N, y, m, n, k)?,
+        Op::GemmRs => tp.gemm_rs(world, x, w, Layout::N, y, m, n, k)?,
+        Op::GemmAr => tp.gemm_ar(world, x, w, y, m, n, k)?,
+    }
+    Ok(())
+}
+
+/// The unfused sequence of `c` on `world` (emulated on one device, so on one stream):
+/// all-gather by driver peer copies then a gemm per rank, or a gemm per rank then the
+/// reduce-scatter kernel (for the all-reduce, followed by peer copies of the reduced rows).
+fn unfused(
+    local: &Ops,
+    modules: &[Module],
+    world: &mut World,
+    c: Case,
+    b: &mut Buffers,
+) -> Result<()> {
+    let Shape { m, n, k, .. } = c.shape;
+    let ranks = world.ranks() as usize;
+    let shard = m / ranks;
+    {
+        let stream = world.rank_stream(0).expect("rank 0");
+        if c.op == Op::AgGemm {
+            for r in 0..ranks {
+                for s in (0..ranks).filter(|&s| s != r) {
+                    let (to, from, at) = (&b.x.ranks()[r], &b.x.ranks()[s], s * shard * k);
+                    copy_range_from_peer(stream, to, at, from, at, shard * k)?;
+                }
+            }
+        }
+        let out = if c.op == Op::AgGemm {
+            &mut b.unfused
+        } else {
+            &mut b.partial
+        };
+        for r in 0..ranks {
+            let (x, w) = (&b.x.ranks()[r], &b.w.ranks()[r]);
+            let plan = local.gemm_plan(x, Layout::N, w, Layout::N, m, n, k)?;
+            plan.launch(stream, &mut out.ranks_mut()[r])?;
+        }
+    }
+    if c.op == Op::AgGemm {
+        return Ok(());
+    }
+    let per_rank = world.persistent_workgroups(modules, "reduce_scatter_rows", 256)?;
+    let reduced = if c.op == Op::GemmRs {
+        &b.unfused
+    } else {
+        &b.reduced
+    };
+    let (shard_u, n_u) = (shard as u32, n as u32);
+    let partial = &b.partial;
+    ops::reduce_scatter_rows::launch(
+        world, modules, per_rank, 256, partial, reduced, shard_u, n_u, per_rank,
+    )?;
+    if c.op == Op::GemmAr {
+        let stream = world.rank_stream(0).expect("rank 0");
+        for r in 0..ranks {
+            for s in 0..ranks {
+                let (to, from) = (&b.unfused.ranks()[r], &b.reduced.ranks()[s]);
+                copy_range_from_peer(stream, to, s * shard * n, from, 0, shard * n)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Median milliseconds of `run` on `stream` (events around each run).
+fn time(stream: &Stream, mut run: impl FnMut() -> Result<()>) -> Result<f64> {
+    gemm::median_ms(|f| gemm::time_on(stream, f), |_| run())
+}
+
+/// Largest difference of `got` from `want`, relative to `want`'s largest magnitude.
+fn rel_diff(got: &[f32], want: &[f32]) -> f64 {
+    let scale = want
+        .iter()
+        .fold(0f64, |m, &v| m.max(f64::from(v).abs()))
+        .max(1e-30);
+    got.iter()
+        .zip(want)
+        .map(|(&g, &w)| {
+            if g.is_nan() {
+                f64::INFINITY
+            } else {
+                (f64::from(g) - f64::from(w)).abs() / scale
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+/// Part 2 of one case: the fused op on an emulated world of `ranks` against the unfused
+/// sequence; (fused ms, unfused ms, largest difference).
+fn emulated_case(device: &Device, ranks: u32, c: Case) -> Result<(f64, f64, f64)> {
+    let mut world = World::emulated(device, ranks, WorldOptions::default())?;
+    let mut tp = TpOps::new(&world)?;
+    let local = Ops::new(device)?;
+    let modules = world.load_module(&kernels::KERNELS.image()?)?;
+    let mut b = Buffers::new(&mut world, c)?;
+    let stream = world.rank_stream(0).expect("rank 0").clone();
+    for out in [&b.y, &b.unfused] {
+        for r in out.ranks() {
+            r.fill(f32::NAN)?;
+        }
+    }
+    fused(&mut tp, &mut world, c, &b)?;
+    unfused(&local, &modules, &mut world, c, &mut b)?;
+    world.synchronize()?;
+    let mut diff = 0f64;
+    for r in 0..ranks as usize {
+        diff = diff.max(rel_diff(
+            &b.y.ranks()[r].download()?,
+            &b.unfused.ranks()[r].download()?,
+        ));
+    }
+    let fused_ms = time(&stream, || fused(&mut tp, &mut world, c, &b))?;
+    world.synchronize()?;
+    let unfused_ms = time(&stream, || unfused(&local, &modules, &mut world, c, &mut b))?;
+    world.synchronize()?;
+    Ok((fused_ms, unfused_ms, diff))
+}
+
+/// Part 1 of one case on a world of one rank: (fused ms, our gemm ms, group gemm ms, cuBLAS
+/// ms, largest difference of the fused result from cuBLAS's).
+fn single_case(device: &Device, cublas: &Cublas, c: Case) -> Result<[f64; 5]> {
+    let Shape { m, n, k, .. } = c.shape;
+    let mut world = World::emulated(device, 1, WorldOptions::default())?;
+    let mut tp = TpOps::new(&world)?;
+    let local = Ops::new(device)?;
+    let b = Buffers::new(&mut world, c)?;
+    let stream = world.rank_stream(0).expect("rank 0").clone();
+    let (x, w) = (&b.x.ranks()[0], &b.w.ranks()[0]);
+    b.y.ranks()[0].fill(f32::NAN)?;
+    fused(&mut tp, &mut world, c, &b)?;
+    world.synchronize()?;
+    let got = b.y.ranks()[0].download()?;
+    let mut theirs = device.alloc::<f32>(m * n)?;
+    let args = GemmArgs {
+        a: x.device_ptr(),
+        b: w.device_ptr(),
+        c: theirs.device_ptr(),
+        m,
+        n,
+        k,
+        a_t: false,
+        b_t: false,
+        out: OutType::F32,
+    };
+    theirs.fill(f32::NAN)?;
+    cublas.gemm(args)?;
+    cublas.synchronize()?;
+    let diff = rel_diff(&got, &theirs.download()?);
+    let fused_ms = time(&stream, || fused(&mut tp, &mut world, c, &b))?;
+    world.synchronize()?;
+    let plan = local.gemm_plan(x, Layout::N, w, Layout::N, m, n, k)?;
+    let gemm_ms = time(&stream, || Ok(plan.launch(&stream, &mut theirs)?))?;
+    let mut counters = (0..gemm::WARMUP + gemm::TIMED)
+        .map(|_| {
+            let counter = device.alloc::<u32>(1)?;
+            counter.fill(0)?;
+            Ok(counter)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut runs = counters.iter_mut();
+    let group_ms = time(&stream, || {
+        let counter = runs.next().expect("a counter per run");
+        local.gemm_persistent_with_counter(&stream, x, w, &mut theirs, counter, m, n, k)?;
+        Ok(())
+    })?;
+    let cublas_ms = gemm::median_ms(|f| cublas.time(f), |_| cublas.gemm(args))?;
+    stream.synchronize()?;
+    Ok([fused_ms, gemm_ms, group_ms, cublas_ms, diff])
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("tp: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<ExitCode> {
+    let device = Device::from_env()?;
+    if device.kind() != DeviceKind::Cuda {
+        eprintln!("tp: needs a CUDA GPU (KOSMOS_DEVICE), found {device}");
+        return Ok(ExitCode::from(2));
+    }
+    let cublas = Cublas::new(device.ordinal())?;
+    let filter = std::env::var("KOSMOS_BENCH_SHAPE").unwrap_or_default();
+    let cases: Vec<Case> = CASES
+        .into_iter()
+        .filter(|c| c.name.contains(&filter))
+        .collect();
+    let tflops = |c: &Case, ms: f64| c.shape.flops() / (ms * 1e-3) / 1e12;
+    let (mut table, mut json, mut wrong) = (Vec::new(), Vec::new(), false);
+    for c in &cases {
+        let [fused_ms, gemm_ms, group_ms, cublas_ms, diff] = single_case(&device, &cublas, *c)?;
+        wrong |= !(diff <= TOLERANCE);
+        table.push(vec![
+            c.name.to_string(),
+            "1".into(),
+            format!("{:.1}", tflops(c, fused_ms)),
+            format!("{:.3}", gemm_ms / fused_ms),
+            format!("{:.3}", group_ms / fused_ms),
+            format!("{:.3}", cublas_ms / fused_ms),
+            "-".into(),
+            format!("{diff:.1e}"),
+        ]);
+        json.push(report::object(&[
+            ("case", Field::Str(c.name.into())),
+            ("ranks", Field::Int(1)),
+            ("fused_ms", Field::Num(fused_ms)),
+            ("gemm_ms", Field::Num(gemm_ms)),
+            ("group_gemm_ms", Field::Num(group_ms)),
+            ("cublas_ms", Field::Num(cublas_ms)),
+            ("max_rel_diff", Field::Num(diff)),
+        ]));
+    }
+    const RANKS: u32 = 8;
+    for c in &cases {
+        let (fused_ms, unfused_ms, diff) = emulated_case(&device, RANKS, *c)?;
+        wrong |= !(diff <= TOLERANCE);
+        // Every rank runs the per-rank GEMM on the one GPU.
+        let all = Case {
+            shape: Shape {
+                m: c.shape.m * RANKS as usize,
+                ..c.shape
+            },
+            ..*c
+        };
+        table.push(vec![
+            c.name.to_string(),
+            RANKS.to_string(),
+            format!("{:.1}", tflops(&all, fused_ms)),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            format!("{:.3}", unfused_ms / fused_ms),
+            format!("{diff:.1e}"),
+        ]);
+        json.push(report::object(&[
+            ("case", Field::Str(c.name.into())),
+            ("ranks", Field::Int(RANKS.into())),
+            ("fused_ms", Field::Num(fused_ms)),
+            ("unfused_ms", Field::Num(unfused_ms)),
+            ("max_rel_diff", Field::Num(diff)),
+        ]));
+    }
+    println!(
+        "{}",
+        report::table(
+            &[
+                "case",
+                "ranks",
+                "fused TF/s",
+                "vs our gemm",
+                "vs group gemm",
+                "vs cuBLAS",
+                "vs unfused",
+                "max rel diff"
+            ],
+            &table,
+        )
+    );
+    println!("(ratios: the baseline's time / the fused op's time; > 1: the fused op is faster)");
+    if let Ok(path) = std::env::var("KOSMOS_BENCH_JSON") {
+        std::fs::write(
+            path,
+            report::document(&[("bench", Field::Str("tp".into()))], &json),
+        )?;
+    }
+    Ok(if wrong {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
