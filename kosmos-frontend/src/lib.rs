@@ -120,8 +120,10 @@
 //! `team: &Team` runs on a `kosmos_runtime::World`; the frontend expands that parameter to
 //! the six team parameters (`kosmos_sched::Team::params`, so the IR signature is what
 //! `World::launch` passes) and a `kosmos_sched::Sched`, and the launcher becomes
-//! `launch(&mut world, &modules, per_rank, block, args...)`. Its intrinsics: `team_rank()`,
-//! `world_size()`, `start_barrier()`, `let x = peer::<T, K>(rank);` (rank `rank`'s copy of
+//! `launch(&mut world, &modules, per_rank, block, args...)` (queued; `run` also waits). Its
+//! intrinsics: `team_rank()`, `world_size()`, `team_workgroup()` (the workgroup's index in
+//! its rank), `start_barrier()` and `team_barrier()` (the world's barrier, reusable
+//! anywhere in uniform control flow), `let x = peer::<T, K>(rank);` (rank `rank`'s copy of
 //! symmetric buffer `K` — the world's allocations in order, from 1 — as a writable slice),
 //! and on `u32` counters `&c[i]`: `signal(&c[i], n, Scope::System)` (after a barrier, one
 //! release add), `wait(&c[i], expected, Scope::System, task)` (bounded: on timeout the

@@ -223,8 +223,12 @@ fn expand(
         let const_params = consts.iter().map(|c| quote!(const #c: u32));
         let generics = quote!(<M: #rt::WorldModules + ?Sized, #(#const_params),*>);
         let launch_doc = format!(
-            "Launches `{name}` on every rank of `world` (`per_rank` workgroups of `block` lanes \
-             each) from `modules`, and waits for it; see `World::launch`."
+            "Queues a launch of `{name}` on every rank of `world` (`per_rank` workgroups of \
+             `block` lanes each) from `modules`, without waiting; see `World::launch`."
+        );
+        let run_doc = format!(
+            "Launches `{name}` like `launch` and waits for it (`World::synchronize`): its \
+             timeouts are this call's error."
         );
         quote! {
             #[doc = #launch_doc]
@@ -237,6 +241,18 @@ fn expand(
                 #(#params),*
             ) -> ::std::result::Result<(), #rt::WorldError> {
                 world.launch(modules, #name_expr, per_rank, block, &[#(#args),*])
+            }
+
+            #[doc = #run_doc]
+            #[allow(clippy::too_many_arguments)]
+            pub fn run #generics (
+                world: &mut #rt::World,
+                modules: &M,
+                per_rank: u32,
+                block: u32,
+                #(#params),*
+            ) -> ::std::result::Result<(), #rt::WorldError> {
+                world.run(modules, #name_expr, per_rank, block, &[#(#args),*])
             }
         }
     } else {

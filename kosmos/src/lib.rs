@@ -32,7 +32,8 @@ pub use kosmos_ir::Scope;
 
 /// The first parameter of a kernel that runs on a `World` (`team: &Team`): it stands for the
 /// team parameters `World::launch` passes and gives the kernel `team_rank()`,
-/// `world_size()`, `peer::<T, K>(rank)`, `signal`, `wait`, `claim` and `start_barrier()`.
+/// `world_size()`, `team_workgroup()`, `peer::<T, K>(rank)`, `signal`, `wait`, `claim`,
+/// `start_barrier()` and `team_barrier()`.
 /// Only kernel signatures name it; no value of it exists.
 pub enum Team {}
 

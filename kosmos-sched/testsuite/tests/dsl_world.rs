@@ -1,8 +1,13 @@
 //! The DSL all-gather (`dsl_kernels::allgather_scale`) on emulated worlds of the CPU
 //! device: every rank gathers every shard exactly and computes from it only after the
 //! shard's signal; a planted missing signal becomes a timeout naming who waited on what.
+//! Launches are queued back to back with no host wait between them, a timeout is reported
+//! at the next synchronize (and the world runs again after it), and captured launches
+//! replay exactly as eager ones. The capture test also runs on a GPU, opt-in:
+//! `KOSMOS_DEVICE=cuda:0 cargo test -p kosmos-sched-tests --test dsl_world --
+//! --include-ignored`.
 
-use kosmos_runtime::{Device, Module, SymmetricBuffer, World, WorldOptions};
+use kosmos_runtime::{Device, Module, SymmetricBuffer, World, WorldError, WorldOptions};
 use kosmos_sched::WaitKind;
 use kosmos_sched_tests::dsl_kernels::{
     allgather_buffers as buf, allgather_scale, allgather_scale_dispatch,
@@ -20,13 +25,11 @@ struct Run {
     out: SymmetricBuffer<f32>,
     /// Per-task run counts of `allgather_scale_dispatch` (zeroed).
     tally: SymmetricBuffer<u32>,
-    /// The rest of the kernel's buffers, kept alive for its launches (the shard, the
-    /// counters, the queue heads).
-    _inputs: (
-        SymmetricBuffer<f32>,
-        SymmetricBuffer<u32>,
-        SymmetricBuffer<u32>,
-    ),
+    /// The readiness counters and the queue heads (zeroed).
+    ready: SymmetricBuffer<u32>,
+    queues: SymmetricBuffer<u32>,
+    /// The shards, kept alive for the kernels' launches.
+    _shard: SymmetricBuffer<f32>,
 }
 
 /// A world of `ranks` ranks with random shards and poisoned outputs, its buffers allocated
@@ -72,7 +75,9 @@ fn setup(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Run {
         gathered,
         out,
         tally,
-        _inputs: (shard, ready, queues),
+        ready,
+        queues,
+        _shard: shard,
     }
 }
 
@@ -86,7 +91,7 @@ fn dsl_allgather_delivers_every_shard_and_computes_after_its_signal() {
     let module = load(&device);
     on_worlds(&device, |run, per_rank, what| {
         let scale = 0.75f32;
-        allgather_scale::launch(
+        allgather_scale::run(
             &mut run.world,
             &module,
             per_rank,
@@ -142,19 +147,24 @@ fn dsl_dispatch_runs_every_push_and_row_once_after_its_signal() {
     let module = load(&device);
     on_worlds(&device, |run, per_rank, what| {
         let scale = 1.25f32;
-        allgather_scale_dispatch::launch(&mut run.world, &module, per_rank, BLOCK, CHUNK, scale)
+        allgather_scale_dispatch::run(&mut run.world, &module, per_rank, BLOCK, CHUNK, scale)
             .unwrap_or_else(|e| panic!("{what}: {e}"));
         check_gathered_and_scaled(run, scale, what);
-        let ranks = run.world.ranks();
-        for r in 0..ranks {
-            let tally = run.tally.rank(r).unwrap().download().unwrap();
-            assert_eq!(
-                tally,
-                vec![1; 2 * ranks as usize],
-                "{what}: rank {r} ran its pushes and rows these many times"
-            );
-        }
+        check_tally(run, 1, what);
     });
+}
+
+/// Every push and row of every rank ran `times` times in all.
+fn check_tally(run: &Run, times: u32, what: &str) {
+    let ranks = run.world.ranks();
+    for r in 0..ranks {
+        let tally = run.tally.rank(r).unwrap().download().unwrap();
+        assert_eq!(
+            tally,
+            vec![times; 2 * ranks as usize],
+            "{what}: rank {r} ran its pushes and rows these many times"
+        );
+    }
 }
 
 #[test]
@@ -168,7 +178,7 @@ fn dsl_missing_signal_times_out_naming_rank_workgroup_and_task() {
     // Rank 0's push to rank 1 signals the spare counter: rank 1's task for source 0 never
     // becomes ready.
     let skip = 1;
-    let launch = allgather_scale::launch(&mut run.world, &module, 2, BLOCK, CHUNK, 1.0, skip);
+    let launch = allgather_scale::run(&mut run.world, &module, 2, BLOCK, CHUNK, 1.0, skip);
     let (err, records) = expect_timeout(launch, seed);
     assert_eq!(records.len(), 1, "{err}");
     let r = records[0];
@@ -180,4 +190,159 @@ fn dsl_missing_signal_times_out_naming_rank_workgroup_and_task() {
         text.contains("rank 1 workgroup") && text.contains("task 0"),
         "{text}"
     );
+}
+
+/// Workgroups per rank and scale of the launches the back-to-back and capture tests queue:
+/// sizes differ from launch to launch, so each barrier counts a different world.
+const LAUNCHES: [(u32, f32); 5] = [(1, 0.5), (3, 1.5), (2, -2.0), (3, 0.25), (1, 3.0)];
+
+/// Queues every launch of [`LAUNCHES`] of `allgather_scale_dispatch`, without waiting.
+fn queue_launches(world: &mut World, module: &Module) -> Result<(), WorldError> {
+    for (per_rank, scale) in LAUNCHES {
+        allgather_scale_dispatch::launch(world, module, per_rank, BLOCK, CHUNK, scale)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn dsl_back_to_back_launches_without_host_waits_run_every_task_each_time() {
+    let device = Device::cpu_with_resident_limit(16);
+    let module = load(&device);
+    for ranks in [1, 2, 4] {
+        let seed = seed();
+        let what = format!("R={ranks} seed {seed}");
+        let mut run = setup(&device, ranks, None, seed);
+        queue_launches(&mut run.world, &module).unwrap_or_else(|e| panic!("{what}: {e}"));
+        run.world
+            .synchronize()
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let (_, last_scale) = LAUNCHES[LAUNCHES.len() - 1];
+        check_gathered_and_scaled(&run, last_scale, &what);
+        check_tally(&run, LAUNCHES.len() as u32, &what);
+    }
+}
+
+#[test]
+fn dsl_timeout_is_reported_at_synchronize_and_then_the_world_runs_again() {
+    let device = Device::cpu_with_resident_limit(16);
+    let module = load(&device);
+    let seed = seed();
+    println!("seed {seed}");
+    let mut run = setup(&device, 2, Some(150), seed);
+    // A planted missing signal (rank 1's task for source 0 never becomes ready), then a
+    // launch queued behind it: the sticky abort flag ends that one at its first barrier.
+    allgather_scale::launch(&mut run.world, &module, 2, BLOCK, CHUNK, 1.0, 1).unwrap();
+    allgather_scale_dispatch::launch(&mut run.world, &module, 3, BLOCK, CHUNK, 1.0).unwrap();
+    let (err, records) = expect_timeout(run.world.synchronize(), seed);
+    assert_eq!(records.len(), 1, "{err}");
+    let r = records[0];
+    assert_eq!((r.kind, r.rank, r.task), (WaitKind::Task, 1, 0), "{r}");
+    assert!(r.workgroup < 2, "{r}");
+    check_tally(&run, 0, "the launch queued after the timeout");
+    // Reported once: the records and the abort flag are cleared.
+    run.world.synchronize().unwrap();
+    // The failed launch's own counters are the kernel's business: zero them, then the
+    // world runs normally again.
+    for b in run.ready.ranks().iter().chain(run.queues.ranks()) {
+        b.fill(0).unwrap();
+    }
+    allgather_scale_dispatch::run(&mut run.world, &module, 3, BLOCK, CHUNK, 0.5).unwrap();
+    check_gathered_and_scaled(&run, 0.5, &format!("after the timeout, seed {seed}"));
+    check_tally(&run, 1, "after the timeout");
+}
+
+/// Captures [`LAUNCHES`] on a fresh world of `ranks` ranks on `device`, checks that the
+/// capture ran nothing, replays the graph `replays` times and checks that every output is
+/// bit for bit what the same launches gave eagerly, and every task ran once per replayed
+/// launch.
+fn capture_replays_match_eager_launches(device: &Device, ranks: u32, replays: u32) {
+    let module = load(device);
+    let seed = seed();
+    let what = format!("{device} R={ranks} seed {seed}");
+    println!("{what}");
+    let mut run = setup(device, ranks, None, seed);
+    queue_launches(&mut run.world, &module).unwrap();
+    run.world.synchronize().unwrap();
+    let eager: Vec<Vec<f32>> = run
+        .out
+        .ranks()
+        .iter()
+        .map(|b| b.download().unwrap())
+        .collect();
+    let n = (ranks * CHUNK) as usize;
+    for r in 0..ranks {
+        run.out.rank(r).unwrap().upload(&vec![f32::NAN; n]).unwrap();
+        run.tally.rank(r).unwrap().fill(0).unwrap();
+    }
+    let graph = run
+        .world
+        .capture(|world| queue_launches(world, &module))
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    run.world.synchronize().unwrap();
+    check_tally(&run, 0, &format!("{what}, after the capture"));
+    for _ in 0..replays {
+        // SAFETY: the launches' buffers are the world's symmetric buffers, alive in `run`.
+        unsafe { graph.replay(&mut run.world) }.unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+    run.world.synchronize().unwrap();
+    for (r, want) in eager.iter().enumerate() {
+        let got = run.out.rank(r as u32).unwrap().download().unwrap();
+        let same = got
+            .iter()
+            .zip(want)
+            .all(|(g, w)| g.to_bits() == w.to_bits());
+        assert!(same, "{what}: rank {r} replayed output differs from eager");
+    }
+    check_tally(&run, replays * LAUNCHES.len() as u32, &what);
+    // Graphs name the world's peer tables: a new symmetric buffer outdates them.
+    let _extra = run.world.alloc_symmetric::<u32>(1).unwrap();
+    let e = unsafe { graph.replay(&mut run.world) }.unwrap_err();
+    assert!(matches!(e, WorldError::OutdatedGraph), "{e}");
+}
+
+#[test]
+fn dsl_captured_launches_replay_100_times_as_eager_launches() {
+    let device = Device::cpu_with_resident_limit(16);
+    capture_replays_match_eager_launches(&device, 2, 100);
+}
+
+#[test]
+#[ignore = "needs KOSMOS_DEVICE naming a GPU (cuda:0)"]
+fn dsl_captured_launches_replay_as_eager_launches_on_the_device() {
+    let device = Device::from_env().unwrap_or_else(|e| panic!("KOSMOS_DEVICE: {e}"));
+    capture_replays_match_eager_launches(&device, 4, 100);
+}
+
+#[test]
+fn a_capture_refuses_waits_and_table_changes_and_graphs_stay_with_their_world() {
+    let device = Device::cpu_with_resident_limit(16);
+    let module = load(&device);
+    let mut run = setup(&device, 2, None, seed());
+    let waits = run.world.capture(|world| world.synchronize());
+    assert!(
+        matches!(
+            waits,
+            Err(WorldError::InCapture {
+                what: "synchronize"
+            })
+        ),
+        "{waits:?}"
+    );
+    let allocates = run
+        .world
+        .capture(|world| world.alloc_symmetric::<u32>(1).map(drop));
+    assert!(
+        matches!(allocates, Err(WorldError::InCapture { .. })),
+        "{allocates:?}"
+    );
+    // The world is usable after failed captures.
+    allgather_scale_dispatch::run(&mut run.world, &module, 1, BLOCK, CHUNK, 2.0).unwrap();
+    check_gathered_and_scaled(&run, 2.0, "after failed captures");
+    let graph = run
+        .world
+        .capture(|world| queue_launches(world, &module))
+        .unwrap();
+    let mut other = setup(&device, 2, None, seed());
+    let e = unsafe { graph.replay(&mut other.world) }.unwrap_err();
+    assert!(matches!(e, WorldError::ForeignGraph), "{e}");
 }
