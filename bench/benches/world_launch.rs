@@ -76,8 +76,7 @@ fn time(
 }
 
 fn bench_world(device: &Device, ranks: u32, launches: usize) -> Result<Vec<Row>> {
-    let mut world =
-        World::emulated(device, ranks, WorldOptions::default()).map_err(world_error)?;
+    let mut world = World::emulated(device, ranks, WorldOptions::default()).map_err(world_error)?;
     let modules: Vec<Module> = load_world_kernels(&world).map_err(world_error)?;
     let args = [KernelArg::from(0u32)];
     let (kernel, block) = (world_kernels::EMPTY, world_kernels::BLOCK);
@@ -92,12 +91,18 @@ fn bench_world(device: &Device, ranks: u32, launches: usize) -> Result<Vec<Row>>
         })
     };
     let run = |w: &mut World| w.run(&modules, kernel, 1, block, &args);
-    row("launch + synchronize each (run)", time(&mut world, launches, 1, run)?);
+    row(
+        "launch + synchronize each (run)",
+        time(&mut world, launches, 1, run)?,
+    );
     row("eager launch", time(&mut world, launches, 1, launch)?);
     let one = world.capture(launch).map_err(world_error)?;
     // SAFETY: the captured launches take no buffer arguments.
     let replay_one = |w: &mut World| unsafe { one.replay(w) };
-    row("graph of 1 launch, replayed", time(&mut world, launches, 1, replay_one)?);
+    row(
+        "graph of 1 launch, replayed",
+        time(&mut world, launches, 1, replay_one)?,
+    );
     let many = world
         .capture(|w| (0..GRAPH_LAUNCHES).try_for_each(|_| launch(w)))
         .map_err(world_error)?;
@@ -175,7 +180,10 @@ fn run() -> Result<ExitCode> {
             .collect();
         let header = [
             ("bench", Field::Str("world_launch".into())),
-            ("device", Field::Str(format!("{device} ({})", device.name()))),
+            (
+                "device",
+                Field::Str(format!("{device} ({})", device.name())),
+            ),
             ("launches", Field::Int(launches as u64)),
         ];
         std::fs::write(&path, report::document(&header, &json))?;

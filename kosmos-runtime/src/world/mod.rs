@@ -20,7 +20,9 @@ use crate::image::ModuleImage;
 use crate::module::{KernelArg, LaunchConfig, Module};
 use crate::stream::{Event, Stream, StreamGraph};
 use abi::{ErrorRecord, TraceEvent, control};
+use kosmos_ir::VerifiedModule;
 use std::fmt;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use table::{Missing, SharedSlots};
@@ -299,7 +301,25 @@ pub struct World {
     table_epoch: u64,
     /// Whether [`World::capture`] is recording launches.
     capturing: bool,
+    /// What the checks before a launch found out about each kernel launched so far.
+    checked: Vec<CheckedKernel>,
 }
+
+/// What [`World::launch`] learns of a kernel of a loaded module at a workgroup size — the
+/// peer-table indices it reads (an IR walk) and its resident workgroups (an occupancy
+/// query) — kept so that the checks of later launches cost a lookup.
+struct CheckedKernel {
+    /// The module's IR, pinned: while it is held its address names that module alone.
+    ir: Arc<VerifiedModule>,
+    kernel: String,
+    block: u32,
+    buffers_read: Option<Vec<u32>>,
+    resident: u32,
+}
+
+/// Kernels [`World::checked`] remembers before it starts afresh (modules loaded and
+/// dropped over a long run must not pile up).
+const CHECKED_KERNELS: usize = 64;
 
 /// Source of [`World`] ids.
 static NEXT_WORLD_ID: AtomicU64 = AtomicU64::new(0);
@@ -361,6 +381,7 @@ impl World {
             id: NEXT_WORLD_ID.fetch_add(1, Ordering::Relaxed),
             table_epoch: 0,
             capturing: false,
+            checked: Vec::new(),
             sites,
             ranks,
             peer_visible,
@@ -517,18 +538,50 @@ impl World {
         Ok(self.upload_tables()?)
     }
 
-    /// Refuses a launch of `kernel` whose kernel reads the peer-table entries of a
-    /// dropped or unknown buffer (as far as [`table::buffers_read`] can tell).
-    fn check_buffers_read(&self, module: &Module, kernel: &str) -> Result<(), WorldError> {
-        let Some(ir) = module.ir().kernels().iter().find(|k| k.name == kernel) else {
-            // Module::launch names the missing kernel.
-            return Ok(());
-        };
-        let Some(read) = table::buffers_read(ir) else {
-            return Ok(());
-        };
+    /// What the checks of a launch of `kernel` of `module` with `block` lanes need to
+    /// know (its index in [`World::checked`]): the peer-table indices it reads (as far as
+    /// [`table::buffers_read`] can tell) and its resident workgroups; found out on its
+    /// first launch, then remembered.
+    fn check_kernel(
+        &mut self,
+        module: &Module,
+        kernel: &str,
+        block: u32,
+    ) -> Result<usize, WorldError> {
+        let ir = module.shared_ir();
+        let known = self
+            .checked
+            .iter()
+            .position(|c| Arc::ptr_eq(&c.ir, ir) && c.block == block && c.kernel == kernel);
+        match known {
+            Some(at) => Ok(at),
+            None => {
+                let resident = module.max_resident_workgroups(kernel, [block, 1, 1])?;
+                let buffers_read = ir
+                    .kernels()
+                    .iter()
+                    .find(|k| k.name == kernel)
+                    .and_then(|k| table::buffers_read(k));
+                if self.checked.len() == CHECKED_KERNELS {
+                    self.checked.clear();
+                }
+                self.checked.push(CheckedKernel {
+                    ir: ir.clone(),
+                    kernel: kernel.to_string(),
+                    block,
+                    buffers_read,
+                    resident,
+                });
+                Ok(self.checked.len() - 1)
+            }
+        }
+    }
+
+    /// Refuses a launch of `kernel` that reads the peer-table entries of a dropped or
+    /// unknown buffer (`read`: the indices it reads).
+    fn check_buffers_read(&self, kernel: &str, read: &[u32]) -> Result<(), WorldError> {
         let slots = table::lock(&self.slots);
-        match slots.missing(&read) {
+        match slots.missing(read) {
             None => Ok(()),
             Some(Missing::Dropped(index)) => Err(WorldError::DroppedBuffer {
                 kernel: kernel.to_string(),
@@ -618,19 +671,23 @@ impl World {
             });
         }
         let mut chosen = Vec::with_capacity(self.sites.len());
-        for site in &self.sites {
-            let module = self.module_on(modules, kernel, site)?;
-            self.check_buffers_read(module, kernel)?;
-            let resident = module.max_resident_workgroups(kernel, [block, 1, 1])?;
-            let needed = site.ranks as u64 * per_rank as u64;
+        for site in 0..self.sites.len() {
+            let module = self.module_on(modules, kernel, &self.sites[site])?;
+            let at = self.check_kernel(module, kernel, block)?;
+            let checked = &self.checked[at];
+            if let Some(read) = &checked.buffers_read {
+                self.check_buffers_read(kernel, read)?;
+            }
+            let (s, resident) = (&self.sites[site], checked.resident);
+            let needed = s.ranks as u64 * per_rank as u64;
             if per_rank == 0 || needed > resident as u64 {
-                return Err(not_co_resident(kernel, site, per_rank, resident));
+                return Err(not_co_resident(kernel, s, per_rank, resident));
             }
             chosen.push(module);
         }
         self.refresh_tables()?;
         let (ranks, bound, capturing) = (self.ranks, self.wait_bound(), self.capturing);
-        for site in 0..self.sites.len() {
+        for (site, module) in chosen.into_iter().enumerate() {
             let s = &mut self.sites[site];
             let mut all: Vec<KernelArg<'_>> = vec![
                 KernelArg::from(&s.table),
@@ -641,7 +698,6 @@ impl World {
             ];
             all.extend_from_slice(args);
             let config = LaunchConfig::linear(s.ranks * per_rank, block);
-            let module = chosen[site];
             let queued = queue(&s.stream, &mut s.queued, kernel, capturing, |stream| {
                 module.launch(stream, kernel, config, &all)
             });
