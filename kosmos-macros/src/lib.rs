@@ -222,39 +222,38 @@ fn expand(
     let launch = if def.has_team() {
         let const_params = consts.iter().map(|c| quote!(const #c: u32));
         let generics = quote!(<M: #rt::WorldModules + ?Sized, #(#const_params),*>);
-        let launch_doc = format!(
-            "Queues a launch of `{name}` on every rank of `world` (`per_rank` workgroups of \
-             `block` lanes each) from `modules`, without waiting; see `World::launch`."
-        );
-        let run_doc = format!(
-            "Launches `{name}` like `launch` and waits for it (`World::synchronize`): its \
-             timeouts are this call's error."
-        );
-        quote! {
-            #[doc = #launch_doc]
-            #[allow(clippy::too_many_arguments)]
-            pub fn launch #generics (
-                world: &mut #rt::World,
-                modules: &M,
-                per_rank: u32,
-                block: u32,
-                #(#params),*
-            ) -> ::std::result::Result<(), #rt::WorldError> {
-                world.launch(modules, #name_expr, per_rank, block, &[#(#args),*])
+        // `launch` queues (World::launch), `run` also waits (World::run).
+        let launcher = |method: &str, doc: String| {
+            let method = format_ident!("{}", method);
+            quote! {
+                #[doc = #doc]
+                #[allow(clippy::too_many_arguments)]
+                pub fn #method #generics (
+                    world: &mut #rt::World,
+                    modules: &M,
+                    per_rank: u32,
+                    block: u32,
+                    #(#params),*
+                ) -> ::std::result::Result<(), #rt::WorldError> {
+                    world.#method(modules, #name_expr, per_rank, block, &[#(#args),*])
+                }
             }
-
-            #[doc = #run_doc]
-            #[allow(clippy::too_many_arguments)]
-            pub fn run #generics (
-                world: &mut #rt::World,
-                modules: &M,
-                per_rank: u32,
-                block: u32,
-                #(#params),*
-            ) -> ::std::result::Result<(), #rt::WorldError> {
-                world.run(modules, #name_expr, per_rank, block, &[#(#args),*])
-            }
-        }
+        };
+        let launch = launcher(
+            "launch",
+            format!(
+                "Queues a launch of `{name}` on every rank of `world` (`per_rank` workgroups \
+                 of `block` lanes each) from `modules`, without waiting; see `World::launch`."
+            ),
+        );
+        let run = launcher(
+            "run",
+            format!(
+                "Launches `{name}` like `launch` and waits for it (`World::synchronize`): its \
+                 timeouts are this call's error."
+            ),
+        );
+        quote!(#launch #run)
     } else {
         quote! {
             #[doc = #launch_doc]
