@@ -45,7 +45,7 @@ fn ag_gemm_on_cpu_world() {
         for per_rank in [1, 3] {
             ready.ranks().iter().for_each(|b| b.fill(0).unwrap());
             queues.ranks().iter().for_each(|b| b.fill(0).unwrap());
-            ops::ag_gemm::launch::<_, 0, 0>(
+            ops::ag_gemm::run::<_, 0, 0>(
                 &mut world,
                 &module,
                 per_rank,
@@ -110,11 +110,11 @@ fn gemm_rs_on_cpu_world() {
                 y.ranks().iter().for_each(|b| b.fill(f32::NAN).unwrap());
                 let (shard_u, n_u, k_u) = (shard as u32, n as u32, k as u32);
                 if ar == 0 {
-                    ops::gemm_rs::launch::<_, 0, 0, 0>(
+                    ops::gemm_rs::run::<_, 0, 0, 0>(
                         &mut world, &module, per_rank, 256, shard_u, n_u, k_u,
                     )
                 } else {
-                    ops::gemm_rs::launch::<_, 0, 0, 1>(
+                    ops::gemm_rs::run::<_, 0, 0, 1>(
                         &mut world, &module, per_rank, 256, shard_u, n_u, k_u,
                     )
                 }
