@@ -884,8 +884,9 @@ impl World {
         Ok(())
     }
 
-    /// The error records kept since the last report, rank by rank (not cleared:
-    /// [`World::synchronize`] reports and clears them). Call it after a synchronize.
+    /// The error records kept since the last report, rank by rank, without clearing them
+    /// ([`World::synchronize`] reports and clears them): a look at what the launches
+    /// finished so far left.
     pub fn error_records(&self) -> Result<Vec<ErrorRecord>, Error> {
         let mut out = Vec::new();
         for r in 0..self.ranks {
