@@ -36,7 +36,7 @@ pub struct Sched {
     scratch: Value,
     lane0: Value,
     control: Value,
-    /// Rank 0's control buffer: the start barrier and the world's abort flag live there.
+    /// Rank 0's control buffer: the team barrier's words and the world's abort flag live there.
     root: Value,
     options: SchedOptions,
 }
