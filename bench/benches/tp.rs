@@ -24,7 +24,7 @@ use kosmos_bench::cublas::{Cublas, GemmArgs, OutType};
 use kosmos_bench::gemm::{self, Shape};
 use kosmos_bench::report::{self, Field};
 use kosmos_runtime::{
-    Device, DeviceKind, Module, Stream, SymmetricBuffer, World, WorldOptions, copy_range_from_peer,
+    Device, DeviceKind, Module, SymmetricBuffer, World, WorldOptions, copy_range_from_peer,
 };
 use std::process::ExitCode;
 
@@ -184,9 +184,22 @@ fn unfused(
     Ok(())
 }
 
-/// Median milliseconds of `run` on `stream` (events around each run).
-fn time(stream: &Stream, mut run: impl FnMut() -> Result<()>) -> Result<f64> {
-    gemm::median_ms(|f| gemm::time_on(stream, f), |_| run())
+/// Median milliseconds of `run(world)` over `gemm::TIMED` runs after `gemm::WARMUP`, each
+/// between two events on the stream of the world's rank 0 (all of an emulated world's
+/// work is on it).
+fn time(world: &mut World, mut run: impl FnMut(&mut World) -> Result<()>) -> Result<f64> {
+    let mut ms = Vec::with_capacity(gemm::TIMED);
+    for i in 0..gemm::WARMUP + gemm::TIMED {
+        let start = world.rank_stream(0).expect("rank 0").record_event()?;
+        run(world)?;
+        let end = world.rank_stream(0).expect("rank 0").record_event()?;
+        world.synchronize()?;
+        if i >= gemm::WARMUP {
+            ms.push(f64::from(start.elapsed_ms(&end)?));
+        }
+    }
+    ms.sort_by(f64::total_cmp);
+    Ok(ms[ms.len() / 2])
 }
 
 /// Largest difference of `got` from `want`, relative to `want`'s largest magnitude.
@@ -215,7 +228,6 @@ fn emulated_case(device: &Device, ranks: u32, c: Case) -> Result<(f64, f64, f64)
     let local = Ops::new(device)?;
     let modules = world.load_module(&kernels::KERNELS.image()?)?;
     let mut b = Buffers::new(&mut world, c)?;
-    let stream = world.rank_stream(0).expect("rank 0").clone();
     for out in [&b.y, &b.unfused] {
         for r in out.ranks() {
             r.fill(f32::NAN)?;
@@ -231,10 +243,8 @@ fn emulated_case(device: &Device, ranks: u32, c: Case) -> Result<(f64, f64, f64)
             &b.unfused.ranks()[r].download()?,
         ));
     }
-    let fused_ms = time(&stream, || fused(&mut tp, &mut world, c, &b))?;
-    world.synchronize()?;
-    let unfused_ms = time(&stream, || unfused(&local, &modules, &mut world, c, &mut b))?;
-    world.synchronize()?;
+    let fused_ms = time(&mut world, |w| fused(&mut tp, w, c, &b))?;
+    let unfused_ms = time(&mut world, |w| unfused(&local, &modules, w, c, &mut b))?;
     Ok((fused_ms, unfused_ms, diff))
 }
 
@@ -246,7 +256,7 @@ fn single_case(device: &Device, cublas: &Cublas, c: Case) -> Result<[f64; 5]> {
     let mut tp = TpOps::new(&world)?;
     let local = Ops::new(device)?;
     let b = Buffers::new(&mut world, c)?;
-    let stream = world.rank_stream(0).expect("rank 0").clone();
+    let stream = device.stream()?;
     let (x, w) = (&b.x.ranks()[0], &b.w.ranks()[0]);
     b.y.ranks()[0].fill(f32::NAN)?;
     fused(&mut tp, &mut world, c, &b)?;
@@ -268,10 +278,10 @@ fn single_case(device: &Device, cublas: &Cublas, c: Case) -> Result<[f64; 5]> {
     cublas.gemm(args)?;
     cublas.synchronize()?;
     let diff = rel_diff(&got, &theirs.download()?);
-    let fused_ms = time(&stream, || fused(&mut tp, &mut world, c, &b))?;
-    world.synchronize()?;
+    let fused_ms = time(&mut world, |w| fused(&mut tp, w, c, &b))?;
     let plan = local.gemm_plan(x, Layout::N, w, Layout::N, m, n, k)?;
-    let gemm_ms = time(&stream, || Ok(plan.launch(&stream, &mut theirs)?))?;
+    let on_stream = |f: &mut dyn FnMut() -> Result<()>| gemm::time_on(&stream, f);
+    let gemm_ms = gemm::median_ms(on_stream, |_| Ok(plan.launch(&stream, &mut theirs)?))?;
     let mut counters = (0..gemm::WARMUP + gemm::TIMED)
         .map(|_| {
             let counter = device.alloc::<u32>(1)?;
@@ -280,7 +290,7 @@ fn single_case(device: &Device, cublas: &Cublas, c: Case) -> Result<[f64; 5]> {
         })
         .collect::<Result<Vec<_>>>()?;
     let mut runs = counters.iter_mut();
-    let group_ms = time(&stream, || {
+    let group_ms = gemm::median_ms(on_stream, |_| {
         let counter = runs.next().expect("a counter per run");
         local.gemm_persistent_with_counter(&stream, x, w, &mut theirs, counter, m, n, k)?;
         Ok(())

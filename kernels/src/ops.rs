@@ -809,6 +809,25 @@ fn store_slab(
     }
 }
 
+/// The end of a fused op: once the whole world is past its dispatch loop (a team barrier:
+/// no peer signals this rank's counters or reads its buffers any more), workgroup 0 of each
+/// rank zeroes its first `count` readiness counters and its two queue heads, so that the
+/// next launch needs no host work.
+#[device]
+fn rearm(ready: &Sym<[u32]>, queues: &Sym<[u32]>, count: u32) {
+    team_barrier();
+    if team_workgroup() == 0 {
+        let counters = ready.local();
+        let heads = queues.local();
+        for i in (workitem_id_x()..count).step_by(workgroup_size_x()) {
+            counters[i] = 0;
+        }
+        if workitem_id_x() < 2 {
+            heads[workitem_id_x()] = 0;
+        }
+    }
+}
+
 /// `Y = AllGather_M(X) op(W_r)` on every rank of the world, in one self-scheduled
 /// persistent launch: `X` is gathered by rows (`shard_rows` per rank, `M = ranks *
 /// shard_rows`, `K` = `k` columns) into each rank's copy of `x` (`M x K` bf16), where rank
@@ -898,6 +917,7 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
             store_slab(out, out16, BF16, acc, row0, n0, end, n);
         },
     );
+    rearm(ready, queues, ranks * blocks);
 }
 
 /// `Y_r = ReduceScatter_M(X_r op(W_r))` (`AR = 0`) or `Y = AllReduce(X_r op(W_r))` (`AR =
@@ -1008,6 +1028,7 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
             }
         },
     );
+    rearm(ready, queues, blocks * tiles_n);
 }
 
 /// The reduce-scatter of an unfused sequence (a GEMM per rank, then this): rank `r`'s

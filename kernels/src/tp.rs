@@ -138,7 +138,6 @@ impl TpOps {
         let per_rank = self.per_rank(world, &name)?;
         let block = TP_SUBGROUPS * subgroup_size(world.device());
         let ws = self.workspace.as_ref().expect("allocated above");
-        ws.reset()?;
         let (y32, y16) = outputs(&y, ws);
         let md = &self.modules;
         let (ready, queues) = (&ws.ready, &ws.queues);
@@ -221,7 +220,6 @@ impl TpOps {
         let per_rank = self.per_rank(world, &name)?;
         let block = TP_SUBGROUPS * subgroup_size(world.device());
         let ws = self.workspace.as_ref().expect("allocated above");
-        ws.reset()?;
         let (y32, y16) = outputs(&y, ws);
         let md = &self.modules;
         let (partial, ready, queues) = (&ws.partial, &ws.ready, &ws.queues);
@@ -337,6 +335,14 @@ impl TpOps {
         Ok(())
     }
 
+    /// Makes the ops usable again after a launch whose wait gave up
+    /// ([`kosmos::runtime::WorldError::Timeout`] at [`World::synchronize`]): such a launch
+    /// left its readiness counters and queue heads where it stopped, which the kernels
+    /// otherwise zero at their end. Call it after that synchronize, with nothing queued.
+    pub fn recover(&self) -> Result<()> {
+        self.workspace.as_ref().map_or(Ok(()), Workspace::reset)
+    }
+
     fn per_rank(&self, world: &World, kernel: &str) -> Result<u32> {
         match self.workgroups {
             Some(n) => Ok(n),
@@ -382,7 +388,8 @@ impl TpOps {
 }
 
 impl Workspace {
-    /// Zero counters and queue heads for the next launch.
+    /// Zeroes counters and queue heads (the kernels do so at their end; a launch that gave
+    /// up did not get there).
     fn reset(&self) -> Result<()> {
         for b in self.ready.ranks().iter().chain(self.queues.ranks()) {
             b.fill(0)?;

@@ -126,7 +126,8 @@ fn ag_gemm_matches_the_unfused_reference() {
                 for (r, d) in own.iter().enumerate() {
                     x.rank(r as u32).unwrap().upload(d).unwrap();
                 }
-                ops.ag_gemm(&mut world, &x, &w, layout, &y, m, n, k)
+                ops.ag_gemm(&mut world, &x, &w, layout, &y, m, n, k)?;
+                Ok(world.synchronize()?)
             });
             for r in 0..r_us {
                 check(
@@ -138,7 +139,8 @@ fn ag_gemm_matches_the_unfused_reference() {
                 assert_eq!(x.rank(r as u32).unwrap().download().unwrap(), x_all);
             }
             let got16 = twice(&mut ops, &y16, bf16::NAN, &what, |ops| {
-                ops.ag_gemm(&mut world, &x, &w, layout, &y16, m, n, k)
+                ops.ag_gemm(&mut world, &x, &w, layout, &y16, m, n, k)?;
+                Ok(world.synchronize()?)
             });
             for r in 0..r_us {
                 check(
@@ -183,10 +185,12 @@ fn gemm_rs_and_gemm_ar_match_the_unfused_reference() {
             let w = sym(&mut world, &stored);
             let what = format!("gemm_rs R={ranks} m={m} n={n} k={k} {layout:?}");
             let got = twice(&mut ops, &y, f32::NAN, &what, |ops| {
-                ops.gemm_rs(&mut world, &x, &w, layout, &y, m, n, k)
+                ops.gemm_rs(&mut world, &x, &w, layout, &y, m, n, k)?;
+                Ok(world.synchronize()?)
             });
             let got16 = twice(&mut ops, &y16, bf16::NAN, &what, |ops| {
-                ops.gemm_rs(&mut world, &x, &w, layout, &y16, m, n, k)
+                ops.gemm_rs(&mut world, &x, &w, layout, &y16, m, n, k)?;
+                Ok(world.synchronize()?)
             });
             for r in 0..r_us {
                 let want = &sum[r * shard * n..(r + 1) * shard * n];
@@ -203,7 +207,8 @@ fn gemm_rs_and_gemm_ar_match_the_unfused_reference() {
         let y = world.alloc_symmetric::<f32>(m * n).unwrap();
         let what = format!("gemm_ar R={ranks} m={m} n={n} k={k}");
         let got = twice(&mut ops, &y, f32::NAN, &what, |ops| {
-            ops.gemm_ar(&mut world, &x, &w, &y, m, n, k)
+            ops.gemm_ar(&mut world, &x, &w, &y, m, n, k)?;
+            Ok(world.synchronize()?)
         });
         for (r, got) in got.iter().enumerate() {
             check(got, &sum, compare::BF16_DOT_F32, format!("{what} rank {r}"));
@@ -310,6 +315,7 @@ fn tp_mlp_forward_and_backward_match_the_reference() {
         mlp.forward(&mut ops, &mut world, &y).unwrap();
         mlp.backward(&mut ops, &mut world, &dyg, &dx, &mut dw1, &mut dw2)
             .unwrap();
+        world.synchronize().unwrap();
 
         let want = kosmos_testkernels::mlp::MlpReference::new(&x, &dy, &w1, &w2, tokens, d_model);
         // Rounding the activations to bf16 can land a value one ulp (2^-8) apart from the

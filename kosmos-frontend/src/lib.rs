@@ -122,13 +122,15 @@
 //! `team: &Team` runs on a `kosmos_runtime::World`; the frontend expands that parameter to
 //! the six team parameters (`kosmos_sched::Team::params`, so the IR signature is what
 //! `World::launch` passes) and a `kosmos_sched::Sched`, and the launcher becomes
-//! `launch(&mut world, &modules, per_rank, block, args...)`. Such a kernel (and a device
+//! `launch(&mut world, &modules, per_rank, block, args...)` (queued; `run` also waits). Such a kernel (and a device
 //! function it calls) may take symmetric buffers `x: &Sym<[T]>` (the launcher takes a
 //! `&SymmetricBuffer<T>` of the world; the kernel receives its peer-table index and its
 //! length): `x.peer(rank)` is rank `rank`'s copy as a writable slice of the buffer's length,
 //! bounds-checked like every slice (bind it with `let`, or index it: `x.peer(r)[i]`),
 //! `x.local()` this rank's, `x.len()` the length. Its intrinsics: `team_rank()`,
-//! `world_size()`, `start_barrier()`, and on `u32` counters `&c[i]`: `signal(&c[i], n, Scope::System)` (after a barrier, one
+//! `world_size()`, `team_workgroup()` (the workgroup's index in its rank), `start_barrier()`
+//! and `team_barrier()` (the world's barrier, reusable anywhere in uniform control flow),
+//! and on `u32` counters `&c[i]`: `signal(&c[i], n, Scope::System)` (after a barrier, one
 //! release add), `wait(&c[i], expected, Scope::System, task)` (bounded: on timeout the
 //! workgroup records rank, workgroup, `task` and the counter's index `i`, and returns) and
 //! `let t = claim(&head[i], len);` (a workgroup-wide ticket, `>= len` once drained). The

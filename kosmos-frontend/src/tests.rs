@@ -483,6 +483,11 @@ fn scheduling_misuse_is_reported_at_its_tokens() {
             "team_rank",
         ),
         (
+            "fn k(out: &mut [u32]) { team_barrier(); out[0] = team_workgroup(); }",
+            "`team_barrier` needs a world: make `team: &Team` the kernel's first parameter",
+            "team_barrier",
+        ),
+        (
             "fn k(out: &mut [u32], team: &Team) { }",
             "`&Team` is the first parameter of a kernel",
             "&Team",

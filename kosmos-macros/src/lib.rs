@@ -235,26 +235,41 @@ fn expand(
     let launch = if def.has_team() {
         let const_params = consts.iter().map(|c| quote!(const #c: u32));
         let generics = quote!(<M: #rt::WorldModules + ?Sized, #(#const_params),*>);
-        let launch_doc = format!(
-            "Launches `{name}` on every rank of `world` (`per_rank` workgroups of `block` lanes \
-             each) from `modules`, and waits for it; see `World::launch`. Every symmetric \
-             buffer argument must be the world's (`World::check_symmetric`)."
-        );
-        quote! {
-            #[doc = #launch_doc]
-            #[allow(clippy::too_many_arguments)]
-            pub fn launch #generics (
-                world: &mut #rt::World,
-                modules: &M,
-                per_rank: u32,
-                block: u32,
-                #(#params),*
-            ) -> ::std::result::Result<(), #rt::WorldError> {
-                let kernel: &str = #name_expr;
-                #(#sym_checks)*
-                world.launch(modules, kernel, per_rank, block, &[#(#args),*])
+        // `launch` queues (World::launch), `run` also waits (World::run). Every symmetric
+        // buffer argument must be the world's (World::check_symmetric).
+        let launcher = |method: &str, doc: String| {
+            let method = format_ident!("{}", method);
+            quote! {
+                #[doc = #doc]
+                #[allow(clippy::too_many_arguments)]
+                pub fn #method #generics (
+                    world: &mut #rt::World,
+                    modules: &M,
+                    per_rank: u32,
+                    block: u32,
+                    #(#params),*
+                ) -> ::std::result::Result<(), #rt::WorldError> {
+                    let kernel: &str = #name_expr;
+                    #(#sym_checks)*
+                    world.#method(modules, kernel, per_rank, block, &[#(#args),*])
+                }
             }
-        }
+        };
+        let launch = launcher(
+            "launch",
+            format!(
+                "Queues a launch of `{name}` on every rank of `world` (`per_rank` workgroups \
+                 of `block` lanes each) from `modules`, without waiting; see `World::launch`."
+            ),
+        );
+        let run = launcher(
+            "run",
+            format!(
+                "Launches `{name}` like `launch` and waits for it (`World::synchronize`): its \
+                 timeouts are this call's error."
+            ),
+        );
+        quote!(#launch #run)
     } else {
         quote! {
             #[doc = #launch_doc]

@@ -68,6 +68,8 @@ pub(crate) trait Backend: DeviceOps + Sized {
     type Module: Send + Sync + 'static;
     type Stream: Send + Sync + 'static;
     type Event: Send + Sync + 'static;
+    /// Work recorded from a stream ([`Backend::begin_capture`]), replayed as a whole.
+    type Graph: Send + Sync + 'static;
 
     /// Loads the binary this device runs out of `image`, whose kernels have `shapes`.
     fn load_module(&self, image: &ModuleImage, shapes: &[KernelShape]) -> Result<Self::Module>;
@@ -97,6 +99,26 @@ pub(crate) trait Backend: DeviceOps + Sized {
     }
     fn stream_synchronize(&self, stream: &Self::Stream) -> Result<()>;
     fn record_event(&self, stream: &Self::Stream) -> Result<Self::Event>;
+    /// Makes `stream` record the launches queued on it from now on instead of running them,
+    /// until [`Backend::end_capture`].
+    fn begin_capture(&self, _stream: &Self::Stream) -> Result<()> {
+        Err(self.no_capture())
+    }
+    /// Ends the recording begun on `stream`: the launches queued since, ready to replay.
+    fn end_capture(&self, _stream: &Self::Stream) -> Result<Self::Graph> {
+        Err(self.no_capture())
+    }
+    /// Queues the launches of `graph` on `stream`, the stream it was captured from.
+    fn launch_graph(&self, _graph: &Self::Graph, _stream: &Self::Stream) -> Result<()> {
+        Err(self.no_capture())
+    }
+    /// Why [`Backend::begin_capture`] and its kin fail on a backend without graphs.
+    fn no_capture(&self) -> Error {
+        Error::Unavailable {
+            device: Device::label(self.kind(), self.ordinal()),
+            reason: "capturing launches into graphs is not supported on this device yet".into(),
+        }
+    }
     /// Whether the work queued before `event` has finished, without waiting for it.
     fn event_complete(&self, event: &Self::Event) -> Result<bool>;
     /// Milliseconds from `start` to `end` (negative if `end` came first).
@@ -137,6 +159,9 @@ pub(crate) trait DynBackend: DeviceOps {
     fn bounded_stream(&self, limit: Duration) -> Result<Object>;
     fn stream_synchronize(&self, stream: &dyn Any) -> Result<()>;
     fn record_event(&self, stream: &dyn Any) -> Result<Object>;
+    fn begin_capture(&self, stream: &dyn Any) -> Result<()>;
+    fn end_capture(&self, stream: &dyn Any) -> Result<Object>;
+    fn launch_graph(&self, graph: &dyn Any, stream: &dyn Any) -> Result<()>;
     fn event_complete(&self, event: &dyn Any) -> Result<bool>;
     fn elapsed_ms(&self, start: &dyn Any, end: &dyn Any) -> Result<f32>;
     fn enable_peer_access(&self, peer: &dyn DynBackend) -> Result<std::result::Result<(), String>>;
@@ -200,6 +225,20 @@ impl<B: Backend> DynBackend for B {
     fn record_event(&self, stream: &dyn Any) -> Result<Object> {
         let stream = own(self, stream, "the stream")?;
         Ok(Box::new(Backend::record_event(self, stream)?))
+    }
+
+    fn begin_capture(&self, stream: &dyn Any) -> Result<()> {
+        Backend::begin_capture(self, own(self, stream, "the stream")?)
+    }
+
+    fn end_capture(&self, stream: &dyn Any) -> Result<Object> {
+        let stream = own(self, stream, "the stream")?;
+        Ok(Box::new(Backend::end_capture(self, stream)?))
+    }
+
+    fn launch_graph(&self, graph: &dyn Any, stream: &dyn Any) -> Result<()> {
+        let graph = own(self, graph, "the graph")?;
+        Backend::launch_graph(self, graph, own(self, stream, "the stream")?)
     }
 
     fn elapsed_ms(&self, start: &dyn Any, end: &dyn Any) -> Result<f32> {

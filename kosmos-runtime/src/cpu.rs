@@ -1,6 +1,6 @@
 //! The CPU backend: the IR interpreter of `kosmos-cpu`, which runs launches synchronously.
-//! Its modules are the IR itself, its streams have nothing to queue, and its events are
-//! host clock readings.
+//! Its modules are the IR itself, its streams have nothing to queue (a capturing stream
+//! keeps its launches to replay them), and its events are host clock readings.
 
 use crate::backend::{Backend, DeviceOps, KernelRef};
 use crate::device::DeviceKind;
@@ -8,6 +8,8 @@ use crate::error::{Error, Result};
 use crate::image::ModuleImage;
 use crate::module::{ArgRepr, KernelArg, KernelShape, LaunchConfig};
 use kosmos_cpu::{Arg, CpuConfig, CpuDevice, CpuError};
+use kosmos_ir::VerifiedKernel;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 pub(crate) struct CpuBackend {
@@ -77,49 +79,52 @@ impl DeviceOps for CpuBackend {
 }
 
 /// A CPU stream: launches run in the calling thread, so there is nothing to queue; only
-/// how long a launch may run.
+/// how long a launch may run, and the launches of a capture in progress.
 pub(crate) struct CpuStream {
     /// A bound of the stream's own on each launch (the shorter of it and
     /// `CpuConfig::time_limit` applies); `None`: the device's.
     time_limit: Option<Duration>,
+    /// `Some` while capturing: the launches queued since `begin_capture`, not yet run.
+    capture: Mutex<Option<Vec<CpuLaunch>>>,
 }
 
-impl Backend for CpuBackend {
-    /// The interpreter runs the IR, which the public `Module` holds.
-    type Module = ();
-    type Stream = CpuStream;
-    type Event = Instant;
-
-    fn load_module(&self, _image: &ModuleImage, _shapes: &[KernelShape]) -> Result<()> {
-        Ok(())
+impl CpuStream {
+    fn new(time_limit: Option<Duration>) -> CpuStream {
+        CpuStream {
+            time_limit,
+            capture: Mutex::new(None),
+        }
     }
 
-    /// Runs the kernel to completion.
-    fn launch(
+    fn lock_capture(&self) -> MutexGuard<'_, Option<Vec<CpuLaunch>>> {
+        // Every change is a single assignment or push: a poisoned lock is still consistent.
+        self.capture.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// One launch, with everything it needs to run later (a captured graph's element).
+pub(crate) struct CpuLaunch {
+    kernel: VerifiedKernel,
+    config: LaunchConfig,
+    args: Vec<Arg>,
+}
+
+impl CpuBackend {
+    /// Runs `kernel` to completion within `stream`'s time limit.
+    fn run(
         &self,
-        _module: &(),
         stream: &CpuStream,
-        kernel: KernelRef<'_>,
+        kernel: &VerifiedKernel,
         config: LaunchConfig,
-        args: &[KernelArg<'_>],
+        args: &[Arg],
     ) -> Result<()> {
-        let args: Vec<Arg> = args
-            .iter()
-            .map(|a| match a.0 {
-                ArgRepr::Buffer { addr, .. } => Arg::Slice {
-                    addr,
-                    bytes: a.buffer_bytes(),
-                },
-                ArgRepr::Scalar(c) => Arg::Scalar(c),
-            })
-            .collect();
         let device_limit = self.device.config().time_limit;
         let limit = stream
             .time_limit
             .map_or(device_limit, |l| l.min(device_limit));
         match self
             .device
-            .launch_within(kernel.ir, config.grid, config.block, &args, limit)
+            .launch_within(kernel, config.grid, config.block, args, limit)
         {
             Ok(_) => Ok(()),
             Err(CpuError::IndexOutOfBounds {
@@ -147,6 +152,49 @@ impl Backend for CpuBackend {
             Err(e) => Err(e.into()),
         }
     }
+}
+
+impl Backend for CpuBackend {
+    /// The interpreter runs the IR, which the public `Module` holds.
+    type Module = ();
+    type Stream = CpuStream;
+    type Event = Instant;
+    /// The captured launches, in order.
+    type Graph = Vec<CpuLaunch>;
+
+    fn load_module(&self, _image: &ModuleImage, _shapes: &[KernelShape]) -> Result<()> {
+        Ok(())
+    }
+
+    /// Runs the kernel to completion; a capturing stream keeps it for replays instead.
+    fn launch(
+        &self,
+        _module: &(),
+        stream: &CpuStream,
+        kernel: KernelRef<'_>,
+        config: LaunchConfig,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        let args: Vec<Arg> = args
+            .iter()
+            .map(|a| match a.0 {
+                ArgRepr::Buffer { addr, .. } => Arg::Slice {
+                    addr,
+                    bytes: a.buffer_bytes(),
+                },
+                ArgRepr::Scalar(c) => Arg::Scalar(c),
+            })
+            .collect();
+        if let Some(captured) = stream.lock_capture().as_mut() {
+            captured.push(CpuLaunch {
+                kernel: kernel.ir.clone(),
+                config,
+                args,
+            });
+            return Ok(());
+        }
+        self.run(stream, kernel.ir, config, &args)
+    }
 
     /// Workgroups that run at once: each is an OS thread, so a persistent grid of this size
     /// never waits on a workgroup that has not started.
@@ -160,18 +208,45 @@ impl Backend for CpuBackend {
     }
 
     fn stream(&self) -> Result<CpuStream> {
-        Ok(CpuStream { time_limit: None })
+        Ok(CpuStream::new(None))
     }
 
     /// Its launches stop after `limit`, with `CpuError::TimeLimit`.
     fn bounded_stream(&self, limit: Duration) -> Result<CpuStream> {
-        Ok(CpuStream {
-            time_limit: Some(limit),
-        })
+        Ok(CpuStream::new(Some(limit)))
     }
 
     fn stream_synchronize(&self, _stream: &CpuStream) -> Result<()> {
         Ok(())
+    }
+
+    fn begin_capture(&self, stream: &CpuStream) -> Result<()> {
+        let mut capture = stream.lock_capture();
+        if capture.is_some() {
+            return Err(Error::Unavailable {
+                device: "cpu".into(),
+                reason: "the stream is already capturing".into(),
+            });
+        }
+        *capture = Some(Vec::new());
+        Ok(())
+    }
+
+    fn end_capture(&self, stream: &CpuStream) -> Result<Vec<CpuLaunch>> {
+        stream
+            .lock_capture()
+            .take()
+            .ok_or_else(|| Error::Unavailable {
+                device: "cpu".into(),
+                reason: "the stream is not capturing".into(),
+            })
+    }
+
+    /// Runs the captured launches in order (the first failure ends the replay).
+    fn launch_graph(&self, graph: &Vec<CpuLaunch>, stream: &CpuStream) -> Result<()> {
+        graph
+            .iter()
+            .try_for_each(|l| self.run(stream, &l.kernel, l.config, &l.args))
     }
 
     /// The host clock: the work queued so far has finished.

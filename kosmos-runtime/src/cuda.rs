@@ -14,10 +14,10 @@ use crate::image::ModuleImage;
 use crate::module::{ArgBits, KernelArg, KernelShape, LaunchConfig};
 use crate::tensor_map::{Swizzle, TensorShape};
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaStream, DriverError, PushKernelArg,
-    result, sys,
+    CudaContext, CudaEvent, CudaFunction, CudaGraph, CudaModule, CudaStream, DriverError,
+    PushKernelArg, result, sys,
 };
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Lanes of a warp.
 const SUBGROUP_SIZE: u32 = 32;
@@ -50,6 +50,15 @@ pub(crate) struct PtxModule {
     _module: Arc<CudaModule>,
     functions: Vec<CudaFunction>,
 }
+
+/// An instantiated graph. The driver's graph handles may be used from any thread, one
+/// thread at a time: the backend keeps it behind a mutex.
+pub(crate) struct CapturedGraph(CudaGraph);
+
+// SAFETY: the handles are plain driver objects of a context, usable from any thread that
+// binds the context (every use goes through cudarc, which binds it); the mutex around it
+// serialises the calls, as the driver requires of graph objects.
+unsafe impl Send for CapturedGraph {}
 
 /// Number of CUDA devices, or why there are none to be had.
 pub(crate) fn device_count() -> Result<usize> {
@@ -235,6 +244,7 @@ impl Backend for CudaBackend {
     type Module = PtxModule;
     type Stream = Arc<CudaStream>;
     type Event = CudaEvent;
+    type Graph = Mutex<CapturedGraph>;
 
     /// Loads the PTX and looks up every kernel in it; raises the dynamic shared limit of
     /// those above 48 KiB that the device can hold (the others are refused at launch by
@@ -349,6 +359,33 @@ impl Backend for CudaBackend {
             "event record",
             stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)),
         )
+    }
+
+    /// Relaxed capture mode: the world's checks before a launch (occupancy queries) are
+    /// not stream work, and nothing else runs on these streams meanwhile.
+    fn begin_capture(&self, stream: &Arc<CudaStream>) -> Result<()> {
+        self.check(
+            "stream capture",
+            stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED),
+        )
+    }
+
+    fn end_capture(&self, stream: &Arc<CudaStream>) -> Result<Mutex<CapturedGraph>> {
+        let graph = self.check(
+            "stream capture",
+            stream.end_capture(sys::CUgraphInstantiate_flags(0)),
+        )?;
+        let graph = graph.ok_or_else(|| Error::Unavailable {
+            device: self.label.clone(),
+            reason: "the stream capture recorded no graph".into(),
+        })?;
+        Ok(Mutex::new(CapturedGraph(graph)))
+    }
+
+    fn launch_graph(&self, graph: &Mutex<CapturedGraph>, _stream: &Arc<CudaStream>) -> Result<()> {
+        // A cudarc graph launches on the stream it was captured from.
+        let graph = graph.lock().unwrap_or_else(|e| e.into_inner());
+        self.check("graph launch", graph.0.launch())
     }
 
     fn event_complete(&self, event: &CudaEvent) -> Result<bool> {

@@ -281,6 +281,8 @@ impl Backend for HipBackend {
     type Module = HipModule;
     type Stream = HipStream;
     type Event = HipEvent;
+    /// Graphs are not captured on HIP yet (`Backend::begin_capture` says so).
+    type Graph = ();
 
     /// Loads the code object of the GPU's processor and looks up every kernel in it.
     fn load_module(&self, image: &ModuleImage, _shapes: &[KernelShape]) -> Result<HipModule> {

@@ -256,6 +256,12 @@ impl Module {
         &self.ir
     }
 
+    /// The IR, shared: holding it pins its address, which then names this module's IR
+    /// (each load has its own).
+    pub(crate) fn shared_ir(&self) -> &Arc<kosmos_ir::VerifiedModule> {
+        &self.ir
+    }
+
     fn kernel(&self, name: &str) -> Result<KernelRef<'_>> {
         self.ir
             .kernels()

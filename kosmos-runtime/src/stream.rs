@@ -16,6 +16,15 @@ pub struct Stream {
     launched: Mutex<Vec<Arc<BoundsRecords>>>,
 }
 
+/// Launches captured from a stream ([`Stream::begin_capture`]), replayed on it as a whole.
+pub(crate) struct StreamGraph {
+    device: Device,
+    /// The backend's graph.
+    inner: Object,
+    /// The bounds records of the captured launches' modules, read after each replay.
+    watched: Vec<Arc<BoundsRecords>>,
+}
+
 /// A point in a stream's work, for timing.
 pub struct Event {
     device: Device,
@@ -74,6 +83,39 @@ impl Stream {
     fn lock_launched(&self) -> std::sync::MutexGuard<'_, Vec<Arc<BoundsRecords>>> {
         // The list stays consistent even if a holder panicked: it is only pushed to.
         self.launched.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// From now on records the launches queued on this stream instead of running them, until
+    /// [`Stream::end_capture`]; an error where the device cannot capture.
+    pub(crate) fn begin_capture(&self) -> Result<()> {
+        self.device.backend().begin_capture(&*self.inner)
+    }
+
+    /// Ends a capture: the launches queued since [`Stream::begin_capture`], to replay.
+    pub(crate) fn end_capture(&self) -> Result<StreamGraph> {
+        Ok(StreamGraph {
+            device: self.device.clone(),
+            inner: self.device.backend().end_capture(&*self.inner)?,
+            watched: self.lock_launched().clone(),
+        })
+    }
+
+    /// Queues `graph`'s launches on this stream, the one it was captured from.
+    pub(crate) fn replay(&self, graph: &StreamGraph) -> Result<()> {
+        if graph.device != self.device {
+            return Err(Error::WrongDevice {
+                what: "the graph".into(),
+                owner: graph.device.to_string(),
+                device: self.device.to_string(),
+            });
+        }
+        self.device
+            .backend()
+            .launch_graph(&*graph.inner, &*self.inner)?;
+        for bounds in &graph.watched {
+            self.watch(bounds);
+        }
+        Ok(())
     }
 
     /// Records an event after the work queued so far. On GPUs it is a timing event of the

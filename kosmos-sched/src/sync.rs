@@ -1,5 +1,5 @@
 //! Workgroup-level synchronisation emitted as IR: queue claims, readiness signals, bounded
-//! waits, the start barrier and trace records.
+//! waits, the world's barrier and trace records.
 //!
 //! Every primitive here is called by all lanes of a workgroup (in uniform control flow) and
 //! acts once for the workgroup: lane 0 performs the atomics and broadcasts what it saw
@@ -36,7 +36,7 @@ pub struct Sched {
     scratch: Value,
     lane0: Value,
     control: Value,
-    /// Rank 0's control buffer: the start barrier and the world's abort flag live there.
+    /// Rank 0's control buffer: the team barrier's words and the world's abort flag live there.
     root: Value,
     options: SchedOptions,
 }
@@ -224,48 +224,90 @@ impl Sched {
         kind: u32,
     ) {
         let status = self.one_lane(b, |b| {
-            let zero = b.const_u32(0);
-            let res = b.loop_(&[zero], &[Type::U32, Type::U32], |b, args| {
-                let polls = args[0];
-                let seen = b.atomic_load(counter, ScalarType::U32, Ordering::Acquire, scope);
-                let ok = b.cmp(CmpPred::Ge, seen, expected);
-                b.if_then(ok, |b| {
-                    let s = b.const_u32(WAIT_OK);
-                    b.break_(&[s, seen]);
-                });
-                let bound = self.team.wait_bound();
-                let out = b.cmp(CmpPred::Ge, polls, bound);
-                b.if_then(out, |b| {
-                    let s = b.const_u32(WAIT_TIMED_OUT);
-                    b.break_(&[s, seen]);
-                });
-                // Every 64 polls, see whether another workgroup has already given up.
-                let mask = b.const_u32(63);
-                let low = b.and(polls, mask);
-                let check = b.cmp(CmpPred::Eq, low, mask);
-                b.if_then(check, |b| {
-                    let flag = word(b, self.root, control::ABORT);
-                    let abort =
-                        b.atomic_load(flag, ScalarType::U32, Ordering::Relaxed, Scope::System);
-                    let zero = b.const_u32(0);
-                    let raised = b.cmp(CmpPred::Ne, abort, zero);
-                    b.if_then(raised, |b| {
-                        let s = b.const_u32(WAIT_ABORTED);
-                        b.break_(&[s, seen]);
-                    });
-                });
-                b.sleep(POLL_SLEEP_NS);
-                let one = b.const_u32(1);
-                vec![b.add(polls, one)]
+            let (status, seen) = self.poll(b, counter, scope, |b, seen| {
+                b.cmp(CmpPred::Ge, seen, expected)
             });
-            let (status, seen) = (res[0], res[1]);
-            let timed_out_code = b.const_u32(WAIT_TIMED_OUT);
-            let timed_out = b.cmp(CmpPred::Eq, status, timed_out_code);
-            b.if_then(timed_out, |b| {
-                self.record_error(b, kind, task, counter_id, expected, seen);
-            });
+            self.record_if_timed_out(b, status, kind, task, counter_id, expected, |_| seen);
             vec![status]
         })[0];
+        self.leave_unless_ok(b, status);
+    }
+
+    /// Lane 0's bounded poll: acquire loads of `counter` at `scope` until `reached(seen)`
+    /// (`i1`), sleeping [`POLL_SLEEP_NS`] between polls, at most `team_bound` polls, and
+    /// every 64 polls a look at the world's abort flag. Returns the outcome (`WAIT_*`) and
+    /// the last value seen.
+    fn poll(
+        &self,
+        b: &mut KernelBuilder,
+        counter: Value,
+        scope: Scope,
+        reached: impl Fn(&mut KernelBuilder, Value) -> Value,
+    ) -> (Value, Value) {
+        let zero = b.const_u32(0);
+        let res = b.loop_(&[zero], &[Type::U32, Type::U32], |b, args| {
+            let polls = args[0];
+            let seen = b.atomic_load(counter, ScalarType::U32, Ordering::Acquire, scope);
+            let ok = reached(b, seen);
+            b.if_then(ok, |b| {
+                let s = b.const_u32(WAIT_OK);
+                b.break_(&[s, seen]);
+            });
+            let bound = self.team.wait_bound();
+            let out = b.cmp(CmpPred::Ge, polls, bound);
+            b.if_then(out, |b| {
+                let s = b.const_u32(WAIT_TIMED_OUT);
+                b.break_(&[s, seen]);
+            });
+            // Every 64 polls, see whether another workgroup has already given up.
+            let mask = b.const_u32(63);
+            let low = b.and(polls, mask);
+            let check = b.cmp(CmpPred::Eq, low, mask);
+            b.if_then(check, |b| {
+                let raised = self.abort_raised(b);
+                b.if_then(raised, |b| {
+                    let s = b.const_u32(WAIT_ABORTED);
+                    b.break_(&[s, seen]);
+                });
+            });
+            b.sleep(POLL_SLEEP_NS);
+            let one = b.const_u32(1);
+            vec![b.add(polls, one)]
+        });
+        (res[0], res[1])
+    }
+
+    /// Whether the world's abort flag is up (`i1`; lane 0).
+    fn abort_raised(&self, b: &mut KernelBuilder) -> Value {
+        let flag = word(b, self.root, control::ABORT);
+        let abort = b.atomic_load(flag, ScalarType::U32, Ordering::Relaxed, Scope::System);
+        let zero = b.const_u32(0);
+        b.cmp(CmpPred::Ne, abort, zero)
+    }
+
+    /// Lane 0: writes an error record if `status` says the wait timed out; `seen` gives the
+    /// value to report (built only on that path).
+    #[allow(clippy::too_many_arguments)] // the fields of the error record it may write
+    fn record_if_timed_out(
+        &self,
+        b: &mut KernelBuilder,
+        status: Value,
+        kind: u32,
+        task: Value,
+        counter_id: Value,
+        expected: Value,
+        seen: impl FnOnce(&mut KernelBuilder) -> Value,
+    ) {
+        let timed_out_code = b.const_u32(WAIT_TIMED_OUT);
+        let timed_out = b.cmp(CmpPred::Eq, status, timed_out_code);
+        b.if_then(timed_out, |b| {
+            let seen = seen(b);
+            self.record_error(b, kind, task, counter_id, expected, seen);
+        });
+    }
+
+    /// Every lane: returns from the kernel unless the broadcast `status` is `WAIT_OK`.
+    fn leave_unless_ok(&self, b: &mut KernelBuilder, status: Value) {
         let ok = b.const_u32(WAIT_OK);
         let failed = b.cmp(CmpPred::Ne, status, ok);
         b.if_then(failed, |b| b.ret());
@@ -310,26 +352,75 @@ impl Sched {
         b.atomic_store(flag, one, Ordering::Relaxed, Scope::System);
     }
 
-    /// The start barrier: every workgroup of the world arrives on rank 0's barrier word and
-    /// waits (bounded) until all `ranks x workgroups-per-rank` have. The host zeroes the word
-    /// before each launch (see `abi::control::BARRIER`).
+    /// The start barrier: [`Sched::team_barrier`] at the top of a kernel.
     pub fn start_barrier(&self, b: &mut KernelBuilder) {
-        let word_ptr = word(b, self.root, control::BARRIER);
-        b.if_then(self.lane0, |b| {
-            let one = b.const_u32(1);
-            b.atomic_rmw(RmwOp::Add, word_ptr, one, Ordering::Release, Scope::System);
-        });
+        self.team_barrier(b);
+    }
+
+    /// A barrier of every workgroup of the world, reusable any number of times in a launch
+    /// and across launches of any size, with nothing reset by the host (sense reversal on
+    /// rank 0's control words). Lane 0 reads the generation, then adds 1 to the arrival
+    /// count (acq_rel, system scope). The last of `ranks x workgroups-per-rank` arrivals
+    /// zeroes the count and then bumps the generation with a release: whoever sees the new
+    /// generation also sees the zero, so the next barrier counts from 0. The others wait
+    /// (bounded, as [`Sched::wait`]) for the generation to change; it cannot change twice
+    /// before they leave, since the next barrier needs their arrival too.
+    ///
+    /// A workgroup that finds the world's abort flag up returns at once without arriving:
+    /// after a timeout, the barriers of later launches end them until the host reports the
+    /// errors (which also zeroes the count left by the failed barrier).
+    pub fn team_barrier(&self, b: &mut KernelBuilder) {
+        let count = word(b, self.root, control::BARRIER_COUNT);
+        let generation = word(b, self.root, control::BARRIER_GENERATION);
         let expected = b.mul(self.team.world_size(), self.team.workgroups_per_rank());
-        let none = b.const_u32(u32::MAX);
-        self.bounded_wait(
-            b,
-            word_ptr,
-            expected,
-            Scope::System,
-            none,
-            none,
-            WaitKind::BARRIER_CODE,
-        );
+        let status = self.one_lane(b, |b| {
+            let raised = self.abort_raised(b);
+            let status = b.if_else(
+                raised,
+                &[Type::U32],
+                |b| vec![b.const_u32(WAIT_ABORTED)],
+                |b| {
+                    let (relaxed, system) = (Ordering::Relaxed, Scope::System);
+                    let before = b.atomic_load(generation, ScalarType::U32, relaxed, system);
+                    let one = b.const_u32(1);
+                    let earlier = b.atomic_rmw(RmwOp::Add, count, one, Ordering::AcqRel, system);
+                    let arrived = b.add(earlier, one);
+                    let last = b.cmp(CmpPred::Eq, arrived, expected);
+                    b.if_else(
+                        last,
+                        &[Type::U32],
+                        |b| {
+                            let zero = b.const_u32(0);
+                            b.atomic_store(count, zero, relaxed, system);
+                            b.atomic_rmw(RmwOp::Add, generation, one, Ordering::Release, system);
+                            vec![b.const_u32(WAIT_OK)]
+                        },
+                        |b| {
+                            let (status, _) = self.poll(b, generation, system, |b, seen| {
+                                b.cmp(CmpPred::Ne, seen, before)
+                            });
+                            let none = b.const_u32(u32::MAX);
+                            // The arrivals so far say how many workgroups are missing.
+                            let arrivals = |b: &mut KernelBuilder| {
+                                b.atomic_load(count, ScalarType::U32, relaxed, system)
+                            };
+                            self.record_if_timed_out(
+                                b,
+                                status,
+                                WaitKind::BARRIER_CODE,
+                                none,
+                                none,
+                                expected,
+                                arrivals,
+                            );
+                            vec![status]
+                        },
+                    )
+                },
+            );
+            vec![status[0]]
+        })[0];
+        self.leave_unless_ok(b, status);
     }
 
     /// Runs `body` as task `task` in `role`; with tracing on, lane 0 then appends a

@@ -1,12 +1,13 @@
 //! The exact instructions the protocol lowers to on every GPU target: signals are release
 //! atomics at their scope, waits acquire loads with a sleep between polls, claims relaxed
-//! device-scope atomics (no cache maintenance on the hot path).
+//! device-scope atomics (no cache maintenance on the hot path); the team barrier resets
+//! itself with system-scope atomics.
 
 use kosmos_codegen::TargetKind;
 use kosmos_codegen::check::{disassemble_hsaco, disassembly_of, ptx_entry};
 use kosmos_codegen::{Options, compile};
 use kosmos_ir::Scope;
-use kosmos_sched::latency;
+use kosmos_sched::{Sched, SchedOptions, Team, latency};
 
 fn module() -> kosmos_ir::VerifiedModule {
     kosmos_ir::verify_module(kosmos_ir::Module {
@@ -94,4 +95,27 @@ fn gfx942_signal_wait_and_claim() {
 #[test]
 fn gfx950_signal_wait_and_claim() {
     check_amd(TargetKind::Gfx950);
+}
+
+#[test]
+fn sm_90a_team_barrier_resets_itself_at_system_scope() {
+    let mut b = kosmos_ir::KernelBuilder::new("barrier", 64);
+    let team = Team::params(&mut b);
+    Sched::new(&mut b, team, SchedOptions::default()).team_barrier(&mut b);
+    let module = kosmos_ir::verify_module(kosmos_ir::Module {
+        kernels: vec![b.finish()],
+    })
+    .unwrap();
+    let art = compile(&module, TargetKind::Sm90a, &Options::default()).unwrap();
+    // Arrival (acq_rel), the last arriver's reset of the count and release of the new
+    // generation, the others' acquire polls of it.
+    assert_contains(
+        art.text().unwrap(),
+        &[
+            "atom.acq_rel.sys.global.add.u32",
+            "st.relaxed.sys.global.b32",
+            "atom.release.sys.global.add.u32",
+            "ld.acquire.sys.global.b32",
+        ],
+    );
 }

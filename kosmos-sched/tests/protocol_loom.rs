@@ -3,7 +3,9 @@
 //! acquire load of the readiness counter followed by a relaxed CAS of the head, signals are
 //! release adds after the task's writes, waits are acquire loads. Loom explores every
 //! interleaving (and every weak-memory outcome it models) of these small configurations.
-//! The mutants (a relaxed signal, a claim that does not look at readiness) must fail.
+//! The team barrier is modelled the same way (acq_rel arrival, relaxed reset of the count,
+//! release bump of the generation, acquire polls). The mutants (a relaxed signal, a claim
+//! that does not look at readiness, a relaxed generation bump) must fail.
 
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
@@ -167,4 +169,55 @@ fn claim_if_ready_never_hands_out_a_task_before_it_is_ready() {
 #[should_panic]
 fn a_claim_that_ignores_readiness_is_caught() {
     claim_if_ready_model(false);
+}
+
+/// `Sched::team_barrier` for `parties` workgroups on the count and generation words; `bump`
+/// is the ordering of the last arriver's generation increment (release; relaxed is the
+/// mutant).
+fn team_barrier(count: &AtomicU32, generation: &AtomicU32, parties: u32, bump: Ordering) {
+    let before = generation.load(Ordering::Relaxed);
+    if count.fetch_add(1, Ordering::AcqRel) + 1 == parties {
+        count.store(0, Ordering::Relaxed);
+        generation.fetch_add(1, bump);
+    } else {
+        while generation.load(Ordering::Acquire) == before {
+            thread::yield_now();
+        }
+    }
+}
+
+/// Two workgroups pass the barrier twice: each writes its cell of round 0, passes, reads
+/// the other's (it must be written) and writes its cell of round 1, passes again (the
+/// count must have been reset for this to complete), and reads the other's round-1 cell.
+fn barrier_twice(bump: Ordering) {
+    model(move || {
+        let cells: Arc<[[UnsafeCell<u32>; 2]; 2]> = Arc::new(Default::default());
+        let count = Arc::new(AtomicU32::new(0));
+        let generation = Arc::new(AtomicU32::new(0));
+        let party = move |me: usize| {
+            let (cells, count, generation) = (cells.clone(), count.clone(), generation.clone());
+            move || {
+                for round in 0..2 {
+                    cells[round][me].with_mut(|p| unsafe { *p = 1 + me as u32 });
+                    team_barrier(&count, &generation, 2, bump);
+                    let theirs = cells[round][1 - me].with(|p| unsafe { *p });
+                    assert_eq!(theirs, 2 - me as u32, "round {round}");
+                }
+            }
+        };
+        let other = thread::spawn(party(1));
+        party(0)();
+        other.join().unwrap();
+    });
+}
+
+#[test]
+fn the_team_barrier_orders_both_rounds_and_resets_itself() {
+    barrier_twice(Ordering::Release);
+}
+
+#[test]
+#[should_panic]
+fn a_relaxed_generation_bump_is_caught() {
+    barrier_twice(Ordering::Relaxed);
 }

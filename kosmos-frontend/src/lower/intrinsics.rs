@@ -286,6 +286,11 @@ const INTRINSICS: &[Intrinsic] = &[
     def("team_rank", NONE, Scalar(Fixed(S::U32), Lower::team_rank)),
     def("world_size", NONE, Scalar(Fixed(S::U32), Lower::world_size)),
     def(
+        "team_workgroup",
+        NONE,
+        Scalar(Fixed(S::U32), Lower::team_workgroup),
+    ),
+    def(
         "signal",
         &["&counter[i]", "n", "scope"],
         Effect(Lower::signal),
@@ -301,6 +306,7 @@ const INTRINSICS: &[Intrinsic] = &[
         Scalar(Fixed(S::U32), Lower::claim),
     ),
     def("start_barrier", NONE, Effect(Lower::start_barrier)),
+    def("team_barrier", NONE, Effect(Lower::team_barrier)),
     def(
         "dispatch",
         &[

@@ -1,7 +1,7 @@
 //! Scheduling (docs/scheduling.md "In the DSL"): the intrinsics of a kernel with a
-//! `team: &Team` parameter — the team queries, `start_barrier`, the counter operations
-//! `signal`, `wait` and `claim` — the role switch `dispatch`, lowered onto
-//! `kosmos_sched::Sched`, and the ranks' copies of its symmetric buffer parameters
+//! `team: &Team` parameter — the team queries, `start_barrier` and `team_barrier`, the
+//! counter operations `signal`, `wait` and `claim` — the role switch `dispatch`, lowered
+//! onto `kosmos_sched::Sched`, and the ranks' copies of its symmetric buffer parameters
 //! (`x.peer(rank)`).
 
 use super::bounds::Elem;
@@ -38,8 +38,22 @@ impl Lower {
         Ok(u32_val(self.sched(call)?.team().world_size()))
     }
 
+    pub(super) fn team_workgroup(
+        &mut self,
+        _: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        Ok(u32_val(self.sched(call)?.team().workgroup()))
+    }
+
     pub(super) fn start_barrier(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
         self.sched(call)?.start_barrier(b);
+        Ok(())
+    }
+
+    pub(super) fn team_barrier(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        self.sched(call)?.team_barrier(b);
         Ok(())
     }
 

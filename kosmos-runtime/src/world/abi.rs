@@ -24,20 +24,28 @@ pub const TEAM_PARAMS: [&str; 5] = [
 /// Symmetric buffer 0 of every world: each rank's control buffer (`u32` words).
 pub const CONTROL_BUFFER: u32 = 0;
 
-/// Word offsets in a control buffer.
+/// Word offsets in a control buffer. None is reset by the host before a launch (launches
+/// are only queued): the barrier resets itself, the error words and the abort flag stay
+/// until the host reports them, trace records until the host reads them.
 pub mod control {
-    /// Error records written so far (may exceed [`ERROR_CAPACITY`]).
+    /// Error records written since the host last reported them (may exceed
+    /// [`ERROR_CAPACITY`]).
     pub const ERROR_COUNT: u32 = 0;
-    /// Start-barrier arrivals (read on rank 0 only), zeroed by the host before each launch:
-    /// a count that never grows past one launch's workgroups cannot wrap, and launches of
-    /// different sizes cannot release each other's barrier.
-    pub const BARRIER: u32 = 1;
-    /// Trace records written so far (may exceed the capacity: the rest were dropped).
+    /// Arrivals at the world's barrier in progress (rank 0's word): the last arriver zeroes
+    /// it before it bumps [`BARRIER_GENERATION`], so every barrier, of any launch size,
+    /// counts from 0.
+    pub const BARRIER_COUNT: u32 = 1;
+    /// Trace records written since the host last read them (may exceed the capacity: the
+    /// rest were dropped).
     pub const TRACE_COUNT: u32 = 2;
-    /// Trace records that fit, written by the host.
+    /// Trace records that fit, written by the host when it creates the world.
     pub const TRACE_CAPACITY: u32 = 3;
-    /// Non-zero once any workgroup of the world gave up (read on rank 0 only).
+    /// Non-zero once any workgroup of the world gave up (rank 0's word). Sticky: barriers
+    /// of later launches see it and return at once, until the host reports the errors and
+    /// clears it.
     pub const ABORT: u32 = 4;
+    /// Barriers completed (rank 0's word; wraps): waiters wait for it to change.
+    pub const BARRIER_GENERATION: u32 = 5;
     /// First error record.
     pub const ERROR_BASE: u32 = 8;
     /// Words per error record.
@@ -60,8 +68,8 @@ pub mod control {
 pub enum WaitKind {
     /// A task's readiness counter.
     Task,
-    /// The start barrier (some workgroup of the world never started).
-    StartBarrier,
+    /// The world's barrier (some workgroup of the world never arrived).
+    Barrier,
     /// A code the host does not know (a corrupted control buffer).
     Unknown(u32),
 }
@@ -73,7 +81,7 @@ impl WaitKind {
     fn from_code(code: u32) -> WaitKind {
         match code {
             WaitKind::TASK_CODE => WaitKind::Task,
-            WaitKind::BARRIER_CODE => WaitKind::StartBarrier,
+            WaitKind::BARRIER_CODE => WaitKind::Barrier,
             other => WaitKind::Unknown(other),
         }
     }
@@ -131,7 +139,7 @@ impl fmt::Display for ErrorRecord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let what = match self.kind {
             WaitKind::Task => format!("task {}", self.task),
-            WaitKind::StartBarrier => "the start barrier".to_string(),
+            WaitKind::Barrier => "the team barrier".to_string(),
             WaitKind::Unknown(code) => format!("task {} (unknown wait kind {code})", self.task),
         };
         write!(

@@ -7,15 +7,23 @@
 //! own allocations, reached by peers only through the peer table — or spans several GPUs
 //! ([`World::multi_gpu`]): one rank per GPU, one launch per GPU with `team_rank_base` =
 //! rank, peer access enabled between every pair. The kernels do not know the difference.
+//!
+//! Launches are asynchronous: [`World::launch`] checks and queues, [`World::synchronize`]
+//! waits and reports what the kernels recorded (timeouts), and [`World::capture`] records
+//! launches into a [`WorldGraph`] to replay. No control word is written by the host between
+//! launches (see [`abi::control`]).
 
 use crate::buffer::{Buffer, DeviceScalar};
 use crate::device::{Device, DeviceKind};
 use crate::error::Error;
 use crate::image::ModuleImage;
 use crate::module::{KernelArg, LaunchConfig, Module};
-use crate::stream::Stream;
+use crate::stream::{Event, Stream, StreamGraph};
 use abi::{ErrorRecord, TraceEvent, control};
+use kosmos_ir::VerifiedModule;
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use table::{Missing, SharedSlots};
 
@@ -86,7 +94,8 @@ pub enum WorldError {
     /// Bounded waits ran out: the kernel recorded who waited on what and left.
     #[error("{}", describe_timeouts(records))]
     Timeout { records: Vec<ErrorRecord> },
-    /// The host gave up waiting for a launch ([`WorldOptions::host_wait_limit`]). On a GPU
+    /// The host gave up waiting for the launches queued on a device
+    /// ([`WorldOptions::host_wait_limit`]; `kernel` is the last one queued). On a GPU
     /// the kernel may still be running: the world's memory stays in use, and transfers,
     /// frees and later launches on that device wait for it.
     #[error(
@@ -103,9 +112,9 @@ pub enum WorldError {
         /// loop; GPUs cannot say).
         running: Vec<String>,
     },
-    /// A launch whose start barrier would count more arrivals than its `u32` word holds.
+    /// A launch whose team barrier would count more arrivals than its `u32` word holds.
     #[error(
-        "launch of `{kernel}`: {ranks} ranks x {per_rank} workgroups do not fit the start barrier's u32 count"
+        "launch of `{kernel}`: {ranks} ranks x {per_rank} workgroups do not fit the team barrier's u32 count"
     )]
     TooManyWorkgroups {
         kernel: String,
@@ -137,6 +146,19 @@ pub enum WorldError {
         arg: String,
         index: u32,
     },
+    /// Something that would wait for the device or rewrite what a graph bakes in, called
+    /// while [`World::capture`] records launches.
+    #[error("{what} is not possible while World::capture records launches")]
+    InCapture { what: &'static str },
+    /// A [`WorldGraph`] replayed on a world other than the one it was captured from.
+    #[error("the graph was captured from another world")]
+    ForeignGraph,
+    /// A [`WorldGraph`] whose world has rewritten its peer tables since the capture (a
+    /// symmetric buffer was allocated or dropped): the graph's launches name the old ones.
+    #[error(
+        "the world's peer table changed since the graph was captured (a symmetric buffer was allocated or dropped): capture it again"
+    )]
+    OutdatedGraph,
     /// Every `u32` peer-table index is taken.
     #[error("the peer table is full: every u32 index holds a live symmetric buffer")]
     PeerTableFull,
@@ -258,6 +280,16 @@ struct Site {
     first_rank: u32,
     ranks: u32,
     table: Buffer<i64>,
+    /// The last launch queued since the last synchronize, if any.
+    queued: Option<Queued>,
+}
+
+/// A site's last queued launch: what `synchronize` waits for and times.
+struct Queued {
+    /// The kernel's name (a replayed graph's: "a captured graph"), for host timeouts.
+    kernel: String,
+    start: Event,
+    end: Event,
 }
 
 impl Site {
@@ -268,6 +300,7 @@ impl Site {
             first_rank,
             ranks,
             table: device.alloc::<i64>(0)?,
+            queued: None,
         })
     }
 }
@@ -286,7 +319,34 @@ pub struct World {
     slots: SharedSlots,
     /// Milliseconds each site's last launch took (device events), by site.
     last_launch_ms: Vec<f32>,
+    /// Tells this world's graphs from others' ([`WorldGraph::replay`]).
+    id: u64,
+    /// Counts peer-table uploads: a graph names the tables of the epoch it was captured in.
+    table_epoch: u64,
+    /// Whether [`World::capture`] is recording launches.
+    capturing: bool,
+    /// What the checks before a launch found out about each kernel launched so far.
+    checked: Vec<CheckedKernel>,
 }
+
+/// What [`World::launch`] learns of a kernel of a loaded module at a workgroup size — the
+/// peer-table indices it reads (an IR walk) and its resident workgroups (an occupancy
+/// query) — kept so that the checks of later launches cost a lookup.
+struct CheckedKernel {
+    /// The module's IR, pinned: while it is held its address names that module alone.
+    ir: Arc<VerifiedModule>,
+    kernel: String,
+    block: u32,
+    buffers_read: Option<Vec<u32>>,
+    resident: u32,
+}
+
+/// Kernels [`World::checked`] remembers before it starts afresh (modules loaded and
+/// dropped over a long run must not pile up).
+const CHECKED_KERNELS: usize = 64;
+
+/// Source of [`World`] ids.
+static NEXT_WORLD_ID: AtomicU64 = AtomicU64::new(0);
 
 impl fmt::Debug for World {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -342,6 +402,10 @@ impl World {
         let slots = SharedSlots::default();
         let mut world = World {
             last_launch_ms: vec![0.0; sites.len()],
+            id: NEXT_WORLD_ID.fetch_add(1, Ordering::Relaxed),
+            table_epoch: 0,
+            capturing: false,
+            checked: Vec::new(),
             sites,
             ranks,
             peer_visible,
@@ -357,6 +421,8 @@ impl World {
         let index = world.register(&control)?;
         debug_assert_eq!(index, abi::CONTROL_BUFFER, "the first index of a new world");
         world.control.ranks = control;
+        // The only control word the host writes: the kernels read it, never change it.
+        world.write_control(control::TRACE_CAPACITY, options.trace_capacity, 0..ranks)?;
         Ok(world)
     }
 
@@ -455,6 +521,11 @@ impl World {
     /// Adds a buffer per rank to the peer table (at the lowest free index) and uploads
     /// every site's copy of the table.
     fn register<T: DeviceScalar>(&mut self, ranks: &[Buffer<T>]) -> Result<u32, WorldError> {
+        if self.capturing {
+            return Err(WorldError::InCapture {
+                what: "allocating a symmetric buffer",
+            });
+        }
         let index = table::lock(&self.slots)
             .insert(ranks.iter().map(Buffer::device_ptr).collect())
             .ok_or(WorldError::PeerTableFull)?;
@@ -473,21 +544,68 @@ impl World {
             table.upload(&slots.entries(table.device_ptr()))?;
             site.table = table;
         }
+        self.table_epoch += 1;
         Ok(())
     }
 
-    /// Refuses a launch of `kernel` whose kernel reads the peer-table entries of a
-    /// dropped or unknown buffer (as far as [`table::buffers_read`] can tell).
-    fn check_buffers_read(&self, module: &Module, kernel: &str) -> Result<(), WorldError> {
-        let Some(ir) = module.ir().kernels().iter().find(|k| k.name == kernel) else {
-            // Module::launch names the missing kernel.
+    /// Rewrites the peer tables if a buffer was dropped since they were written (never
+    /// while capturing: the captured launches would name tables about to be freed).
+    fn refresh_tables(&mut self) -> Result<(), WorldError> {
+        if !table::lock(&self.slots).stale() {
             return Ok(());
-        };
-        let Some(read) = table::buffers_read(ir) else {
-            return Ok(());
-        };
+        }
+        if self.capturing {
+            return Err(WorldError::InCapture {
+                what: "rewriting the peer table after a symmetric buffer was dropped",
+            });
+        }
+        Ok(self.upload_tables()?)
+    }
+
+    /// What the checks of a launch of `kernel` of `module` with `block` lanes need to
+    /// know (its index in [`World::checked`]): the peer-table indices it reads (as far as
+    /// [`table::buffers_read`] can tell) and its resident workgroups; found out on its
+    /// first launch, then remembered.
+    fn check_kernel(
+        &mut self,
+        module: &Module,
+        kernel: &str,
+        block: u32,
+    ) -> Result<usize, WorldError> {
+        let ir = module.shared_ir();
+        let known = self
+            .checked
+            .iter()
+            .position(|c| Arc::ptr_eq(&c.ir, ir) && c.block == block && c.kernel == kernel);
+        match known {
+            Some(at) => Ok(at),
+            None => {
+                let resident = module.max_resident_workgroups(kernel, [block, 1, 1])?;
+                let buffers_read = ir
+                    .kernels()
+                    .iter()
+                    .find(|k| k.name == kernel)
+                    .and_then(|k| table::buffers_read(k));
+                if self.checked.len() == CHECKED_KERNELS {
+                    self.checked.clear();
+                }
+                self.checked.push(CheckedKernel {
+                    ir: ir.clone(),
+                    kernel: kernel.to_string(),
+                    block,
+                    buffers_read,
+                    resident,
+                });
+                Ok(self.checked.len() - 1)
+            }
+        }
+    }
+
+    /// Refuses a launch of `kernel` that reads the peer-table entries of a dropped or
+    /// unknown buffer (`read`: the indices it reads).
+    fn check_buffers_read(&self, kernel: &str, read: &[u32]) -> Result<(), WorldError> {
         let slots = table::lock(&self.slots);
-        match slots.missing(&read) {
+        match slots.missing(read) {
             None => Ok(()),
             Some(Missing::Dropped(index)) => Err(WorldError::DroppedBuffer {
                 kernel: kernel.to_string(),
@@ -562,13 +680,22 @@ impl World {
             })
     }
 
-    /// Launches `kernel` (built with `kosmos_sched::Team::params` first) with
+    /// Queues a launch of `kernel` (built with `kosmos_sched::Team::params` first) with
     /// `per_rank` workgroups of `block` lanes for every rank, the team arguments followed
-    /// by `args`, and waits for it. `modules` must hold the kernel's module on every
-    /// device of the world (a [`Module`] for an emulated world, [`World::load_module`]'s
-    /// result for any). Refused before any launch if some device's grid cannot be
-    /// co-resident; all launches are queued before any is waited on, and afterwards every
-    /// rank's error records become [`WorldError::Timeout`].
+    /// by `args`, one launch per device of the world, and returns without waiting: the
+    /// host writes nothing to the device either (the kernels' control words reset
+    /// themselves), so back-to-back launches queue as fast as the driver takes them.
+    /// [`World::synchronize`] waits and reports what the kernels recorded; inside
+    /// [`World::capture`] the launch is recorded instead.
+    ///
+    /// Refused before anything is queued, with an error naming what is wrong: a grid of
+    /// some device that cannot be co-resident, a device without a module in `modules` (a
+    /// [`Module`] for an emulated world, [`World::load_module`]'s result for any), a kernel
+    /// reading the peer-table entries of a dropped or unknown buffer, too many workgroups
+    /// for the barrier's count. The CPU device runs the launch in this call, so its
+    /// [`WorldError::HostTimeout`] comes from here. If a device refuses its launch after
+    /// others were queued, those end at their bounded barrier (their timeouts reach the
+    /// next synchronize) and the device's error is returned.
     ///
     /// `args` are the same for every rank; a buffer argument must live on the device of
     /// every launch (so in worlds of several GPUs kernels reach their data through the
@@ -589,129 +716,195 @@ impl World {
             });
         }
         let mut chosen = Vec::with_capacity(self.sites.len());
-        for site in &self.sites {
-            let module = self.module_on(modules, kernel, site)?;
-            self.check_buffers_read(module, kernel)?;
-            let resident = module.max_resident_workgroups(kernel, [block, 1, 1])?;
-            let needed = site.ranks as u64 * per_rank as u64;
+        for site in 0..self.sites.len() {
+            let module = self.module_on(modules, kernel, &self.sites[site])?;
+            let at = self.check_kernel(module, kernel, block)?;
+            let checked = &self.checked[at];
+            if let Some(read) = &checked.buffers_read {
+                self.check_buffers_read(kernel, read)?;
+            }
+            let (s, resident) = (&self.sites[site], checked.resident);
+            let needed = s.ranks as u64 * per_rank as u64;
             if per_rank == 0 || needed > resident as u64 {
-                return Err(not_co_resident(kernel, site, per_rank, resident));
+                return Err(not_co_resident(kernel, s, per_rank, resident));
             }
             chosen.push(module);
         }
-        if table::lock(&self.slots).stale() {
-            self.upload_tables()?;
+        self.refresh_tables()?;
+        let (ranks, bound, capturing) = (self.ranks, self.wait_bound(), self.capturing);
+        for (site, module) in chosen.into_iter().enumerate() {
+            let s = &mut self.sites[site];
+            let mut all: Vec<KernelArg<'_>> = vec![
+                KernelArg::from(&s.table),
+                KernelArg::from(ranks),
+                KernelArg::from(s.first_rank),
+                KernelArg::from(per_rank),
+                KernelArg::from(bound),
+            ];
+            all.extend_from_slice(args);
+            let config = LaunchConfig::linear(s.ranks * per_rank, block);
+            let queued = queue(&s.stream, &mut s.queued, kernel, capturing, |stream| {
+                module.launch(stream, kernel, config, &all)
+            });
+            queued.map_err(|e| self.launch_error(site, kernel, e))?;
         }
-        // Fresh error, barrier, trace and abort words: the previous launch has ended on every
-        // site (launch_sites waits for all of them), so no workgroup still reads them.
-        let words = [
-            (control::ERROR_COUNT, 0),
-            (control::BARRIER, 0),
-            (control::TRACE_COUNT, 0),
-            (control::TRACE_CAPACITY, self.options.trace_capacity),
-            (control::ABORT, 0),
-        ];
-        for b in self.control.ranks() {
-            for (at, value) in words {
-                let addr = b.device_ptr() + 4 * at as u64;
-                b.device().backend().write(addr, &value.to_ne_bytes())?;
-            }
-        }
-        let launched = self.launch_sites(&chosen, kernel, per_rank, block, args);
-        if matches!(launched, Err(WorldError::HostTimeout { .. })) {
-            // A GPU kernel may still be running: reading its records would wait for it.
-            return launched.map(drop);
-        }
-        // Records explain a failure better than what the devices saw afterwards.
-        let records = self.error_records()?;
-        if !records.is_empty() {
-            return Err(WorldError::Timeout { records });
-        }
-        self.last_launch_ms = launched?;
         Ok(())
     }
 
-    /// Queues one launch per site, then waits for all of them (even after a failed launch:
-    /// the ones already running end at their bounded start barrier), at most
-    /// [`WorldOptions::host_wait_limit`] in all, and returns each site's kernel time, or
-    /// the first failure.
-    fn launch_sites(
-        &self,
-        modules: &[&Module],
+    /// [`World::launch`], then [`World::synchronize`]: a launch that waits.
+    pub fn run<M: WorldModules + ?Sized>(
+        &mut self,
+        modules: &M,
         kernel: &str,
         per_rank: u32,
         block: u32,
         args: &[KernelArg<'_>],
-    ) -> Result<Vec<f32>, WorldError> {
-        let limit = host_wait_limit(self.options);
-        let deadline = Instant::now() + limit;
-        let timeout = |site: &Site, running: Vec<String>| WorldError::HostTimeout {
-            kernel: kernel.to_string(),
-            device: site.device.to_string(),
-            first_rank: site.first_rank,
-            end_rank: site.first_rank + site.ranks,
-            limit,
-            running,
-        };
-        let mut events = Vec::with_capacity(self.sites.len());
-        let mut failure = None;
-        for (site, module) in self.sites.iter().zip(modules) {
-            let mut all: Vec<KernelArg<'_>> = vec![
-                KernelArg::from(&site.table),
-                KernelArg::from(self.ranks),
-                KernelArg::from(site.first_rank),
-                KernelArg::from(per_rank),
-                KernelArg::from(self.wait_bound()),
-            ];
-            all.extend_from_slice(args);
-            let config = LaunchConfig::linear(site.ranks * per_rank, block);
-            let queued = site.stream.record_event().and_then(|start| {
-                module.launch(&site.stream, kernel, config, &all)?;
-                Ok((start, site.stream.record_event()?))
-            });
-            match queued {
-                Ok(pair) => events.push(pair),
-                // The CPU device ran the launch in this thread, within the limit.
-                Err(Error::Cpu(kosmos_cpu::CpuError::TimeLimit { running, .. })) => {
-                    let running = running.iter().map(ToString::to_string).collect();
-                    failure = Some(timeout(site, running));
-                    break;
+    ) -> Result<(), WorldError> {
+        self.launch(modules, kernel, per_rank, block, args)?;
+        self.synchronize()
+    }
+
+    /// A failure to queue work on site `site` as a world error: the CPU device, which
+    /// runs the work in the calling thread, stopped at the host's wait limit.
+    fn launch_error(&self, site: usize, kernel: &str, e: Error) -> WorldError {
+        let s = &self.sites[site];
+        match e {
+            Error::Cpu(kosmos_cpu::CpuError::TimeLimit { running, .. }) => {
+                // The stopped launch may have left arrivals at a barrier; nothing of it
+                // runs any more, so the count can be zeroed for the next launch.
+                let reset = self.write_control(control::BARRIER_COUNT, 0, 0..1);
+                if let Err(e) = reset {
+                    return e.into();
                 }
-                Err(e) => {
-                    failure = Some(e.into());
-                    break;
+                WorldError::HostTimeout {
+                    kernel: kernel.to_string(),
+                    device: s.device.to_string(),
+                    first_rank: s.first_rank,
+                    end_rank: s.first_rank + s.ranks,
+                    limit: host_wait_limit(self.options),
+                    running: running.iter().map(ToString::to_string).collect(),
                 }
             }
-        }
-        let mut times = Vec::with_capacity(events.len());
-        for (site, (start, end)) in self.sites.iter().zip(&events) {
-            match wait_for(end, deadline) {
-                Ok(true) => {}
-                Ok(false) => return Err(timeout(site, Vec::new())),
-                Err(e) => {
-                    failure.get_or_insert(e.into());
-                    continue;
-                }
-            }
-            match site
-                .stream
-                .synchronize()
-                .and_then(|()| start.elapsed_ms(end))
-            {
-                Ok(ms) => times.push(ms),
-                Err(e) => {
-                    failure.get_or_insert(e.into());
-                }
-            }
-        }
-        match failure {
-            Some(e) => Err(e),
-            None => Ok(times),
+            e => e.into(),
         }
     }
 
-    /// Device time in milliseconds of the last successful launch, by launch: one entry
-    /// for an emulated world, one per GPU (in rank order) otherwise.
+    /// Waits for everything queued on the world (each device's stream, at most
+    /// [`WorldOptions::host_wait_limit`] in all, else [`WorldError::HostTimeout`] — the
+    /// work stays queued, and a later call waits again), keeps each device's time of its
+    /// last launch ([`World::last_launch_ms`]), and then reports what the kernels
+    /// recorded: if any wait timed out, every rank's error records as
+    /// [`WorldError::Timeout`], after which the records and the abort flag are cleared and
+    /// the world's launches run again. Until then, launches queued after the timeout return
+    /// at their first barrier (the abort flag is sticky) and compute nothing.
+    ///
+    /// This is also the world's check for errors: reading device memory waits for the
+    /// device anyway, so there is no cheaper way to look. Errors of the devices themselves
+    /// (an out-of-bounds access, a failed launch) are returned too, the first one found.
+    pub fn synchronize(&mut self) -> Result<(), WorldError> {
+        if self.capturing {
+            return Err(WorldError::InCapture {
+                what: "synchronize",
+            });
+        }
+        let limit = host_wait_limit(self.options);
+        let deadline = Instant::now() + limit;
+        let mut failure: Option<WorldError> = None;
+        for s in &self.sites {
+            let Some(q) = &s.queued else { continue };
+            match wait_for(&q.end, deadline) {
+                Ok(true) => {}
+                Ok(false) => {
+                    // A GPU kernel may still be running: reading its records would wait.
+                    return Err(WorldError::HostTimeout {
+                        kernel: q.kernel.clone(),
+                        device: s.device.to_string(),
+                        first_rank: s.first_rank,
+                        end_rank: s.first_rank + s.ranks,
+                        limit,
+                        running: Vec::new(),
+                    });
+                }
+                Err(e) => {
+                    failure.get_or_insert(e.into());
+                }
+            }
+        }
+        for (site, s) in self.sites.iter_mut().enumerate() {
+            let timed = s.stream.synchronize().and_then(|()| match s.queued.take() {
+                Some(q) => q.start.elapsed_ms(&q.end).map(Some),
+                None => Ok(None),
+            });
+            match timed {
+                Ok(Some(ms)) => self.last_launch_ms[site] = ms,
+                Ok(None) => {}
+                Err(e) => {
+                    failure.get_or_insert(e.into());
+                }
+            }
+        }
+        // Records explain a failure better than what the devices saw afterwards.
+        self.report_timeouts()?;
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// Every recorded timeout raises rank 0's abort flag, so one word says whether there
+    /// is anything to report; then every rank's records are read and cleared, with the
+    /// flag and the arrivals a failed barrier left.
+    fn report_timeouts(&self) -> Result<(), WorldError> {
+        let abort = self.control_words(0, control::ABORT as usize + 1)?[control::ABORT as usize];
+        if abort == 0 {
+            return Ok(());
+        }
+        let records = self.error_records()?;
+        self.write_control(control::ERROR_COUNT, 0, 0..self.ranks)?;
+        self.write_control(control::BARRIER_COUNT, 0, 0..1)?;
+        self.write_control(control::ABORT, 0, 0..1)?;
+        Err(WorldError::Timeout { records })
+    }
+
+    /// Records the launches `record` queues on this world (through [`World::launch`] or
+    /// the `launch` of `#[kernel]` team kernels) into a graph instead of running them:
+    /// CUDA stream capture on every device's stream (`cuStreamBeginCapture` ..
+    /// `cuGraphInstantiate`); on the CPU device the stream keeps the launches and a replay
+    /// runs them in order. HIP cannot capture yet (an error says so).
+    ///
+    /// The peer tables are brought up to date first; inside `record`, whatever would wait
+    /// for a device or rewrite the tables is refused ([`WorldError::InCapture`]):
+    /// synchronize, allocating symmetric buffers, launching after one was dropped. Every
+    /// stream's capture is ended even when `record` fails, and its error returned.
+    pub fn capture(
+        &mut self,
+        record: impl FnOnce(&mut World) -> Result<(), WorldError>,
+    ) -> Result<WorldGraph, WorldError> {
+        if self.capturing {
+            return Err(WorldError::InCapture { what: "a capture" });
+        }
+        self.refresh_tables()?;
+        for (begun, s) in self.sites.iter().enumerate() {
+            if let Err(e) = s.stream.begin_capture() {
+                for earlier in &self.sites[..begun] {
+                    // Already failing: the first error is the one to report.
+                    let _ = earlier.stream.end_capture();
+                }
+                return Err(e.into());
+            }
+        }
+        self.capturing = true;
+        let recorded = record(self);
+        self.capturing = false;
+        let graphs: Vec<Result<StreamGraph, Error>> =
+            self.sites.iter().map(|s| s.stream.end_capture()).collect();
+        recorded?;
+        Ok(WorldGraph {
+            world: self.id,
+            table_epoch: self.table_epoch,
+            graphs: graphs.into_iter().collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// Device time in milliseconds of the last launch each device ran before the last
+    /// synchronize: one entry for an emulated world, one per GPU (in rank order) otherwise.
     pub fn last_launch_ms(&self) -> &[f32] {
         &self.last_launch_ms
     }
@@ -726,7 +919,19 @@ impl World {
             .collect())
     }
 
-    /// The error records left by the last launch, rank by rank.
+    /// Writes `value` to control word `at` of each rank of `ranks` (only when no launch
+    /// reads it: at creation, or after a synchronize).
+    fn write_control(&self, at: u32, value: u32, ranks: std::ops::Range<u32>) -> Result<(), Error> {
+        for b in &self.control.ranks()[ranks.start as usize..ranks.end as usize] {
+            let addr = b.device_ptr() + 4 * at as u64;
+            b.device().backend().write(addr, &value.to_ne_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// The error records kept since the last report, rank by rank, without clearing them
+    /// ([`World::synchronize`] reports and clears them): a look at what the launches
+    /// finished so far left.
     pub fn error_records(&self) -> Result<Vec<ErrorRecord>, Error> {
         let mut out = Vec::new();
         for r in 0..self.ranks {
@@ -737,9 +942,10 @@ impl World {
         Ok(out)
     }
 
-    /// The trace of the last launch (of a kernel built with tracing on), and how many
-    /// records did not fit.
-    pub fn trace(&self) -> Result<(Vec<TraceEvent>, u32), Error> {
+    /// The trace records written since the last call (by kernels built with tracing on),
+    /// and how many did not fit; clears them, so the next call sees only later launches.
+    /// Records accumulate over launches until then. Call it after a synchronize.
+    pub fn trace(&mut self) -> Result<(Vec<TraceEvent>, u32), Error> {
         let (mut events, mut dropped) = (Vec::new(), 0);
         for r in 0..self.ranks {
             let words = self.control_words(r, control::words(self.options.trace_capacity))?;
@@ -747,8 +953,80 @@ impl World {
             events.extend(e);
             dropped += d;
         }
+        self.write_control(control::TRACE_COUNT, 0, 0..self.ranks)?;
         Ok((events, dropped))
     }
+}
+
+/// World launches recorded by [`World::capture`], replayed as a whole with
+/// [`WorldGraph::replay`]: one graph per device of the world.
+pub struct WorldGraph {
+    world: u64,
+    table_epoch: u64,
+    /// By site.
+    graphs: Vec<StreamGraph>,
+}
+
+impl fmt::Debug for WorldGraph {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "WorldGraph({} devices)", self.graphs.len())
+    }
+}
+
+impl WorldGraph {
+    /// Queues the captured launches again on `world`, the world they were captured from,
+    /// without waiting (as [`World::launch`]; [`World::synchronize`] reports). Refused
+    /// when `world` is another one or has rewritten its peer tables since the capture.
+    ///
+    /// # Safety
+    /// The launches read and write the buffers they were given as arguments at capture
+    /// time, by address: every such buffer must still be allocated. (Symmetric buffers
+    /// reached through the peer table are checked: dropping one makes the graph outdated.)
+    pub unsafe fn replay(&self, world: &mut World) -> Result<(), WorldError> {
+        if world.id != self.world {
+            return Err(WorldError::ForeignGraph);
+        }
+        if world.capturing {
+            return Err(WorldError::InCapture {
+                what: "replaying a graph",
+            });
+        }
+        if world.table_epoch != self.table_epoch || table::lock(&world.slots).stale() {
+            return Err(WorldError::OutdatedGraph);
+        }
+        const KERNEL: &str = "a captured graph";
+        for (site, graph) in self.graphs.iter().enumerate() {
+            let s = &mut world.sites[site];
+            queue(&s.stream, &mut s.queued, KERNEL, false, |stream| {
+                stream.replay(graph)
+            })
+            .map_err(|e| world.launch_error(site, KERNEL, e))?;
+        }
+        Ok(())
+    }
+}
+
+/// Queues `work` on `stream`, between two timing events unless capturing (events of a
+/// capture would time nothing), and notes it in `queued` for `World::synchronize`.
+fn queue(
+    stream: &Stream,
+    queued: &mut Option<Queued>,
+    kernel: &str,
+    capturing: bool,
+    work: impl FnOnce(&Stream) -> Result<(), Error>,
+) -> Result<(), Error> {
+    if capturing {
+        return work(stream);
+    }
+    let start = stream.record_event()?;
+    work(stream)?;
+    let end = stream.record_event()?;
+    *queued = Some(Queued {
+        kernel: kernel.to_string(),
+        start,
+        end,
+    });
+    Ok(())
 }
 
 /// The host's bound on waiting for a launch under `options`.

@@ -27,8 +27,8 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Median wall time (µs) of a world launch of `kernel` after a warm-up; `state` zeroed
-/// before each launch.
+/// Median wall time (µs) of a world launch of `kernel` and the wait for it
+/// (`World::run`) after a warm-up; `state` zeroed before each launch.
 fn time(
     world: &mut World,
     module: &Module,
@@ -44,7 +44,7 @@ fn time(
         args.extend(extra.map(KernelArg::from));
         let t = Instant::now();
         world
-            .launch(module, kernel, wgs, BLOCK, &args)
+            .run(module, kernel, wgs, BLOCK, &args)
             .unwrap_or_else(|e| panic!("{kernel}: {e}"));
         t.elapsed().as_secs_f64() * 1e6
     };

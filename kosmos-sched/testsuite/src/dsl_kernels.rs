@@ -71,6 +71,11 @@ pub fn allgather_scale(
 /// free workgroup takes the head row once its shard has arrived, else claims a push, else
 /// waits (bounded) for the head row. Lane 0 of every task counts it in `tally` (`2 * ranks`
 /// counts: the pushes, then the consumer rows).
+///
+/// Launches may follow each other with no host work in between: at the end, once the
+/// whole world is past its loop (a team barrier: no peer signals this rank's counters any
+/// more, nor reads its buffers), workgroup 0 of each rank zeroes its own readiness
+/// counters and queue heads for the next launch.
 #[kernel(max_workgroup_size = 64)]
 pub fn allgather_scale_dispatch(
     team: &Team,
@@ -122,4 +127,13 @@ pub fn allgather_scale_dispatch(
             }
         },
     );
+    team_barrier();
+    if team_workgroup() == 0 {
+        for i in (lane..ranks + 1).step_by(lanes) {
+            arrived[i] = 0;
+        }
+        for i in (lane..2).step_by(lanes) {
+            heads[i] = 0;
+        }
+    }
 }

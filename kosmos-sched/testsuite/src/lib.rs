@@ -76,7 +76,7 @@ pub struct RunOutcome {
 }
 
 impl RunOutcome {
-    pub fn trace(&self) -> Result<(Vec<TraceEvent>, u32), WorldError> {
+    pub fn trace(&mut self) -> Result<(Vec<TraceEvent>, u32), WorldError> {
         Ok(self.world.trace()?)
     }
 }
@@ -161,7 +161,7 @@ pub fn run_pipeline_in<M: WorldModules + ?Sized>(
         None => world.persistent_workgroups(module, name, BLOCK)?,
     };
     let args: Vec<KernelArg<'_>> = p.args(&plans[0]).into_iter().map(KernelArg::from).collect();
-    world.launch(module, name, per_rank, BLOCK, &args)?;
+    world.run(module, name, per_rank, BLOCK, &args)?;
 
     let mut problems = Vec::new();
     for (r, plan) in plans.iter().enumerate() {
@@ -237,7 +237,7 @@ pub fn time_world_launch<M: WorldModules + ?Sized>(
     let mut times = Vec::with_capacity(trials);
     for trial in 0..=trials {
         before(world)?;
-        world.launch(
+        world.run(
             modules,
             kernel,
             per_rank,

@@ -6,7 +6,6 @@
 use kosmos_ir::{
     CmpPred, Dim, Kernel, KernelBuilder, Ordering, RmwOp, ScalarType, Scope, Type, Value,
 };
-use kosmos_sched::abi::{CONTROL_BUFFER, control};
 use kosmos_sched::{Sched, SchedOptions, Team};
 
 /// Lanes per workgroup of every kernel here.
@@ -23,16 +22,16 @@ pub const PINGPONG: &str = "world_pingpong";
 /// of [`BLOCK`] vectors in turn.
 pub const PEER_COPY: &str = "world_peer_copy";
 
-/// Every workgroup marks its arrival (parameter `launch`, a launch number) in `ARRIVED`,
-/// passes the start barrier, and counts in `EARLY` the workgroups of the world whose mark
-/// it does not see: a barrier that let it pass before everyone arrived. Then workgroup 0
-/// of rank 0 adds parameter `stale` to the barrier word, as if ~2^32 launches' worth of
-/// arrivals had been left there.
+/// Two rounds of the world's barrier (parameter `launch`, a launch number from 1, growing
+/// from launch to launch): in round `k` every workgroup marks its arrival `2 launch + k` in
+/// `ARRIVED`, passes the team barrier, and counts in `EARLY` the workgroups of the world
+/// whose mark is still below that: a barrier that let it pass before everyone arrived.
+/// (Marks only grow, so a workgroup already in the next round is never counted.)
 pub const BARRIER_CHECK: &str = "world_barrier_check";
 
 /// Symmetric buffers of [`BARRIER_CHECK`], in allocation order after the control buffer.
 pub mod barrier_buffers {
-    /// `u32[workgroups per rank]`: the launch number each workgroup last arrived in.
+    /// `u32[workgroups per rank]` (or more): each workgroup's last mark.
     pub const ARRIVED: u32 = 1;
     /// `u32[1]`: marks found missing after the barrier.
     pub const EARLY: u32 = 2;
@@ -126,42 +125,38 @@ fn barrier_check() -> Kernel {
     let mut b = KernelBuilder::new(BARRIER_CHECK, BLOCK);
     let team = Team::params(&mut b);
     let launch = b.param("launch", Type::U32);
-    let stale = b.param("stale", Type::U32);
     let sched = Sched::new(&mut b, team, SchedOptions::default());
     let lane0 = sched.is_lane0();
     let arrived = team.local_ptr(&mut b, barrier_buffers::ARRIVED);
     let mine = b.ptr_offset(arrived, team.workgroup(), Type::U32);
-    b.if_then(lane0, |b| {
-        b.atomic_store(mine, launch, Ordering::Relaxed, Scope::System)
-    });
-    sched.start_barrier(&mut b);
     let early = team.local_ptr(&mut b, barrier_buffers::EARLY);
-    b.if_then(lane0, |b| {
-        let [zero, one] = [0, 1].map(|v| b.const_u32(v));
-        b.for_range(zero, team.world_size(), one, &[], |b, rank, _| {
-            let theirs = team.peer_ptr(b, barrier_buffers::ARRIVED, rank);
-            b.for_range(zero, team.workgroups_per_rank(), one, &[], |b, wg, _| {
-                let p = b.ptr_offset(theirs, wg, Type::U32);
-                let mark = b.atomic_load(p, ScalarType::U32, Ordering::Relaxed, Scope::System);
-                let missing = b.cmp(CmpPred::Ne, mark, launch);
-                b.if_then(missing, |b| {
-                    let one = b.const_u32(1);
-                    b.atomic_rmw(RmwOp::Add, early, one, Ordering::Relaxed, Scope::System);
+    let two = b.const_u32(2);
+    let first_mark = b.mul(launch, two);
+    for round in 0..2 {
+        let round = b.const_u32(round);
+        let mark = b.add(first_mark, round);
+        b.if_then(lane0, |b| {
+            b.atomic_store(mine, mark, Ordering::Relaxed, Scope::System)
+        });
+        sched.team_barrier(&mut b);
+        b.if_then(lane0, |b| {
+            let [zero, one] = [0, 1].map(|v| b.const_u32(v));
+            b.for_range(zero, team.world_size(), one, &[], |b, rank, _| {
+                let theirs = team.peer_ptr(b, barrier_buffers::ARRIVED, rank);
+                b.for_range(zero, team.workgroups_per_rank(), one, &[], |b, wg, _| {
+                    let p = b.ptr_offset(theirs, wg, Type::U32);
+                    let seen = b.atomic_load(p, ScalarType::U32, Ordering::Relaxed, Scope::System);
+                    let missing = b.cmp(CmpPred::Lt, seen, mark);
+                    b.if_then(missing, |b| {
+                        let one = b.const_u32(1);
+                        b.atomic_rmw(RmwOp::Add, early, one, Ordering::Relaxed, Scope::System);
+                    });
+                    vec![]
                 });
                 vec![]
             });
-            vec![]
         });
-        let first_rank = b.cmp(CmpPred::Eq, team.rank(), zero);
-        let first_wg = b.cmp(CmpPred::Eq, team.workgroup(), zero);
-        let first = b.and(first_rank, first_wg);
-        b.if_then(first, |b| {
-            let root = team.peer_ptr(b, CONTROL_BUFFER, zero);
-            let at = b.const_u32(control::BARRIER);
-            let word = b.ptr_offset(root, at, Type::U32);
-            b.atomic_rmw(RmwOp::Add, word, stale, Ordering::Relaxed, Scope::System);
-        });
-    });
+    }
     b.finish()
 }
 

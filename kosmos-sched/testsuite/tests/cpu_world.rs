@@ -172,7 +172,7 @@ fn a_traced_run_records_every_task_once() {
     let mut cfg = RunConfig::small(4, Some(3), seed);
     cfg.trace = true;
     cfg.trace_capacity = 256;
-    let out = run_pipeline(&device, &module, &cfg).unwrap();
+    let mut out = run_pipeline(&device, &module, &cfg).unwrap();
     out.check
         .as_ref()
         .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -192,4 +192,7 @@ fn a_traced_run_records_every_task_once() {
             .iter()
             .all(|e| e.start <= e.end && e.workgroup < 3 && e.rank < 4)
     );
+    // Reading the trace clears it: records accumulate only until the next read.
+    let (again, dropped) = out.trace().unwrap();
+    assert_eq!((again.len(), dropped), (0, 0));
 }

@@ -2,6 +2,11 @@
 //! device: every rank gathers every shard exactly and computes from it only after the
 //! shard's signal; a planted missing signal becomes a timeout naming who waited on what;
 //! another world's symmetric buffer is refused before the launch, naming the argument.
+//! Launches are queued back to back with no host wait between them, a timeout is reported
+//! at the next synchronize (and the world runs again after it), and captured launches
+//! replay exactly as eager ones. The capture test also runs on a GPU, opt-in:
+//! `KOSMOS_DEVICE=cuda:0 cargo test -p kosmos-sched-tests --test dsl_world --
+//! --include-ignored`.
 
 use kosmos_runtime::{Device, Module, SymmetricBuffer, World, WorldError, WorldOptions};
 use kosmos_sched::WaitKind;
@@ -15,6 +20,12 @@ const BLOCK: u32 = 32;
 /// A world and the symmetric buffers of the all-gather kernels.
 struct Run {
     world: World,
+    b: Buffers,
+}
+
+/// The all-gather kernels' shards and symmetric buffers, apart from the world (a capture
+/// borrows the world while the launches it records borrow these).
+struct Buffers {
     shards: Vec<Vec<f32>>,
     shard: SymmetricBuffer<f32>,
     gathered: SymmetricBuffer<f32>,
@@ -56,18 +67,20 @@ fn setup(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Run {
     }
     Run {
         world,
-        shards,
-        shard,
-        gathered,
-        ready,
-        out,
-        queues,
-        tally,
+        b: Buffers {
+            shards,
+            shard,
+            gathered,
+            ready,
+            out,
+            queues,
+            tally,
+        },
     }
 }
 
 impl Run {
-    /// `allgather_scale` on this world's buffers.
+    /// Queues `allgather_scale` on this world's buffers.
     fn allgather(
         &mut self,
         module: &Module,
@@ -75,8 +88,40 @@ impl Run {
         scale: f32,
         skip: u32,
     ) -> Result<(), WorldError> {
+        let b = &self.b;
         allgather_scale::launch(
             &mut self.world,
+            module,
+            per_rank,
+            BLOCK,
+            &b.shard,
+            &b.gathered,
+            &b.ready,
+            &b.out,
+            &b.queues,
+            CHUNK,
+            scale,
+            skip,
+        )
+    }
+
+    /// Queues `allgather_scale_dispatch` on this world's buffers.
+    fn dispatch(&mut self, module: &Module, per_rank: u32, scale: f32) -> Result<(), WorldError> {
+        self.b.dispatch(&mut self.world, module, per_rank, scale)
+    }
+}
+
+impl Buffers {
+    /// Queues `allgather_scale_dispatch` on `world` with these buffers.
+    fn dispatch(
+        &self,
+        world: &mut World,
+        module: &Module,
+        per_rank: u32,
+        scale: f32,
+    ) -> Result<(), WorldError> {
+        allgather_scale_dispatch::launch(
+            world,
             module,
             per_rank,
             BLOCK,
@@ -85,9 +130,9 @@ impl Run {
             &self.ready,
             &self.out,
             &self.queues,
+            &self.tally,
             CHUNK,
             scale,
-            skip,
         )
     }
 }
@@ -103,6 +148,7 @@ fn dsl_allgather_delivers_every_shard_and_computes_after_its_signal() {
     on_worlds(&device, |run, per_rank, what| {
         let scale = 0.75f32;
         run.allgather(&module, per_rank, scale, u32::MAX)
+            .and_then(|()| run.world.synchronize())
             .unwrap_or_else(|e| panic!("{what}: {e}"));
         check_gathered_and_scaled(run, scale, what);
     });
@@ -125,9 +171,9 @@ fn on_worlds(device: &Device, mut case: impl FnMut(&mut Run, u32, &str)) {
 /// Every rank holds every shard bit for bit and `out = gathered * scale + 1` (checked in
 /// f64).
 fn check_gathered_and_scaled(run: &Run, scale: f32, what: &str) {
-    let all: Vec<f32> = run.shards.concat();
+    let all: Vec<f32> = run.b.shards.concat();
     for r in 0..run.world.ranks() {
-        let gathered = run.gathered.rank(r).unwrap().download().unwrap();
+        let gathered = run.b.gathered.rank(r).unwrap().download().unwrap();
         assert!(
             gathered
                 .iter()
@@ -135,7 +181,7 @@ fn check_gathered_and_scaled(run: &Run, scale: f32, what: &str) {
                 .all(|(g, x)| g.to_bits() == x.to_bits()),
             "{what}: rank {r} gathered the wrong shards"
         );
-        let out = run.out.rank(r).unwrap().download().unwrap();
+        let out = run.b.out.rank(r).unwrap().download().unwrap();
         for (i, (y, x)) in out.iter().zip(&all).enumerate() {
             let want = f64::from(*x) * f64::from(scale) + 1.0;
             let rel = (f64::from(*y) - want).abs() / want.abs().max(1e-3);
@@ -150,32 +196,25 @@ fn dsl_dispatch_runs_every_push_and_row_once_after_its_signal() {
     let module = load(&device);
     on_worlds(&device, |run, per_rank, what| {
         let scale = 1.25f32;
-        allgather_scale_dispatch::launch(
-            &mut run.world,
-            &module,
-            per_rank,
-            BLOCK,
-            &run.shard,
-            &run.gathered,
-            &run.ready,
-            &run.out,
-            &run.queues,
-            &run.tally,
-            CHUNK,
-            scale,
-        )
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        run.dispatch(&module, per_rank, scale)
+            .and_then(|()| run.world.synchronize())
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
         check_gathered_and_scaled(run, scale, what);
-        let ranks = run.world.ranks();
-        for r in 0..ranks {
-            let tally = run.tally.rank(r).unwrap().download().unwrap();
-            assert_eq!(
-                tally,
-                vec![1; 2 * ranks as usize],
-                "{what}: rank {r} ran its pushes and rows these many times"
-            );
-        }
+        check_tally(run, 1, what);
     });
+}
+
+/// Every push and row of every rank ran `times` times in all.
+fn check_tally(run: &Run, times: u32, what: &str) {
+    let ranks = run.world.ranks();
+    for r in 0..ranks {
+        let tally = run.b.tally.rank(r).unwrap().download().unwrap();
+        assert_eq!(
+            tally,
+            vec![times; 2 * ranks as usize],
+            "{what}: rank {r} ran its pushes and rows these many times"
+        );
+    }
 }
 
 #[test]
@@ -189,7 +228,9 @@ fn dsl_missing_signal_times_out_naming_rank_workgroup_and_task() {
     // Rank 0's push to rank 1 signals the spare counter: rank 1's task for source 0 never
     // becomes ready.
     let skip = 1;
-    let launch = run.allgather(&module, 2, 1.0, skip);
+    let launch = run
+        .allgather(&module, 2, 1.0, skip)
+        .and_then(|()| run.world.synchronize());
     let (err, records) = expect_timeout(launch, seed);
     assert_eq!(records.len(), 1, "{err}");
     let r = records[0];
@@ -203,6 +244,171 @@ fn dsl_missing_signal_times_out_naming_rank_workgroup_and_task() {
     );
 }
 
+/// Workgroups per rank and scale of the launches the back-to-back and capture tests queue:
+/// sizes differ from launch to launch, so each barrier counts a different world.
+const LAUNCHES: [(u32, f32); 5] = [(1, 0.5), (3, 1.5), (2, -2.0), (3, 0.25), (1, 3.0)];
+
+/// Queues every launch of [`LAUNCHES`] of `allgather_scale_dispatch`, without waiting.
+fn queue_launches(world: &mut World, module: &Module, b: &Buffers) -> Result<(), WorldError> {
+    for (per_rank, scale) in LAUNCHES {
+        b.dispatch(world, module, per_rank, scale)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn dsl_back_to_back_launches_without_host_waits_run_every_task_each_time() {
+    let device = Device::cpu_with_resident_limit(16);
+    let module = load(&device);
+    for ranks in [1, 2, 4] {
+        let seed = seed();
+        let what = format!("R={ranks} seed {seed}");
+        let mut run = setup(&device, ranks, None, seed);
+        queue_launches(&mut run.world, &module, &run.b).unwrap_or_else(|e| panic!("{what}: {e}"));
+        run.world
+            .synchronize()
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let (_, last_scale) = LAUNCHES[LAUNCHES.len() - 1];
+        check_gathered_and_scaled(&run, last_scale, &what);
+        check_tally(&run, LAUNCHES.len() as u32, &what);
+    }
+}
+
+#[test]
+fn dsl_timeout_is_reported_at_synchronize_and_then_the_world_runs_again() {
+    let device = Device::cpu_with_resident_limit(16);
+    let module = load(&device);
+    let seed = seed();
+    println!("seed {seed}");
+    let mut run = setup(&device, 2, Some(150), seed);
+    // A planted missing signal (rank 1's task for source 0 never becomes ready), then a
+    // launch queued behind it: the sticky abort flag ends that one at its first barrier.
+    run.allgather(&module, 2, 1.0, 1).unwrap();
+    run.dispatch(&module, 3, 1.0).unwrap();
+    let (err, records) = expect_timeout(run.world.synchronize(), seed);
+    assert_eq!(records.len(), 1, "{err}");
+    let r = records[0];
+    assert_eq!((r.kind, r.rank, r.task), (WaitKind::Task, 1, 0), "{r}");
+    assert!(r.workgroup < 2, "{r}");
+    check_tally(&run, 0, "the launch queued after the timeout");
+    // Reported once: the records and the abort flag are cleared.
+    run.world.synchronize().unwrap();
+    // The failed launch's own counters are the kernel's business: zero them, then the
+    // world runs normally again.
+    for b in run.b.ready.ranks().iter().chain(run.b.queues.ranks()) {
+        b.fill(0).unwrap();
+    }
+    run.dispatch(&module, 3, 0.5)
+        .and_then(|()| run.world.synchronize())
+        .unwrap();
+    check_gathered_and_scaled(&run, 0.5, &format!("after the timeout, seed {seed}"));
+    check_tally(&run, 1, "after the timeout");
+}
+
+/// Captures [`LAUNCHES`] on a fresh world of `ranks` ranks on `device`, checks that the
+/// capture ran nothing, replays the graph `replays` times and checks that every output is
+/// bit for bit what the same launches gave eagerly, and every task ran once per replayed
+/// launch.
+fn capture_replays_match_eager_launches(device: &Device, ranks: u32, replays: u32) {
+    let module = load(device);
+    let seed = seed();
+    let what = format!("{device} R={ranks} seed {seed}");
+    println!("{what}");
+    let mut run = setup(device, ranks, None, seed);
+    queue_launches(&mut run.world, &module, &run.b).unwrap();
+    run.world.synchronize().unwrap();
+    let eager: Vec<Vec<f32>> = run
+        .b
+        .out
+        .ranks()
+        .iter()
+        .map(|b| b.download().unwrap())
+        .collect();
+    let n = (ranks * CHUNK) as usize;
+    for r in 0..ranks {
+        run.b
+            .out
+            .rank(r)
+            .unwrap()
+            .upload(&vec![f32::NAN; n])
+            .unwrap();
+        run.b.tally.rank(r).unwrap().fill(0).unwrap();
+    }
+    let graph = run
+        .world
+        .capture(|world| queue_launches(world, &module, &run.b))
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    run.world.synchronize().unwrap();
+    check_tally(&run, 0, &format!("{what}, after the capture"));
+    for _ in 0..replays {
+        // SAFETY: the launches' buffers are the world's symmetric buffers, alive in `run`.
+        unsafe { graph.replay(&mut run.world) }.unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+    run.world.synchronize().unwrap();
+    for (r, want) in eager.iter().enumerate() {
+        let got = run.b.out.rank(r as u32).unwrap().download().unwrap();
+        let same = got
+            .iter()
+            .zip(want)
+            .all(|(g, w)| g.to_bits() == w.to_bits());
+        assert!(same, "{what}: rank {r} replayed output differs from eager");
+    }
+    check_tally(&run, replays * LAUNCHES.len() as u32, &what);
+    // Graphs name the world's peer tables: a new symmetric buffer outdates them.
+    let _extra = run.world.alloc_symmetric::<u32>(1).unwrap();
+    let e = unsafe { graph.replay(&mut run.world) }.unwrap_err();
+    assert!(matches!(e, WorldError::OutdatedGraph), "{e}");
+}
+
+#[test]
+fn dsl_captured_launches_replay_100_times_as_eager_launches() {
+    let device = Device::cpu_with_resident_limit(16);
+    capture_replays_match_eager_launches(&device, 2, 100);
+}
+
+#[test]
+#[ignore = "needs KOSMOS_DEVICE naming a GPU (cuda:0)"]
+fn dsl_captured_launches_replay_as_eager_launches_on_the_device() {
+    let device = Device::from_env().unwrap_or_else(|e| panic!("KOSMOS_DEVICE: {e}"));
+    capture_replays_match_eager_launches(&device, 4, 100);
+}
+
+#[test]
+fn a_capture_refuses_waits_and_table_changes_and_graphs_stay_with_their_world() {
+    let device = Device::cpu_with_resident_limit(16);
+    let module = load(&device);
+    let mut run = setup(&device, 2, None, seed());
+    let waits = run.world.capture(|world| world.synchronize());
+    assert!(
+        matches!(
+            waits,
+            Err(WorldError::InCapture {
+                what: "synchronize"
+            })
+        ),
+        "{waits:?}"
+    );
+    let allocates = run
+        .world
+        .capture(|world| world.alloc_symmetric::<u32>(1).map(drop));
+    assert!(
+        matches!(allocates, Err(WorldError::InCapture { .. })),
+        "{allocates:?}"
+    );
+    // The world is usable after failed captures.
+    run.dispatch(&module, 1, 2.0)
+        .and_then(|()| run.world.synchronize())
+        .unwrap();
+    check_gathered_and_scaled(&run, 2.0, "after failed captures");
+    let graph = run
+        .world
+        .capture(|world| queue_launches(world, &module, &run.b))
+        .unwrap();
+    let mut other = setup(&device, 2, None, seed());
+    let e = unsafe { graph.replay(&mut other.world) }.unwrap_err();
+    assert!(matches!(e, WorldError::ForeignGraph), "{e}");
+}
+
 #[test]
 fn a_symmetric_buffer_of_another_world_is_refused_naming_the_argument() {
     let device = Device::cpu_with_resident_limit(16);
@@ -212,7 +418,7 @@ fn a_symmetric_buffer_of_another_world_is_refused_naming_the_argument() {
     let mut run = setup(&device, 2, None, seed);
     let mut other = setup(&device, 2, None, seed);
     // A new `out` in a slot freed by a drop, and another world's buffer of that index.
-    let len = run.out.len();
+    let len = run.b.out.len();
     let index = run.world.alloc_symmetric::<f32>(len).unwrap().index();
     let mut reallocated = run.world.alloc_symmetric::<f32>(len).unwrap();
     let foreign = other.world.alloc_symmetric::<f32>(len).unwrap();
@@ -220,9 +426,9 @@ fn a_symmetric_buffer_of_another_world_is_refused_naming_the_argument() {
     for copy in reallocated.ranks() {
         copy.upload(&vec![f32::NAN; len]).unwrap();
     }
-    std::mem::swap(&mut run.out, &mut reallocated);
+    std::mem::swap(&mut run.b.out, &mut reallocated);
     // Another world's buffers have the indices of live ones here.
-    assert_eq!(other.shard.index(), run.shard.index());
+    assert_eq!(other.b.shard.index(), run.b.shard.index());
     let mut launch = |shard: &SymmetricBuffer<f32>, out: &SymmetricBuffer<f32>| {
         allgather_scale::launch(
             &mut run.world,
@@ -230,18 +436,18 @@ fn a_symmetric_buffer_of_another_world_is_refused_naming_the_argument() {
             1,
             BLOCK,
             shard,
-            &run.gathered,
-            &run.ready,
+            &run.b.gathered,
+            &run.b.ready,
             out,
-            &run.queues,
+            &run.b.queues,
             CHUNK,
             1.0,
             u32::MAX,
         )
     };
     let cases = [
-        (&run.shard, &foreign, "out", index),
-        (&other.shard, &run.out, "shard", run.shard.index()),
+        (&run.b.shard, &foreign, "out", index),
+        (&other.b.shard, &run.b.out, "shard", run.b.shard.index()),
     ];
     for (shard, out, want, want_index) in cases {
         match launch(shard, out) {
@@ -254,7 +460,7 @@ fn a_symmetric_buffer_of_another_world_is_refused_naming_the_argument() {
             result => panic!("expected a refusal of `{want}`, got {result:?}"),
         }
     }
-    let err = launch(&run.shard, &foreign).unwrap_err().to_string();
+    let err = launch(&run.b.shard, &foreign).unwrap_err().to_string();
     assert!(
         err.contains(&format!(
             "argument `out` is symmetric buffer {index} of another world"
@@ -263,10 +469,12 @@ fn a_symmetric_buffer_of_another_world_is_refused_naming_the_argument() {
     );
     // Refused before launching: nothing was gathered.
     for r in 0..2 {
-        let copy = run.gathered.rank(r).unwrap().download().unwrap();
+        let copy = run.b.gathered.rank(r).unwrap().download().unwrap();
         assert!(copy.iter().all(|g| g.is_nan()), "rank {r} ran");
     }
     // The world's own buffers, the reallocated one included, are taken.
-    run.allgather(&module, 1, 0.5, u32::MAX).unwrap();
+    run.allgather(&module, 1, 0.5, u32::MAX)
+        .and_then(|()| run.world.synchronize())
+        .unwrap();
     check_gathered_and_scaled(&run, 0.5, &format!("seed {seed}"));
 }

@@ -1,8 +1,8 @@
 //! The world measurement kernels on emulated worlds of the CPU device: the cross-rank
 //! ping-pong ends with both counters at the round count, and the peer copy delivers every
-//! word of the next rank's buffer; a rank outside the world is an error; the start barrier
-//! holds however many launches came before; launches that read dropped or unknown symmetric
-//! buffers are refused.
+//! word of the next rank's buffer; a rank outside the world is an error; the team barrier
+//! holds, twice per launch, over back-to-back launches of different sizes; launches that
+//! read dropped or unknown symmetric buffers are refused.
 
 use kosmos_runtime::{Device, KernelArg, World, WorldError, WorldOptions};
 use kosmos_sched_tests::world_kernels::{self, VECTOR_LANES, barrier_buffers, buffers};
@@ -81,10 +81,10 @@ fn a_rank_outside_the_world_is_an_error() {
 }
 
 #[test]
-fn launches_of_different_sizes_each_pass_their_own_start_barrier() {
-    // The barrier counts one launch's arrivals: a never-reset count with `launch number x
-    // workgroups` as its target would release the second launch early (8 >= 2 x 4 arrivals
-    // already there) and time out the third (20 < 3 x 8).
+fn back_to_back_launches_of_different_sizes_each_pass_their_own_barrier() {
+    // Queued without a host wait between them: every barrier must count from 0 by itself.
+    // A count that carried over (or a target of `launch number x workgroups`) would
+    // release some launch early and time out another, reported at the synchronize.
     let device = Device::cpu_with_resident_limit(16);
     let mut world = World::emulated(&device, 2, WorldOptions::default()).unwrap();
     let modules = load_world_kernels(&world).unwrap();
@@ -99,42 +99,49 @@ fn launches_of_different_sizes_each_pass_their_own_start_barrier() {
             )
             .unwrap_or_else(|e| panic!("{per_rank} workgroups per rank: {e}"));
     }
+    world.synchronize().unwrap();
 }
 
 #[test]
-fn a_stale_barrier_count_near_u32_max_never_lets_a_launch_pass_early() {
-    // Each launch leaves its barrier word 2 below u32::MAX, as ~2^32 launches' worth of
-    // arrivals would. Counting on from there, the next launch's first arrival would wrap
-    // the word past its target and pass alone (and later arrivals, wrapped to small counts,
-    // would time out); the host's reset before each launch keeps every workgroup waiting
-    // until all have arrived.
+fn the_team_barrier_holds_twice_per_launch_over_back_to_back_launches() {
+    // Every launch passes the barrier twice, every workgroup checking after each pass that
+    // all of the world's workgroups had marked their arrival; launches of different sizes
+    // follow each other with no host wait and no host write in between.
     let device = Device::cpu_with_resident_limit(8);
-    let (ranks, per_rank) = (2, 4);
+    let ranks = 2;
+    let sizes = [4u32, 1, 3, 4, 2, 2, 4, 1];
+    let most = *sizes.iter().max().unwrap();
     let mut world = World::emulated(&device, ranks, WorldOptions::default()).unwrap();
     let modules = load_world_kernels(&world).unwrap();
-    let arrived = world.alloc_symmetric::<u32>(per_rank as usize).unwrap();
+    let arrived = world.alloc_symmetric::<u32>(most as usize).unwrap();
     let early = world.alloc_symmetric::<u32>(1).unwrap();
     assert_eq!(
         [arrived.index(), early.index()],
         [barrier_buffers::ARRIVED, barrier_buffers::EARLY]
     );
-    let stale = u32::MAX - 2 - ranks * per_rank;
-    for launch in 1..=4u32 {
+    for (launch, per_rank) in (1u32..).zip(sizes) {
         world
             .launch(
                 &modules,
                 world_kernels::BARRIER_CHECK,
                 per_rank,
                 world_kernels::BLOCK,
-                &[KernelArg::from(launch), KernelArg::from(stale)],
+                &[KernelArg::from(launch)],
             )
             .unwrap_or_else(|e| panic!("launch {launch}: {e}"));
-        for r in 0..ranks {
-            let missing = early.rank(r).unwrap().download().unwrap();
-            assert_eq!(missing, [0], "launch {launch}, rank {r}: passed early");
-            let marks = arrived.rank(r).unwrap().download().unwrap();
-            assert_eq!(marks, vec![launch; per_rank as usize]);
-        }
+    }
+    world.synchronize().unwrap();
+    let last = sizes.len() as u32;
+    let per_rank = sizes[sizes.len() - 1] as usize;
+    for r in 0..ranks {
+        let missing = early.rank(r).unwrap().download().unwrap();
+        assert_eq!(
+            missing,
+            [0],
+            "rank {r}: some workgroup passed a barrier early"
+        );
+        let marks = arrived.rank(r).unwrap().download().unwrap();
+        assert_eq!(marks[..per_rank], vec![2 * last + 1; per_rank], "rank {r}");
     }
 }
 
@@ -164,7 +171,7 @@ fn launches_reading_a_dropped_or_unknown_symmetric_buffer_are_refused() {
     let mut world = World::emulated(&device, 2, WorldOptions::default()).unwrap();
     let modules = load_world_kernels(&world).unwrap();
     let copy = |world: &mut World| {
-        world.launch(
+        world.run(
             &modules,
             world_kernels::PEER_COPY,
             1,
@@ -202,7 +209,7 @@ fn launches_reading_a_dropped_or_unknown_symmetric_buffer_are_refused() {
     );
     // A kernel that reads only live buffers still runs.
     world
-        .launch(
+        .run(
             &modules,
             world_kernels::PINGPONG,
             1,

@@ -32,7 +32,7 @@ fn run() -> Result<(), String> {
     cfg.max_task_ns = 40_000;
     cfg.trace = true;
     cfg.trace_capacity = 4096;
-    let out = run_pipeline(&device, &module, &cfg).map_err(|e| e.to_string())?;
+    let mut out = run_pipeline(&device, &module, &cfg).map_err(|e| e.to_string())?;
     out.check.clone().map_err(|e| format!("seed {seed}: {e}"))?;
     let (events, dropped) = out.trace().map_err(|e| e.to_string())?;
     let json = std::env::var("KOSMOS_TRACE_JSON").unwrap_or_else(|_| "sched_trace.json".into());
