@@ -841,7 +841,10 @@ fn rearm(ready: &Sym<[u32]>, queues: &Sym<[u32]>, count: u32) {
 /// blocks first, then the one after (a ring). Compute tasks are the 128 x 128 output tiles
 /// in the order their rows arrive: this rank's own shard first (needing nothing), then the
 /// peers in the same ring order; a tile never straddles two shards. One dispatch loop serves
-/// both queues, so no workgroup is set aside for either role. Launch with 8 subgroups.
+/// both queues, so no workgroup is set aside for either role. `ready` holds a counter per
+/// block of rows and a spare one; communication task `t` of rank `r` signals the spare one
+/// instead when `missing` is `r * 65536 + t` (a planted missing signal, which the waits
+/// must report; `u32::MAX` plants none). Launch with 8 subgroups.
 #[kernel(
     max_workgroup_size = 512,
     max_subgroups = 8,
@@ -862,6 +865,7 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
     shard_rows: u32,
     n: u32,
     k: u32,
+    missing: u32,
 ) {
     let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
     start_barrier();
@@ -903,7 +907,13 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
                 let at = first * k + i * 8;
                 store_vec8(&gathered[at], load_vec8(&from[at]));
             }
-            signal(&arrived[src * blocks + block], 1, Scope::Agent);
+            // A planted missing signal goes to the spare counter, which nobody waits on.
+            let slot = if rank * 65536 + t == missing {
+                ranks * blocks
+            } else {
+                src * blocks + block
+            };
+            signal(&arrived[slot], 1, Scope::Agent);
         },
         |t| {
             let src = (rank + t / per_shard) % ranks;
@@ -917,7 +927,7 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
             store_slab(out, out16, BF16, acc, row0, n0, end, n);
         },
     );
-    rearm(ready, queues, ranks * blocks);
+    rearm(ready, queues, ranks * blocks + 1);
 }
 
 /// `Y_r = ReduceScatter_M(X_r op(W_r))` (`AR = 0`) or `Y = AllReduce(X_r op(W_r))` (`AR =

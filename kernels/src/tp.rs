@@ -72,6 +72,8 @@ pub struct TpOps {
     local: Vec<Ops>,
     workspace: Option<Workspace>,
     workgroups: Option<u32>,
+    /// (rank, communication task) of the next `ag_gemm` whose signal goes astray.
+    missing: Option<(u32, u32)>,
 }
 
 /// Dimensions of one fused op, checked: `m` rows in all, `shard` per rank.
@@ -98,6 +100,7 @@ impl TpOps {
             local,
             workspace: None,
             workgroups: None,
+            missing: None,
         })
     }
 
@@ -132,8 +135,10 @@ impl TpOps {
         check_len(OP, "w", rank_len(w), k, n)?;
         check_len(OP, "y", y.len(), m, n)?;
         check_chunks(OP, n, k)?;
+        // A counter per block of rows, and the spare one of a planted missing signal.
         let blocks = d.shard.div_ceil(128) * world.ranks();
-        self.ensure_workspace(world, blocks as usize, 0)?;
+        self.ensure_workspace(world, blocks as usize + 1, 0)?;
+        let missing = self.missing.take().map_or(u32::MAX, |(r, t)| r * 65536 + t);
         let name = ops::ag_gemm::name_of(w_layout.bit(), y.bf16_bit());
         let per_rank = self.per_rank(world, &name)?;
         let block = TP_SUBGROUPS * subgroup_size(world.device());
@@ -145,7 +150,7 @@ impl TpOps {
         macro_rules! launch {
             ($tb:literal, $bf16:literal) => {
                 ops::ag_gemm::launch::<_, $tb, $bf16>(
-                    world, md, per_rank, block, x, w, y32, y16, ready, queues, shard, n, k,
+                    world, md, per_rank, block, x, w, y32, y16, ready, queues, shard, n, k, missing,
                 )
             };
         }
@@ -333,6 +338,16 @@ impl TpOps {
             f(local, stream, r as usize)?;
         }
         Ok(())
+    }
+
+    /// Plants a missing signal in the next [`TpOps::ag_gemm`]: communication task `task`
+    /// of rank `rank` (a block of rows pulled from a peer) signals a spare counter instead
+    /// of its own, so the tiles that need those rows wait in vain. Their bounded waits must
+    /// give up and [`World::synchronize`] report a timeout naming rank, workgroup and task:
+    /// a check that a lost signal cannot hang a training step (then call
+    /// [`TpOps::recover`]).
+    pub fn plant_missing_signal(&mut self, rank: u32, task: u32) {
+        self.missing = Some((rank, task));
     }
 
     /// Makes the ops usable again after a launch whose wait gave up

@@ -333,3 +333,61 @@ fn tp_mlp_forward_and_backward_match_the_reference() {
         }
     }
 }
+
+/// A lost signal ends the op with a timeout naming rank, workgroup and task at the next
+/// synchronize, not a hang; after `recover` the same op runs correctly again.
+#[test]
+fn a_planted_missing_signal_is_reported_naming_rank_workgroup_and_task() {
+    let options = WorldOptions {
+        wait_bound: Some(200),
+        ..WorldOptions::default()
+    };
+    let mut world = World::emulated(&Device::cpu().unwrap(), 2, options).unwrap();
+    let mut ops = TpOps::new(&world).unwrap();
+    let (m, n, k) = (80, 16, 24);
+    let x_all = random_bf16(seed(), m * k);
+    let x = sym(&mut world, &[x_all.clone(), x_all.clone()]);
+    let w = sym(&mut world, &[random_bf16(1, k * n), random_bf16(2, k * n)]);
+    let y = world.alloc_symmetric::<f32>(m * n).unwrap();
+    ops.set_workgroups_per_rank(Some(2));
+    // Rank 1's only communication task pulls rank 0's rows: its tiles of them never start.
+    ops.plant_missing_signal(1, 0);
+    ops.ag_gemm(&mut world, &x, &w, Layout::N, &y, m, n, k)
+        .unwrap();
+    match world.synchronize() {
+        Err(kosmos::runtime::WorldError::Timeout { records }) => {
+            use kosmos::runtime::world::abi::WaitKind;
+            // Rank 1's tiles of rank 0's rows (after its own shard's one tile) waited in
+            // vain; rank 0, done, may have given up at the closing barrier meanwhile.
+            let tasks: Vec<_> = records
+                .iter()
+                .filter(|r| r.kind == WaitKind::Task)
+                .collect();
+            assert!(!tasks.is_empty(), "{records:?}");
+            for r in tasks {
+                assert_eq!(r.rank, 1, "{r}");
+                assert!(r.workgroup < 2, "{r}");
+                assert!(r.task >= 1, "{r}");
+            }
+            let others = records.iter().filter(|r| r.kind != WaitKind::Task);
+            assert!(
+                others.clone().all(|r| r.kind == WaitKind::Barrier),
+                "{records:?}"
+            );
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    ops.recover().unwrap();
+    poison(&y, f32::NAN);
+    ops.ag_gemm(&mut world, &x, &w, Layout::N, &y, m, n, k)
+        .unwrap();
+    world.synchronize().unwrap();
+    let w1 = w.rank(1).unwrap().download().unwrap();
+    let got = y.rank(1).unwrap().download().unwrap();
+    check(
+        &got,
+        &product(&x_all, &w1, m, n, k),
+        compare::BF16_DOT_F32,
+        "after recover".into(),
+    );
+}

@@ -1,0 +1,293 @@
+//! The fused tensor-parallel ops on a GPU, opt-in (`KOSMOS_DEVICE=cuda:0 cargo test -p
+//! kernels --test tp_device -- --include-ignored`): emulated worlds of 2, 4 and 8 ranks at
+//! scaled-down Llama-3-70B TP=8 shapes against the unfused path on the same GPU (a gemm per
+//! rank; for the reductions its partial products summed on the host), bitwise equal for
+//! every workgroup count from 1 per rank to the resident limit; each op captured in a graph
+//! once and replayed 100 times, equal to the eager calls; a planted missing signal reported
+//! naming rank, workgroup and task.
+
+use kernels::{Layout, Ops, TpOps};
+use kosmos::bf16;
+use kosmos::runtime::{Device, DeviceScalar, SymmetricBuffer, World, WorldError, WorldOptions};
+use kosmos_testkernels::random_bf16;
+
+fn device() -> Device {
+    Device::from_env().unwrap_or_else(|e| panic!("KOSMOS_DEVICE: {e}"))
+}
+
+/// Largest difference relative to the largest magnitude of `want`; NaN counts as infinite.
+fn rel_diff(got: &[f32], want: &[f64]) -> f64 {
+    let scale = want.iter().fold(1e-30f64, |m, v| m.max(v.abs()));
+    got.iter()
+        .zip(want)
+        .map(|(&g, w)| {
+            if g.is_nan() {
+                f64::INFINITY
+            } else {
+                (f64::from(g) - w).abs() / scale
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+fn sym<T: DeviceScalar>(world: &mut World, data: &[Vec<T>]) -> SymmetricBuffer<T> {
+    let b = world.alloc_symmetric::<T>(data[0].len()).unwrap();
+    for (copy, d) in b.ranks().iter().zip(data) {
+        copy.upload(d).unwrap();
+    }
+    b
+}
+
+fn download(y: &SymmetricBuffer<f32>) -> Vec<Vec<f32>> {
+    y.ranks().iter().map(|b| b.download().unwrap()).collect()
+}
+
+/// One world with an all-gather case (`x` gathered `m x k`, `w` `k x n`) and a reduction
+/// case (`xr` `m x kr` per rank, `wr` `kr x n`).
+struct Setup {
+    world: World,
+    ops: TpOps,
+    local: Ops,
+    m: usize,
+    n: usize,
+    k: usize,
+    kr: usize,
+    x_all: Vec<bf16>,
+    x: SymmetricBuffer<bf16>,
+    w: SymmetricBuffer<bf16>,
+    xr: SymmetricBuffer<bf16>,
+    wr: SymmetricBuffer<bf16>,
+}
+
+impl Setup {
+    fn new(ranks: u32, options: WorldOptions) -> Setup {
+        let device = device();
+        let mut world = World::emulated(&device, ranks, options).unwrap();
+        let ops = TpOps::new(&world).unwrap();
+        let r = ranks as usize;
+        // Llama-3-70B's TP=8 QKV (k = 8192, n = 1280) and out-proj (k = 1024) per rank,
+        // with 512 tokens per rank and k scaled down to keep the world within memory.
+        let (m, n, k, kr) = (512 * r, 1280, 2048, 1024);
+        let x_all = random_bf16(7, m * k);
+        let own: Vec<Vec<bf16>> = (0..r)
+            .map(|q| {
+                let mut v = vec![bf16::NAN; m * k];
+                let rows = q * m / r * k..(q + 1) * m / r * k;
+                v[rows.clone()].copy_from_slice(&x_all[rows]);
+                v
+            })
+            .collect();
+        let x = sym(&mut world, &own);
+        let ws: Vec<_> = (0..r).map(|q| random_bf16(100 + q as u64, k * n)).collect();
+        let w = sym(&mut world, &ws);
+        let xs: Vec<_> = (0..r)
+            .map(|q| random_bf16(200 + q as u64, m * kr))
+            .collect();
+        let xr = sym(&mut world, &xs);
+        let wrs: Vec<_> = (0..r)
+            .map(|q| random_bf16(300 + q as u64, kr * n))
+            .collect();
+        let wr = sym(&mut world, &wrs);
+        Setup {
+            world,
+            ops,
+            local: Ops::new(&device).unwrap(),
+            m,
+            n,
+            k,
+            kr,
+            x_all,
+            x,
+            w,
+            xr,
+            wr,
+        }
+    }
+
+    /// Rank `r`'s `op(a) b` by the plain gemm, in f64.
+    fn unfused(
+        &self,
+        a: &SymmetricBuffer<bf16>,
+        b: &SymmetricBuffer<bf16>,
+        k: usize,
+    ) -> Vec<Vec<f64>> {
+        let stream = self.world.rank_stream(0).unwrap();
+        let device = stream.device();
+        (0..self.world.ranks() as usize)
+            .map(|r| {
+                let mut c = device.alloc::<f32>(self.m * self.n).unwrap();
+                let plan = self
+                    .local
+                    .gemm_plan(
+                        &a.ranks()[r],
+                        Layout::N,
+                        &b.ranks()[r],
+                        Layout::N,
+                        self.m,
+                        self.n,
+                        k,
+                    )
+                    .unwrap();
+                plan.launch(stream, &mut c).unwrap();
+                stream.synchronize().unwrap();
+                c.download().unwrap().into_iter().map(f64::from).collect()
+            })
+            .collect()
+    }
+}
+
+#[test]
+#[ignore = "needs KOSMOS_DEVICE naming a GPU (cuda:0)"]
+fn fused_ops_match_the_unfused_path_for_every_workgroup_count() {
+    for ranks in [2, 4, 8] {
+        let mut s = Setup::new(ranks, WorldOptions::default());
+        let r = ranks as usize;
+        let (m, n, k, kr) = (s.m, s.n, s.k, s.kr);
+        let resident = s
+            .world
+            .persistent_workgroups(
+                &s.world
+                    .load_module(&kernels::KERNELS.image().unwrap())
+                    .unwrap(),
+                "ag_gemm__tb0_bf160",
+                256,
+            )
+            .unwrap();
+        let y = s.world.alloc_symmetric::<f32>(m * n).unwrap();
+        let ys = s.world.alloc_symmetric::<f32>(m / r * n).unwrap();
+        let mut runs: Vec<[Vec<Vec<f32>>; 3]> = Vec::new();
+        for per_rank in [1, resident.div_ceil(2), resident] {
+            s.ops.set_workgroups_per_rank(Some(per_rank));
+            let Setup {
+                world,
+                ops,
+                x,
+                w,
+                xr,
+                wr,
+                ..
+            } = &mut s;
+            for out in [&y, &ys] {
+                out.ranks().iter().for_each(|b| b.fill(f32::NAN).unwrap());
+            }
+            ops.ag_gemm(world, x, w, Layout::N, &y, m, n, k).unwrap();
+            ops.gemm_rs(world, xr, wr, Layout::N, &ys, m, n, kr)
+                .unwrap();
+            world
+                .synchronize()
+                .unwrap_or_else(|e| panic!("R={ranks} W={per_rank}: {e}"));
+            let (ag, rs) = (download(&y), download(&ys));
+            y.ranks().iter().for_each(|b| b.fill(f32::NAN).unwrap());
+            ops.gemm_ar(world, xr, wr, &y, m, n, kr).unwrap();
+            world.synchronize().unwrap();
+            runs.push([ag, rs, download(&y)]);
+        }
+        for run in &runs[1..] {
+            assert!(
+                run == &runs[0],
+                "R={ranks}: results differ between workgroup counts"
+            );
+        }
+        let [ag, rs, ar] = &runs[0];
+        for q in 0..r {
+            assert_eq!(
+                s.x.ranks()[q].download().unwrap(),
+                s.x_all,
+                "R={ranks} rank {q} gathered"
+            );
+        }
+        let want_ag = s.unfused(&s.x, &s.w, k);
+        let partials = s.unfused(&s.xr, &s.wr, kr);
+        let sum: Vec<f64> = (0..m * n)
+            .map(|i| partials.iter().map(|p| p[i]).sum())
+            .collect();
+        for q in 0..r {
+            let what = format!("R={ranks} rank {q}");
+            assert!(rel_diff(&ag[q], &want_ag[q]) < 1e-3, "{what} ag_gemm");
+            let rows = &sum[q * m / r * n..(q + 1) * m / r * n];
+            assert!(rel_diff(&rs[q], rows) < 1e-3, "{what} gemm_rs");
+            assert!(rel_diff(&ar[q], &sum) < 1e-3, "{what} gemm_ar");
+        }
+        println!(
+            "R={ranks}: ok for 1, {}, {resident} workgroups per rank",
+            resident.div_ceil(2)
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs KOSMOS_DEVICE naming a GPU (cuda:0)"]
+fn captured_fused_ops_replay_100_times_as_eager_calls() {
+    let mut s = Setup::new(4, WorldOptions::default());
+    let (m, n, k, kr) = (s.m, s.n, s.k, s.kr);
+    let y = s.world.alloc_symmetric::<f32>(m * n).unwrap();
+    let ys = s.world.alloc_symmetric::<f32>(m / 4 * n).unwrap();
+    let ya = s.world.alloc_symmetric::<f32>(m * n).unwrap();
+    let Setup {
+        world,
+        ops,
+        x,
+        w,
+        xr,
+        wr,
+        ..
+    } = &mut s;
+    let mut record = |world: &mut World| -> Result<(), WorldError> {
+        let fail = |e: kernels::Error| match e {
+            kernels::Error::World(e) => e,
+            e => panic!("{e}"),
+        };
+        ops.ag_gemm(world, x, w, Layout::N, &y, m, n, k)
+            .map_err(fail)?;
+        ops.gemm_rs(world, xr, wr, Layout::N, &ys, m, n, kr)
+            .map_err(fail)?;
+        ops.gemm_ar(world, xr, wr, &ya, m, n, kr).map_err(fail)
+    };
+    record(world).unwrap();
+    world.synchronize().unwrap();
+    let eager = [download(&y), download(&ys), download(&ya)];
+    for out in [&y, &ys, &ya] {
+        out.ranks().iter().for_each(|b| b.fill(f32::NAN).unwrap());
+    }
+    let graph = world.capture(&mut record).unwrap();
+    for _ in 0..100 {
+        // SAFETY: every buffer the ops read and write is a symmetric buffer alive in `s`,
+        // and the workspace the first eager call allocated stays in `ops`.
+        unsafe { graph.replay(world) }.unwrap();
+    }
+    world.synchronize().unwrap();
+    let replayed = [download(&y), download(&ys), download(&ya)];
+    assert!(eager == replayed, "replays differ from the eager calls");
+}
+
+#[test]
+#[ignore = "needs KOSMOS_DEVICE naming a GPU (cuda:0)"]
+fn a_missing_signal_on_the_device_is_reported_not_hung() {
+    let options = WorldOptions {
+        wait_bound: Some(1 << 16),
+        ..WorldOptions::default()
+    };
+    let mut s = Setup::new(8, options);
+    let (m, n, k) = (s.m, s.n, s.k);
+    let y = s.world.alloc_symmetric::<f32>(m * n).unwrap();
+    let Setup {
+        world, ops, x, w, ..
+    } = &mut s;
+    ops.plant_missing_signal(3, 0);
+    ops.ag_gemm(world, x, w, Layout::N, &y, m, n, k).unwrap();
+    match world.synchronize() {
+        Err(WorldError::Timeout { records }) => {
+            let text = records
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ");
+            println!("{text}");
+            assert!(records.iter().any(|r| r.rank == 3), "{text}");
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    ops.recover().unwrap();
+    ops.ag_gemm(world, x, w, Layout::N, &y, m, n, k).unwrap();
+    world.synchronize().unwrap();
+}
