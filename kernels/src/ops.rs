@@ -903,9 +903,38 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
             let first = src * shard_rows + block * 128;
             let rows = min(shard_rows - block * 128, 128);
             let from = x.peer(src);
-            for i in (lane..rows * k / 8).step_by(lanes) {
+            // Four 16-byte chunks per lane and pass, loaded before any is stored; past the
+            // block's last chunk a lane copies its first one again (the same bytes).
+            let chunks = rows * k / 8;
+            for i in (lane..chunks).step_by(lanes * 4) {
                 let at = first * k + i * 8;
-                store_vec8(&gathered[at], load_vec8(&from[at]));
+                let at1 = if i + lanes < chunks {
+                    at + lanes * 8
+                } else {
+                    at
+                };
+                let at2 = if i + 2 * lanes < chunks {
+                    at + lanes * 16
+                } else {
+                    at
+                };
+                let at3 = if i + 3 * lanes < chunks {
+                    at + lanes * 24
+                } else {
+                    at
+                };
+                // SAFETY: every chunk lies in the block's rows, within `x`'s `m k` elements
+                // (checked by the host).
+                unsafe {
+                    let v0 = load_vec8(from.get_unchecked(at));
+                    let v1 = load_vec8(from.get_unchecked(at1));
+                    let v2 = load_vec8(from.get_unchecked(at2));
+                    let v3 = load_vec8(from.get_unchecked(at3));
+                    store_vec8(gathered.get_unchecked_mut(at), v0);
+                    store_vec8(gathered.get_unchecked_mut(at1), v1);
+                    store_vec8(gathered.get_unchecked_mut(at2), v2);
+                    store_vec8(gathered.get_unchecked_mut(at3), v3);
+                }
             }
             // A planted missing signal goes to the spare counter, which nobody waits on.
             let slot = if rank * 65536 + t == missing {
@@ -928,6 +957,36 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
         },
     );
     rearm(ready, queues, ranks * blocks + 1);
+}
+
+/// Writes `a, b, c, d` at `at..at + 4` of rank `rank`'s copy of `y` (f32), or of `y16`
+/// rounded to bf16 when `to_bf16` is 1.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn put4(
+    y: &Sym<[f32]>,
+    y16: &Sym<[bf16]>,
+    to_bf16: u32,
+    rank: u32,
+    at: u32,
+    a: f32,
+    b: f32,
+    c: f32,
+    d: f32,
+) {
+    if to_bf16 == 1 {
+        let out = y16.peer(rank);
+        out[at] = a as bf16;
+        out[at + 1] = b as bf16;
+        out[at + 2] = c as bf16;
+        out[at + 3] = d as bf16;
+    } else {
+        let out = y.peer(rank);
+        out[at] = a;
+        out[at + 1] = b;
+        out[at + 2] = c;
+        out[at + 3] = d;
+    }
 }
 
 /// `Y_r = ReduceScatter_M(X_r op(W_r))` (`AR = 0`) or `Y = AllReduce(X_r op(W_r))` (`AR =
@@ -986,11 +1045,13 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
     let partials = partial.local();
     let arrived = ready.local();
     let heads = queues.local();
+    // One rank: the partial tile is the result, written by the tile's own workgroup.
+    let alone = ranks == 1;
     dispatch(
         &heads[0],
         ranks * blocks * tiles_n,
         &heads[1],
-        blocks * tiles_n,
+        if alone { 0 } else { blocks * tiles_n },
         Scope::System,
         |t| (&arrived[t], ranks),
         |t| {
@@ -1001,37 +1062,44 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
             let end = (owner + 1) * shard_rows;
             let acc = tile_product(stages, operand, weights, m0, col * 128, end, n, k, 0, TB);
             let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
-            store_slab(partials, out16, 0, acc, row0, col * 128, end, n);
-            signal(&ready.peer(owner)[block * tiles_n + col], 1, Scope::System);
+            if alone {
+                store_slab(out, out16, BF16, acc, row0, col * 128, end, n);
+            } else {
+                store_slab(partials, out16, 0, acc, row0, col * 128, end, n);
+                signal(&ready.peer(owner)[block * tiles_n + col], 1, Scope::System);
+            }
         },
         |t| {
             let block = t / tiles_n;
             let n0 = t % tiles_n * 128;
             let rows = min(shard_rows - block * 128, 128);
             let cols = min(n - n0, 128);
-            for e in (lane..rows * 128).step_by(lanes) {
+            // Four neighbouring columns per lane (`n` is a multiple of 8: all four lie inside
+            // together), their loads from one rank independent of each other.
+            for e in (lane * 4..rows * 128).step_by(lanes * 4) {
                 let c = e & 127;
                 if c < cols {
                     let row = block * 128 + (e >> 7);
                     let at = (rank * shard_rows + row) * n + n0 + c;
-                    let mut sum = 0.0f32;
+                    let mut s0 = 0.0f32;
+                    let mut s1 = 0.0f32;
+                    let mut s2 = 0.0f32;
+                    let mut s3 = 0.0f32;
                     for s in 0..ranks {
-                        sum += partial.peer(s)[at];
+                        let part = partial.peer(s);
+                        // SAFETY: `at + 3 < m n`, which the host checked `partial` holds.
+                        unsafe {
+                            s0 += *part.get_unchecked(at);
+                            s1 += *part.get_unchecked(at + 1);
+                            s2 += *part.get_unchecked(at + 2);
+                            s3 += *part.get_unchecked(at + 3);
+                        }
                     }
                     if AR == 0 {
-                        let to = row * n + n0 + c;
-                        if BF16 == 1 {
-                            out16[to] = sum as bf16;
-                        } else {
-                            out[to] = sum;
-                        }
+                        put4(y, y16, BF16, rank, row * n + n0 + c, s0, s1, s2, s3);
                     } else {
-                        for s in 0..ranks {
-                            if BF16 == 1 {
-                                y16.peer(s)[at] = sum as bf16;
-                            } else {
-                                y.peer(s)[at] = sum;
-                            }
+                        for d in 0..ranks {
+                            put4(y, y16, BF16, d, at, s0, s1, s2, s3);
                         }
                     }
                 }
