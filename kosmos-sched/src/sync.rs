@@ -423,9 +423,10 @@ impl Sched {
         self.leave_unless_ok(b, status);
     }
 
-    /// Runs `body` as task `task` in `role`; with tracing on, lane 0 then appends a
-    /// (workgroup, rank, role, task, start, end) record to the control buffer (dropped, but
-    /// counted, once the buffer is full).
+    /// Runs `body` as task `task` in `role`; with tracing built in, lane 0 then appends a
+    /// (workgroup, rank, role, task, start, end) record to the control buffer if the world
+    /// keeps a trace (`WorldOptions::trace_capacity`; dropped, but counted, once the buffer
+    /// is full).
     pub fn traced(
         &self,
         b: &mut KernelBuilder,
@@ -441,34 +442,39 @@ impl Sched {
         body(b);
         let end = b.clock();
         b.if_then(self.lane0, |b| {
-            let count = word(b, self.control, control::TRACE_COUNT);
-            let one = b.const_u32(1);
-            let slot = b.atomic_rmw(RmwOp::Add, count, one, Ordering::Relaxed, Scope::Agent);
+            // A world without trace capacity (the default) costs a load per task here.
             let cap_ptr = word(b, self.control, control::TRACE_CAPACITY);
             let cap = b.load(cap_ptr, Type::U32);
-            let fits = b.cmp(CmpPred::Lt, slot, cap);
-            b.if_then(fits, |b| {
-                let words = b.const_u32(control::TRACE_WORDS);
-                let first = b.const_u32(control::TRACE_BASE);
-                let off = b.mul(slot, words);
-                let at = b.add(first, off);
-                let rec = b.ptr_offset(self.control, at, Type::U32);
-                let role = b.const_u32(role.code());
-                for (i, v) in [
-                    (0, self.team.workgroup()),
-                    (1, self.team.rank()),
-                    (2, role),
-                    (3, task),
-                ] {
-                    let p = word(b, rec, i);
-                    b.store(p, v);
-                }
-                // Words 4-7 as two u64 clocks (the record is 8-byte aligned).
-                for (i, v) in [(2, start), (3, end)] {
-                    let i = b.const_u32(i);
-                    let p = b.ptr_offset(rec, i, Type::U64);
-                    b.store(p, v);
-                }
+            let zero = b.const_u32(0);
+            let tracing = b.cmp(CmpPred::Gt, cap, zero);
+            b.if_then(tracing, |b| {
+                let count = word(b, self.control, control::TRACE_COUNT);
+                let one = b.const_u32(1);
+                let slot = b.atomic_rmw(RmwOp::Add, count, one, Ordering::Relaxed, Scope::Agent);
+                let fits = b.cmp(CmpPred::Lt, slot, cap);
+                b.if_then(fits, |b| {
+                    let words = b.const_u32(control::TRACE_WORDS);
+                    let first = b.const_u32(control::TRACE_BASE);
+                    let off = b.mul(slot, words);
+                    let at = b.add(first, off);
+                    let rec = b.ptr_offset(self.control, at, Type::U32);
+                    let role = b.const_u32(role.code());
+                    for (i, v) in [
+                        (0, self.team.workgroup()),
+                        (1, self.team.rank()),
+                        (2, role),
+                        (3, task),
+                    ] {
+                        let p = word(b, rec, i);
+                        b.store(p, v);
+                    }
+                    // Words 4-7 as two u64 clocks (the record is 8-byte aligned).
+                    for (i, v) in [(2, start), (3, end)] {
+                        let i = b.const_u32(i);
+                        let p = b.ptr_offset(rec, i, Type::U64);
+                        b.store(p, v);
+                    }
+                });
             });
         });
     }

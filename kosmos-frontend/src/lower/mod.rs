@@ -207,7 +207,10 @@ impl KernelDef {
             };
             scope.insert(name, binding);
         }
-        let sched = team.map(|t| Rc::new(Sched::new(&mut b, t, SchedOptions::default())));
+        // Tracing is built into every team kernel: a world without trace capacity records
+        // nothing (a load per task).
+        let traced = SchedOptions { trace: true };
+        let sched = team.map(|t| Rc::new(Sched::new(&mut b, t, traced)));
         let mut l = Lower::new(self.file.clone(), self.items.clone(), sched);
         l.scopes = vec![scope];
         l.infer_body(&self.body);
