@@ -10,6 +10,9 @@
 //!    rows then a gemm per rank (all-gather), or a gemm per rank then a reduce-scatter
 //!    kernel (`ops::reduce_scatter_rows`) — at the same per-rank shapes.
 //!
+//! 3. With `KOSMOS_BENCH_GPUS=N` instead: one rank per GPU on N GPUs (`bench/tp_multi_gpu.sh`
+//!    sets these against NCCL + cuBLAS and PyTorch's async-TP, from `bench/tp_torch.py`).
+//!
 //! Needs a CUDA GPU (`KOSMOS_DEVICE`, default the first GPU); elsewhere it says so and exits
 //! with code 2. Prints a table, writes JSON to `KOSMOS_BENCH_JSON` when set;
 //! `KOSMOS_BENCH_SHAPE` keeps the cases whose name contains it. Each op runs `WARMUP`
@@ -300,6 +303,28 @@ fn single_case(device: &Device, cublas: &Cublas, c: Case) -> Result<[f64; 5]> {
     Ok([fused_ms, gemm_ms, group_ms, cublas_ms, diff])
 }
 
+/// Part 3 (`KOSMOS_BENCH_GPUS=N`, N >= 2, instead of parts 1 and 2): one rank per GPU
+/// (`World::multi_gpu`); the median over runs of the slowest GPU's launch time. The
+/// baselines (NCCL + cuBLAS and PyTorch's async-TP through torch) are measured by
+/// `bench/tp_torch.py`; `bench/tp_multi_gpu.sh` runs both and sets them side by side.
+fn multi_gpu_case(gpus: usize, c: Case) -> Result<f64> {
+    let devices = (0..gpus).map(Device::cuda).collect::<Result<Vec<_>, _>>()?;
+    let mut world = World::multi_gpu(&devices, WorldOptions::default())?;
+    let mut tp = TpOps::new(&world)?;
+    let b = Buffers::new(&mut world, c)?;
+    let mut ms = Vec::with_capacity(gemm::TIMED);
+    for i in 0..gemm::WARMUP + gemm::TIMED {
+        fused(&mut tp, &mut world, c, &b)?;
+        world.synchronize()?;
+        if i >= gemm::WARMUP {
+            let slowest = world.last_launch_ms().iter().fold(0f32, |a, &t| a.max(t));
+            ms.push(f64::from(slowest));
+        }
+    }
+    ms.sort_by(f64::total_cmp);
+    Ok(ms[ms.len() / 2])
+}
+
 fn main() -> ExitCode {
     match run() {
         Ok(code) => code,
@@ -323,6 +348,12 @@ fn run() -> Result<ExitCode> {
         .filter(|c| c.name.contains(&filter))
         .collect();
     let tflops = |c: &Case, ms: f64| c.shape.flops() / (ms * 1e-3) / 1e12;
+    if let Some(gpus) = std::env::var("KOSMOS_BENCH_GPUS")
+        .ok()
+        .and_then(|g| g.parse().ok())
+    {
+        return multi_gpu(gpus, &cases);
+    }
     let (mut table, mut json, mut wrong) = (Vec::new(), Vec::new(), false);
     for c in &cases {
         let [fused_ms, gemm_ms, group_ms, cublas_ms, diff] = single_case(&device, &cublas, *c)?;
@@ -405,4 +436,39 @@ fn run() -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Part 3: every case on `gpus` GPUs, a rank each.
+fn multi_gpu(gpus: usize, cases: &[Case]) -> Result<ExitCode> {
+    let (mut table, mut json) = (Vec::new(), Vec::new());
+    for c in cases {
+        let ms = multi_gpu_case(gpus, *c)?;
+        let tflops = c.shape.flops() * gpus as f64 / (ms * 1e-3) / 1e12;
+        table.push(vec![
+            c.name.to_string(),
+            gpus.to_string(),
+            format!("{ms:.3}"),
+            format!("{tflops:.1}"),
+        ]);
+        json.push(report::object(&[
+            ("case", Field::Str(c.name.into())),
+            ("ranks", Field::Int(gpus as u64)),
+            ("m", Field::Int(c.shape.m as u64)),
+            ("n", Field::Int(c.shape.n as u64)),
+            ("k", Field::Int(c.shape.k as u64)),
+            ("fused_ms", Field::Num(ms)),
+        ]));
+    }
+    println!(
+        "{}",
+        report::table(
+            &["case", "GPUs", "fused ms", "fused TF/s (all GPUs)"],
+            &table
+        )
+    );
+    if let Ok(path) = std::env::var("KOSMOS_BENCH_JSON") {
+        let header = [("bench", Field::Str("tp multi-gpu".into()))];
+        std::fs::write(path, report::document(&header, &json))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }

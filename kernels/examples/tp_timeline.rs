@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (ranks, tokens, d_model, hidden) = if device.kind() == DeviceKind::Cpu {
         (2u32, 512, 256, 512)
     } else {
-        (4, 8192, 4096, 4096)
+        (4, 2048, 1024, 1024)
     };
     let options = WorldOptions {
         trace_capacity: 1 << 16,

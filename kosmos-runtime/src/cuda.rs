@@ -200,11 +200,14 @@ impl DeviceOps for CudaBackend {
         self.check("memory free", unsafe { result::free_sync(addr) })
     }
 
+    /// Finished when it returns: from pageable memory the driver may return before its DMA
+    /// has landed, and work on the runtime's streams (non-blocking) does not wait for it.
     fn write(&self, addr: u64, data: &[u8]) -> Result<()> {
         self.quiesce("host-to-device copy")?;
         self.check("host-to-device copy", unsafe {
             result::memcpy_htod_sync(addr, data)
-        })
+        })?;
+        self.quiesce("host-to-device copy")
     }
 
     fn read(&self, addr: u64, out: &mut [u8]) -> Result<()> {
@@ -225,6 +228,9 @@ impl DeviceOps for CudaBackend {
             }
         };
         self.check("memset", r.result())?;
+        // The memset is queued on the legacy stream, which the runtime's (non-blocking)
+        // streams do not wait for: finish it here, as a fill promises.
+        self.quiesce("memset")?;
         Ok(true)
     }
 

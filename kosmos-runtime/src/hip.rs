@@ -213,6 +213,8 @@ impl DeviceOps for HipBackend {
         self.check("memory free", unsafe { hip::hipFree(addr as *mut c_void) })
     }
 
+    /// Finished when it returns, as on CUDA: the runtime's streams need not wait for the
+    /// null stream's copies.
     fn write(&self, addr: u64, data: &[u8]) -> Result<()> {
         self.quiesce("host-to-device copy")?;
         self.check("host-to-device copy", unsafe {
@@ -221,7 +223,8 @@ impl DeviceOps for HipBackend {
                 data.as_ptr() as *mut c_void,
                 data.len(),
             )
-        })
+        })?;
+        self.quiesce("host-to-device copy")
     }
 
     fn read(&self, addr: u64, out: &mut [u8]) -> Result<()> {
@@ -247,6 +250,8 @@ impl DeviceOps for HipBackend {
             }
         };
         self.check("memset", e)?;
+        // Finished when it returns, as on CUDA.
+        self.quiesce("memset")?;
         Ok(true)
     }
 

@@ -14,6 +14,9 @@ use kosmos_ir::{CmpPred, Dim, KernelBuilder, Ordering, RmwOp, ScalarType, Scope,
 /// Back-off between polls of a wait, in nanoseconds (`s_sleep` / `nanosleep` / a yield).
 pub const POLL_SLEEP_NS: u32 = 128;
 
+/// How many times a task wait's bound a barrier waits: see [`Sched::barrier_bound`].
+pub const BARRIER_PATIENCE: u32 = 4;
+
 /// Shared-memory words used to broadcast lane 0's results.
 const SCRATCH_WORDS: u32 = 2;
 
@@ -224,7 +227,8 @@ impl Sched {
         kind: u32,
     ) {
         let status = self.one_lane(b, |b| {
-            let (status, seen) = self.poll(b, counter, scope, |b, seen| {
+            let bound = self.team.wait_bound();
+            let (status, seen) = self.poll(b, counter, scope, bound, |b, seen| {
                 b.cmp(CmpPred::Ge, seen, expected)
             });
             self.record_if_timed_out(b, status, kind, task, counter_id, expected, |_| seen);
@@ -242,6 +246,7 @@ impl Sched {
         b: &mut KernelBuilder,
         counter: Value,
         scope: Scope,
+        bound: Value,
         reached: impl Fn(&mut KernelBuilder, Value) -> Value,
     ) -> (Value, Value) {
         let zero = b.const_u32(0);
@@ -253,7 +258,6 @@ impl Sched {
                 let s = b.const_u32(WAIT_OK);
                 b.break_(&[s, seen]);
             });
-            let bound = self.team.wait_bound();
             let out = b.cmp(CmpPred::Ge, polls, bound);
             b.if_then(out, |b| {
                 let s = b.const_u32(WAIT_TIMED_OUT);
@@ -275,6 +279,20 @@ impl Sched {
             vec![b.add(polls, one)]
         });
         (res[0], res[1])
+    }
+
+    /// Polls a barrier waits at most: [`BARRIER_PATIENCE`] times a task wait's bound
+    /// (saturating). A barrier waits for the slowest rank's whole task list, and a signal
+    /// lost upstream must time out where it was lost, at a task's wait, before a barrier
+    /// gives up on the workgroups stuck there: the report then names the lost signal.
+    fn barrier_bound(&self, b: &mut KernelBuilder) -> Value {
+        let bound = self.team.wait_bound();
+        let most = b.const_u32(u32::MAX / BARRIER_PATIENCE);
+        let large = b.cmp(CmpPred::Gt, bound, most);
+        let patience = b.const_u32(BARRIER_PATIENCE);
+        let scaled = b.mul(bound, patience);
+        let max = b.const_u32(u32::MAX);
+        b.select(large, max, scaled)
     }
 
     /// Whether the world's abort flag is up (`i1`; lane 0).
@@ -396,7 +414,8 @@ impl Sched {
                             vec![b.const_u32(WAIT_OK)]
                         },
                         |b| {
-                            let (status, _) = self.poll(b, generation, system, |b, seen| {
+                            let bound = self.barrier_bound(b);
+                            let (status, _) = self.poll(b, generation, system, bound, |b, seen| {
                                 b.cmp(CmpPred::Ne, seen, before)
                             });
                             let none = b.const_u32(u32::MAX);
