@@ -21,7 +21,7 @@ pub mod ops;
 pub mod tp;
 
 pub use mlp::{MlpShape, TpMlp};
-pub use tp::{TpOps, TpOutput};
+pub use tp::{TpForward, TpOps, TpOutput};
 
 use kosmos::bf16;
 use kosmos::runtime::{
@@ -137,21 +137,8 @@ impl Ops {
         out: &mut Buffer<f32>,
     ) -> Result<()> {
         const OP: &str = "vector_add";
-        self.check_stream(OP, stream)?;
-        self.same_device(OP, "a", a)?;
-        self.same_device(OP, "b", b)?;
-        self.same_device(OP, "out", out)?;
-        if a.len() != b.len() || a.len() != out.len() {
-            return Err(Error::Shape {
-                op: OP,
-                message: format!(
-                    "lengths differ: a {}, b {}, out {}",
-                    a.len(),
-                    b.len(),
-                    out.len()
-                ),
-            });
-        }
+        let inputs = [("a", a.device(), a.len()), ("b", b.device(), b.len())];
+        self.check_elementwise(OP, stream, &inputs, ("out", out))?;
         let n = len_u32(OP, a.len())?;
         let cfg = LaunchConfig::for_elements(a.len(), ops::BLOCK);
         ops::vector_add::launch(&self.module, stream, cfg, a, b, out, n)?;

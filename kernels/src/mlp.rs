@@ -4,11 +4,10 @@
 //! Each rank holds `m / R` rows of tokens (`R` the world size) and a column slice `W1_r`
 //! (`d_model x d_ff / R`) and row slice `W2_r` (`d_ff / R x d_model`) of the weights. FC1 is
 //! one [`TpOps::ag_gemm`] launch, FC2 one [`TpOps::gemm_rs`] launch; the backward pass is
-//! [`TpOps::gemm_rs_backward`] (FC2), the activation's derivative, and
-//! [`TpOps::ag_gemm_backward`] (FC1). The activations the backward pass reads (the gathered
+//! [`TpOps::backward`] of FC2, the activation's derivative, and [`TpOps::backward`] of FC1. The activations the backward pass reads (the gathered
 //! input, FC1's output and its activation) stay in the block between the two.
 
-use crate::tp::TpOps;
+use crate::tp::{TpForward, TpOps};
 use crate::{Error, Result};
 use kosmos::bf16;
 use kosmos::runtime::{SymmetricBuffer, World};
@@ -122,16 +121,32 @@ impl TpMlp {
         } = self.shape;
         let hidden = self.hidden(world);
         // FC2 (Y = RS(H W2)): dH = AG(dY) W2^T, dW2 = H^T AG(dY).
-        ops.gemm_rs_backward(
-            world, dy, &self.h, &self.w2, &self.dh, dw2, tokens, d_model, hidden,
+        let fc2 = (tokens, d_model, hidden);
+        ops.backward(
+            world,
+            TpForward::GemmRs,
+            dy,
+            &self.h,
+            &self.w2,
+            &self.dh,
+            dw2,
+            fc2,
         )?;
         ops.each_rank(world, |local, stream, r| {
             let (dh, z) = (&self.dh.ranks()[r], &self.z.ranks()[r]);
             local.gelu_backward(stream, dh, z, &mut self.dz.ranks_mut()[r])
         })?;
         // FC1 (Z = AG(X) W1): dX = RS(dZ W1^T), dW1 = AG(X)^T dZ.
-        ops.ag_gemm_backward(
-            world, &self.dz, &self.x, &self.w1, dx, dw1, tokens, hidden, d_model,
+        let fc1 = (tokens, hidden, d_model);
+        ops.backward(
+            world,
+            TpForward::AgGemm,
+            &self.dz,
+            &self.x,
+            &self.w1,
+            dx,
+            dw1,
+            fc1,
         )
     }
 }

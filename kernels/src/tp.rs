@@ -16,6 +16,15 @@ use kosmos::runtime::{Buffer, DeviceScalar, Module, Stream, SymmetricBuffer, Wor
 /// Subgroups of a fused-op workgroup (two groups of four: a 128 x 128 output tile).
 const TP_SUBGROUPS: u32 = 8;
 
+/// The forward op whose backward pass [`TpOps::backward`] runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TpForward {
+    /// [`TpOps::ag_gemm`].
+    AgGemm,
+    /// [`TpOps::gemm_rs`].
+    GemmRs,
+}
+
 /// The result of a fused op: f32, or bf16 (rounded to nearest even; the accumulation and
 /// reductions are f32 either way).
 pub enum TpOutput<'a> {
@@ -247,55 +256,40 @@ impl TpOps {
         .map_err(Error::World)
     }
 
-    /// The backward pass of [`TpOps::ag_gemm`] (`Y = AllGather(X) W_r`, `W_r` stored `k x
-    /// n`): `dx = ReduceScatter(dY W_r^T)` (`m / R x k`, one fused launch of the
-    /// reduce-scatter kernel with `W_r` read transposed) and `dw = X^T dY_r` (`k x n`, a
-    /// local GEMM per rank reading the gathered `x` that the forward pass left, transposed).
-    /// `dy` is `m x n` on every rank.
+    /// The backward pass of `of` (`W_r` stored `k x n` in the forward pass), as fused
+    /// launches and a local GEMM per rank, from `dy`, the forward pass's `x` and `w`:
+    /// - [`TpForward::AgGemm`] (`Y = AllGather(X) W_r`): `dx = ReduceScatter(dY W_r^T)`
+    ///   (`m / R x k`, the reduce-scatter kernel reading `W_r` transposed) and `dw = X^T dY_r`
+    ///   (`k x n`, reading the gathered `x` the forward pass left, transposed); `dy` is
+    ///   `m x n` on every rank.
+    /// - [`TpForward::GemmRs`] (`Y_r = ReduceScatter(X_r W_r)`): `dx = AllGather(dY) W_r^T`
+    ///   (`m x k`, the all-gather kernel reading `W_r` transposed) and `dw = X_r^T
+    ///   AllGather(dY)` (`k x n`); `dy` is the gathered `m x n` gradient, in which rank `r`
+    ///   has put its own rows (as for [`TpOps::ag_gemm`]'s `x`), gathered in place.
     #[allow(clippy::too_many_arguments)]
-    pub fn ag_gemm_backward<'a>(
+    pub fn backward<'a>(
         &mut self,
         world: &mut World,
+        of: TpForward,
         dy: &SymmetricBuffer<bf16>,
         x: &SymmetricBuffer<bf16>,
         w: &SymmetricBuffer<bf16>,
         dx: impl Into<TpOutput<'a>>,
         dw: &mut SymmetricBuffer<f32>,
-        m: usize,
-        n: usize,
-        k: usize,
+        (m, n, k): (usize, usize, usize),
     ) -> Result<()> {
-        const OP: &str = "ag_gemm_backward";
-        dims(OP, world, m, n, k)?;
-        check_len(OP, "x", rank_len(x), m, k)?;
-        self.gemm_rs(world, dy, w, Layout::T, dx, m, k, n)?;
-        // dW_r = X^T dY_r: `a` holds X (m x k) = (X^T)^T.
-        self.local_gemms(world, OP, x, Layout::T, dy, Layout::N, dw, (k, n, m))
-    }
-
-    /// The backward pass of [`TpOps::gemm_rs`] (`Y_r = ReduceScatter(X_r W_r)`, `W_r` stored
-    /// `k x n`): `dx = AllGather(dY) W_r^T` (`m x k`, one fused launch of the all-gather
-    /// kernel with `W_r` read transposed) and `dw = X_r^T AllGather(dY)` (`k x n`, a local
-    /// GEMM per rank). `dy` is the gathered `m x n` gradient, in which rank `r` has put its
-    /// own rows (as for [`TpOps::ag_gemm`]'s `x`); the op gathers the rest into it.
-    #[allow(clippy::too_many_arguments)]
-    pub fn gemm_rs_backward<'a>(
-        &mut self,
-        world: &mut World,
-        dy: &SymmetricBuffer<bf16>,
-        x: &SymmetricBuffer<bf16>,
-        w: &SymmetricBuffer<bf16>,
-        dx: impl Into<TpOutput<'a>>,
-        dw: &mut SymmetricBuffer<f32>,
-        m: usize,
-        n: usize,
-        k: usize,
-    ) -> Result<()> {
-        const OP: &str = "gemm_rs_backward";
-        dims(OP, world, m, n, k)?;
-        check_len(OP, "x", rank_len(x), m, k)?;
-        self.ag_gemm(world, dy, w, Layout::T, dx, m, k, n)?;
-        self.local_gemms(world, OP, x, Layout::T, dy, Layout::N, dw, (k, n, m))
+        let op = match of {
+            TpForward::AgGemm => "backward of ag_gemm",
+            TpForward::GemmRs => "backward of gemm_rs",
+        };
+        dims(op, world, m, n, k)?;
+        check_len(op, "x", rank_len(x), m, k)?;
+        match of {
+            TpForward::AgGemm => self.gemm_rs(world, dy, w, Layout::T, dx, m, k, n)?,
+            TpForward::GemmRs => self.ag_gemm(world, dy, w, Layout::T, dx, m, k, n)?,
+        }
+        // dW_r = op(X)^T dY: `a` holds X (m x k) = (X^T)^T.
+        self.local_gemms(world, op, x, Layout::T, dy, Layout::N, dw, (k, n, m))
     }
 
     /// `c_r = op(a_r) op(b_r)` on every rank, queued on the rank's stream.

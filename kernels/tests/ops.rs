@@ -5,19 +5,10 @@
 use kernels::{Error, Ops};
 use kosmos::runtime::{Buffer, Device, Error as RuntimeError, LaunchConfig, Stream};
 use kosmos_testkernels::compare::{self, Scale};
-use kosmos_testkernels::{matmul_bf16_ref, random_bf16, vector_add_ref};
+use kosmos_testkernels::{matmul_bf16_ref, random_bf16, seed, vector_add_ref};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 const SIZES: [usize; 6] = [1, 2, 17, 64, 255, 257];
-
-fn seed() -> u64 {
-    let seed = std::env::var("KOSMOS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| rand::rng().random());
-    println!("seed {seed}");
-    seed
-}
 
 /// The kernels loaded on `device`, and a stream to run them on.
 fn ops_on(device: &Device) -> (Ops, Stream) {

@@ -9,17 +9,7 @@ use kosmos::bf16;
 use kosmos::runtime::{Device, DeviceScalar, SymmetricBuffer, World, WorldOptions};
 use kosmos_testkernels::compare::{self, Scale};
 use kosmos_testkernels::mlp::transposed;
-use kosmos_testkernels::random_bf16;
-use rand::Rng;
-
-fn seed() -> u64 {
-    let seed = std::env::var("KOSMOS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| rand::rng().random());
-    println!("seed {seed}");
-    seed
-}
+use kosmos_testkernels::{random_bf16, seed};
 
 /// World size, rows per rank, and each rank's `n` and `k`.
 const CASES: [(u32, usize, usize, usize); 5] = [
@@ -41,6 +31,14 @@ fn sym<T: DeviceScalar>(world: &mut World, data: &[Vec<T>]) -> SymmetricBuffer<T
         b.rank(r as u32).unwrap().upload(d).unwrap();
     }
     b
+}
+
+/// Each rank's `k x n` weights as `layout` stores them.
+fn stored(ws: &[Vec<bf16>], layout: Layout, k: usize, n: usize) -> Vec<Vec<bf16>> {
+    match layout {
+        Layout::N => ws.to_vec(),
+        Layout::T => ws.iter().map(|w| transposed(w, k, n)).collect(),
+    }
 }
 
 /// `a b` in f64 (`a` `m x k`, `b` `k x n`).
@@ -114,11 +112,7 @@ fn ag_gemm_matches_the_unfused_reference() {
         let y = world.alloc_symmetric::<f32>(m * n).unwrap();
         let y16 = world.alloc_symmetric::<bf16>(m * n).unwrap();
         for layout in [Layout::N, Layout::T] {
-            let stored: Vec<Vec<bf16>> = match layout {
-                Layout::N => ws.clone(),
-                Layout::T => ws.iter().map(|w| transposed(w, k, n)).collect(),
-            };
-            let w = sym(&mut world, &stored);
+            let w = sym(&mut world, &stored(&ws, layout, k, n));
             let what = format!("ag_gemm R={ranks} m={m} n={n} k={k} {layout:?}");
             let x = sym(&mut world, &own);
             let got = twice(&mut ops, &y, f32::NAN, &what, |ops| {
@@ -178,11 +172,7 @@ fn gemm_rs_and_gemm_ar_match_the_unfused_reference() {
         let y = world.alloc_symmetric::<f32>(shard * n).unwrap();
         let y16 = world.alloc_symmetric::<bf16>(shard * n).unwrap();
         for layout in [Layout::N, Layout::T] {
-            let stored: Vec<Vec<bf16>> = match layout {
-                Layout::N => ws.clone(),
-                Layout::T => ws.iter().map(|w| transposed(w, k, n)).collect(),
-            };
-            let w = sym(&mut world, &stored);
+            let w = sym(&mut world, &stored(&ws, layout, k, n));
             let what = format!("gemm_rs R={ranks} m={m} n={n} k={k} {layout:?}");
             let got = twice(&mut ops, &y, f32::NAN, &what, |ops| {
                 ops.gemm_rs(&mut world, &x, &w, layout, &y, m, n, k)?;

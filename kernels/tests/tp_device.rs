@@ -42,21 +42,57 @@ fn download(y: &SymmetricBuffer<f32>) -> Vec<Vec<f32>> {
     y.ranks().iter().map(|b| b.download().unwrap()).collect()
 }
 
-/// One world with an all-gather case (`x` gathered `m x k`, `w` `k x n`) and a reduction
-/// case (`xr` `m x kr` per rank, `wr` `kr x n`).
+/// One world with its ops and operands.
 struct Setup {
     world: World,
     ops: TpOps,
     local: Ops,
+    x_all: Vec<bf16>,
+    op: Operands,
+}
+
+/// An all-gather case (`x` gathered `m x k`, `w` `k x n`) and a reduction case (`xr`
+/// `m x kr` per rank, `wr` `kr x n`), and the results of the three ops.
+struct Operands {
     m: usize,
     n: usize,
     k: usize,
     kr: usize,
-    x_all: Vec<bf16>,
     x: SymmetricBuffer<bf16>,
     w: SymmetricBuffer<bf16>,
     xr: SymmetricBuffer<bf16>,
     wr: SymmetricBuffer<bf16>,
+    /// `ag_gemm`'s, `gemm_rs`'s and `gemm_ar`'s results.
+    y: SymmetricBuffer<f32>,
+    ys: SymmetricBuffer<f32>,
+    ya: SymmetricBuffer<f32>,
+}
+
+impl Operands {
+    /// Queues `ag_gemm`, `gemm_rs` and `gemm_ar` on `world`.
+    fn queue(&self, ops: &mut TpOps, world: &mut World) -> Result<(), WorldError> {
+        let Operands { m, n, k, kr, .. } = *self;
+        let (x, w, xr, wr) = (&self.x, &self.w, &self.xr, &self.wr);
+        let world_error = |e| match e {
+            kernels::Error::World(e) => e,
+            e => panic!("{e}"),
+        };
+        ops.ag_gemm(world, x, w, Layout::N, &self.y, m, n, k)
+            .and_then(|()| ops.gemm_rs(world, xr, wr, Layout::N, &self.ys, m, n, kr))
+            .and_then(|()| ops.gemm_ar(world, xr, wr, &self.ya, m, n, kr))
+            .map_err(world_error)
+    }
+
+    /// Poisons the three results.
+    fn poison(&self) {
+        for out in [&self.y, &self.ys, &self.ya] {
+            out.ranks().iter().for_each(|b| b.fill(f32::NAN).unwrap());
+        }
+    }
+
+    fn results(&self) -> [Vec<Vec<f32>>; 3] {
+        [download(&self.y), download(&self.ys), download(&self.ya)]
+    }
 }
 
 impl Setup {
@@ -88,19 +124,27 @@ impl Setup {
             .map(|q| random_bf16(300 + q as u64, kr * n))
             .collect();
         let wr = sym(&mut world, &wrs);
+        let y = world.alloc_symmetric::<f32>(m * n).unwrap();
+        let ys = world.alloc_symmetric::<f32>(m / r * n).unwrap();
+        let ya = world.alloc_symmetric::<f32>(m * n).unwrap();
         Setup {
             world,
             ops,
             local: Ops::new(&device).unwrap(),
-            m,
-            n,
-            k,
-            kr,
             x_all,
-            x,
-            w,
-            xr,
-            wr,
+            op: Operands {
+                m,
+                n,
+                k,
+                kr,
+                x,
+                w,
+                xr,
+                wr,
+                y,
+                ys,
+                ya,
+            },
         }
     }
 
@@ -115,18 +159,11 @@ impl Setup {
         let device = stream.device();
         (0..self.world.ranks() as usize)
             .map(|r| {
-                let mut c = device.alloc::<f32>(self.m * self.n).unwrap();
+                let (m, n) = (self.op.m, self.op.n);
+                let mut c = device.alloc::<f32>(m * n).unwrap();
                 let plan = self
                     .local
-                    .gemm_plan(
-                        &a.ranks()[r],
-                        Layout::N,
-                        &b.ranks()[r],
-                        Layout::N,
-                        self.m,
-                        self.n,
-                        k,
-                    )
+                    .gemm_plan(&a.ranks()[r], Layout::N, &b.ranks()[r], Layout::N, m, n, k)
                     .unwrap();
                 plan.launch(stream, &mut c).unwrap();
                 stream.synchronize().unwrap();
@@ -142,45 +179,24 @@ fn fused_ops_match_the_unfused_path_for_every_workgroup_count() {
     for ranks in [2, 4, 8] {
         let mut s = Setup::new(ranks, WorldOptions::default());
         let r = ranks as usize;
-        let (m, n, k, kr) = (s.m, s.n, s.k, s.kr);
+        let (m, n, k, kr) = (s.op.m, s.op.n, s.op.k, s.op.kr);
+        let image = kernels::KERNELS.image().unwrap();
+        let modules = s.world.load_module(&image).unwrap();
+        let block = 8 * kernels::subgroup_size(s.world.device());
+        let name = kernels::ops::ag_gemm::name::<0, 0>();
         let resident = s
             .world
-            .persistent_workgroups(
-                &s.world
-                    .load_module(&kernels::KERNELS.image().unwrap())
-                    .unwrap(),
-                "ag_gemm__tb0_bf160",
-                256,
-            )
+            .persistent_workgroups(&modules, &name, block)
             .unwrap();
-        let y = s.world.alloc_symmetric::<f32>(m * n).unwrap();
-        let ys = s.world.alloc_symmetric::<f32>(m / r * n).unwrap();
-        let mut runs: Vec<[Vec<Vec<f32>>; 3]> = Vec::new();
+        let mut runs = Vec::new();
         for per_rank in [1, resident.div_ceil(2), resident] {
             s.ops.set_workgroups_per_rank(Some(per_rank));
-            let Setup {
-                world,
-                ops,
-                x,
-                w,
-                xr,
-                wr,
-                ..
-            } = &mut s;
-            for out in [&y, &ys] {
-                out.ranks().iter().for_each(|b| b.fill(f32::NAN).unwrap());
-            }
-            ops.ag_gemm(world, x, w, Layout::N, &y, m, n, k).unwrap();
-            ops.gemm_rs(world, xr, wr, Layout::N, &ys, m, n, kr)
-                .unwrap();
-            world
+            s.op.poison();
+            s.op.queue(&mut s.ops, &mut s.world).unwrap();
+            s.world
                 .synchronize()
                 .unwrap_or_else(|e| panic!("R={ranks} W={per_rank}: {e}"));
-            let (ag, rs) = (download(&y), download(&ys));
-            y.ranks().iter().for_each(|b| b.fill(f32::NAN).unwrap());
-            ops.gemm_ar(world, xr, wr, &y, m, n, kr).unwrap();
-            world.synchronize().unwrap();
-            runs.push([ag, rs, download(&y)]);
+            runs.push(s.op.results());
         }
         for run in &runs[1..] {
             assert!(
@@ -190,14 +206,11 @@ fn fused_ops_match_the_unfused_path_for_every_workgroup_count() {
         }
         let [ag, rs, ar] = &runs[0];
         for q in 0..r {
-            assert_eq!(
-                s.x.ranks()[q].download().unwrap(),
-                s.x_all,
-                "R={ranks} rank {q} gathered"
-            );
+            let gathered = s.op.x.ranks()[q].download().unwrap();
+            assert_eq!(gathered, s.x_all, "R={ranks} rank {q} gathered");
         }
-        let want_ag = s.unfused(&s.x, &s.w, k);
-        let partials = s.unfused(&s.xr, &s.wr, kr);
+        let want_ag = s.unfused(&s.op.x, &s.op.w, k);
+        let partials = s.unfused(&s.op.xr, &s.op.wr, kr);
         let sum: Vec<f64> = (0..m * n)
             .map(|i| partials.iter().map(|p| p[i]).sum())
             .collect();
@@ -219,45 +232,24 @@ fn fused_ops_match_the_unfused_path_for_every_workgroup_count() {
 #[ignore = "needs KOSMOS_DEVICE naming a GPU (cuda:0)"]
 fn captured_fused_ops_replay_100_times_as_eager_calls() {
     let mut s = Setup::new(4, WorldOptions::default());
-    let (m, n, k, kr) = (s.m, s.n, s.k, s.kr);
-    let y = s.world.alloc_symmetric::<f32>(m * n).unwrap();
-    let ys = s.world.alloc_symmetric::<f32>(m / 4 * n).unwrap();
-    let ya = s.world.alloc_symmetric::<f32>(m * n).unwrap();
-    let Setup {
-        world,
-        ops,
-        x,
-        w,
-        xr,
-        wr,
-        ..
-    } = &mut s;
-    let mut record = |world: &mut World| -> Result<(), WorldError> {
-        let fail = |e: kernels::Error| match e {
-            kernels::Error::World(e) => e,
-            e => panic!("{e}"),
-        };
-        ops.ag_gemm(world, x, w, Layout::N, &y, m, n, k)
-            .map_err(fail)?;
-        ops.gemm_rs(world, xr, wr, Layout::N, &ys, m, n, kr)
-            .map_err(fail)?;
-        ops.gemm_ar(world, xr, wr, &ya, m, n, kr).map_err(fail)
-    };
-    record(world).unwrap();
-    world.synchronize().unwrap();
-    let eager = [download(&y), download(&ys), download(&ya)];
-    for out in [&y, &ys, &ya] {
-        out.ranks().iter().for_each(|b| b.fill(f32::NAN).unwrap());
-    }
-    let graph = world.capture(&mut record).unwrap();
+    s.op.queue(&mut s.ops, &mut s.world).unwrap();
+    s.world.synchronize().unwrap();
+    let eager = s.op.results();
+    s.op.poison();
+    let graph = s
+        .world
+        .capture(|world| s.op.queue(&mut s.ops, world))
+        .unwrap();
     for _ in 0..100 {
         // SAFETY: every buffer the ops read and write is a symmetric buffer alive in `s`,
-        // and the workspace the first eager call allocated stays in `ops`.
-        unsafe { graph.replay(world) }.unwrap();
+        // and the workspace the eager calls allocated stays in `s.ops`.
+        unsafe { graph.replay(&mut s.world) }.unwrap();
     }
-    world.synchronize().unwrap();
-    let replayed = [download(&y), download(&ys), download(&ya)];
-    assert!(eager == replayed, "replays differ from the eager calls");
+    s.world.synchronize().unwrap();
+    assert!(
+        eager == s.op.results(),
+        "replays differ from the eager calls"
+    );
 }
 
 #[test]
@@ -268,14 +260,13 @@ fn a_missing_signal_on_the_device_is_reported_not_hung() {
         ..WorldOptions::default()
     };
     let mut s = Setup::new(8, options);
-    let (m, n, k) = (s.m, s.n, s.k);
-    let y = s.world.alloc_symmetric::<f32>(m * n).unwrap();
-    let Setup {
-        world, ops, x, w, ..
-    } = &mut s;
-    ops.plant_missing_signal(3, 0);
-    ops.ag_gemm(world, x, w, Layout::N, &y, m, n, k).unwrap();
-    match world.synchronize() {
+    let Operands { m, n, k, .. } = s.op;
+    let (x, w, y) = (&s.op.x, &s.op.w, &s.op.y);
+    s.ops.plant_missing_signal(3, 0);
+    s.ops
+        .ag_gemm(&mut s.world, x, w, Layout::N, y, m, n, k)
+        .unwrap();
+    match s.world.synchronize() {
         Err(WorldError::Timeout { records }) => {
             let text = records
                 .iter()
@@ -287,7 +278,9 @@ fn a_missing_signal_on_the_device_is_reported_not_hung() {
         }
         other => panic!("expected a timeout, got {other:?}"),
     }
-    ops.recover().unwrap();
-    ops.ag_gemm(world, x, w, Layout::N, &y, m, n, k).unwrap();
-    world.synchronize().unwrap();
+    s.ops.recover().unwrap();
+    s.ops
+        .ag_gemm(&mut s.world, x, w, Layout::N, y, m, n, k)
+        .unwrap();
+    s.world.synchronize().unwrap();
 }

@@ -204,33 +204,12 @@ impl Sched {
         task: Value,
         counter_id: Value,
     ) {
-        self.bounded_wait(
-            b,
-            counter,
-            expected,
-            scope,
-            task,
-            counter_id,
-            WaitKind::TASK_CODE,
-        );
-    }
-
-    #[allow(clippy::too_many_arguments)] // the fields of the error record it may write
-    fn bounded_wait(
-        &self,
-        b: &mut KernelBuilder,
-        counter: Value,
-        expected: Value,
-        scope: Scope,
-        task: Value,
-        counter_id: Value,
-        kind: u32,
-    ) {
         let status = self.one_lane(b, |b| {
             let bound = self.team.wait_bound();
             let (status, seen) = self.poll(b, counter, scope, bound, |b, seen| {
                 b.cmp(CmpPred::Ge, seen, expected)
             });
+            let kind = WaitKind::TASK_CODE;
             self.record_if_timed_out(b, status, kind, task, counter_id, expected, |_| seen);
             vec![status]
         })[0];

@@ -333,6 +333,18 @@ pub fn handshake_ref(n: usize) -> Vec<u32> {
     (0..n as u32).map(|t| 3 * t + 7).collect()
 }
 
+/// The seed of a test's random inputs: `KOSMOS_SEED` to replay a run, else a fresh one;
+/// printed either way.
+pub fn seed() -> u64 {
+    use rand::Rng;
+    let seed = std::env::var("KOSMOS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| rand::rng().random());
+    println!("seed {seed}");
+    seed
+}
+
 /// A reproducible stream of `len` bf16 values in [-1, 1) from `seed` (splitmix64).
 pub fn random_bf16(seed: u64, len: usize) -> Vec<bf16> {
     let mut state = seed;
