@@ -138,9 +138,7 @@ impl Ops {
     ) -> Result<()> {
         const OP: &str = "vector_add";
         let inputs = [("a", a.device(), a.len()), ("b", b.device(), b.len())];
-        self.check_elementwise(OP, stream, &inputs, ("out", out))?;
-        let n = len_u32(OP, a.len())?;
-        let cfg = LaunchConfig::for_elements(a.len(), ops::BLOCK);
+        let (n, cfg) = self.check_elementwise(OP, stream, &inputs, ("out", out))?;
         ops::vector_add::launch(&self.module, stream, cfg, a, b, out, n)?;
         Ok(())
     }
@@ -148,9 +146,8 @@ impl Ops {
     /// `h = gelu(z)` elementwise (the tanh form; `ops::gelu`), rounded to bf16.
     pub fn gelu(&self, stream: &Stream, z: &Buffer<f32>, h: &mut Buffer<bf16>) -> Result<()> {
         const OP: &str = "gelu";
-        self.check_elementwise(OP, stream, &[("z", z.device(), z.len())], ("h", h))?;
-        let n = len_u32(OP, z.len())?;
-        let cfg = LaunchConfig::for_elements(z.len(), ops::BLOCK);
+        let (n, cfg) =
+            self.check_elementwise(OP, stream, &[("z", z.device(), z.len())], ("h", h))?;
         ops::gelu::launch(&self.module, stream, cfg, z, h, n)?;
         Ok(())
     }
@@ -165,22 +162,21 @@ impl Ops {
     ) -> Result<()> {
         const OP: &str = "gelu_backward";
         let inputs = [("dh", dh.device(), dh.len()), ("z", z.device(), z.len())];
-        self.check_elementwise(OP, stream, &inputs, ("dz", dz))?;
-        let n = len_u32(OP, z.len())?;
-        let cfg = LaunchConfig::for_elements(z.len(), ops::BLOCK);
+        let (n, cfg) = self.check_elementwise(OP, stream, &inputs, ("dz", dz))?;
         ops::gelu_backward::launch(&self.module, stream, cfg, dh, z, dz, n)?;
         Ok(())
     }
 
     /// The stream and every buffer of an elementwise op are on this device, and the inputs
-    /// (name, device, length) are as long as the output.
+    /// (name, device, length) are as long as the output; gives the element count and the
+    /// launch's configuration.
     fn check_elementwise<T: DeviceScalar>(
         &self,
         op: &'static str,
         stream: &Stream,
         inputs: &[(&'static str, &Device, usize)],
         (out_name, out): (&'static str, &Buffer<T>),
-    ) -> Result<()> {
+    ) -> Result<(u32, LaunchConfig)> {
         self.check_stream(op, stream)?;
         self.same_device(op, out_name, out)?;
         for &(what, device, len) in inputs {
@@ -199,7 +195,8 @@ impl Ops {
                 });
             }
         }
-        Ok(())
+        let n = len_u32(op, out.len())?;
+        Ok((n, LaunchConfig::for_elements(out.len(), ops::BLOCK)))
     }
 
     /// `out[0] = sum(input)`, accumulated in f32 in a fixed order (two passes: per-workgroup

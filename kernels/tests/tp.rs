@@ -87,14 +87,49 @@ fn check<T: Copy + Into<f64>>(got: &[T], want: &[f64], tolerance: f64, what: Str
 /// bf16 results: half an ulp (up to 2^-8 of the value) on top of the f32 result's error.
 const BF16_OUT: f64 = 1.0 / 128.0;
 
-#[test]
-fn ag_gemm_matches_the_unfused_reference() {
+/// One of [`CASES`]: world size, rows per rank and in all, `n`, `k`, and the seed of its
+/// inputs.
+struct Case {
+    ranks: u32,
+    shard: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+    seed: u64,
+}
+
+/// Runs `test` on every case of [`CASES`], each with a fresh CPU world and its ops.
+fn each_case(mut test: impl FnMut(&Case, &mut World, &mut TpOps)) {
     let seed = seed();
-    for (case, &(ranks, shard, n, k)) in CASES.iter().enumerate() {
-        let (r_us, m) = (ranks as usize, shard * ranks as usize);
+    for (i, &(ranks, shard, n, k)) in CASES.iter().enumerate() {
+        let m = shard * ranks as usize;
+        let seed = seed.wrapping_add(100 * i as u64);
         let mut world = world(ranks);
         let mut ops = TpOps::new(&world).unwrap();
-        let s = seed.wrapping_add(100 * case as u64);
+        let case = Case {
+            ranks,
+            shard,
+            m,
+            n,
+            k,
+            seed,
+        };
+        test(&case, &mut world, &mut ops);
+    }
+}
+
+#[test]
+fn ag_gemm_matches_the_unfused_reference() {
+    each_case(|c, world, ops| {
+        let Case {
+            ranks,
+            shard,
+            m,
+            n,
+            k,
+            seed: s,
+        } = *c;
+        let r_us = ranks as usize;
         let x_all = random_bf16(s, m * k);
         let ws: Vec<Vec<bf16>> = (0..r_us)
             .map(|r| random_bf16(s + 1 + r as u64, k * n))
@@ -112,15 +147,15 @@ fn ag_gemm_matches_the_unfused_reference() {
         let y = world.alloc_symmetric::<f32>(m * n).unwrap();
         let y16 = world.alloc_symmetric::<bf16>(m * n).unwrap();
         for layout in [Layout::N, Layout::T] {
-            let w = sym(&mut world, &stored(&ws, layout, k, n));
+            let w = sym(world, &stored(&ws, layout, k, n));
             let what = format!("ag_gemm R={ranks} m={m} n={n} k={k} {layout:?}");
-            let x = sym(&mut world, &own);
-            let got = twice(&mut ops, &y, f32::NAN, &what, |ops| {
+            let x = sym(world, &own);
+            let got = twice(ops, &y, f32::NAN, &what, |ops| {
                 // The gather fills the peers' rows in: put them back to poison each run.
                 for (r, d) in own.iter().enumerate() {
                     x.rank(r as u32).unwrap().upload(d).unwrap();
                 }
-                ops.ag_gemm(&mut world, &x, &w, layout, &y, m, n, k)?;
+                ops.ag_gemm(world, &x, &w, layout, &y, m, n, k)?;
                 Ok(world.synchronize()?)
             });
             for r in 0..r_us {
@@ -132,8 +167,8 @@ fn ag_gemm_matches_the_unfused_reference() {
                 );
                 assert_eq!(x.rank(r as u32).unwrap().download().unwrap(), x_all);
             }
-            let got16 = twice(&mut ops, &y16, bf16::NAN, &what, |ops| {
-                ops.ag_gemm(&mut world, &x, &w, layout, &y16, m, n, k)?;
+            let got16 = twice(ops, &y16, bf16::NAN, &what, |ops| {
+                ops.ag_gemm(world, &x, &w, layout, &y16, m, n, k)?;
                 Ok(world.synchronize()?)
             });
             for r in 0..r_us {
@@ -145,17 +180,21 @@ fn ag_gemm_matches_the_unfused_reference() {
                 );
             }
         }
-    }
+    });
 }
 
 #[test]
 fn gemm_rs_and_gemm_ar_match_the_unfused_reference() {
-    let seed = seed();
-    for (case, &(ranks, shard, n, k)) in CASES.iter().enumerate() {
-        let (r_us, m) = (ranks as usize, shard * ranks as usize);
-        let mut world = world(ranks);
-        let mut ops = TpOps::new(&world).unwrap();
-        let s = seed.wrapping_add(100 * case as u64);
+    each_case(|c, world, ops| {
+        let Case {
+            ranks,
+            shard,
+            m,
+            n,
+            k,
+            seed: s,
+        } = *c;
+        let r_us = ranks as usize;
         let xs: Vec<Vec<bf16>> = (0..r_us)
             .map(|r| random_bf16(s + 2 * r as u64, m * k))
             .collect();
@@ -168,18 +207,18 @@ fn gemm_rs_and_gemm_ar_match_the_unfused_reference() {
                 *s += p;
             }
         }
-        let x = sym(&mut world, &xs);
+        let x = sym(world, &xs);
         let y = world.alloc_symmetric::<f32>(shard * n).unwrap();
         let y16 = world.alloc_symmetric::<bf16>(shard * n).unwrap();
         for layout in [Layout::N, Layout::T] {
-            let w = sym(&mut world, &stored(&ws, layout, k, n));
+            let w = sym(world, &stored(&ws, layout, k, n));
             let what = format!("gemm_rs R={ranks} m={m} n={n} k={k} {layout:?}");
-            let got = twice(&mut ops, &y, f32::NAN, &what, |ops| {
-                ops.gemm_rs(&mut world, &x, &w, layout, &y, m, n, k)?;
+            let got = twice(ops, &y, f32::NAN, &what, |ops| {
+                ops.gemm_rs(world, &x, &w, layout, &y, m, n, k)?;
                 Ok(world.synchronize()?)
             });
-            let got16 = twice(&mut ops, &y16, bf16::NAN, &what, |ops| {
-                ops.gemm_rs(&mut world, &x, &w, layout, &y16, m, n, k)?;
+            let got16 = twice(ops, &y16, bf16::NAN, &what, |ops| {
+                ops.gemm_rs(world, &x, &w, layout, &y16, m, n, k)?;
                 Ok(world.synchronize()?)
             });
             for r in 0..r_us {
@@ -193,11 +232,11 @@ fn gemm_rs_and_gemm_ar_match_the_unfused_reference() {
                 check(&got16[r], want, BF16_OUT, format!("{what} bf16 rank {r}"));
             }
         }
-        let w = sym(&mut world, &ws);
+        let w = sym(world, &ws);
         let y = world.alloc_symmetric::<f32>(m * n).unwrap();
         let what = format!("gemm_ar R={ranks} m={m} n={n} k={k}");
-        let got = twice(&mut ops, &y, f32::NAN, &what, |ops| {
-            ops.gemm_ar(&mut world, &x, &w, &y, m, n, k)?;
+        let got = twice(ops, &y, f32::NAN, &what, |ops| {
+            ops.gemm_ar(world, &x, &w, &y, m, n, k)?;
             Ok(world.synchronize()?)
         });
         for (r, got) in got.iter().enumerate() {
@@ -205,7 +244,7 @@ fn gemm_rs_and_gemm_ar_match_the_unfused_reference() {
         }
         // Every rank holds the same sums, bit for bit (the vectors have no NaN left).
         assert!(got.iter().all(|g| *g == got[0]), "{what}: ranks differ");
-    }
+    });
 }
 
 /// Shapes and buffers that do not fit are errors naming the argument, before any launch.
