@@ -121,14 +121,7 @@ fn each_case(mut test: impl FnMut(&Case, &mut World, &mut TpOps)) {
 #[test]
 fn ag_gemm_matches_the_unfused_reference() {
     each_case(|c, world, ops| {
-        let Case {
-            ranks,
-            shard,
-            m,
-            n,
-            k,
-            seed: s,
-        } = *c;
+        let (ranks, shard, m, n, k, s) = (c.ranks, c.shard, c.m, c.n, c.k, c.seed);
         let r_us = ranks as usize;
         let x_all = random_bf16(s, m * k);
         let ws: Vec<Vec<bf16>> = (0..r_us)
@@ -186,14 +179,7 @@ fn ag_gemm_matches_the_unfused_reference() {
 #[test]
 fn gemm_rs_and_gemm_ar_match_the_unfused_reference() {
     each_case(|c, world, ops| {
-        let Case {
-            ranks,
-            shard,
-            m,
-            n,
-            k,
-            seed: s,
-        } = *c;
+        let (ranks, shard, m, n, k, s) = (c.ranks, c.shard, c.m, c.n, c.k, c.seed);
         let r_us = ranks as usize;
         let xs: Vec<Vec<bf16>> = (0..r_us)
             .map(|r| random_bf16(s + 2 * r as u64, m * k))
