@@ -3,7 +3,7 @@
 //! rank) on emulated worlds of 1 and 8 ranks, queued back to back with one synchronize at
 //! the end — eagerly (`World::launch`), and as replays of a graph captured once
 //! (`World::capture`, one launch per graph and `GRAPH_LAUNCHES` per graph) — against the
-//! baseline of waiting for every launch (`World::run`), timed in the same process.
+//! baseline of waiting for every launch (`World::launch` then `World::synchronize`), timed in the same process.
 //!
 //! Runs on `KOSMOS_DEVICE` (default the first GPU, else the CPU device). Prints a table,
 //! writes JSON to `KOSMOS_BENCH_JSON` when set. `KOSMOS_BENCH_LAUNCHES` sets the launches
@@ -90,7 +90,10 @@ fn bench_world(device: &Device, ranks: u32, launches: usize) -> Result<Vec<Row>>
             total_us,
         })
     };
-    let run = |w: &mut World| w.run(&modules, kernel, 1, block, &args);
+    let run = |w: &mut World| {
+        w.launch(&modules, kernel, 1, block, &args)?;
+        w.synchronize()
+    };
     row(
         "launch + synchronize each (run)",
         time(&mut world, launches, 1, run)?,

@@ -235,10 +235,11 @@ fn expand(
     let launch = if def.has_team() {
         let const_params = consts.iter().map(|c| quote!(const #c: u32));
         let generics = quote!(<M: #rt::WorldModules + ?Sized, #(#const_params),*>);
-        // `launch` queues (World::launch), `run` also waits (World::run). Every symmetric
-        // buffer argument must be the world's (World::check_symmetric).
-        let launcher = |method: &str, doc: String| {
+        // `launch` queues (World::launch), `run` also waits (World::synchronize). Every
+        // symmetric buffer argument must be the world's (World::check_symmetric).
+        let launcher = |method: &str, doc: String, wait: bool| {
             let method = format_ident!("{}", method);
+            let wait = wait.then(|| quote!(?; world.synchronize()));
             quote! {
                 #[doc = #doc]
                 #[allow(clippy::too_many_arguments)]
@@ -251,7 +252,7 @@ fn expand(
                 ) -> ::std::result::Result<(), #rt::WorldError> {
                     let kernel: &str = #name_expr;
                     #(#sym_checks)*
-                    world.#method(modules, kernel, per_rank, block, &[#(#args),*])
+                    world.launch(modules, kernel, per_rank, block, &[#(#args),*]) #wait
                 }
             }
         };
@@ -261,6 +262,7 @@ fn expand(
                 "Queues a launch of `{name}` on every rank of `world` (`per_rank` workgroups \
                  of `block` lanes each) from `modules`, without waiting; see `World::launch`."
             ),
+            false,
         );
         let run = launcher(
             "run",
@@ -268,6 +270,7 @@ fn expand(
                 "Launches `{name}` like `launch` and waits for it (`World::synchronize`): its \
                  timeouts are this call's error."
             ),
+            true,
         );
         quote!(#launch #run)
     } else {

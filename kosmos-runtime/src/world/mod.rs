@@ -751,19 +751,6 @@ impl World {
         Ok(())
     }
 
-    /// [`World::launch`], then [`World::synchronize`]: a launch that waits.
-    pub fn run<M: WorldModules + ?Sized>(
-        &mut self,
-        modules: &M,
-        kernel: &str,
-        per_rank: u32,
-        block: u32,
-        args: &[KernelArg<'_>],
-    ) -> Result<(), WorldError> {
-        self.launch(modules, kernel, per_rank, block, args)?;
-        self.synchronize()
-    }
-
     /// A failure to queue work on site `site` as a world error: the CPU device, which
     /// runs the work in the calling thread, stopped at the host's wait limit.
     fn launch_error(&self, site: usize, kernel: &str, e: Error) -> WorldError {

@@ -28,7 +28,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Median wall time (µs) of a world launch of `kernel` and the wait for it
-/// (`World::run`) after a warm-up; `state` zeroed before each launch.
+/// (`World::launch`, then `World::synchronize`) after a warm-up; `state` zeroed before each launch.
 fn time(
     world: &mut World,
     module: &Module,
@@ -44,7 +44,8 @@ fn time(
         args.extend(extra.map(KernelArg::from));
         let t = Instant::now();
         world
-            .run(module, kernel, wgs, BLOCK, &args)
+            .launch(module, kernel, wgs, BLOCK, &args)
+            .and_then(|()| world.synchronize())
             .unwrap_or_else(|e| panic!("{kernel}: {e}"));
         t.elapsed().as_secs_f64() * 1e6
     };

@@ -161,7 +161,8 @@ pub fn run_pipeline_in<M: WorldModules + ?Sized>(
         None => world.persistent_workgroups(module, name, BLOCK)?,
     };
     let args: Vec<KernelArg<'_>> = p.args(&plans[0]).into_iter().map(KernelArg::from).collect();
-    world.run(module, name, per_rank, BLOCK, &args)?;
+    world.launch(module, name, per_rank, BLOCK, &args)?;
+    world.synchronize()?;
 
     let mut problems = Vec::new();
     for (r, plan) in plans.iter().enumerate() {
@@ -237,13 +238,14 @@ pub fn time_world_launch<M: WorldModules + ?Sized>(
     let mut times = Vec::with_capacity(trials);
     for trial in 0..=trials {
         before(world)?;
-        world.run(
+        world.launch(
             modules,
             kernel,
             per_rank,
             world_kernels::BLOCK,
             &[KernelArg::from(n)],
         )?;
+        world.synchronize()?;
         let slowest = world
             .last_launch_ms()
             .iter()

@@ -171,13 +171,15 @@ fn launches_reading_a_dropped_or_unknown_symmetric_buffer_are_refused() {
     let mut world = World::emulated(&device, 2, WorldOptions::default()).unwrap();
     let modules = load_world_kernels(&world).unwrap();
     let copy = |world: &mut World| {
-        world.run(
-            &modules,
-            world_kernels::PEER_COPY,
-            1,
-            world_kernels::BLOCK,
-            &[KernelArg::from(4u32)],
-        )
+        world
+            .launch(
+                &modules,
+                world_kernels::PEER_COPY,
+                1,
+                world_kernels::BLOCK,
+                &[KernelArg::from(4u32)],
+            )
+            .and_then(|()| world.synchronize())
     };
     let flags = world.alloc_symmetric::<u32>(2).unwrap();
     // PEER_COPY reads SRC (2) and DST (3): neither exists yet.
@@ -209,13 +211,14 @@ fn launches_reading_a_dropped_or_unknown_symmetric_buffer_are_refused() {
     );
     // A kernel that reads only live buffers still runs.
     world
-        .run(
+        .launch(
             &modules,
             world_kernels::PINGPONG,
             1,
             world_kernels::BLOCK,
             &[KernelArg::from(3u32)],
         )
+        .and_then(|()| world.synchronize())
         .unwrap();
     assert_eq!(flags.rank(0).unwrap().download().unwrap(), [0, 3]);
     // The freed index is the next allocation's, and the copy reads the new buffer.
