@@ -137,20 +137,14 @@ impl TpOps {
         n: usize,
         k: usize,
     ) -> Result<()> {
-        const OP: &str = "ag_gemm";
         let y = y.into();
-        let d = dims(OP, world, m, n, k)?;
-        check_len(OP, "x", rank_len(x), m, k)?;
-        check_len(OP, "w", rank_len(w), k, n)?;
-        check_len(OP, "y", y.len(), m, n)?;
-        check_chunks(OP, n, k)?;
+        let d = operands("ag_gemm", world, x, w, (&y, m), (m, n, k))?;
         // A counter per block of rows, and the spare one of a planted missing signal.
         let blocks = d.shard.div_ceil(128) * world.ranks();
         self.ensure_workspace(world, blocks as usize + 1, 0)?;
         let missing = self.missing.take().map_or(u32::MAX, |(r, t)| r * 65536 + t);
         let name = ops::ag_gemm::name_of(w_layout.bit(), y.bf16_bit());
-        let per_rank = self.per_rank(world, &name)?;
-        let block = TP_SUBGROUPS * subgroup_size(world.device());
+        let (per_rank, block) = self.grid(world, &name)?;
         let ws = self.workspace.as_ref().expect("allocated above");
         let (y32, y16) = outputs(&y, ws);
         let md = &self.modules;
@@ -222,17 +216,16 @@ impl TpOps {
         (m, n, k): (usize, usize, usize),
         all: bool,
     ) -> Result<()> {
-        let d = dims(op, world, m, n, k)?;
-        check_len(op, "x", rank_len(x), m, k)?;
-        check_len(op, "w", rank_len(w), k, n)?;
-        let y_rows = if all { m } else { d.shard as usize };
-        check_len(op, "y", y.len(), y_rows, n)?;
-        check_chunks(op, n, k)?;
+        let y_rows = if all {
+            m
+        } else {
+            m / world.ranks().max(1) as usize
+        };
+        let d = operands(op, world, x, w, (&y, y_rows), (m, n, k))?;
         let tiles = d.shard.div_ceil(128) * d.n.div_ceil(128);
         self.ensure_workspace(world, tiles as usize, m * n)?;
         let name = ops::gemm_rs::name_of(w_layout.bit(), y.bf16_bit(), all as u32);
-        let per_rank = self.per_rank(world, &name)?;
-        let block = TP_SUBGROUPS * subgroup_size(world.device());
+        let (per_rank, block) = self.grid(world, &name)?;
         let ws = self.workspace.as_ref().expect("allocated above");
         let (y32, y16) = outputs(&y, ws);
         let md = &self.modules;
@@ -352,16 +345,14 @@ impl TpOps {
         self.workspace.as_ref().map_or(Ok(()), Workspace::reset)
     }
 
-    fn per_rank(&self, world: &World, kernel: &str) -> Result<u32> {
-        match self.workgroups {
-            Some(n) => Ok(n),
-            None => {
-                let block = TP_SUBGROUPS * subgroup_size(world.device());
-                Ok(world
-                    .persistent_workgroups(&self.modules, kernel, block)
-                    .map_err(Error::World)?)
-            }
-        }
+    /// Workgroups per rank and lanes per workgroup of a launch of `kernel`.
+    fn grid(&self, world: &World, kernel: &str) -> Result<(u32, u32)> {
+        let block = TP_SUBGROUPS * subgroup_size(world.device());
+        let per_rank = match self.workgroups {
+            Some(n) => n,
+            None => world.persistent_workgroups(&self.modules, kernel, block)?,
+        };
+        Ok((per_rank, block))
     }
 
     /// Makes the workspace hold `counters` readiness counters and `partial` partial-product
@@ -417,6 +408,24 @@ fn outputs<'a>(
         TpOutput::F32(y) => (y, &ws.spare_bf16),
         TpOutput::Bf16(y) => (&ws.spare_f32, y),
     }
+}
+
+/// Checks a fused op's shape and operands: `x` (`m x k`), `w` (`k x n` elements) and
+/// `y` (`y_rows x n`) on every rank, `n` and `k` whole 16-byte chunks.
+fn operands(
+    op: &'static str,
+    world: &World,
+    x: &SymmetricBuffer<bf16>,
+    w: &SymmetricBuffer<bf16>,
+    (y, y_rows): (&TpOutput<'_>, usize),
+    (m, n, k): (usize, usize, usize),
+) -> Result<Dims> {
+    let d = dims(op, world, m, n, k)?;
+    check_len(op, "x", rank_len(x), m, k)?;
+    check_len(op, "w", rank_len(w), k, n)?;
+    check_len(op, "y", y.len(), y_rows, n)?;
+    check_chunks(op, n, k)?;
+    Ok(d)
 }
 
 /// Checks a fused op's shape on `world`: nothing empty, `m` divisible by the world size,
