@@ -876,11 +876,8 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
     let blocks = (shard_rows + 127) / 128;
     let tiles_n = (n + 127) / 128;
     let per_shard = blocks * tiles_n;
-    let gathered = x.local();
-    let weights = w.local();
-    let out = y.local();
-    let out16 = y16.local();
-    let arrived = ready.local();
+    // Each role looks its buffers up itself: pointers held across the loop would take
+    // registers from the tile's main loop (and spill it at two workgroups per processor).
     let heads = queues.local();
     dispatch(
         &heads[0],
@@ -892,7 +889,7 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
         // `per_shard` tiles) waits for nothing.
         |t| {
             (
-                &arrived[(rank + t / per_shard) % ranks * blocks
+                &ready.local()[(rank + t / per_shard) % ranks * blocks
                     + tile_row(t % per_shard, blocks, tiles_n)],
                 min(t / per_shard, 1),
             )
@@ -903,6 +900,7 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
             let first = src * shard_rows + block * 128;
             let rows = min(shard_rows - block * 128, 128);
             let from = x.peer(src);
+            let gathered = x.local();
             // Four 16-byte chunks per lane and pass, loaded before any is stored; past the
             // block's last chunk a lane copies its first one again (the same bytes).
             let chunks = rows * k / 8;
@@ -942,7 +940,7 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
             } else {
                 src * blocks + block
             };
-            signal(&arrived[slot], 1, Scope::Agent);
+            signal(&ready.local()[slot], 1, Scope::Agent);
         },
         |t| {
             let src = (rank + t / per_shard) % ranks;
@@ -951,8 +949,12 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
             let n0 = tile_col(tile, blocks, tiles_n) * 128;
             // Rows past the shard's end belong to the next shard: not read, not written.
             let end = (src + 1) * shard_rows;
+            let gathered = x.local();
+            let weights = w.local();
             let acc = tile_product(stages, gathered, weights, m0, n0, end, n, k, 0, TB);
             let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
+            let out = y.local();
+            let out16 = y16.local();
             store_slab(out, out16, BF16, acc, row0, n0, end, n);
         },
     );
@@ -1035,15 +1037,9 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
     let ranks = world_size();
     let lane = workitem_id_x();
     let lanes = workgroup_size_x();
-    let m = ranks * shard_rows;
     let blocks = (shard_rows + 127) / 128;
     let tiles_n = (n + 127) / 128;
-    let operand = x.local();
-    let weights = w.local();
-    let out = y.local();
-    let out16 = y16.local();
-    let partials = partial.local();
-    let arrived = ready.local();
+    // Each role looks its buffers up itself (as in `ag_gemm`).
     let heads = queues.local();
     // One rank: the partial tile is the result, written by the tile's own workgroup.
     let alone = ranks == 1;
@@ -1053,18 +1049,23 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
         &heads[1],
         if alone { 0 } else { blocks * tiles_n },
         Scope::System,
-        |t| (&arrived[t], ranks),
+        |t| (&ready.local()[t], ranks),
         |t| {
             let block = t / (ranks * tiles_n);
             let owner = (rank + 1 + t / tiles_n % ranks) % ranks;
             let col = t % tiles_n;
             let m0 = owner * shard_rows + block * 128;
             let end = (owner + 1) * shard_rows;
+            let operand = x.local();
+            let weights = w.local();
             let acc = tile_product(stages, operand, weights, m0, col * 128, end, n, k, 0, TB);
             let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
+            let out16 = y16.local();
             if alone {
+                let out = y.local();
                 store_slab(out, out16, BF16, acc, row0, col * 128, end, n);
             } else {
+                let partials = partial.local();
                 store_slab(partials, out16, 0, acc, row0, col * 128, end, n);
                 signal(&ready.peer(owner)[block * tiles_n + col], 1, Scope::System);
             }
