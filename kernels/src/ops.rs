@@ -844,11 +844,13 @@ fn rearm(ready: &Sym<[u32]>, queues: &Sym<[u32]>, count: u32) {
 /// both queues, so no workgroup is set aside for either role. `ready` holds a counter per
 /// block of rows and a spare one; communication task `t` of rank `r` signals the spare one
 /// instead when `missing` is `r * 65536 + t` (a planted missing signal, which the waits
-/// must report; `u32::MAX` plants none). Launch with 8 subgroups.
+/// must report; `u32::MAX` plants none). Launch with 8 subgroups; two workgroups share a
+/// processor (128 registers a lane: the tile spills a few bytes, and still runs faster
+/// than one workgroup alone waiting at every step's barrier, bench/RESULTS.md).
 #[kernel(
     max_workgroup_size = 512,
     max_subgroups = 8,
-    min_resident = 1,
+    min_resident = 2,
     instances(TB = 0, BF16 = 0),
     instances(TB = 0, BF16 = 1),
     instances(TB = 1, BF16 = 0),

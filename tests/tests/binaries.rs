@@ -90,6 +90,13 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
     }
 }
 
+/// Kernels (by name prefix) that may spill a little on sm_90a, and the most bytes of spill
+/// stores and loads (and of stack): the fused all-gather runs two workgroups per processor
+/// (128 registers a lane), where the tile mainloop with the scheduling state beside it
+/// spills a few words, and measured faster so than one workgroup per processor without
+/// spills (bench/RESULTS.md, twentieth batch).
+const SM90A_SPILL_ALLOWED: [(&str, u64); 1] = [("ag_gemm", 96)];
+
 #[test]
 fn ptx_assembles_for_sm_90a_without_spills() {
     for module in MODULES {
@@ -105,10 +112,13 @@ fn ptx_assembles_without_spills(module: &'static EmbeddedModule) {
         let k = report
             .kernel(&name)
             .unwrap_or_else(|| panic!("ptxas did not report {name}:\n{}", report.output));
-        assert_eq!(k.spill_bytes(), 0, "{name} spills:\n{}", report.output);
-        assert_eq!(
-            k.stack_frame_bytes, 0,
-            "{name} has a stack:\n{}",
+        let allowed = SM90A_SPILL_ALLOWED
+            .iter()
+            .find_map(|&(prefix, most)| name.starts_with(prefix).then_some(most))
+            .unwrap_or(0);
+        assert!(
+            k.spill_bytes() <= allowed && k.stack_frame_bytes <= allowed,
+            "{name} spills or has a stack (at most {allowed} bytes allowed):\n{}",
             report.output
         );
     }
