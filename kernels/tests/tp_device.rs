@@ -183,11 +183,21 @@ fn fused_ops_match_the_unfused_path_for_every_workgroup_count() {
         let image = kernels::KERNELS.image().unwrap();
         let modules = s.world.load_module(&image).unwrap();
         let block = 8 * kernels::subgroup_size(s.world.device());
-        let name = kernels::ops::ag_gemm::name::<0, 0>();
-        let resident = s
-            .world
-            .persistent_workgroups(&modules, &name, block)
-            .unwrap();
+        // The fewest of the ops' resident workgroups (the all-gather runs two per processor,
+        // the reductions one): every count up to it is tried on all three.
+        let resident = [
+            kernels::ops::ag_gemm::name::<0, 0>(),
+            kernels::ops::gemm_rs::name::<0, 0, 0>(),
+            kernels::ops::gemm_rs::name::<0, 0, 1>(),
+        ]
+        .iter()
+        .map(|name| {
+            s.world
+                .persistent_workgroups(&modules, name, block)
+                .unwrap()
+        })
+        .min()
+        .unwrap();
         let mut runs = Vec::new();
         for per_rank in [1, resident.div_ceil(2), resident] {
             s.ops.set_workgroups_per_rank(Some(per_rank));
