@@ -87,41 +87,28 @@ fn check<T: Copy + Into<f64>>(got: &[T], want: &[f64], tolerance: f64, what: Str
 /// bf16 results: half an ulp (up to 2^-8 of the value) on top of the f32 result's error.
 const BF16_OUT: f64 = 1.0 / 128.0;
 
-/// One of [`CASES`]: world size, rows per rank and in all, `n`, `k`, and the seed of its
-/// inputs.
-struct Case {
-    ranks: u32,
-    shard: usize,
-    m: usize,
-    n: usize,
-    k: usize,
-    seed: u64,
-}
-
-/// Runs `test` on every case of [`CASES`], each with a fresh CPU world and its ops.
-fn each_case(mut test: impl FnMut(&Case, &mut World, &mut TpOps)) {
+/// Runs `test` on every case of [`CASES`] — (world size, rows per rank, rows in all, `n`,
+/// `k`, the seed of its inputs) — each with a fresh CPU world and its ops.
+fn each_case(mut test: impl FnMut((u32, usize, usize, usize, usize, u64), &mut World, &mut TpOps)) {
     let seed = seed();
     for (i, &(ranks, shard, n, k)) in CASES.iter().enumerate() {
-        let m = shard * ranks as usize;
-        let seed = seed.wrapping_add(100 * i as u64);
         let mut world = world(ranks);
         let mut ops = TpOps::new(&world).unwrap();
-        let case = Case {
+        let case = (
             ranks,
             shard,
-            m,
+            shard * ranks as usize,
             n,
             k,
-            seed,
-        };
-        test(&case, &mut world, &mut ops);
+            seed.wrapping_add(100 * i as u64),
+        );
+        test(case, &mut world, &mut ops);
     }
 }
 
 #[test]
 fn ag_gemm_matches_the_unfused_reference() {
-    each_case(|c, world, ops| {
-        let (ranks, shard, m, n, k, s) = (c.ranks, c.shard, c.m, c.n, c.k, c.seed);
+    each_case(|(ranks, shard, m, n, k, s), world, ops| {
         let r_us = ranks as usize;
         let x_all = random_bf16(s, m * k);
         let ws: Vec<Vec<bf16>> = (0..r_us)
@@ -178,8 +165,7 @@ fn ag_gemm_matches_the_unfused_reference() {
 
 #[test]
 fn gemm_rs_and_gemm_ar_match_the_unfused_reference() {
-    each_case(|c, world, ops| {
-        let (ranks, shard, m, n, k, s) = (c.ranks, c.shard, c.m, c.n, c.k, c.seed);
+    each_case(|(ranks, shard, m, n, k, s), world, ops| {
         let r_us = ranks as usize;
         let xs: Vec<Vec<bf16>> = (0..r_us)
             .map(|r| random_bf16(s + 2 * r as u64, m * k))
