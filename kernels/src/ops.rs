@@ -1008,11 +1008,11 @@ fn put4(
 /// tile adds 1 to its owner's counter (system scope: the owner may be another device). The
 /// owner's reduction tasks take a tile once all `ranks` partials are in and sum them in rank
 /// order 0, 1, ..., so the result does not depend on timing or workgroup count. Launch with
-/// 8 subgroups.
+/// 8 subgroups; two workgroups share a processor, as in [`ag_gemm`].
 #[kernel(
     max_workgroup_size = 512,
     max_subgroups = 8,
-    min_resident = 1,
+    min_resident = 2,
     instances(TB = 0, BF16 = 0, AR = 0),
     instances(TB = 0, BF16 = 1, AR = 0),
     instances(TB = 1, BF16 = 0, AR = 0),
@@ -1043,8 +1043,10 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
     let tiles_n = (n + 127) / 128;
     // Each role looks its buffers up itself (as in `ag_gemm`).
     let heads = queues.local();
-    // One rank: the partial tile is the result, written by the tile's own workgroup.
-    let alone = ranks == 1;
+    // One rank and an f32 result: the partial tile is the result, written by the tile's own
+    // workgroup (rounding to bf16 there would cost the tile registers: that goes through
+    // the reduction).
+    let alone = ranks == 1 && BF16 == 0;
     dispatch(
         &heads[0],
         ranks * blocks * tiles_n,
@@ -1065,7 +1067,7 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
             let out16 = y16.local();
             if alone {
                 let out = y.local();
-                store_slab(out, out16, BF16, acc, row0, col * 128, end, n);
+                store_slab(out, out16, 0, acc, row0, col * 128, end, n);
             } else {
                 let partials = partial.local();
                 store_slab(partials, out16, 0, acc, row0, col * 128, end, n);

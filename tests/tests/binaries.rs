@@ -91,11 +91,11 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 }
 
 /// Kernels (by name prefix) that may spill a little on sm_90a, and the most bytes of spill
-/// stores and loads (and of stack): the fused all-gather runs two workgroups per processor
-/// (128 registers a lane), where the tile mainloop with the scheduling state beside it
-/// spills a few words, and measured faster so than one workgroup per processor without
-/// spills (bench/RESULTS.md, twentieth batch).
-const SM90A_SPILL_ALLOWED: [(&str, u64); 1] = [("ag_gemm", 96)];
+/// stores and loads (and of stack): the fused tensor-parallel ops run two workgroups per
+/// processor (128 registers a lane), where the tile mainloop with the scheduling state
+/// beside it spills a few words, and measured faster so than one workgroup per processor
+/// without spills (bench/RESULTS.md, twentieth and twenty-first batches).
+const SM90A_SPILL_ALLOWED: [(&str, u64); 2] = [("ag_gemm", 96), ("gemm_rs", 128)];
 
 #[test]
 fn ptx_assembles_for_sm_90a_without_spills() {
