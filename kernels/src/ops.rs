@@ -834,16 +834,16 @@ fn rearm(ready: &Sym<[u32]>, queues: &Sym<[u32]>, count: u32) {
 /// `r`'s own rows `r * shard_rows..` are already in place; `W_r` (`w`) is `k x n` (`TB = 0`)
 /// or holds `W_r^T` (`n x k`, `TB = 1`); `Y` (`M x n`) goes to `y` (f32), or to `y16` (bf16)
 /// with `BF16 = 1` (the other is not touched). `ready` holds a readiness counter per block
-/// of rows (`ranks * ceil(shard_rows / 128)`), `queues` the two queue heads, all zero.
+/// of rows (`ranks * ceil(shard_rows / 128)`) and a spare one, `queues` the two queue heads,
+/// all zero.
 ///
 /// Communication tasks pull a peer's block of up to 128 rows into the local copy and signal
 /// its counter; they come in the order the compute queue consumes them: the next rank's
 /// blocks first, then the one after (a ring). Compute tasks are the 128 x 128 output tiles
 /// in the order their rows arrive: this rank's own shard first (needing nothing), then the
 /// peers in the same ring order; a tile never straddles two shards. One dispatch loop serves
-/// both queues, so no workgroup is set aside for either role. `ready` holds a counter per
-/// block of rows and a spare one; communication task `t` of rank `r` signals the spare one
-/// instead when `missing` is `r * 65536 + t` (a planted missing signal, which the waits
+/// both queues, so no workgroup is set aside for either role. Communication task `t` of
+/// rank `r` signals the spare counter instead when `missing` is `r * 65536 + t` (a planted missing signal, which the waits
 /// must report; `u32::MAX` plants none). Launch with 8 subgroups; two workgroups share a
 /// processor (128 registers a lane: the tile spills a few bytes, and still runs faster
 /// than one workgroup alone waiting at every step's barrier, bench/RESULTS.md).

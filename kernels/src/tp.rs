@@ -11,7 +11,7 @@
 
 use crate::{Error, Layout, Ops, Result, ops, subgroup_size};
 use kosmos::bf16;
-use kosmos::runtime::{Buffer, DeviceScalar, Module, Stream, SymmetricBuffer, World};
+use kosmos::runtime::{Module, Stream, SymmetricBuffer, World};
 
 /// Subgroups of a fused-op workgroup (two groups of four: a 128 x 128 output tile).
 const TP_SUBGROUPS: u32 = 8;
@@ -47,19 +47,14 @@ impl<'a> From<&'a SymmetricBuffer<bf16>> for TpOutput<'a> {
 impl TpOutput<'_> {
     fn len(&self) -> usize {
         match self {
-            TpOutput::F32(y) => rank_len(y),
-            TpOutput::Bf16(y) => rank_len(y),
+            TpOutput::F32(y) => y.len(),
+            TpOutput::Bf16(y) => y.len(),
         }
     }
 
     fn bf16_bit(&self) -> u32 {
         matches!(self, TpOutput::Bf16(_)) as u32
     }
-}
-
-/// Elements of each rank's copy.
-fn rank_len<T: DeviceScalar>(b: &SymmetricBuffer<T>) -> usize {
-    b.ranks().first().map_or(0, Buffer::len)
 }
 
 /// The scheduling state of the fused ops in one world: readiness counters, queue heads,
@@ -276,7 +271,7 @@ impl TpOps {
             TpForward::GemmRs => "backward of gemm_rs",
         };
         dims(op, world, m, n, k)?;
-        check_len(op, "x", rank_len(x), m, k)?;
+        check_len(op, "x", x.len(), m, k)?;
         match of {
             TpForward::AgGemm => self.gemm_rs(world, dy, w, Layout::T, dx, m, k, n)?,
             TpForward::GemmRs => self.ag_gemm(world, dy, w, Layout::T, dx, m, k, n)?,
@@ -298,7 +293,7 @@ impl TpOps {
         c: &mut SymmetricBuffer<f32>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<()> {
-        check_len(op, "dw", rank_len(c), m, n)?;
+        check_len(op, "dw", c.len(), m, n)?;
         self.each_rank(world, |local, stream, r| {
             let (a_r, b_r) = (&a.ranks()[r], &b.ranks()[r]);
             local
@@ -366,16 +361,20 @@ impl TpOps {
         let fits = self
             .workspace
             .as_ref()
-            .is_some_and(|ws| rank_len(&ws.ready) >= counters && rank_len(&ws.partial) >= partial);
+            .is_some_and(|ws| ws.ready.len() >= counters && ws.partial.len() >= partial);
         if fits {
             return Ok(());
         }
         let (old_counters, old_partial) = self
             .workspace
             .as_ref()
-            .map_or((0, 0), |ws| (rank_len(&ws.ready), rank_len(&ws.partial)));
-        // Drop the old buffers before allocating: their memory and table slots come back.
-        self.workspace = None;
+            .map_or((0, 0), |ws| (ws.ready.len(), ws.partial.len()));
+        if self.workspace.is_some() {
+            // Launches still queued may use the old buffers: let them finish before the
+            // buffers (and their table slots) are given back for the larger ones.
+            world.synchronize()?;
+            self.workspace = None;
+        }
         self.workspace = Some(Workspace {
             ready: world.alloc_symmetric(counters.max(old_counters))?,
             queues: world.alloc_symmetric(2)?,
@@ -421,8 +420,8 @@ fn operands(
     (m, n, k): (usize, usize, usize),
 ) -> Result<Dims> {
     let d = dims(op, world, m, n, k)?;
-    check_len(op, "x", rank_len(x), m, k)?;
-    check_len(op, "w", rank_len(w), k, n)?;
+    check_len(op, "x", x.len(), m, k)?;
+    check_len(op, "w", w.len(), k, n)?;
     check_len(op, "y", y.len(), y_rows, n)?;
     check_chunks(op, n, k)?;
     Ok(d)
