@@ -17,10 +17,12 @@
 //! ```
 
 pub mod mlp;
+pub mod moe;
 pub mod ops;
 pub mod tp;
 
 pub use mlp::{MlpShape, TpMlp};
+pub use moe::{MoeLayer, MoeOptions, MoeSaved, MoeShape, MoeWeights, Routing};
 pub use tp::{TpForward, TpOps, TpOutput};
 
 use kosmos::bf16;

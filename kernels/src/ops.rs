@@ -393,7 +393,7 @@ pub fn gemm_group<const PERSISTENT: u32>(
     while tile < tiles {
         let m0 = tile_row(tile, tiles_m, tiles_n) * 128;
         let n0 = tile_col(tile, tiles_m, tiles_n) * 128;
-        let acc = tile_product(stages, a, b, m0, n0, m, n, k, 0, 0);
+        let acc = tile_product(stages, a, b, m0, n0, m, n, k, 0, 0, 0);
 
         let row0 = m0 + group * 64 + (sg & 3) * 16;
         if m0 + 128 <= m && n0 + 128 <= n {
@@ -433,8 +433,11 @@ pub const STEP_WORDS: u32 = 8192;
 /// one multiplies. `ta = 0`: `a` is `m x k` row-major, 1: `a` holds `A^T` (`k x m`); `tb =
 /// 0`: `b` is `k x n`, 1: `b` holds `B^T` (`n x k`); the row lengths these give must be
 /// multiples of 8 (16-byte chunks), and `a`, `b` must hold every chunk a step reads.
-/// Collective over a workgroup of 8 subgroups; shared by [`gemm_group`] and the fused
-/// tensor-parallel ops.
+/// `pair` (with `tb = 1`; 0 otherwise) pairs rows of `B^T` instead: output columns 0..64
+/// are rows `n0..` and columns 64..128 rows `pair + n0..`, both halves bounded by `n` (how
+/// a SwiGLU projection gets the gate and up columns of the same features into one tile).
+/// Collective over a workgroup of 8 subgroups; shared by [`gemm_group`], the fused
+/// tensor-parallel ops and [`moe_forward`].
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn tile_product(
@@ -448,6 +451,7 @@ fn tile_product(
     k: u32,
     ta: u32,
     tb: u32,
+    pair: u32,
 ) -> WideAcc {
     let group = subgroup_id() >> 2;
     let steps = (k + 63) / 64;
@@ -462,14 +466,14 @@ fn tile_product(
             let base = (s & 1) * STEP_WORDS;
             let k0 = s * 64;
             if ta == 0 {
-                stage_rows(stages, base, a, m0, k0, m, k);
+                stage_rows(stages, base, a, m0, k0, m, k, 0);
             } else {
                 stage_columns(stages, base, a, k0, m0, k, m);
             }
             if tb == 0 {
                 stage_columns(stages, base + 4096, b, k0, n0, k, n);
             } else {
-                stage_rows(stages, base + 4096, b, n0, k0, n, k);
+                stage_rows(stages, base + 4096, b, n0, k0, n, k, pair);
             }
             async_commit();
         }
@@ -496,19 +500,32 @@ fn tile_product(
 /// `r0`, column `c0` into `stages` at word `to` (32 words a row, chunks swizzled as
 /// [`STEP_WORDS`] says), zeros outside the matrix. Lanes keep their chunk column from pass
 /// to pass and move whole multiples of 8 rows, so the swizzle is the lane's own; the trip
-/// count is a constant, so the loop unrolls.
+/// count is a constant, so the loop unrolls. With `pair` not 0, rows 64.. of the box are
+/// rows `pair + r0..` of `src` instead (both halves bounded by `rows`).
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn stage_rows(stages: &mut [u32], to: u32, src: &[bf16], r0: u32, c0: u32, rows: u32, cols: u32) {
+fn stage_rows(
+    stages: &mut [u32],
+    to: u32,
+    src: &[bf16],
+    r0: u32,
+    c0: u32,
+    rows: u32,
+    cols: u32,
+    pair: u32,
+) {
     let tid = workitem_id_x();
     let row = tid >> 3;
     let col = (tid & 7) * 8;
     let at = to + ((tid & 7) ^ (row & 7)) * 4;
     for j in 0..128 / subgroup_size() {
         let r = row + j * (workgroup_size_x() >> 3);
-        let inside = r0 + r < rows && c0 + col < cols;
+        let second = pair != 0 && r >= 64;
+        let within = if second { r - 64 } else { r };
+        let first_row = if second { pair + r0 } else { r0 };
+        let inside = r0 + within < rows && c0 + col < cols;
         let from = if inside {
-            (r0 + r) * cols + c0 + col
+            (first_row + within) * cols + c0 + col
         } else {
             0
         };
@@ -811,10 +828,10 @@ fn store_slab(
 
 /// The end of a fused op: once the whole world is past its dispatch loop (a team barrier:
 /// no peer signals this rank's counters or reads its buffers any more), workgroup 0 of each
-/// rank zeroes its first `count` readiness counters and its two queue heads, so that the
-/// next launch needs no host work.
+/// rank zeroes its first `count` readiness counters and its first `head_count` queue heads,
+/// so that the next launch needs no host work.
 #[device]
-fn rearm(ready: &Sym<[u32]>, queues: &Sym<[u32]>, count: u32) {
+fn rearm(ready: &Sym<[u32]>, count: u32, queues: &Sym<[u32]>, head_count: u32) {
     team_barrier();
     if team_workgroup() == 0 {
         let counters = ready.local();
@@ -822,7 +839,7 @@ fn rearm(ready: &Sym<[u32]>, queues: &Sym<[u32]>, count: u32) {
         for i in (workitem_id_x()..count).step_by(workgroup_size_x()) {
             counters[i] = 0;
         }
-        if workitem_id_x() < 2 {
+        if workitem_id_x() < head_count {
             heads[workitem_id_x()] = 0;
         }
     }
@@ -953,14 +970,14 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
             let end = (src + 1) * shard_rows;
             let gathered = x.local();
             let weights = w.local();
-            let acc = tile_product(stages, gathered, weights, m0, n0, end, n, k, 0, TB);
+            let acc = tile_product(stages, gathered, weights, m0, n0, end, n, k, 0, TB, 0);
             let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
             let out = y.local();
             let out16 = y16.local();
             store_slab(out, out16, BF16, acc, row0, n0, end, n);
         },
     );
-    rearm(ready, queues, ranks * blocks + 1);
+    rearm(ready, ranks * blocks + 1, queues, 2);
 }
 
 /// Writes `a, b, c, d` at `at..at + 4` of rank `rank`'s copy of `y` (f32), or of `y16`
@@ -1062,7 +1079,7 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
             let end = (owner + 1) * shard_rows;
             let operand = x.local();
             let weights = w.local();
-            let acc = tile_product(stages, operand, weights, m0, col * 128, end, n, k, 0, TB);
+            let acc = tile_product(stages, operand, weights, m0, col * 128, end, n, k, 0, TB, 0);
             let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
             let out16 = y16.local();
             if alone {
@@ -1111,7 +1128,7 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
             }
         },
     );
-    rearm(ready, queues, blocks * tiles_n);
+    rearm(ready, blocks * tiles_n, queues, 2);
 }
 
 /// The reduce-scatter of an unfused sequence (a GEMM per rank, then this): rank `r`'s
@@ -1140,5 +1157,789 @@ pub fn reduce_scatter_rows(
             sum += part[first + i];
         }
         out[i] = sum;
+    }
+}
+
+/// Words of [`moe_forward`]'s `sync` buffer before the per-expert counters: queue heads
+/// (router + layout, sends, expert tiles, fold), the counters of routed blocks, of ranks whose
+/// counts have arrived and of the plan, and a counter nobody signals (what tasks that wait for
+/// nothing wait on).
+pub const MOE_SYNC_HEAD_WORDS: u32 = 8;
+const MOE_ROUTED: u32 = 4;
+const MOE_COUNTED: u32 = 5;
+const MOE_PLANNED: u32 = 6;
+const MOE_NEVER: u32 = 7;
+/// Expert tiles are queued in rounds: the up-projection tiles of row tile `g`, then the
+/// down-projection tiles of row tile `g - MOE_LAG` (whose inputs the tiles claimed a few
+/// rounds earlier are finishing), so that free workgroups rarely meet a head that waits.
+pub const MOE_LAG: u32 = 4;
+/// Tokens per fold task.
+const MOE_FOLD_TOKENS: u32 = 8;
+
+/// A whole Mixture-of-Experts layer forward pass on every rank of an expert-parallel world,
+/// in one self-scheduled persistent launch per rank: router, layout, dispatch, expert GEMMs
+/// (SwiGLU), combine and fold. The math (routing, rounding points, fold order) is
+/// docs/moe.md's; `kernels::moe` sizes the buffers and checks every argument.
+///
+/// Rank `s` holds `tokens` rows of `x` (`hidden` wide), the router `w_router` (`experts x
+/// hidden`), the selection `bias` (sigmoid routing), its `experts / ranks` local experts
+/// `w1` (`2 ffn x hidden` each: gate rows, then up rows) and `w2` (`hidden x ffn` each), and
+/// with `shared = 1` the shared expert `ws1`, `ws2`. Phases, all inside the one launch:
+/// 1. router tasks (128 tokens each): the logits tile with the GEMM mainloop, then per token
+///    the scores (softmax, or sigmoid when `sigmoid = 1`) into `scores`, the group-limited
+///    top-`topk` into `routing` (experts) and `weights`, and the block's expert counts;
+/// 2. one layout task per rank: each expert's token count is sent to every rank; the
+///    rank's send list (its (token, pick) pairs in the order receivers consume them) and,
+///    once every rank's counts are in, where every chunk lands on its owner and this rank's
+///    table of row tiles. Receive rows past `capacity` on any rank: the owner reports an
+///    overflow and no rank dispatches (nothing is written past a buffer);
+/// 3. one dispatch loop: communication tasks push 128 send-list rows each into the owners'
+///    `recv` and count them on the owner's per-expert counter; compute tasks are the expert
+///    tiles in rounds ([`MOE_LAG`]): up-projection tiles (gate and up features paired by
+///    [`tile_product`], into `z`, then `h = silu(gate) up`) gated on all of their expert's
+///    rows, down-projection tiles (into `y`) gated on their row tile's up-projection tiles.
+///    The shared expert's tiles (rows of `x`) come first and wait for nothing;
+/// 4. after a team barrier, fold tasks: `out[t]` = the picks' weighted outputs, read from
+///    their owners, summed in pick order (then the shared expert's), rounded to bf16.
+///
+/// `plan` and `sync` are scratch (`sync` zero at launch, zeroed again at the end); `routing`,
+/// `weights`, `scores`, `recv`, `z`, `h`, `y` and `plan` keep what the backward pass needs.
+/// Results do not depend on timing or workgroup counts. Rank `silent` (`u32::MAX`: none)
+/// pushes its rows without signalling them, a planted fault whose waits must time out.
+/// Launch with 8 subgroups.
+#[kernel(max_workgroup_size = 512, max_subgroups = 8, min_resident = 2)]
+#[allow(clippy::too_many_arguments)]
+pub fn moe_forward(
+    team: &Team,
+    x: &Sym<[bf16]>,
+    w_router: &Sym<[bf16]>,
+    bias: &Sym<[f32]>,
+    w1: &Sym<[bf16]>,
+    w2: &Sym<[bf16]>,
+    ws1: &Sym<[bf16]>,
+    ws2: &Sym<[bf16]>,
+    out: &Sym<[bf16]>,
+    scores: &Sym<[f32]>,
+    weights: &Sym<[f32]>,
+    routing: &Sym<[u32]>,
+    plan: &Sym<[u32]>,
+    sync: &Sym<[u32]>,
+    recv: &Sym<[bf16]>,
+    z: &Sym<[bf16]>,
+    h: &Sym<[bf16]>,
+    y: &Sym<[bf16]>,
+    tokens: u32,
+    hidden: u32,
+    ffn: u32,
+    experts: u32,
+    topk: u32,
+    capacity: u32,
+    max_tiles: u32,
+    shared: u32,
+    sigmoid: u32,
+    groups: u32,
+    topk_groups: u32,
+    normalize: u32,
+    scale: f32,
+    silent: u32,
+) {
+    let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
+    start_barrier();
+    let rank = team_rank();
+    let ranks = world_size();
+    let local = experts / ranks;
+    let blocks = (tokens + 127) / 128;
+    let picks = tokens * topk;
+    // `plan`: the counts table (`ranks x experts`, written by every rank), send offsets and
+    // chunk destinations (per expert), the blocks' counts (`blocks x experts`), per local
+    // expert (and the shared one) its first row, rows and first row tile, the status (row
+    // tiles, 1 if nothing overflowed), the row tiles' experts, the send list.
+    let o_send = ranks * experts;
+    let o_dest = o_send + experts;
+    let o_blocks = o_dest + experts;
+    let o_local = o_blocks + blocks * experts;
+    let o_status = o_local + 3 * (local + 1);
+    let o_tiles = o_status + 2;
+    let o_list = o_tiles + max_tiles;
+    let heads = sync.local();
+    // Phase 1 and 2: the router blocks, then the layout task once they are all done.
+    dispatch(
+        &heads[MOE_NEVER],
+        0,
+        &heads[0],
+        blocks + 1,
+        Scope::Agent,
+        |t| {
+            (
+                &sync.local()[if t < blocks { MOE_NEVER } else { MOE_ROUTED }],
+                if t < blocks { 0 } else { blocks },
+            )
+        },
+        |t| {},
+        |t| {
+            if t < blocks {
+                route_block(
+                    stages,
+                    x,
+                    w_router,
+                    bias,
+                    scores,
+                    weights,
+                    routing,
+                    plan,
+                    t,
+                    tokens,
+                    hidden,
+                    experts,
+                    topk,
+                    sigmoid,
+                    groups,
+                    topk_groups,
+                    normalize,
+                    scale,
+                    o_blocks,
+                );
+                signal(&sync.local()[MOE_ROUTED], 1, Scope::Agent);
+            } else {
+                lay_out(
+                    stages, routing, plan, sync, tokens, experts, topk, capacity, shared, o_send,
+                    o_dest, o_blocks, o_local, o_status, o_tiles, o_list,
+                );
+                signal(&sync.local()[MOE_PLANNED], 1, Scope::Agent);
+            }
+        },
+    );
+    wait(&sync.local()[MOE_PLANNED], 1, Scope::Agent, blocks);
+    let row_tiles = plan.local()[o_status];
+    let ok = plan.local()[o_status + 1];
+    let sends = if ok == 1 { (picks + 127) / 128 } else { 0 };
+    let up_tiles = (ffn + 63) / 64;
+    let down_tiles = (hidden + 127) / 128;
+    let round = up_tiles + down_tiles;
+    let expert_tasks = if row_tiles > 0 {
+        (row_tiles + MOE_LAG) * round
+    } else {
+        0
+    };
+    // Phase 3: sends and expert tiles.
+    dispatch(
+        &heads[1],
+        sends,
+        &heads[2],
+        expert_tasks,
+        Scope::System,
+        |t| {
+            (
+                &sync.local()
+                    [expert_gate(plan, t, 0, row_tiles, up_tiles, round, o_local, o_tiles)],
+                expert_gate(plan, t, 1, row_tiles, up_tiles, round, o_local, o_tiles),
+            )
+        },
+        |t| {
+            send_rows(
+                x, routing, plan, sync, recv, t, rank, tokens, hidden, experts, topk, o_send,
+                o_dest, o_list, silent,
+            );
+        },
+        |t| {
+            let r = t / round;
+            let i = t % round;
+            let up = i < up_tiles;
+            if up && r < row_tiles {
+                let p = plan.local();
+                let j = p[o_tiles + r];
+                let first = p[o_local + 3 * j];
+                let end = first + p[o_local + 3 * j + 1];
+                let m0 = first + (r - p[o_local + 3 * j + 2]) * 128;
+                let f0 = i * 64;
+                if j == local {
+                    // The shared expert: rows of `x`, kept after the `capacity` routed rows.
+                    let a = x.local();
+                    let w = ws1.local();
+                    let a_m0 = m0 - capacity;
+                    up_tile(
+                        stages, a, w, a_m0, tokens, scores, z, h, m0, end, f0, ffn, hidden,
+                    );
+                } else {
+                    let a = recv.local();
+                    let w = w1.local();
+                    let at = (j as u64) * (2 * ffn as u64) * (hidden as u64);
+                    up_tile(
+                        stages,
+                        a,
+                        &w[at..],
+                        m0,
+                        end,
+                        scores,
+                        z,
+                        h,
+                        m0,
+                        end,
+                        f0,
+                        ffn,
+                        hidden,
+                    );
+                }
+                signal(
+                    &sync.local()[MOE_SYNC_HEAD_WORDS + local + r],
+                    1,
+                    Scope::Agent,
+                );
+            }
+            if !up && r >= MOE_LAG {
+                let g = r - MOE_LAG;
+                let p = plan.local();
+                let j = p[o_tiles + g];
+                let first = p[o_local + 3 * j];
+                let end = first + p[o_local + 3 * j + 1];
+                let m0 = first + (g - p[o_local + 3 * j + 2]) * 128;
+                let n0 = (i - up_tiles) * 128;
+                let a = h.local();
+                if j == local {
+                    let w = ws2.local();
+                    down_tile(stages, a, w, scores, y, m0, end, n0, hidden, ffn);
+                } else {
+                    let w = w2.local();
+                    let at = (j as u64) * (hidden as u64) * (ffn as u64);
+                    down_tile(stages, a, &w[at..], scores, y, m0, end, n0, hidden, ffn);
+                }
+            }
+        },
+    );
+    // Phase 4: every expert output is in place once the whole world is here.
+    team_barrier();
+    let folds = if ok == 1 {
+        (tokens + MOE_FOLD_TOKENS - 1) / MOE_FOLD_TOKENS
+    } else {
+        0
+    };
+    dispatch(
+        &heads[MOE_NEVER],
+        0,
+        &heads[3],
+        folds,
+        Scope::Agent,
+        |t| (&sync.local()[MOE_NEVER], 0),
+        |t| {},
+        |t| {
+            fold_tokens(
+                routing, weights, plan, out, y, t, tokens, hidden, experts, topk, capacity, shared,
+                o_dest,
+            );
+        },
+    );
+    rearm(sync, MOE_SYNC_HEAD_WORDS + local + max_tiles, sync, 0);
+}
+
+/// What expert task `t` of [`moe_forward`] waits for: the index of its counter in `sync`
+/// (`part` 0) or the count it waits for (`part` 1). An up-projection tile of a routed
+/// expert waits for all of the expert's rows, a down-projection tile for its row tile's
+/// up-projection tiles; the shared expert's up-projection tiles and the empty slots of the
+/// first and last rounds wait for nothing.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn expert_gate(
+    plan: &Sym<[u32]>,
+    t: u32,
+    part: u32,
+    row_tiles: u32,
+    up_tiles: u32,
+    round: u32,
+    o_local: u32,
+    o_tiles: u32,
+) -> u32 {
+    let local = (o_tiles - 2 - o_local) / 3 - 1;
+    let r = t / round;
+    let up = t % round < up_tiles;
+    let live = if up { r < row_tiles } else { r >= MOE_LAG };
+    let g = if up || !live { r } else { r - MOE_LAG };
+    let p = plan.local();
+    let j = if live { p[o_tiles + g] } else { local };
+    let mut counter = MOE_NEVER;
+    let mut expected = 0u32;
+    if live && !up {
+        counter = MOE_SYNC_HEAD_WORDS + local + g;
+        expected = up_tiles;
+    }
+    if live && up && j != local {
+        counter = MOE_SYNC_HEAD_WORDS + j;
+        expected = p[o_local + 3 * j + 1];
+    }
+    if part == 0 { counter } else { expected }
+}
+
+/// Router task `b` of [`moe_forward`]: tokens `128 b..` of `x`. Their logits (a GEMM tile
+/// per 128 experts) go to `scores`, then each token's lane turns its row into scores
+/// (softmax probabilities, or sigmoids when `sigmoid` is 1), picks its `topk` experts
+/// (eligible: the `topk_groups` best of `groups` expert groups by the sum of their two
+/// best keys; key = score, plus `bias` for sigmoids; ties to the lower index) into
+/// `routing` with their weights (scores, normalized if `normalize`, times `scale`), and
+/// writes its picks to `stages`. Then each expert's lane counts the block's picks of it
+/// into `plan` (at `o_blocks + b experts + e`) and numbers them, in token order, in the
+/// second half of `routing`.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn route_block(
+    stages: &mut [u32],
+    x: &Sym<[bf16]>,
+    w_router: &Sym<[bf16]>,
+    bias: &Sym<[f32]>,
+    scores: &Sym<[f32]>,
+    weights: &Sym<[f32]>,
+    routing: &Sym<[u32]>,
+    plan: &Sym<[u32]>,
+    b: u32,
+    tokens: u32,
+    hidden: u32,
+    experts: u32,
+    topk: u32,
+    sigmoid: u32,
+    groups: u32,
+    topk_groups: u32,
+    normalize: u32,
+    scale: f32,
+    o_blocks: u32,
+) {
+    let lane = workitem_id_x();
+    let lanes = workgroup_size_x();
+    let t0 = b * 128;
+    let rows = min(tokens - t0, 128);
+    let s = scores.local();
+    for n0 in (0..experts).step_by(128) {
+        let a = x.local();
+        let w = w_router.local();
+        let acc = tile_product(stages, a, w, t0, n0, tokens, experts, hidden, 0, 1, 0);
+        let row0 = t0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
+        // Only f32 is stored: `x` stands in for the bf16 result.
+        let no_bf16 = x.local();
+        store_slab(s, no_bf16, 0, acc, row0, n0, tokens, experts);
+    }
+    barrier();
+    let per_group = experts / groups;
+    if lane < rows {
+        let t = t0 + lane;
+        let row = t * experts;
+        // Scores in place of the logits.
+        if sigmoid == 1 {
+            for e in 0..experts {
+                s[row + e] = 1.0 / (1.0 + exp(-s[row + e]));
+            }
+        } else {
+            let mut top = f32::NEG_INFINITY;
+            for e in 0..experts {
+                top = max(top, s[row + e]);
+            }
+            let mut sum = 0.0f32;
+            for e in 0..experts {
+                sum += exp(s[row + e] - top);
+            }
+            for e in 0..experts {
+                s[row + e] = exp(s[row + e] - top) / sum;
+            }
+        }
+        let bs = bias.local();
+        // The eligible groups, one bit each, best first (each pick the best group below the
+        // previous one in the order (score descending, index ascending)).
+        let mut eligible = 0u32;
+        if groups > 1 {
+            let mut prev = 0.0f32;
+            let mut prev_g = 0u32;
+            for pick in 0..topk_groups {
+                let mut best = f32::NEG_INFINITY;
+                let mut best_g = groups;
+                for g in 0..groups {
+                    let mut first = f32::NEG_INFINITY;
+                    let mut second = f32::NEG_INFINITY;
+                    for e in g * per_group..(g + 1) * per_group {
+                        let key = s[row + e] + if sigmoid == 1 { bs[e] } else { 0.0 };
+                        if key > first {
+                            second = first;
+                            first = key;
+                        } else if key > second {
+                            second = key;
+                        }
+                    }
+                    let score = if per_group == 1 {
+                        first
+                    } else {
+                        first + second
+                    };
+                    let below = pick == 0 || score < prev || (score == prev && g > prev_g);
+                    if below && (best_g == groups || score > best) {
+                        best = score;
+                        best_g = g;
+                    }
+                }
+                eligible = eligible | (1u32 << best_g);
+                prev = best;
+                prev_g = best_g;
+            }
+        }
+        let mut prev = 0.0f32;
+        let mut prev_e = 0u32;
+        let mut total = 0.0f32;
+        let wl = weights.local();
+        let rl = routing.local();
+        for pick in 0..topk {
+            let mut best = f32::NEG_INFINITY;
+            let mut best_e = experts;
+            for e in 0..experts {
+                if groups <= 1 || ((eligible >> (e / per_group)) & 1) == 1 {
+                    let key = s[row + e] + if sigmoid == 1 { bs[e] } else { 0.0 };
+                    let below = pick == 0 || key < prev || (key == prev && e > prev_e);
+                    if below && (best_e == experts || key > best) {
+                        best = key;
+                        best_e = e;
+                    }
+                }
+            }
+            let w = s[row + best_e];
+            rl[t * topk + pick] = best_e;
+            wl[t * topk + pick] = w;
+            stages[lane * topk + pick] = best_e;
+            total += w;
+            prev = best;
+            prev_e = best_e;
+        }
+        let norm = if normalize == 1 { scale / total } else { scale };
+        for pick in 0..topk {
+            wl[t * topk + pick] = wl[t * topk + pick] * norm;
+        }
+    }
+    barrier();
+    // Each expert's picks in this block, numbered in token order.
+    let picks = tokens * topk;
+    let rl = routing.local();
+    let p = plan.local();
+    for e in (lane..experts).step_by(lanes) {
+        let mut count = 0u32;
+        for i in 0..rows * topk {
+            if stages[i] == e {
+                rl[picks + t0 * topk + i] = count;
+                count += 1;
+            }
+        }
+        p[o_blocks + b * experts + e] = count;
+    }
+}
+
+/// The layout task of [`moe_forward`] on rank `s` (one workgroup, once every router task of
+/// the rank is done): in `plan`, each expert's picks are numbered over the whole rank (the
+/// blocks' counts become their offsets) and their count is written to every rank's counts
+/// table, row `s`; the send list orders this rank's picks by local expert, then owner from
+/// the next rank round the ring (the order in which owners need them), then token. Once
+/// every rank's counts are in, `plan` gets each expert's chunk destination (the row on its
+/// owner where this rank's picks of it start: owners keep their experts' rows in expert
+/// order, each expert's by source rank), this rank's expert rows and row tiles (the shared
+/// expert's first, at row `capacity`), and the status.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn lay_out(
+    stages: &mut [u32],
+    routing: &Sym<[u32]>,
+    plan: &Sym<[u32]>,
+    sync: &Sym<[u32]>,
+    tokens: u32,
+    experts: u32,
+    topk: u32,
+    capacity: u32,
+    shared: u32,
+    o_send: u32,
+    o_dest: u32,
+    o_blocks: u32,
+    o_local: u32,
+    o_status: u32,
+    o_tiles: u32,
+    o_list: u32,
+) {
+    let lane = workitem_id_x();
+    let lanes = workgroup_size_x();
+    let s = team_rank();
+    let ranks = world_size();
+    let local = experts / ranks;
+    let blocks = (tokens + 127) / 128;
+    let picks = tokens * topk;
+    let p = plan.local();
+    let rl = routing.local();
+    for e in (lane..experts).step_by(lanes) {
+        let mut run = 0u32;
+        for b in 0..blocks {
+            let count = p[o_blocks + b * experts + e];
+            p[o_blocks + b * experts + e] = run;
+            run += count;
+        }
+        for d in 0..ranks {
+            plan.peer(d)[s * experts + e] = run;
+        }
+    }
+    for d in 0..ranks {
+        signal(&sync.peer(d)[MOE_COUNTED], 1, Scope::System);
+    }
+    if lane == 0 {
+        let mut run = 0u32;
+        for j in 0..local {
+            for q in 0..ranks {
+                let e = (s + 1 + q) % ranks * local + j;
+                p[o_send + e] = run;
+                run += p[s * experts + e];
+            }
+        }
+    }
+    barrier();
+    for i in (lane..picks).step_by(lanes) {
+        let e = rl[i];
+        let b = i / topk / 128;
+        let position = p[o_blocks + b * experts + e] + rl[picks + i];
+        rl[picks + i] = position;
+        p[o_list + p[o_send + e] + position] = i;
+    }
+    wait(&sync.local()[MOE_COUNTED], ranks, Scope::System, 0);
+    // Totals per expert in `stages`, then each expert's first row on its owner.
+    for e in (lane..experts).step_by(lanes) {
+        let mut total = 0u32;
+        for r in 0..ranks {
+            total += p[r * experts + e];
+        }
+        stages[e] = total;
+    }
+    barrier();
+    if lane == 0 {
+        let mut run = 0u32;
+        for e in 0..experts {
+            if e % local == 0 {
+                run = 0;
+            }
+            stages[experts + e] = run;
+            run += stages[e];
+        }
+    }
+    barrier();
+    for e in (lane..experts).step_by(lanes) {
+        let mut first = stages[experts + e];
+        for r in 0..s {
+            first += p[r * experts + e];
+        }
+        p[o_dest + e] = first;
+    }
+    if lane == 0 {
+        let mut ok = 1u32;
+        for d in 0..ranks {
+            let last = d * local + local - 1;
+            if stages[experts + last] + stages[last] > capacity {
+                ok = 0;
+            }
+        }
+        // Row tiles: the shared expert's (rows `capacity..`), then the experts' in order.
+        let mut g = 0u32;
+        p[o_local + 3 * local] = capacity;
+        p[o_local + 3 * local + 1] = tokens;
+        p[o_local + 3 * local + 2] = 0;
+        if shared == 1 {
+            for i in 0..blocks {
+                p[o_tiles + i] = local;
+            }
+            g = blocks;
+        }
+        for j in 0..local {
+            let e = s * local + j;
+            let rows = stages[e];
+            p[o_local + 3 * j] = stages[experts + e];
+            p[o_local + 3 * j + 1] = rows;
+            p[o_local + 3 * j + 2] = g;
+            // Past the capacity, the table could not hold the tiles (none will run).
+            if ok == 1 {
+                for i in 0..(rows + 127) / 128 {
+                    p[o_tiles + g + i] = j;
+                }
+            }
+            g += (rows + 127) / 128;
+        }
+        p[o_status] = if ok == 1 { g } else { 0 };
+        p[o_status + 1] = ok;
+    }
+    barrier();
+    // Every rank sees every overflow in the same table (and so dispatches nothing); the
+    // owner reports its own.
+    let last = s * local + local - 1;
+    let needed = stages[experts + last] + stages[last];
+    if needed > capacity {
+        // report_overflow(capacity, needed);
+    }
+}
+
+/// Communication task `q` of [`moe_forward`]: pushes send-list entries `128 q..` (rows of
+/// `x`) into their owners' `recv` at their chunk's destination, a subgroup per row, then
+/// adds each expert's number of rows pushed to its counter on the owner (the entries of one
+/// expert are consecutive in the list).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn send_rows(
+    x: &Sym<[bf16]>,
+    routing: &Sym<[u32]>,
+    plan: &Sym<[u32]>,
+    sync: &Sym<[u32]>,
+    recv: &Sym<[bf16]>,
+    q: u32,
+    rank: u32,
+    tokens: u32,
+    hidden: u32,
+    experts: u32,
+    topk: u32,
+    o_send: u32,
+    o_dest: u32,
+    o_list: u32,
+    silent: u32,
+) {
+    let local = experts / world_size();
+    let picks = tokens * topk;
+    let first = q * 128;
+    let last = min(picks, first + 128);
+    let p = plan.local();
+    let rl = routing.local();
+    let xs = x.local();
+    let subgroups = workgroup_size_x() / subgroup_size();
+    let chunks = hidden / 8;
+    for i in (first + subgroup_id()..last).step_by(subgroups) {
+        let pick = p[o_list + i];
+        let e = rl[pick];
+        let row = p[o_dest + e] + rl[picks + pick];
+        let t = pick / topk;
+        let to = recv.peer(e / local);
+        for c in (subgroup_lane()..chunks).step_by(subgroup_size()) {
+            // SAFETY: the host checked that `x` holds `tokens x hidden` elements and `recv`
+            // `capacity x hidden`; rows are below `capacity` (nothing is sent otherwise).
+            unsafe {
+                let v = load_vec8(xs.get_unchecked(t * hidden + c * 8));
+                store_vec8(to.get_unchecked_mut(row * hidden + c * 8), v);
+            }
+        }
+    }
+    let mut i = first;
+    while i < last {
+        let e = rl[p[o_list + i]];
+        let end = min(last, p[o_send + e] + p[rank * experts + e]);
+        // A planted silent rank pushes its rows but never says so.
+        if rank != silent {
+            signal(
+                &sync.peer(e / local)[MOE_SYNC_HEAD_WORDS + e % local],
+                end - i,
+                Scope::System,
+            );
+        }
+        i = end;
+    }
+}
+
+/// An up-projection tile of [`moe_forward`]: output rows `m0..end` (rows `a_m0..a_rows`
+/// of `a`), features `f0..f0 + 64` of the SwiGLU projection `w` (gate rows, then up rows,
+/// `ffn` each, paired in one tile by [`tile_product`]). The tile goes to `z` rounded to
+/// bf16 (columns `2 f0..`: gate, then up), then `h = silu(gate) up` (of the rounded values)
+/// to `h`.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn up_tile(
+    stages: &mut [u32],
+    a: &[bf16],
+    w: &[bf16],
+    a_m0: u32,
+    a_rows: u32,
+    scores: &Sym<[f32]>,
+    z: &Sym<[bf16]>,
+    h: &Sym<[bf16]>,
+    m0: u32,
+    end: u32,
+    f0: u32,
+    ffn: u32,
+    hidden: u32,
+) {
+    let acc = tile_product(stages, a, w, a_m0, f0, a_rows, ffn, hidden, 0, 1, ffn);
+    let z_cols = (ffn + 63) / 64 * 128;
+    let sg = subgroup_id();
+    let row0 = m0 + (sg >> 2) * 64 + (sg & 3) * 16;
+    let zl = z.local();
+    // Only bf16 is stored: `scores` stands in for the f32 result.
+    let spare = scores.local();
+    store_slab(spare, zl, 1, acc, row0, 2 * f0, end, z_cols);
+    barrier();
+    let rows = min(end - m0, 128);
+    let cols = min(ffn - f0, 64);
+    let hl = h.local();
+    for i in (workitem_id_x()..rows * 64).step_by(workgroup_size_x()) {
+        let r = i >> 6;
+        let c = i & 63;
+        if c < cols {
+            let at = (m0 + r) * z_cols + 2 * f0 + c;
+            let gate = zl[at] as f32;
+            let up = zl[at + 64] as f32;
+            hl[(m0 + r) * ffn + f0 + c] = (gate / (1.0 + exp(-gate)) * up) as bf16;
+        }
+    }
+}
+
+/// A down-projection tile of [`moe_forward`]: rows `m0..end` of `h` times `w^T` (`w`:
+/// `hidden x ffn`), columns `n0..n0 + 128`, into `y` rounded to bf16.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn down_tile(
+    stages: &mut [u32],
+    a: &[bf16],
+    w: &[bf16],
+    scores: &Sym<[f32]>,
+    y: &Sym<[bf16]>,
+    m0: u32,
+    end: u32,
+    n0: u32,
+    hidden: u32,
+    ffn: u32,
+) {
+    let acc = tile_product(stages, a, w, m0, n0, end, hidden, ffn, 0, 1, 0);
+    let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
+    // Only bf16 is stored: `scores` stands in for the f32 result.
+    let spare = scores.local();
+    let outputs = y.local();
+    store_slab(spare, outputs, 1, acc, row0, n0, end, hidden);
+}
+
+/// Fold task `q` of [`moe_forward`]: tokens `MOE_FOLD_TOKENS q..`, each `out[t]` the sum of
+/// its picks' weighted outputs in pick order (read from their owners' `y`), then the shared
+/// expert's, rounded to bf16.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn fold_tokens(
+    routing: &Sym<[u32]>,
+    weights: &Sym<[f32]>,
+    plan: &Sym<[u32]>,
+    out: &Sym<[bf16]>,
+    y: &Sym<[bf16]>,
+    q: u32,
+    tokens: u32,
+    hidden: u32,
+    experts: u32,
+    topk: u32,
+    capacity: u32,
+    shared: u32,
+    o_dest: u32,
+) {
+    let local = experts / world_size();
+    let picks = tokens * topk;
+    let p = plan.local();
+    let rl = routing.local();
+    let wl = weights.local();
+    let o = out.local();
+    let mine = y.local();
+    let t0 = q * MOE_FOLD_TOKENS;
+    for t in t0..min(tokens, t0 + MOE_FOLD_TOKENS) {
+        for c in (workitem_id_x()..hidden).step_by(workgroup_size_x()) {
+            let mut acc = 0.0f32;
+            for pick in t * topk..(t + 1) * topk {
+                let e = rl[pick];
+                let row = p[o_dest + e] + rl[picks + pick];
+                acc += wl[pick] * (y.peer(e / local)[row * hidden + c] as f32);
+            }
+            if shared == 1 {
+                acc += mine[(capacity + t) * hidden + c] as f32;
+            }
+            o[t * hidden + c] = acc as bf16;
+        }
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod compare;
 pub mod mlp;
+pub mod moe;
 
 use half::bf16;
 use kosmos_ir::{

@@ -1,0 +1,443 @@
+//! The Mixture-of-Experts layer on an expert-parallel [`World`]: router, dispatch, expert
+//! GEMMs (SwiGLU), combine and fold in one self-scheduled persistent launch per rank
+//! (`ops::moe_forward`). Token counts never leave the device, so the launch queues without a
+//! host wait and can be captured in a graph; receive buffers hold a declared number of rows
+//! (by default the worst case), and a launch that would need more reports
+//! [`kosmos::runtime::WorldError::CapacityExceeded`] at [`World::synchronize`] instead of
+//! dropping tokens. docs/moe.md has the math, the layouts and the schedule.
+
+use crate::{Error, Result, ops, subgroup_size};
+use kosmos::bf16;
+use kosmos::runtime::{DeviceScalar, Module, SymmetricBuffer, World};
+
+/// Subgroups of a `moe_forward` workgroup (a 128 x 128 GEMM tile).
+const MOE_SUBGROUPS: u32 = 8;
+const OP: &str = "moe_forward";
+
+/// How the router turns a token's logits into its experts and their weights.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Routing {
+    /// Softmax over all experts; the `topk` most probable, weighted by their probabilities
+    /// (renormalized over the picks if `normalize`: Qwen3, Mixtral).
+    Softmax { normalize: bool },
+    /// DeepSeek-V3: sigmoid scores; experts picked by score plus the `bias` weight among the
+    /// `topk_groups` best of `groups` contiguous expert groups (a group's score: the sum of
+    /// its two best), weighted by their scores (renormalized if `normalize`) times `scale`.
+    Sigmoid {
+        groups: u32,
+        topk_groups: u32,
+        normalize: bool,
+        scale: f32,
+    },
+}
+
+/// The layer's dimensions: `experts` in all (split evenly over the ranks), `topk` picks per
+/// token, `tokens` per rank, `hidden` model width, `ffn` width of each expert's SwiGLU.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MoeShape {
+    pub experts: usize,
+    pub topk: usize,
+    pub tokens: usize,
+    pub hidden: usize,
+    pub ffn: usize,
+}
+
+/// Routing, the shared expert (a dense SwiGLU of the same `ffn` on every token, added after
+/// the routed experts: DeepSeek-V3's) and the receive capacity in rows per rank (`None`: the
+/// worst case, every rank's tokens all routed to one rank).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct MoeOptions {
+    pub routing: Routing,
+    pub shared_expert: bool,
+    pub capacity: Option<usize>,
+}
+
+/// The weights, one copy per rank, in PyTorch's `out x in` layout: `router` (`experts x
+/// hidden`, the same on every rank), `bias` (`experts`, f32; sigmoid routing only), the
+/// rank's `experts / ranks` local experts `w1` (each `2 ffn x hidden`: the gate projection's
+/// rows, then the up projection's) and `w2` (each `hidden x ffn`), and the shared expert's
+/// `(w1, w2)` when the options ask for one.
+pub struct MoeWeights<'a> {
+    pub router: &'a SymmetricBuffer<bf16>,
+    pub bias: Option<&'a SymmetricBuffer<f32>>,
+    pub w1: &'a SymmetricBuffer<bf16>,
+    pub w2: &'a SymmetricBuffer<bf16>,
+    pub shared: Option<(&'a SymmetricBuffer<bf16>, &'a SymmetricBuffer<bf16>)>,
+}
+
+/// What a forward pass leaves for the backward pass, per rank (rows of the expert buffers:
+/// the rank's experts' received rows in expert order, then the shared expert's `tokens`
+/// from row `capacity`).
+pub struct MoeSaved {
+    /// `tokens x experts`: softmax probabilities or sigmoid scores.
+    pub scores: SymmetricBuffer<f32>,
+    /// `tokens x topk`: the picks' weights, in pick order.
+    pub weights: SymmetricBuffer<f32>,
+    /// `tokens x topk` picked experts, then `tokens x topk` positions of each pick among the
+    /// rank's picks of its expert (in token order).
+    pub routing: SymmetricBuffer<u32>,
+    /// The counts table and layout (docs/moe.md).
+    pub plan: SymmetricBuffer<u32>,
+    /// `capacity x hidden`: the received token rows.
+    pub recv: SymmetricBuffer<bf16>,
+    /// Up-projection outputs, `ceil(ffn / 64) x 128` columns a row: per 64 features, their
+    /// gate then up values.
+    pub z: SymmetricBuffer<bf16>,
+    /// `silu(gate) up`, `ffn` columns a row.
+    pub h: SymmetricBuffer<bf16>,
+    /// Expert outputs, `hidden` columns a row.
+    pub y: SymmetricBuffer<bf16>,
+}
+
+/// The MoE layer, loaded on every device of one world, with its buffers.
+pub struct MoeLayer {
+    modules: Vec<Module>,
+    shape: MoeShape,
+    options: MoeOptions,
+    dims: Dims,
+    saved: MoeSaved,
+    sync: SymmetricBuffer<u32>,
+    /// Stand-ins for the arguments a launch does not read: the bias of softmax routing,
+    /// the shared expert's weights.
+    no_bias: SymmetricBuffer<f32>,
+    no_weights: SymmetricBuffer<bf16>,
+    workgroups: Option<u32>,
+    /// The rank of the next forward pass whose pushes go unsignalled.
+    silent: Option<u32>,
+}
+
+/// The launch's `u32` dimensions, checked.
+#[derive(Copy, Clone, Debug)]
+struct Dims {
+    ranks: u32,
+    tokens: u32,
+    hidden: u32,
+    ffn: u32,
+    experts: u32,
+    topk: u32,
+    capacity: u32,
+    max_tiles: u32,
+}
+
+impl Dims {
+    fn local(&self) -> u32 {
+        self.experts / self.ranks
+    }
+
+    /// Rows of the expert activations: the received rows, then the shared expert's.
+    fn expert_rows(&self, shared: bool) -> usize {
+        self.capacity as usize + if shared { self.tokens as usize } else { 0 }
+    }
+
+    /// Columns of `z`: 128 per 64 features.
+    fn z_cols(&self) -> usize {
+        self.ffn.div_ceil(64) as usize * 128
+    }
+
+    /// Words of `plan` (the kernel's sections, in its order).
+    fn plan_words(&self) -> usize {
+        let (r, e, b) = (self.ranks as usize, self.experts as usize, self.blocks());
+        r * e
+            + 2 * e
+            + b * e
+            + 3 * (self.local() as usize + 1)
+            + 2
+            + self.max_tiles as usize
+            + self.tokens as usize * self.topk as usize
+    }
+
+    fn sync_words(&self) -> usize {
+        (ops::MOE_SYNC_HEAD_WORDS + self.local() + self.max_tiles) as usize
+    }
+
+    fn blocks(&self) -> usize {
+        self.tokens.div_ceil(128) as usize
+    }
+}
+
+impl MoeLayer {
+    /// Loads the layer on every device of `world` and allocates its buffers for `shape`.
+    /// Refused, naming the argument: experts not divisible by the world size or not a
+    /// multiple of 8, `topk` of 0 or more than the eligible experts (or than 128),
+    /// `hidden`, `ffn` not multiples of 8, groups that do not divide the experts, a capacity
+    /// of 0, sizes past the kernel's 32-bit indexing.
+    pub fn new(world: &mut World, shape: MoeShape, options: MoeOptions) -> Result<MoeLayer> {
+        let dims = check_shape(world.ranks(), &shape, &options)?;
+        let modules = world
+            .load_module(&crate::KERNELS.image()?)
+            .map_err(Error::World)?;
+        let (t, k, e) = (shape.tokens, shape.topk, shape.experts);
+        let rows = dims.expert_rows(options.shared_expert);
+        let saved = MoeSaved {
+            scores: world.alloc_symmetric(t * e)?,
+            weights: world.alloc_symmetric(t * k)?,
+            routing: world.alloc_symmetric(2 * t * k)?,
+            plan: world.alloc_symmetric(dims.plan_words())?,
+            recv: world.alloc_symmetric(dims.capacity as usize * shape.hidden)?,
+            z: world.alloc_symmetric(rows * dims.z_cols())?,
+            h: world.alloc_symmetric(rows * shape.ffn)?,
+            y: world.alloc_symmetric(rows * shape.hidden)?,
+        };
+        Ok(MoeLayer {
+            modules,
+            shape,
+            options,
+            dims,
+            saved,
+            sync: world.alloc_symmetric(dims.sync_words())?,
+            no_bias: world.alloc_symmetric(e)?,
+            no_weights: world.alloc_symmetric(8)?,
+            workgroups: None,
+            silent: None,
+        })
+    }
+
+    pub fn shape(&self) -> MoeShape {
+        self.shape
+    }
+
+    pub fn options(&self) -> MoeOptions {
+        self.options
+    }
+
+    /// Receive rows per rank.
+    pub fn capacity(&self) -> usize {
+        self.dims.capacity as usize
+    }
+
+    /// What the last forward pass left for the backward pass.
+    pub fn saved(&self) -> &MoeSaved {
+        &self.saved
+    }
+
+    /// Workgroups per rank: `None` (the default) for as many as can be resident, else
+    /// `Some(n)` (refused at launch if they cannot all be resident). Results are bitwise
+    /// the same for every count.
+    pub fn set_workgroups_per_rank(&mut self, workgroups: Option<u32>) {
+        self.workgroups = workgroups;
+    }
+
+    /// Queues the layer's forward pass on every rank: `out[t]` (`tokens x hidden` bf16) from
+    /// `x` (`tokens x hidden` bf16). One launch, no host wait; timeouts and a receive
+    /// overflow are reported by [`World::synchronize`] (after which [`MoeLayer::recover`]).
+    pub fn forward(
+        &mut self,
+        world: &mut World,
+        x: &SymmetricBuffer<bf16>,
+        weights: &MoeWeights,
+        out: &SymmetricBuffer<bf16>,
+    ) -> Result<()> {
+        let (d, s) = (self.dims, self.shape);
+        let local = d.local() as usize;
+        check_len("x", x, &[s.tokens, s.hidden])?;
+        check_len("out", out, &[s.tokens, s.hidden])?;
+        check_len("router", weights.router, &[s.experts, s.hidden])?;
+        check_len("w1", weights.w1, &[local, 2 * s.ffn, s.hidden])?;
+        check_len("w2", weights.w2, &[local, s.hidden, s.ffn])?;
+        let sigmoid = matches!(self.options.routing, Routing::Sigmoid { .. });
+        let bias = match (weights.bias, sigmoid) {
+            (Some(bias), true) => {
+                check_len("bias", bias, &[s.experts])?;
+                bias
+            }
+            (None, false) => &self.no_bias,
+            (None, true) => return Err(shape("sigmoid routing needs `bias`".into())),
+            (Some(_), false) => {
+                return Err(shape(
+                    "`bias` is given, but softmax routing has none".into(),
+                ));
+            }
+        };
+        let (ws1, ws2) = match (weights.shared, self.options.shared_expert) {
+            (Some((ws1, ws2)), true) => {
+                check_len("shared.0 (w1)", ws1, &[2 * s.ffn, s.hidden])?;
+                check_len("shared.1 (w2)", ws2, &[s.hidden, s.ffn])?;
+                (ws1, ws2)
+            }
+            (None, false) => (&self.no_weights, &self.no_weights),
+            (None, true) => {
+                return Err(shape(
+                    "the options ask for a shared expert: `shared` is missing".into(),
+                ));
+            }
+            (Some(_), false) => {
+                return Err(shape(
+                    "`shared` is given, but the options have no shared expert".into(),
+                ));
+            }
+        };
+        let (groups, topk_groups, normalize, scale) = match self.options.routing {
+            Routing::Softmax { normalize } => (1, 1, normalize, 1.0),
+            Routing::Sigmoid {
+                groups,
+                topk_groups,
+                normalize,
+                scale,
+            } => (groups, topk_groups, normalize, scale),
+        };
+        let block = MOE_SUBGROUPS * subgroup_size(world.device());
+        let per_rank = match self.workgroups {
+            Some(n) => n,
+            None => world.persistent_workgroups(&self.modules, OP, block)?,
+        };
+        let v = &self.saved;
+        ops::moe_forward::launch(
+            world,
+            &self.modules,
+            per_rank,
+            block,
+            x,
+            weights.router,
+            bias,
+            weights.w1,
+            weights.w2,
+            ws1,
+            ws2,
+            out,
+            &v.scores,
+            &v.weights,
+            &v.routing,
+            &v.plan,
+            &self.sync,
+            &v.recv,
+            &v.z,
+            &v.h,
+            &v.y,
+            d.tokens,
+            d.hidden,
+            d.ffn,
+            d.experts,
+            d.topk,
+            d.capacity,
+            d.max_tiles,
+            self.options.shared_expert as u32,
+            sigmoid as u32,
+            groups,
+            topk_groups,
+            normalize as u32,
+            scale,
+            self.silent.take().unwrap_or(u32::MAX),
+        )
+        .map_err(Error::World)
+    }
+
+    /// Plants a fault in the next forward pass: rank `rank` pushes its token rows but never
+    /// signals them, so its peers' expert tiles wait in vain. Their bounded waits must give
+    /// up and [`World::synchronize`] report a timeout naming rank, workgroup and task (then
+    /// call [`MoeLayer::recover`]).
+    pub fn plant_silent_rank(&mut self, rank: u32) {
+        self.silent = Some(rank);
+    }
+
+    /// Makes the layer usable again after a launch that reported a timeout or an overflow at
+    /// [`World::synchronize`] (such a launch left its counters where it stopped; the kernel
+    /// zeroes them at its end otherwise). Call it after that synchronize, with nothing queued.
+    pub fn recover(&self) -> Result<()> {
+        for b in self.sync.ranks() {
+            b.fill(0)?;
+        }
+        Ok(())
+    }
+}
+
+fn shape(message: String) -> Error {
+    Error::Shape { op: OP, message }
+}
+
+/// Each rank's copy of `what` holds the product of `dims` elements.
+fn check_len<T: DeviceScalar>(
+    what: &str,
+    buffer: &SymmetricBuffer<T>,
+    dims: &[usize],
+) -> Result<()> {
+    let want: usize = dims.iter().product();
+    if buffer.len() != want {
+        let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
+        return Err(shape(format!(
+            "{what} has {} elements per rank, expected {} = {want}",
+            buffer.len(),
+            dims.join(" x ")
+        )));
+    }
+    Ok(())
+}
+
+/// Checks `shape` and `options` for a world of `ranks`, naming the argument at fault.
+fn check_shape(ranks: u32, s: &MoeShape, options: &MoeOptions) -> Result<Dims> {
+    let ranks_u = ranks as usize;
+    if s.tokens == 0 || s.hidden == 0 || s.ffn == 0 || s.experts == 0 {
+        return Err(shape(format!("empty shape {s:?}")));
+    }
+    if !s.experts.is_multiple_of(ranks_u) {
+        return Err(shape(format!(
+            "experts = {} do not split evenly over the world's {ranks} ranks",
+            s.experts
+        )));
+    }
+    for (what, len) in [("experts", s.experts), ("hidden", s.hidden), ("ffn", s.ffn)] {
+        if !len.is_multiple_of(8) {
+            return Err(shape(format!("{what} = {len} must be a multiple of 8")));
+        }
+    }
+    // The router task keeps a block's picks and two words per expert in shared memory.
+    if s.topk == 0 || s.topk > s.experts || s.topk > 128 || s.experts > 8192 {
+        return Err(shape(format!(
+            "topk = {} must be 1..={} (the experts, at most 128; at most 8192 experts)",
+            s.topk,
+            s.experts.min(128)
+        )));
+    }
+    if let Routing::Sigmoid {
+        groups,
+        topk_groups,
+        ..
+    } = options.routing
+    {
+        let (g, kg) = (groups as usize, topk_groups as usize);
+        if g == 0 || g > 32 || !s.experts.is_multiple_of(g) {
+            return Err(shape(format!(
+                "groups = {groups} must divide the {} experts (at most 32 groups)",
+                s.experts
+            )));
+        }
+        if kg == 0 || kg > g || s.topk > kg * (s.experts / g) {
+            return Err(shape(format!(
+                "topk_groups = {topk_groups} must be 1..={groups} and leave topk = {} eligible experts",
+                s.topk
+            )));
+        }
+    }
+    let local = s.experts / ranks_u;
+    let worst = ranks_u * s.tokens * s.topk.min(local);
+    let capacity = options.capacity.unwrap_or(worst);
+    if capacity == 0 {
+        return Err(shape("capacity must be at least 1 row".into()));
+    }
+    let blocks = s.tokens.div_ceil(128);
+    let max_tiles = capacity.div_ceil(128) + local + if options.shared_expert { blocks } else { 0 };
+    let rows = capacity + s.tokens;
+    let z_cols = s.ffn.div_ceil(64) * 128;
+    let fits = |n: usize| u32::try_from(n).is_ok();
+    let largest = [
+        rows * s.hidden.max(z_cols),
+        s.tokens * s.experts,
+        2 * s.ffn * s.hidden,
+        ranks_u * s.tokens * s.topk,
+        max_tiles + s.tokens * s.topk + (ranks_u + blocks + 3) * s.experts + 3 * local + 8,
+    ];
+    if largest.into_iter().any(|n| !fits(n)) {
+        return Err(shape(format!(
+            "{s:?} with a capacity of {capacity} rows exceeds the kernel's u32 indexing"
+        )));
+    }
+    Ok(Dims {
+        ranks,
+        tokens: s.tokens as u32,
+        hidden: s.hidden as u32,
+        ffn: s.ffn as u32,
+        experts: s.experts as u32,
+        topk: s.topk as u32,
+        capacity: capacity as u32,
+        max_tiles: max_tiles as u32,
+    })
+}
