@@ -1,0 +1,412 @@
+"""PyTorch baselines of the Mixture-of-Experts layer forward on one GPU (one rank, EP=1):
+
+  python bench/moe_torch.py [--proxy all] [--tokens 4096] [--shared] [--check]
+                            [--json moe_torch.json] [--dump DIR]
+
+For each proxy (DeepSeek-V3: H=7168 E=256 K=8 F=2048, sigmoid routing with bias, groups 8/4,
+normalize, scale 2.5; Qwen3-235B: H=4096 E=128 K=8 F=1536, softmax routing, normalize) it runs
+the same layer two ways: router, top-k, permutation of the token rows into expert order, FC1
+(gate+up), SwiGLU, FC2, unpermutation and the weighted fold in the routing order:
+  * loop: a Python loop over experts, each expert's rows gathered with index_select, two matmuls;
+  * grouped: one `torch._grouped_mm` per FC over all permuted rows (CUTLASS on sm_90/sm_100).
+Times, with CUDA events (warm-up runs, then the median of the repeats): each whole forward, and
+the grouped path's two grouped GEMMs alone. TFLOP/s count the routed expert GEMMs only,
+6 T K H F. Routed experts only unless `--shared` (DeepSeek-V3's shared expert, F=2048).
+The two paths' outputs are compared (relative error); `--check` also compares a few tokens with
+a per-token float64 evaluation of the same math. Prints a table and writes `--json`.
+`--dump DIR` writes each proxy's inputs (and the grouped output) as raw little-endian files
+under DIR/<proxy>/ with a header.json, for a benchmark of the same data elsewhere.
+`--device cpu` with small `--hidden/--experts/--ffn/--tokens` runs everything on the CPU
+(wall-clock timing) to test the script itself.
+"""
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+@dataclasses.dataclass(frozen=True)
+class Proxy:
+    name: str
+    hidden: int
+    experts: int
+    topk: int
+    ffn: int
+    routing: str  # "sigmoid" (with selection bias) or "softmax"
+    groups: int = 1
+    topk_groups: int = 1
+    normalize: bool = True
+    scale: float = 1.0
+    has_shared: bool = False
+
+
+PROXIES = {
+    p.name: p
+    for p in [
+        Proxy("deepseek-v3", 7168, 256, 8, 2048, "sigmoid", groups=8, topk_groups=4, scale=2.5,
+              has_shared=True),
+        Proxy("qwen3-235b", 4096, 128, 8, 1536, "softmax"),
+    ]
+}
+# Relative error (Frobenius, per checked token) allowed between outputs that differ only in the
+# accumulation order of their GEMMs: a few bf16 roundings of intermediates may flip by an ulp.
+AGREEMENT_TOLERANCE = 1e-2
+
+
+@dataclasses.dataclass
+class Layer:
+    """One rank's MoE layer at EP=1: weights in nn.Linear layout (out x in), bf16."""
+
+    proxy: Proxy
+    router: torch.Tensor  # E x H
+    bias: torch.Tensor | None  # E, f32: the selection bias of sigmoid routing
+    w1: torch.Tensor  # E x 2F x H: rows [0, F) gate, [F, 2F) up
+    w2: torch.Tensor  # E x H x F
+    shared: tuple | None  # (ws1 2F x H, ws2 H x F) or None
+
+
+def make_inputs(proxy, tokens, shared, device, seed):
+    """Seeded inputs: x ~ N(0, 1), each weight ~ N(0, 1) / sqrt(fan_in) so activations stay O(1)."""
+    gen = torch.Generator(device=device).manual_seed(seed)
+
+    def weight(*shape):
+        w = torch.randn(*shape, generator=gen, device=device, dtype=torch.bfloat16)
+        return w.mul_(1.0 / math.sqrt(shape[-1]))
+
+    h, e, f = proxy.hidden, proxy.experts, proxy.ffn
+    x = torch.randn(tokens, h, generator=gen, device=device, dtype=torch.bfloat16)
+    router = weight(e, h)
+    bias = None
+    if proxy.routing == "sigmoid":
+        # Small next to the spread of the sigmoid scores (~0.2): it reorders close picks but
+        # leaves the load about even, as a trained balancing bias does (a bias of 0.1 sent up
+        # to 9x the mean row count to one expert).
+        bias = 0.01 * torch.randn(e, generator=gen, device=device, dtype=torch.float32)
+    w1, w2 = weight(e, 2 * f, h), weight(e, h, f)
+    shared_weights = (weight(2 * f, h), weight(h, f)) if shared else None
+    return x, Layer(proxy, router, bias, w1, w2, shared_weights)
+
+
+def router_logits(x, router):
+    """T x E logits: bf16 inputs, f32 accumulation and result."""
+    if x.is_cuda:
+        return torch.mm(x, router.t(), out_dtype=torch.float32)
+    return torch.mm(x.float(), router.float().t())  # this torch's CPU mm has no out_dtype
+
+
+def route(layer, x):
+    """Top-K expert indices (T x K, descending key) and their fold weights (T x K, f32).
+    torch.topk leaves the order of exact ties open (the float64 check breaks them by index)."""
+    p = layer.proxy
+    logits = router_logits(x, layer.router)
+    if p.routing == "softmax":
+        probs = torch.softmax(logits, dim=-1)
+        weights, experts = probs.topk(p.topk, dim=-1)
+    else:
+        scores = torch.sigmoid(logits)
+        keys = scores + layer.bias
+        if p.groups > 1:
+            grouped = keys.view(x.shape[0], p.groups, -1)
+            group_scores = grouped.topk(min(2, grouped.shape[-1]), dim=-1).values.sum(-1)
+            kept = group_scores.topk(p.topk_groups, dim=-1).indices
+            eligible = torch.zeros_like(group_scores, dtype=torch.bool).scatter_(1, kept, True)
+            keys = keys.masked_fill(~eligible.repeat_interleave(grouped.shape[-1], dim=1),
+                                    float("-inf"))
+        experts = keys.topk(p.topk, dim=-1).indices
+        weights = scores.gather(1, experts)
+    if p.normalize:
+        weights = weights / weights.sum(-1, keepdim=True)
+    return experts, weights * p.scale
+
+
+def permute(experts, num_experts):
+    """Expert order of the T*K (token, pick) rows: for each flat row t*K+k its permuted row, for
+    each permuted row the token it reads, and the int32 end offset of each expert's rows."""
+    sorted_experts, order = torch.sort(experts.view(-1), stable=True)
+    # Unpermuting gathers through the inverse rather than scattering through `order`: CUDA's
+    # index_select is the faster kernel (0.37 ms less for DeepSeek-V3's 32768 x 7168 rows).
+    inverse = torch.empty_like(order)
+    inverse[order] = torch.arange(order.numel(), device=order.device)
+    # Ends found in the sorted keys rather than by bincount + cumsum: CUDA's bincount reads the
+    # largest key back to the host to size its output, a synchronisation inside the forward.
+    ends = torch.arange(1, num_experts + 1, device=experts.device)
+    offsets = torch.searchsorted(sorted_experts, ends, out_int32=True)
+    return inverse, order // experts.shape[1], offsets
+
+
+def swiglu(z):
+    """bf16(silu(gate) * up) in f32 on the bf16 gate and up halves of z: one rounding, where
+    bf16 silu then a bf16 product would round twice."""
+    gate, up = z.chunk(2, dim=-1)
+    return F.silu(gate.float(), inplace=True).mul_(up).to(torch.bfloat16)
+
+
+def grouped_experts(x_rows, layer, offsets):
+    # nn.Linear weights viewed as E x K x N: column-major per group, the layout the CUTLASS
+    # kernel reads without a copy (K-major B, like cuBLAS's TN GEMM).
+    z = torch._grouped_mm(x_rows, layer.w1.transpose(1, 2), offs=offsets)
+    return torch._grouped_mm(swiglu(z), layer.w2.transpose(1, 2), offs=offsets)
+
+
+def loop_experts(x, token_of_row, offsets, layer):
+    y = torch.empty(token_of_row.shape[0], x.shape[1], dtype=x.dtype, device=x.device)
+    start = 0
+    for e, end in enumerate(offsets.tolist()):
+        if end > start:
+            rows = x.index_select(0, token_of_row[start:end])
+            h = swiglu(torch.mm(rows, layer.w1[e].t()))
+            torch.mm(h, layer.w2[e].t(), out=y[start:end])
+        start = end
+    return y
+
+
+def fold(layer, x, y, inverse, weights):
+    """out[t] = bf16(((w_0 y_0 + w_1 y_1) + ...) + w_{K-1} y_{K-1} [+ ys]) in f32, the picks in
+    routing order: a fixed order of additions, so equal y give bitwise equal outputs."""
+    t, k = weights.shape
+    y_by_token = y.index_select(0, inverse).view(t, k, -1)
+    acc = y_by_token[:, 0] * weights[:, :1]  # f32 by type promotion
+    for i in range(1, k):
+        acc.addcmul_(y_by_token[:, i], weights[:, i:i + 1])
+    if layer.shared is not None:
+        ws1, ws2 = layer.shared
+        acc += torch.mm(swiglu(torch.mm(x, ws1.t())), ws2.t())
+    return acc.to(torch.bfloat16)
+
+
+def forward(layer, x, path):
+    experts, weights = route(layer, x)
+    inverse, token_of_row, offsets = permute(experts, layer.proxy.experts)
+    if path == "grouped":
+        y = grouped_experts(x.index_select(0, token_of_row), layer, offsets)
+    else:
+        y = loop_experts(x, token_of_row, offsets, layer)
+    return fold(layer, x, y, inverse, weights)
+
+
+def median_ms(fn, device, warmup, repeats):
+    times = []
+    for i in range(warmup + repeats):
+        if device.type == "cuda":
+            start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            ms = start.elapsed_time(end)
+        else:
+            begin = time.perf_counter()
+            fn()
+            ms = (time.perf_counter() - begin) * 1e3
+        if i >= warmup:
+            times.append(ms)
+    return statistics.median(times)
+
+
+def relative_error(a, b):
+    a, b = a.double(), b.double()
+    return ((a - b).norm() / b.norm()).item()
+
+
+def bf16(v):
+    return v.to(torch.bfloat16).double()
+
+
+def reference_token(layer, x, t):
+    """Token t in float64, step by step, ties broken by the lower index: (experts, weights, out)."""
+    p = layer.proxy
+    xt = x[t].double()
+    logits = layer.router.double() @ xt
+    if p.routing == "softmax":
+        keys = torch.softmax(logits, dim=0)
+        scores = keys
+    else:
+        scores = torch.sigmoid(logits)
+        keys = scores + layer.bias.double()
+        if p.groups > 1:
+            grouped = keys.view(p.groups, -1)
+            top = torch.sort(grouped, dim=1, descending=True, stable=True).values
+            group_scores = top[:, :2].sum(1) if grouped.shape[1] > 1 else top[:, 0]
+            kept = torch.sort(group_scores, descending=True, stable=True).indices[:p.topk_groups]
+            eligible = torch.zeros(p.groups, dtype=torch.bool, device=x.device)
+            eligible[kept] = True
+            keys = keys.masked_fill(~eligible.repeat_interleave(grouped.shape[1]), float("-inf"))
+    experts = torch.sort(keys, descending=True, stable=True).indices[:p.topk]
+    weights = scores[experts]
+    if p.normalize:
+        weights = weights / weights.sum()
+    weights = weights * p.scale
+
+    def expert(w1, w2):
+        z = bf16(w1.double() @ xt)
+        gate, up = z.chunk(2)
+        return bf16(bf16(gate * torch.sigmoid(gate) * up) @ w2.double().t())
+
+    acc = torch.zeros_like(xt)
+    for e, w in zip(experts.tolist(), weights):
+        acc = acc + w * expert(layer.w1[e], layer.w2[e])
+    if layer.shared is not None:
+        acc = acc + expert(*layer.shared)
+    return experts, weights, bf16(acc)
+
+
+def check_tokens(layer, x, out, count):
+    """Compares `count` tokens of `out` and of the routing with the float64 evaluation."""
+    experts, weights = route(layer, x)
+    tokens = torch.linspace(0, x.shape[0] - 1, min(count, x.shape[0])).long().tolist()
+    routing_mismatches, worst_weight, worst_out = [], 0.0, 0.0
+    for t in tokens:
+        ref_experts, ref_weights, ref_out = reference_token(layer, x, t)
+        if not torch.equal(experts[t], ref_experts):
+            # A near tie that f32 and f64 order differently: the outputs legitimately differ.
+            routing_mismatches.append(t)
+            continue
+        worst_weight = max(worst_weight, relative_error(weights[t], ref_weights))
+        worst_out = max(worst_out, relative_error(out[t], ref_out))
+    return {"tokens": tokens, "routing_mismatches": routing_mismatches,
+            "max_weight_rel_err": worst_weight, "max_out_rel_err": worst_out,
+            "ok": worst_out <= AGREEMENT_TOLERANCE and len(routing_mismatches) <= len(tokens) // 4}
+
+
+def write_bin(path, tensor):
+    """Raw little-endian bytes, copied to the host one leading slice at a time (weights are GBs)."""
+    with open(path, "wb") as f:
+        for part in tensor.reshape(-1, *tensor.shape[-2:]) if tensor.dim() > 2 else [tensor]:
+            host = part.contiguous().cpu()
+            if host.dtype == torch.bfloat16:
+                host = host.view(torch.int16)  # numpy has no bf16: the same 2 bytes
+            array = host.numpy()
+            f.write(array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes())
+
+
+def dump(directory, layer, x, out, seed):
+    p = layer.proxy
+    os.makedirs(directory, exist_ok=True)
+    files = {"x": x, "router": layer.router, "w1": layer.w1, "w2": layer.w2, "out": out}
+    if layer.bias is not None:
+        files["bias"] = layer.bias
+    if layer.shared is not None:
+        files["ws1"], files["ws2"] = layer.shared
+    header = {"proxy": dataclasses.asdict(p), "tokens": x.shape[0], "seed": seed,
+              "torch": torch.__version__, "byte_order": "little",
+              "note": "out: the grouped path's output", "files": {}}
+    for name, tensor in files.items():
+        write_bin(os.path.join(directory, f"{name}.bin"), tensor)
+        header["files"][name] = {"file": f"{name}.bin", "shape": list(tensor.shape),
+                                 "dtype": str(tensor.dtype).removeprefix("torch.")}
+    with open(os.path.join(directory, "header.json"), "w") as f:
+        json.dump(header, f, indent=1)
+
+
+def bench_proxy(proxy, args, device, seed):
+    x, layer = make_inputs(proxy, args.tokens, args.shared and proxy.has_shared, device, seed)
+    flop = 6 * args.tokens * proxy.topk * proxy.hidden * proxy.ffn
+
+    def row(path, ms):
+        return {"proxy": proxy.name, "path": path, "ms": ms, "tflops": flop / ms / 1e9}
+
+    timing = (device, args.warmup, args.repeats)
+    rows = [row(path, median_ms(lambda path=path: forward(layer, x, path), *timing))
+            for path in ("loop", "grouped")]
+
+    experts, _ = route(layer, x)
+    _, token_of_row, offsets = permute(experts, proxy.experts)
+    x_rows = x.index_select(0, token_of_row)
+    h = swiglu(torch._grouped_mm(x_rows, layer.w1.transpose(1, 2), offs=offsets))
+    rows.append(row("grouped GEMMs", median_ms(
+        lambda: (torch._grouped_mm(x_rows, layer.w1.transpose(1, 2), offs=offsets),
+                 torch._grouped_mm(h, layer.w2.transpose(1, 2), offs=offsets)), *timing)))
+
+    out_loop, out_grouped = forward(layer, x, "loop"), forward(layer, x, "grouped")
+    rows_per_expert = torch.diff(offsets, prepend=offsets.new_zeros(1))
+    summary = {"proxy": dataclasses.asdict(proxy), "tokens": args.tokens,
+               "shared": layer.shared is not None, "flop": flop, "seed": seed,
+               "rows_per_expert": {"min": int(rows_per_expert.min()),
+                                   "max": int(rows_per_expert.max())},
+               "loop_vs_grouped_rel_err": relative_error(out_loop, out_grouped)}
+    if args.check:
+        summary["check_grouped"] = check_tokens(layer, x, out_grouped, args.check_tokens)
+        summary["check_loop"] = check_tokens(layer, x, out_loop, args.check_tokens)
+    if args.dump:
+        dump(os.path.join(args.dump, proxy.name), layer, x, out_grouped, seed)
+    return rows, summary
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--proxy", choices=[*PROXIES, "all"], default="all")
+    parser.add_argument("--tokens", type=int, default=4096)
+    parser.add_argument("--hidden", type=int, help="overrides the proxies' H (tests)")
+    parser.add_argument("--experts", type=int, help="overrides the proxies' E (tests)")
+    parser.add_argument("--ffn", type=int, help="overrides the proxies' F (tests)")
+    parser.add_argument("--shared", action="store_true", help="add DeepSeek-V3's shared expert")
+    parser.add_argument("--device", default="cuda")
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--check", action="store_true", help="compare tokens with float64")
+    parser.add_argument("--check-tokens", type=int, default=8)
+    parser.add_argument("--json", default="moe_torch.json")
+    parser.add_argument("--dump", metavar="DIR",
+                        help="write each proxy's inputs to DIR/<proxy>/ (DeepSeek-V3: 23 GB)")
+    args = parser.parse_args()
+
+    device = torch.device(args.device)
+    if not hasattr(torch, "_grouped_mm"):
+        parser.error(f"torch {torch.__version__} has no torch._grouped_mm")
+    overrides = {k: v for k, v in (("hidden", args.hidden), ("experts", args.experts),
+                                   ("ffn", args.ffn)) if v is not None}
+    names = list(PROXIES) if args.proxy == "all" else [args.proxy]
+    proxies = [dataclasses.replace(PROXIES[n], **overrides) for n in names]
+    for p in proxies:
+        # The grouped GEMM's TMA loads need 16-byte row strides; groups must split E evenly.
+        if p.hidden % 8 or p.ffn % 8 or p.experts % p.groups or p.topk > p.experts:
+            parser.error(f"{p.name}: H and F must be multiples of 8, E a multiple of the "
+                         f"groups and at least K; got {p}")
+    if args.device == "cpu":
+        print("CPU run: wall-clock times; torch._grouped_mm runs its per-group mm fallback")
+
+    rows, summaries = [], []
+    for i, proxy in enumerate(proxies):
+        proxy_rows, summary = bench_proxy(proxy, args, device, args.seed + i)
+        rows += proxy_rows
+        summaries.append(summary)
+        if device.type == "cuda":
+            torch.cuda.empty_cache()  # the next proxy's weights take the space
+
+    print(f"{'proxy':<12} {'path':<14} {'ms':>9} {'TFLOP/s':>8}")
+    for r in rows:
+        print(f"{r['proxy']:<12} {r['path']:<14} {r['ms']:>9.3f} {r['tflops']:>8.1f}")
+    ok = True
+    for s in summaries:
+        name, err = s["proxy"]["name"], s["loop_vs_grouped_rel_err"]
+        ok &= err <= AGREEMENT_TOLERANCE
+        counts = s["rows_per_expert"]
+        print(f"{name}: rows per expert {counts['min']}..{counts['max']}, "
+              f"loop vs grouped relative error {err:.2e}")
+        for path in ("grouped", "loop"):
+            c = s.get(f"check_{path}")
+            if c:
+                ok &= c["ok"]
+                print(f"{name}: {path} vs float64 on {len(c['tokens'])} tokens: out rel err "
+                      f"<= {c['max_out_rel_err']:.2e}, weights <= {c['max_weight_rel_err']:.2e}, "
+                      f"routing differs on tokens {c['routing_mismatches']} "
+                      f"({'ok' if c['ok'] else 'FAIL'})")
+    device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+    with open(args.json, "w") as f:
+        json.dump({"bench": "moe torch baselines", "torch": torch.__version__,
+                   "cuda": torch.version.cuda, "device": device_name, "warmup": args.warmup,
+                   "repeats": args.repeats, "results": rows, "layers": summaries}, f, indent=1)
+    if not ok:
+        raise SystemExit("outputs disagree beyond the tolerance")
+
+
+if __name__ == "__main__":
+    main()
