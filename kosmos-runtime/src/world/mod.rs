@@ -9,9 +9,9 @@
 //! rank, peer access enabled between every pair. The kernels do not know the difference.
 //!
 //! Launches are asynchronous: [`World::launch`] checks and queues, [`World::synchronize`]
-//! waits and reports what the kernels recorded (timeouts, overflows), and [`World::capture`] records
-//! launches into a [`WorldGraph`] to replay. No control word is written by the host between
-//! launches (see [`abi::control`]).
+//! waits and reports what the kernels recorded (timeouts, overflows), and
+//! [`World::capture`] records launches into a [`WorldGraph`] to replay. No control word is
+//! written by the host between launches (see [`abi::control`]).
 
 use crate::buffer::{Buffer, DeviceScalar};
 use crate::device::{Device, DeviceKind};

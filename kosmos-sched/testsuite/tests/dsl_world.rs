@@ -40,13 +40,19 @@ struct Buffers {
     tally: SymmetricBuffer<u32>,
 }
 
-/// A world of `ranks` ranks with random shards and poisoned outputs.
-fn setup(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Run {
+/// An emulated world of `ranks` ranks on `device` whose waits give up after `bound` polls
+/// (`None`: the device's default).
+fn emulated(device: &Device, ranks: u32, bound: Option<u32>) -> World {
     let options = WorldOptions {
         wait_bound: bound,
         ..WorldOptions::default()
     };
-    let mut world = World::emulated(device, ranks, options).unwrap();
+    World::emulated(device, ranks, options).unwrap()
+}
+
+/// A world of `ranks` ranks with random shards and poisoned outputs.
+fn setup(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Run {
+    let mut world = emulated(device, ranks, bound);
     let mut rng = SmallRng::seed_from_u64(seed);
     let n = (ranks * CHUNK) as usize;
     let shard = world.alloc_symmetric::<f32>(CHUNK as usize).unwrap();
@@ -493,15 +499,12 @@ struct Pull {
     done: SymmetricBuffer<u32>,
 }
 
+/// What `rows` hold before a launch.
 const POISON: u32 = 0xdead_beef;
 
 impl Pull {
     fn new(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Pull {
-        let options = WorldOptions {
-            wait_bound: bound,
-            ..WorldOptions::default()
-        };
-        let mut world = World::emulated(device, ranks, options).unwrap();
+        let mut world = emulated(device, ranks, bound);
         let mut rng = SmallRng::seed_from_u64(seed);
         let send = world.alloc_symmetric::<u32>(CAPACITY as usize).unwrap();
         let rows = world.alloc_symmetric::<u32>(CAPACITY as usize).unwrap();
