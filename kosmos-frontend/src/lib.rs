@@ -133,7 +133,10 @@
 //! and on `u32` counters `&c[i]`: `signal(&c[i], n, Scope::System)` (after a barrier, one
 //! release add), `wait(&c[i], expected, Scope::System, task)` (bounded: on timeout the
 //! workgroup records rank, workgroup, `task` and the counter's index `i`, and returns) and
-//! `let t = claim(&head[i], len);` (a workgroup-wide ticket, `>= len` once drained). The
+//! `let t = claim(&head[i], len);` (a workgroup-wide ticket, `>= len` once drained);
+//! `report_overflow(capacity, needed)` (`u32`s) records that a buffer is too small for the
+//! launch (naming the call's source line) and raises the world's abort flag, without
+//! leaving the kernel: the kernel skips the work itself. The
 //! role switch `dispatch(&comm_head[i], n_comm, &compute_head[j], n_compute, Scope::System,
 //! |t| (&ready[k], expected), |t| { comm }, |t| { compute })` lowers to
 //! `kosmos_sched::Sched::dispatch_loop`; its closures are syntax only, lowered inline with

@@ -488,6 +488,11 @@ fn scheduling_misuse_is_reported_at_its_tokens() {
             "team_barrier",
         ),
         (
+            "fn k(n: u32) { report_overflow(64, n); }",
+            "`report_overflow` needs a world: make `team: &Team` the kernel's first parameter",
+            "report_overflow",
+        ),
+        (
             "fn k(out: &mut [u32], team: &Team) { }",
             "`&Team` is the first parameter of a kernel",
             "&Team",

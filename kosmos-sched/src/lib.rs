@@ -25,7 +25,7 @@ pub mod trace;
 
 pub use kosmos_runtime::world::abi;
 
-pub use abi::{ErrorRecord, Role, TraceEvent, WaitKind};
+pub use abi::{CapacityRecord, ErrorRecord, Role, TraceEvent, WaitKind};
 pub use dispatch::Queues;
 pub use sync::{POLL_SLEEP_NS, Sched, SchedOptions};
 pub use team::Team;

@@ -7,7 +7,7 @@
 //! queue needs (tasks are workgroup-sized), and one poller per workgroup keeps waiting
 //! workgroups from flooding memory.
 
-use crate::abi::{Role, WaitKind, control};
+use crate::abi::{CapacityRecord, Role, WaitKind, control};
 use crate::team::Team;
 use kosmos_ir::{CmpPred, Dim, KernelBuilder, Ordering, RmwOp, ScalarType, Scope, Type, Value};
 
@@ -216,6 +216,27 @@ impl Sched {
         self.leave_unless_ok(b, status);
     }
 
+    /// Reports that a buffer is too small for what this launch needs: lane 0 writes a
+    /// capacity record (rank, workgroup, `site` — the caller's name for the call site, a
+    /// `#[kernel]`'s source line —, `capacity`, `needed`, both `u32`) and raises the world's
+    /// abort flag as a timed-out wait does, so the other workgroups' waits and barriers
+    /// leave instead of waiting for the work this one skips. It does not leave the kernel:
+    /// the caller skips what would not fit (its next barrier or wait returns at the flag).
+    /// The host reports the record as `WorldError::CapacityExceeded`.
+    pub fn report_overflow(
+        &self,
+        b: &mut KernelBuilder,
+        capacity: Value,
+        needed: Value,
+        site: u32,
+    ) {
+        b.if_then(self.lane0, |b| {
+            let site = b.const_u32(site);
+            let none = b.const_u32(u32::MAX);
+            self.record_error(b, CapacityRecord::CODE, site, none, capacity, needed);
+        });
+    }
+
     /// Lane 0's bounded poll: acquire loads of `counter` at `scope` until `reached(seen)`
     /// (`i1`), sleeping [`POLL_SLEEP_NS`] between polls, at most `team_bound` polls, and
     /// every 64 polls a look at the world's abort flag. Returns the outcome (`WAIT_*`) and
@@ -310,6 +331,9 @@ impl Sched {
         b.if_then(failed, |b| b.ret());
     }
 
+    /// Lane 0: appends an error record of `kind` (words 3, 4, 6 and 7 are `task`,
+    /// `counter_id`, `expected` and `seen`; a [`CapacityRecord`]'s site, -, capacity and
+    /// needed) to this rank's control buffer and raises the world's abort flag.
     fn record_error(
         &self,
         b: &mut KernelBuilder,

@@ -1,10 +1,11 @@
 //! The exact instructions the protocol lowers to on every GPU target: signals are release
 //! atomics at their scope, waits acquire loads with a sleep between polls, claims relaxed
 //! device-scope atomics (no cache maintenance on the hot path); the team barrier resets
-//! itself with system-scope atomics.
+//! itself with system-scope atomics; an overflow report raises the abort flag at system
+//! scope.
 
 use kosmos_codegen::TargetKind;
-use kosmos_codegen::check::{disassemble_hsaco, disassembly_of, ptx_entry};
+use kosmos_codegen::check::{assemble_ptx, disassemble_hsaco, disassembly_of, ptx_entry};
 use kosmos_codegen::{Options, compile};
 use kosmos_ir::Scope;
 use kosmos_sched::{Sched, SchedOptions, Team, latency};
@@ -118,4 +119,41 @@ fn sm_90a_team_barrier_resets_itself_at_system_scope() {
             "ld.acquire.sys.global.b32",
         ],
     );
+}
+
+/// A kernel that reports an overflow of `needed` rows past `capacity` (its parameters).
+fn overflow_module() -> kosmos_ir::VerifiedModule {
+    let mut b = kosmos_ir::KernelBuilder::new("overflow", 64);
+    let team = Team::params(&mut b);
+    let capacity = b.param("capacity", kosmos_ir::Type::U32);
+    let needed = b.param("needed", kosmos_ir::Type::U32);
+    Sched::new(&mut b, team, SchedOptions::default()).report_overflow(&mut b, capacity, needed, 7);
+    kosmos_ir::verify_module(kosmos_ir::Module {
+        kernels: vec![b.finish()],
+    })
+    .unwrap()
+}
+
+#[test]
+fn sm_90a_overflow_report_counts_its_record_and_raises_the_abort_flag() {
+    let art = compile(&overflow_module(), TargetKind::Sm90a, &Options::default()).unwrap();
+    let ptx = art.text().unwrap();
+    assemble_ptx(ptx).unwrap();
+    // The record's slot (relaxed, this rank's control buffer), the flag (rank 0's).
+    assert_contains(
+        ptx,
+        &[
+            "atom.relaxed.gpu.global.add.u32",
+            "st.relaxed.sys.global.b32",
+        ],
+    );
+}
+
+#[test]
+fn gfx942_overflow_report_counts_its_record_and_raises_the_abort_flag() {
+    let art = compile(&overflow_module(), TargetKind::Gfx942, &Options::default()).unwrap();
+    let dis = disassemble_hsaco(&art.bytes, TargetKind::Gfx942).unwrap();
+    let overflow = disassembly_of(&dis, "overflow").unwrap();
+    // The record's slot, then the flag (control word 4) stored at system scope.
+    assert_contains(overflow, &["global_atomic_add", "offset:16 sc0 sc1"]);
 }

@@ -305,6 +305,11 @@ const INTRINSICS: &[Intrinsic] = &[
         &["&head[i]", "len"],
         Scalar(Fixed(S::U32), Lower::claim),
     ),
+    def(
+        "report_overflow",
+        &["capacity", "needed"],
+        Effect(Lower::report_overflow),
+    ),
     def("start_barrier", NONE, Effect(Lower::start_barrier)),
     def("team_barrier", NONE, Effect(Lower::team_barrier)),
     def(

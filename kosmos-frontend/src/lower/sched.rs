@@ -1,6 +1,6 @@
 //! Scheduling (docs/scheduling.md "In the DSL"): the intrinsics of a kernel with a
 //! `team: &Team` parameter — the team queries, `start_barrier` and `team_barrier`, the
-//! counter operations `signal`, `wait` and `claim` — the role switch `dispatch`, lowered
+//! counter operations `signal`, `wait` and `claim`, `report_overflow` — the role switch `dispatch`, lowered
 //! onto `kosmos_sched::Sched`, and the ranks' copies of its symmetric buffer parameters
 //! (`x.peer(rank)`).
 
@@ -14,6 +14,7 @@ use kosmos_sched::{Queues, Sched};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{Error, Expr, ExprMethodCall, Result};
 
@@ -54,6 +55,17 @@ impl Lower {
 
     pub(super) fn team_barrier(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
         self.sched(call)?.team_barrier(b);
+        Ok(())
+    }
+
+    /// `report_overflow(capacity, needed)`: a capacity record naming the call's source
+    /// line (the host names it as a bounds error names its access).
+    pub(super) fn report_overflow(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let sched = self.sched(call)?.clone();
+        let capacity = self.value(b, call.args[0], Some(S::U32))?;
+        let needed = self.value(b, call.args[1], Some(S::U32))?;
+        let line = call.call.span().start().line as u32;
+        sched.report_overflow(b, capacity.v, needed.v, line);
         Ok(())
     }
 

@@ -103,6 +103,20 @@ pub struct ErrorRecord {
     pub seen: u32,
 }
 
+/// The error records of one rank's control buffer (its first [`control::TRACE_BASE`]
+/// words at least), each [`control::ERROR_WORDS`] words, kind first.
+fn records_in(control_words: &[u32]) -> impl Iterator<Item = &[u32]> {
+    let count = control_words
+        .get(control::ERROR_COUNT as usize)
+        .copied()
+        .unwrap_or(0)
+        .min(control::ERROR_CAPACITY);
+    (0..count).filter_map(|i| {
+        let at = (control::ERROR_BASE + i * control::ERROR_WORDS) as usize;
+        control_words.get(at..at + control::ERROR_WORDS as usize)
+    })
+}
+
 impl ErrorRecord {
     /// Decodes one record of [`control::ERROR_WORDS`] words.
     pub fn decode(w: &[u32]) -> Option<ErrorRecord> {
@@ -118,19 +132,12 @@ impl ErrorRecord {
         })
     }
 
-    /// The records of one rank's control buffer (its first [`control::TRACE_BASE`] words
-    /// at least).
+    /// The wait records of one rank's control buffer (its first [`control::TRACE_BASE`]
+    /// words at least); its [`CapacityRecord`]s are not among them.
     pub fn all_in(control_words: &[u32]) -> Vec<ErrorRecord> {
-        let count = control_words
-            .get(control::ERROR_COUNT as usize)
-            .copied()
-            .unwrap_or(0)
-            .min(control::ERROR_CAPACITY) as usize;
-        (0..count)
-            .filter_map(|i| {
-                let at = (control::ERROR_BASE + i as u32 * control::ERROR_WORDS) as usize;
-                ErrorRecord::decode(control_words.get(at..)?)
-            })
+        records_in(control_words)
+            .filter(|w| w[0] != CapacityRecord::CODE)
+            .filter_map(ErrorRecord::decode)
             .collect()
     }
 }
@@ -146,6 +153,54 @@ impl fmt::Display for ErrorRecord {
             f,
             "rank {} workgroup {} gave up waiting for {what}: counter {} expected {}, saw {}",
             self.rank, self.workgroup, self.counter, self.expected, self.seen
+        )
+    }
+}
+
+/// A workgroup found a buffer too small for what the launch needs (`Sched::report_overflow`,
+/// the DSL's `report_overflow`): it skipped the work and raised the abort flag. Kept in the
+/// error records with kind [`CapacityRecord::CODE`]: words rank, workgroup, site, -, -,
+/// capacity, needed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct CapacityRecord {
+    pub rank: u32,
+    /// Workgroup index within its rank.
+    pub workgroup: u32,
+    /// The reporter's name for the call site: a `#[kernel]`'s source line of the
+    /// `report_overflow` call.
+    pub site: u32,
+    /// What the buffer holds.
+    pub capacity: u32,
+    /// What the launch needed it to hold.
+    pub needed: u32,
+}
+
+impl CapacityRecord {
+    /// The record kind, next to [`WaitKind::TASK_CODE`] and [`WaitKind::BARRIER_CODE`].
+    pub const CODE: u32 = 3;
+
+    /// The capacity records of one rank's control buffer (its first
+    /// [`control::TRACE_BASE`] words at least).
+    pub fn all_in(control_words: &[u32]) -> Vec<CapacityRecord> {
+        records_in(control_words)
+            .filter(|w| w[0] == CapacityRecord::CODE)
+            .map(|w| CapacityRecord {
+                rank: w[1],
+                workgroup: w[2],
+                site: w[3],
+                capacity: w[6],
+                needed: w[7],
+            })
+            .collect()
+    }
+}
+
+impl fmt::Display for CapacityRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "rank {} workgroup {}: report_overflow at line {} of the kernel's source: the launch needs room for {}, the buffer holds {}",
+            self.rank, self.workgroup, self.site, self.needed, self.capacity
         )
     }
 }

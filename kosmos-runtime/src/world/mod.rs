@@ -9,9 +9,9 @@
 //! rank, peer access enabled between every pair. The kernels do not know the difference.
 //!
 //! Launches are asynchronous: [`World::launch`] checks and queues, [`World::synchronize`]
-//! waits and reports what the kernels recorded (timeouts), and [`World::capture`] records
-//! launches into a [`WorldGraph`] to replay. No control word is written by the host between
-//! launches (see [`abi::control`]).
+//! waits and reports what the kernels recorded (timeouts, overflows), and
+//! [`World::capture`] records launches into a [`WorldGraph`] to replay. No control word is
+//! written by the host between launches (see [`abi::control`]).
 
 use crate::buffer::{Buffer, DeviceScalar};
 use crate::device::{Device, DeviceKind};
@@ -19,7 +19,7 @@ use crate::error::Error;
 use crate::image::ModuleImage;
 use crate::module::{KernelArg, LaunchConfig, Module};
 use crate::stream::{Event, Stream, StreamGraph};
-use abi::{ErrorRecord, TraceEvent, control};
+use abi::{CapacityRecord, ErrorRecord, TraceEvent, control};
 use kosmos_ir::VerifiedModule;
 use std::fmt;
 use std::sync::Arc;
@@ -94,6 +94,14 @@ pub enum WorldError {
     /// Bounded waits ran out: the kernel recorded who waited on what and left.
     #[error("{}", describe_timeouts(records))]
     Timeout { records: Vec<ErrorRecord> },
+    /// A kernel found a buffer too small for what the launch needs, skipped the work and
+    /// raised the abort flag (`report_overflow`). The cause of the launch's failure even
+    /// when waits timed out too (`timeouts`: those that ran out before they saw the flag).
+    #[error("{}", describe_overflows(records, timeouts))]
+    CapacityExceeded {
+        records: Vec<CapacityRecord>,
+        timeouts: Vec<ErrorRecord>,
+    },
     /// The host gave up waiting for the launches queued on a device
     /// ([`WorldOptions::host_wait_limit`]; `kernel` is the last one queued). On a GPU
     /// the kernel may still be running: the world's memory stays in use, and transfers,
@@ -178,6 +186,16 @@ fn describe_timeouts(records: &[ErrorRecord]) -> String {
         lines.push("a wait timed out".into());
     }
     format!("bounded wait timed out: {}", lines.join("; "))
+}
+
+fn describe_overflows(records: &[CapacityRecord], timeouts: &[ErrorRecord]) -> String {
+    let lines: Vec<String> = records.iter().map(CapacityRecord::to_string).collect();
+    let also = match timeouts.len() {
+        0 => String::new(),
+        1 => " (1 bounded wait also timed out)".to_string(),
+        n => format!(" ({n} bounded waits also timed out)"),
+    };
+    format!("buffer capacity exceeded: {}{also}", lines.join("; "))
 }
 
 /// Settings of a world.
@@ -780,10 +798,12 @@ impl World {
     /// [`WorldOptions::host_wait_limit`] in all, else [`WorldError::HostTimeout`] — the
     /// work stays queued, and a later call waits again), keeps each device's time of its
     /// last launch ([`World::last_launch_ms`]), and then reports what the kernels
-    /// recorded: if any wait timed out, every rank's error records as
-    /// [`WorldError::Timeout`], after which the records and the abort flag are cleared and
-    /// the world's launches run again. Until then, launches queued after the timeout return
-    /// at their first barrier (the abort flag is sticky) and compute nothing.
+    /// recorded: if a kernel reported a buffer too small, every rank's capacity records as
+    /// [`WorldError::CapacityExceeded`] (the cause, even if waits timed out too), else if
+    /// any wait timed out, every rank's error records as [`WorldError::Timeout`]; after
+    /// either the records and the abort flag are cleared and the world's launches run
+    /// again. Until then, launches queued after the failure return at their first barrier
+    /// (the abort flag is sticky) and compute nothing.
     ///
     /// This is also the world's check for errors: reading device memory waits for the
     /// device anyway, so there is no cheaper way to look. Errors of the devices themselves
@@ -831,23 +851,36 @@ impl World {
             }
         }
         // Records explain a failure better than what the devices saw afterwards.
-        self.report_timeouts()?;
+        self.report_errors()?;
         failure.map_or(Ok(()), Err)
     }
 
-    /// Every recorded timeout raises rank 0's abort flag, so one word says whether there
-    /// is anything to report; then every rank's records are read and cleared, with the
-    /// flag and the arrivals a failed barrier left.
-    fn report_timeouts(&self) -> Result<(), WorldError> {
+    /// Every recorded timeout or overflow raises rank 0's abort flag, so one word says
+    /// whether there is anything to report; then every rank's records are read and cleared,
+    /// with the flag and the arrivals a failed barrier left.
+    fn report_errors(&self) -> Result<(), WorldError> {
         let abort = self.control_words(0, control::ABORT as usize + 1)?[control::ABORT as usize];
         if abort == 0 {
             return Ok(());
         }
-        let records = self.error_records()?;
+        let (mut timeouts, mut overflows) = (Vec::new(), Vec::new());
+        for r in 0..self.ranks {
+            let words = self.control_words(r, control::TRACE_BASE as usize)?;
+            timeouts.extend(ErrorRecord::all_in(&words));
+            overflows.extend(CapacityRecord::all_in(&words));
+        }
         self.write_control(control::ERROR_COUNT, 0, 0..self.ranks)?;
         self.write_control(control::BARRIER_COUNT, 0, 0..1)?;
         self.write_control(control::ABORT, 0, 0..1)?;
-        Err(WorldError::Timeout { records })
+        Err(if overflows.is_empty() {
+            WorldError::Timeout { records: timeouts }
+        } else {
+            // Waits that ran out before they saw the flag were waiting for skipped work.
+            WorldError::CapacityExceeded {
+                records: overflows,
+                timeouts,
+            }
+        })
     }
 
     /// Records the launches `record` queues on this world (through [`World::launch`] or
@@ -916,7 +949,7 @@ impl World {
         Ok(())
     }
 
-    /// The error records kept since the last report, rank by rank, without clearing them
+    /// The wait records kept since the last report, rank by rank, without clearing them
     /// ([`World::synchronize`] reports and clears them): a look at what the launches
     /// finished so far left.
     pub fn error_records(&self) -> Result<Vec<ErrorRecord>, Error> {

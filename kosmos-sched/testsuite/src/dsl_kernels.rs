@@ -137,3 +137,48 @@ pub fn allgather_scale_dispatch(
         }
     }
 }
+
+/// The receive side of a Mixture-of-Experts exchange, reduced to its capacity check: rank
+/// `r` pulls `counts[r]` rows (known only on the device) of the previous rank's `send` (in a
+/// ring) into its own `rows`, which hold `capacity`, then tells that rank it is done
+/// (`done`, a counter per rank). A rank whose rows would not fit reports the overflow and
+/// skips the pull, writing nothing; the rank it would have pulled from then waits for a
+/// signal that never comes, and leaves at the abort flag. Workgroup 0 of each rank pulls;
+/// every workgroup checks. At the end, once the whole world is done (a team barrier),
+/// workgroup 0 of each rank zeroes its `done` counter for the next launch.
+#[kernel(max_workgroup_size = 64)]
+pub fn pull_rows(
+    team: &Team,
+    counts: &[u32],
+    send: &Sym<[u32]>,
+    rows: &Sym<[u32]>,
+    done: &Sym<[u32]>,
+    capacity: u32,
+) {
+    start_barrier();
+    let rank = team_rank();
+    let ranks = world_size();
+    let lane = workitem_id_x();
+    let lanes = workgroup_size_x();
+    let needed = counts[rank];
+    if needed > capacity {
+        report_overflow(capacity, needed);
+        return;
+    }
+    let source = (rank + ranks - 1) % ranks;
+    let mine = done.local();
+    if team_workgroup() == 0 {
+        let from = send.peer(source);
+        let into = rows.local();
+        for i in (lane..needed).step_by(lanes) {
+            into[i] = from[i];
+        }
+        signal(&done.peer(source)[0], 1, Scope::System);
+        // This rank's `send` is in use until its receiver has pulled it.
+        wait(&mine[0], 1, Scope::System, 0);
+    }
+    team_barrier();
+    if team_workgroup() == 0 && lane == 0 {
+        mine[0] = 0;
+    }
+}

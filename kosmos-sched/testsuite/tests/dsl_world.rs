@@ -1,16 +1,18 @@
 //! The DSL all-gather (`dsl_kernels::allgather_scale`) on emulated worlds of the CPU
 //! device: every rank gathers every shard exactly and computes from it only after the
 //! shard's signal; a planted missing signal becomes a timeout naming who waited on what;
-//! another world's symmetric buffer is refused before the launch, naming the argument.
+//! another world's symmetric buffer is refused before the launch, naming the argument; a
+//! kernel that finds a receive buffer too small (`pull_rows`) reports it as
+//! `CapacityExceeded` naming rank, workgroup, call site and sizes, without hanging.
 //! Launches are queued back to back with no host wait between them, a timeout is reported
 //! at the next synchronize (and the world runs again after it), and captured launches
 //! replay exactly as eager ones. The capture test also runs on a GPU, opt-in:
 //! `KOSMOS_DEVICE=cuda:0 cargo test -p kosmos-sched-tests --test dsl_world --
 //! --include-ignored`.
 
-use kosmos_runtime::{Device, Module, SymmetricBuffer, World, WorldError, WorldOptions};
-use kosmos_sched::WaitKind;
-use kosmos_sched_tests::dsl_kernels::{allgather_scale, allgather_scale_dispatch};
+use kosmos_runtime::{Buffer, Device, Module, SymmetricBuffer, World, WorldError, WorldOptions};
+use kosmos_sched::{CapacityRecord, WaitKind};
+use kosmos_sched_tests::dsl_kernels::{allgather_scale, allgather_scale_dispatch, pull_rows};
 use kosmos_sched_tests::{DSL, expect_timeout, seed};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
@@ -38,13 +40,19 @@ struct Buffers {
     tally: SymmetricBuffer<u32>,
 }
 
-/// A world of `ranks` ranks with random shards and poisoned outputs.
-fn setup(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Run {
+/// An emulated world of `ranks` ranks on `device` whose waits give up after `bound` polls
+/// (`None`: the device's default).
+fn emulated(device: &Device, ranks: u32, bound: Option<u32>) -> World {
     let options = WorldOptions {
         wait_bound: bound,
         ..WorldOptions::default()
     };
-    let mut world = World::emulated(device, ranks, options).unwrap();
+    World::emulated(device, ranks, options).unwrap()
+}
+
+/// A world of `ranks` ranks with random shards and poisoned outputs.
+fn setup(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Run {
+    let mut world = emulated(device, ranks, bound);
     let mut rng = SmallRng::seed_from_u64(seed);
     let n = (ranks * CHUNK) as usize;
     let shard = world.alloc_symmetric::<f32>(CHUNK as usize).unwrap();
@@ -477,4 +485,171 @@ fn a_symmetric_buffer_of_another_world_is_refused_naming_the_argument() {
         .and_then(|()| run.world.synchronize())
         .unwrap();
     check_gathered_and_scaled(&run, 0.5, &format!("seed {seed}"));
+}
+
+/// Rows `pull_rows`'s receive buffers hold.
+const CAPACITY: u32 = 96;
+
+/// `pull_rows`'s buffers on a world: random `send` rows, poisoned `rows` of [`CAPACITY`].
+struct Pull {
+    world: World,
+    sent: Vec<Vec<u32>>,
+    send: SymmetricBuffer<u32>,
+    rows: SymmetricBuffer<u32>,
+    done: SymmetricBuffer<u32>,
+}
+
+/// What `rows` hold before a launch.
+const POISON: u32 = 0xdead_beef;
+
+impl Pull {
+    fn new(device: &Device, ranks: u32, bound: Option<u32>, seed: u64) -> Pull {
+        let mut world = emulated(device, ranks, bound);
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let send = world.alloc_symmetric::<u32>(CAPACITY as usize).unwrap();
+        let rows = world.alloc_symmetric::<u32>(CAPACITY as usize).unwrap();
+        let done = world.alloc_symmetric::<u32>(1).unwrap();
+        let sent = (0..ranks)
+            .map(|r| {
+                let data: Vec<u32> = (0..CAPACITY).map(|_| rng.random()).collect();
+                send.rank(r).unwrap().upload(&data).unwrap();
+                data
+            })
+            .collect();
+        let mut pull = Pull {
+            world,
+            sent,
+            send,
+            rows,
+            done,
+        };
+        pull.poison();
+        pull
+    }
+
+    fn poison(&mut self) {
+        for b in self.rows.ranks() {
+            b.fill(POISON).unwrap();
+        }
+    }
+
+    /// Launches `pull_rows` (rank `r` needs `counts[r]` rows) and waits for it.
+    fn run(&mut self, module: &Module, per_rank: u32, counts: &[u32]) -> Result<(), WorldError> {
+        let counts = Buffer::from_slice(self.world.device(), counts)?;
+        pull_rows::run(
+            &mut self.world,
+            module,
+            per_rank,
+            BLOCK,
+            &counts,
+            &self.send,
+            &self.rows,
+            &self.done,
+            CAPACITY,
+        )
+    }
+
+    /// Rank `r`'s rows: the first `counts[r]` pulled from the previous rank, the rest
+    /// untouched (all of them untouched where `counts[r]` does not fit).
+    fn check_rows(&self, counts: &[u32], what: &str) {
+        let ranks = self.sent.len();
+        for (r, &n) in counts.iter().enumerate() {
+            let got = self.rows.rank(r as u32).unwrap().download().unwrap();
+            let source = &self.sent[(r + ranks - 1) % ranks];
+            let pulled = if n > CAPACITY { 0 } else { n as usize };
+            let want: Vec<u32> = (0..CAPACITY as usize)
+                .map(|i| if i < pulled { source[i] } else { POISON })
+                .collect();
+            assert!(got == want, "{what}: rank {r}'s rows");
+        }
+    }
+}
+
+/// The source line of `pull_rows`'s `report_overflow` call: the site its records name.
+fn report_overflow_line() -> u32 {
+    let source = include_str!("../src/dsl_kernels.rs");
+    let line = source
+        .lines()
+        .position(|l| l.contains("report_overflow(capacity, needed)"))
+        .expect("pull_rows reports overflows");
+    line as u32 + 1
+}
+
+/// The message of a `CapacityExceeded` error, its records and how many timeouts it counts.
+fn expect_overflow(run: Result<(), WorldError>, seed: u64) -> (String, Vec<CapacityRecord>, usize) {
+    let err = run
+        .err()
+        .unwrap_or_else(|| panic!("seed {seed}: an overflow went unnoticed"));
+    let WorldError::CapacityExceeded { records, timeouts } = &err else {
+        panic!("seed {seed}: expected a capacity error, got {err}");
+    };
+    (err.to_string(), records.clone(), timeouts.len())
+}
+
+#[test]
+fn dsl_overflow_is_reported_at_synchronize_naming_its_site_and_the_world_runs_again() {
+    let device = Device::cpu_with_resident_limit(16);
+    let module = load(&device);
+    let seed = seed();
+    println!("seed {seed}");
+    let (ranks, per_rank) = (4, 2);
+    let mut pull = Pull::new(&device, ranks, None, seed);
+    // Rank 1 needs more rows than it holds: it reports and skips its pull, and rank 0
+    // waits for it in vain (until the abort flag), the others at the team barrier.
+    let counts = [CAPACITY, CAPACITY + 37, 5, 0];
+    let start = std::time::Instant::now();
+    let (text, records, _) = expect_overflow(pull.run(&module, per_rank, &counts), seed);
+    // Well within a wait's bound (about a second here): nobody waited it out.
+    assert!(start.elapsed().as_secs() < 30, "{:?}", start.elapsed());
+    let mut workgroups: Vec<u32> = records.iter().map(|r| r.workgroup).collect();
+    workgroups.sort();
+    assert_eq!(workgroups, [0, 1], "{text}");
+    let site = report_overflow_line();
+    for r in &records {
+        assert_eq!(
+            (r.rank, r.site, r.capacity, r.needed),
+            (1, site, CAPACITY, CAPACITY + 37),
+            "{text}"
+        );
+    }
+    let want = format!(
+        "rank 1 workgroup 0: report_overflow at line {site} of the kernel's source: the launch needs room for {}, the buffer holds {CAPACITY}",
+        CAPACITY + 37
+    );
+    assert!(text.contains(&want), "{text}");
+    pull.check_rows(&counts, "the launch that overflowed");
+    // Reported once, and the world runs again (the failed launch's counters are the
+    // kernel's business: zero them).
+    pull.world.synchronize().unwrap();
+    for b in pull.done.ranks() {
+        b.fill(0).unwrap();
+    }
+    pull.poison();
+    let counts = [CAPACITY, 17, 0, 64];
+    pull.run(&module, per_rank, &counts)
+        .unwrap_or_else(|e| panic!("seed {seed}: after the overflow: {e}"));
+    pull.check_rows(&counts, "after the overflow");
+}
+
+#[test]
+fn dsl_overflow_is_the_cause_when_waits_also_timed_out() {
+    let device = Device::cpu_with_resident_limit(16);
+    let module = load(&device);
+    let seed = seed();
+    println!("seed {seed}");
+    // Rank 0's wait for rank 1 gives up after 60 polls, before its first look at the
+    // abort flag (every 64 polls): a timeout recorded next to the overflow.
+    let mut pull = Pull::new(&device, 2, Some(60), seed);
+    let counts = [3, CAPACITY + 1];
+    let (text, records, timeouts) = expect_overflow(pull.run(&module, 1, &counts), seed);
+    assert_eq!(records.len(), 1, "{text}");
+    assert_eq!(
+        (records[0].rank, records[0].needed),
+        (1, CAPACITY + 1),
+        "{text}"
+    );
+    assert_eq!(timeouts, 1, "{text}");
+    assert!(text.ends_with("(1 bounded wait also timed out)"), "{text}");
+    pull.check_rows(&counts, "the launch that overflowed");
+    pull.world.synchronize().unwrap();
 }
