@@ -154,6 +154,31 @@ impl Ops {
         Ok(())
     }
 
+    /// Fills `out` with `scale` times hashed values in `[-1, 1)` of `seed` and each index
+    /// (`ops::fill_random`): reproducible random weights made on the device, of any size.
+    pub fn fill_random(
+        &self,
+        stream: &Stream,
+        out: &mut Buffer<bf16>,
+        seed: u32,
+        scale: f32,
+    ) -> Result<()> {
+        const OP: &str = "fill_random";
+        self.check_stream(OP, stream)?;
+        self.same_device(OP, "out", out)?;
+        // A grid-stride loop over 64-bit indices: any length, at most 65536 workgroups.
+        let grid = out.len().div_ceil(ops::BLOCK as usize).clamp(1, 65_536) as u32;
+        ops::fill_random::launch(
+            &self.module,
+            stream,
+            LaunchConfig::linear(grid, ops::BLOCK),
+            out,
+            seed,
+            scale,
+        )?;
+        Ok(())
+    }
+
     /// `dz = dh gelu'(z)` elementwise (`ops::gelu_backward`), rounded to bf16.
     pub fn gelu_backward(
         &self,

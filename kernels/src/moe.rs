@@ -97,6 +97,8 @@ pub struct MoeLayer {
     dims: Dims,
     saved: MoeSaved,
     sync: SymmetricBuffer<u32>,
+    /// The router's logits, transposed (`experts x ceil(tokens / 128) 128`).
+    logits: SymmetricBuffer<f32>,
     /// Stand-ins for the arguments a launch does not read: the bias of softmax routing,
     /// the shared expert's weights.
     no_bias: SymmetricBuffer<f32>,
@@ -185,6 +187,7 @@ impl MoeLayer {
             dims,
             saved,
             sync: world.alloc_symmetric(dims.sync_words())?,
+            logits: world.alloc_symmetric(e * dims.blocks() * 128)?,
             no_bias: world.alloc_symmetric(e)?,
             no_weights: world.alloc_symmetric(8)?,
             workgroups: None,
@@ -280,6 +283,10 @@ impl MoeLayer {
             Some(n) => n,
             None => world.persistent_workgroups(&self.modules, OP, block)?,
         };
+        // Down-projection tiles trail their row tile's up-projection tiles by `lag` rounds:
+        // twice the workgroups of tasks in between.
+        let round = d.ffn.div_ceil(64) + d.hidden.div_ceil(128);
+        let lag = (2 * per_rank).div_ceil(round) + 1;
         let v = &self.saved;
         ops::moe_forward::launch(
             world,
@@ -297,6 +304,7 @@ impl MoeLayer {
             &v.scores,
             &v.weights,
             &v.routing,
+            &self.logits,
             &v.plan,
             &self.sync,
             &v.recv,
@@ -310,6 +318,7 @@ impl MoeLayer {
             d.topk,
             d.capacity,
             d.max_tiles,
+            lag,
             self.options.shared_expert as u32,
             sigmoid as u32,
             groups,

@@ -69,6 +69,26 @@ pub fn gelu_backward(dh: &[f32], z: &[f32], dz: &mut [bf16], n: u32) {
     }
 }
 
+/// `out[i] = scale * u(i)`, `u(i)` in `[-1, 1)` a hash of `i` and `seed` (reproducible,
+/// the same on every device), for every element of `out` (a grid-stride loop over 64-bit
+/// indices): weights of any size made where they live.
+#[kernel(max_workgroup_size = 256)]
+pub fn fill_random(out: &mut [bf16], seed: u32, scale: f32) {
+    let n = out.len();
+    let mut i = (workgroup_id_x() * workgroup_size_x() + workitem_id_x()) as u64;
+    let stride = (num_workgroups_x() * workgroup_size_x()) as u64;
+    while i < n {
+        // A 32-bit integer hash (two xor-shift-multiply rounds) of both index halves.
+        let mut v = (i as u32) ^ ((i >> 32) as u32 * 0x9e37_79b9) ^ (seed * 0x85eb_ca6b);
+        v = (v ^ (v >> 16)) * 0x7feb_352d;
+        v = (v ^ (v >> 15)) * 0x846c_a68b;
+        v ^= v >> 16;
+        let u = (v >> 8) as f32 * (1.0 / 8_388_608.0) - 1.0;
+        out[i] = (u * scale) as bf16;
+        i += stride;
+    }
+}
+
 /// `sqrt(2 / pi)` and the cubic coefficient of the tanh form of GELU.
 pub const GELU_C: f32 = 0.797_884_6;
 pub const GELU_A: f32 = 0.044_715;
@@ -1162,19 +1182,16 @@ pub fn reduce_scatter_rows(
 
 /// Words of [`moe_forward`]'s `sync` buffer before the per-expert counters: queue heads
 /// (router + layout, sends, expert tiles, fold), the counters of routed blocks, of ranks whose
-/// counts have arrived and of the plan, and a counter nobody signals (what tasks that wait for
-/// nothing wait on).
-pub const MOE_SYNC_HEAD_WORDS: u32 = 8;
+/// counts have arrived, of the plan's parts and of the local layout, and a counter nobody
+/// signals (what tasks that wait for nothing wait on).
+pub const MOE_SYNC_HEAD_WORDS: u32 = 9;
 const MOE_ROUTED: u32 = 4;
 const MOE_COUNTED: u32 = 5;
 const MOE_PLANNED: u32 = 6;
 const MOE_NEVER: u32 = 7;
-/// Expert tiles are queued in rounds: the up-projection tiles of row tile `g`, then the
-/// down-projection tiles of row tile `g - MOE_LAG` (whose inputs the tiles claimed a few
-/// rounds earlier are finishing), so that free workgroups rarely meet a head that waits.
-pub const MOE_LAG: u32 = 4;
+const MOE_LAID_OUT: u32 = 8;
 /// Tokens per fold task.
-const MOE_FOLD_TOKENS: u32 = 8;
+pub const MOE_FOLD_TOKENS: u32 = 8;
 
 /// A whole Mixture-of-Experts layer forward pass on every rank of an expert-parallel world,
 /// in one self-scheduled persistent launch per rank: router, layout, dispatch, expert GEMMs
@@ -1185,17 +1202,23 @@ const MOE_FOLD_TOKENS: u32 = 8;
 /// hidden`), the selection `bias` (sigmoid routing), its `experts / ranks` local experts
 /// `w1` (`2 ffn x hidden` each: gate rows, then up rows) and `w2` (`hidden x ffn` each), and
 /// with `shared = 1` the shared expert `ws1`, `ws2`. Phases, all inside the one launch:
-/// 1. router tasks (128 tokens each): the logits tile with the GEMM mainloop, then per token
-///    the scores (softmax, or sigmoid when `sigmoid = 1`) into `scores`, the group-limited
+/// 1. router tasks (128 tokens each): the logits (a GEMM tile per 128 experts, transposed
+///    into `logits` so that each token's lane reads them coalesced), then per token the
+///    scores (softmax, or sigmoid when `sigmoid = 1`) into `scores`, the group-limited
 ///    top-`topk` into `routing` (experts) and `weights`, and the block's expert counts;
-/// 2. one layout task per rank: each expert's token count is sent to every rank; the
-///    rank's send list (its (token, pick) pairs in the order receivers consume them) and,
-///    once every rank's counts are in, where every chunk lands on its owner and this rank's
-///    table of row tiles. Receive rows past `capacity` on any rank: the owner reports an
-///    overflow and no rank dispatches (nothing is written past a buffer);
+/// 2. one layout task per rank: each expert's token count is sent to every rank, the send
+///    offsets (this rank's picks ordered by local expert, then owner from the next rank round
+///    the ring: the order receivers consume them) and, once every rank's counts are in,
+///    where every chunk lands on its owner and this rank's table of row tiles. Receive rows
+///    past `capacity` on any rank: the owner reports an overflow and no rank dispatches
+///    (nothing is written past a buffer). Fill tasks (a block of tokens each) put the picks
+///    into the send list once the offsets are known;
 /// 3. one dispatch loop: communication tasks push 128 send-list rows each into the owners'
 ///    `recv` and count them on the owner's per-expert counter; compute tasks are the expert
-///    tiles in rounds ([`MOE_LAG`]): up-projection tiles (gate and up features paired by
+///    tiles in rounds: the up-projection tiles of row tile `g`, then the down-projection
+///    tiles of row tile `g - lag`, whose inputs the tiles claimed `lag` rounds earlier are
+///    finishing (the host sets `lag` so that twice the workgroups lie in between: free
+///    workgroups rarely meet a head that waits). Up-projection tiles (gate and up features paired by
 ///    [`tile_product`], into `z`, then `h = silu(gate) up`) gated on all of their expert's
 ///    rows, down-projection tiles (into `y`) gated on their row tile's up-projection tiles.
 ///    The shared expert's tiles (rows of `x`) come first and wait for nothing;
@@ -1222,6 +1245,7 @@ pub fn moe_forward(
     scores: &Sym<[f32]>,
     weights: &Sym<[f32]>,
     routing: &Sym<[u32]>,
+    logits: &Sym<[f32]>,
     plan: &Sym<[u32]>,
     sync: &Sym<[u32]>,
     recv: &Sym<[bf16]>,
@@ -1235,6 +1259,7 @@ pub fn moe_forward(
     topk: u32,
     capacity: u32,
     max_tiles: u32,
+    lag: u32,
     shared: u32,
     sigmoid: u32,
     groups: u32,
@@ -1262,17 +1287,30 @@ pub fn moe_forward(
     let o_tiles = o_status + 2;
     let o_list = o_tiles + max_tiles;
     let heads = sync.local();
-    // Phase 1 and 2: the router blocks, then the layout task once they are all done.
+    // Phases 1 and 2: the router blocks; the layout task once they are all done; the fill
+    // tasks once it has the send offsets.
     dispatch(
         &heads[MOE_NEVER],
         0,
         &heads[0],
-        blocks + 1,
+        2 * blocks + 1,
         Scope::Agent,
         |t| {
             (
-                &sync.local()[if t < blocks { MOE_NEVER } else { MOE_ROUTED }],
-                if t < blocks { 0 } else { blocks },
+                &sync.local()[if t < blocks {
+                    MOE_NEVER
+                } else if t == blocks {
+                    MOE_ROUTED
+                } else {
+                    MOE_LAID_OUT
+                }],
+                if t < blocks {
+                    0
+                } else if t == blocks {
+                    blocks
+                } else {
+                    1
+                },
             )
         },
         |t| {},
@@ -1286,6 +1324,7 @@ pub fn moe_forward(
                     scores,
                     weights,
                     routing,
+                    logits,
                     plan,
                     t,
                     tokens,
@@ -1300,16 +1339,27 @@ pub fn moe_forward(
                     o_blocks,
                 );
                 signal(&sync.local()[MOE_ROUTED], 1, Scope::Agent);
-            } else {
+            } else if t == blocks {
                 lay_out(
-                    stages, routing, plan, sync, tokens, experts, topk, capacity, shared, o_send,
-                    o_dest, o_blocks, o_local, o_status, o_tiles, o_list,
+                    stages, plan, sync, tokens, experts, capacity, shared, o_send, o_dest,
+                    o_blocks, o_local, o_status, o_tiles,
+                );
+                signal(&sync.local()[MOE_PLANNED], 1, Scope::Agent);
+            } else {
+                let b = t - blocks - 1;
+                fill_send_list(
+                    routing, plan, b, tokens, experts, topk, o_send, o_blocks, o_list,
                 );
                 signal(&sync.local()[MOE_PLANNED], 1, Scope::Agent);
             }
         },
     );
-    wait(&sync.local()[MOE_PLANNED], 1, Scope::Agent, blocks);
+    wait(
+        &sync.local()[MOE_PLANNED],
+        blocks + 1,
+        Scope::Agent,
+        2 * blocks + 1,
+    );
     let row_tiles = plan.local()[o_status];
     let ok = plan.local()[o_status + 1];
     let sends = if ok == 1 { (picks + 127) / 128 } else { 0 };
@@ -1317,7 +1367,7 @@ pub fn moe_forward(
     let down_tiles = (hidden + 127) / 128;
     let round = up_tiles + down_tiles;
     let expert_tasks = if row_tiles > 0 {
-        (row_tiles + MOE_LAG) * round
+        (row_tiles + lag) * round
     } else {
         0
     };
@@ -1330,9 +1380,12 @@ pub fn moe_forward(
         Scope::System,
         |t| {
             (
-                &sync.local()
-                    [expert_gate(plan, t, 0, row_tiles, up_tiles, round, o_local, o_tiles)],
-                expert_gate(plan, t, 1, row_tiles, up_tiles, round, o_local, o_tiles),
+                &sync.local()[expert_gate(
+                    plan, t, 0, row_tiles, up_tiles, round, lag, o_local, o_tiles,
+                )],
+                expert_gate(
+                    plan, t, 1, row_tiles, up_tiles, round, lag, o_local, o_tiles,
+                ),
             )
         },
         |t| {
@@ -1386,8 +1439,8 @@ pub fn moe_forward(
                     Scope::Agent,
                 );
             }
-            if !up && r >= MOE_LAG {
-                let g = r - MOE_LAG;
+            if !up && r >= lag {
+                let g = r - lag;
                 let p = plan.local();
                 let j = p[o_tiles + g];
                 let first = p[o_local + 3 * j];
@@ -1423,8 +1476,8 @@ pub fn moe_forward(
         |t| {},
         |t| {
             fold_tokens(
-                routing, weights, plan, out, y, t, tokens, hidden, experts, topk, capacity, shared,
-                o_dest,
+                stages, routing, weights, plan, out, y, t, tokens, hidden, experts, topk, capacity,
+                shared, o_dest,
             );
         },
     );
@@ -1445,14 +1498,15 @@ fn expert_gate(
     row_tiles: u32,
     up_tiles: u32,
     round: u32,
+    lag: u32,
     o_local: u32,
     o_tiles: u32,
 ) -> u32 {
     let local = (o_tiles - 2 - o_local) / 3 - 1;
     let r = t / round;
     let up = t % round < up_tiles;
-    let live = if up { r < row_tiles } else { r >= MOE_LAG };
-    let g = if up || !live { r } else { r - MOE_LAG };
+    let live = if up { r < row_tiles } else { r >= lag };
+    let g = if up || !live { r } else { r - lag };
     let p = plan.local();
     let j = if live { p[o_tiles + g] } else { local };
     let mut counter = MOE_NEVER;
@@ -1468,15 +1522,26 @@ fn expert_gate(
     if part == 0 { counter } else { expected }
 }
 
-/// Router task `b` of [`moe_forward`]: tokens `128 b..` of `x`. Their logits (a GEMM tile
-/// per 128 experts) go to `scores`, then each token's lane turns its row into scores
-/// (softmax probabilities, or sigmoids when `sigmoid` is 1), picks its `topk` experts
-/// (eligible: the `topk_groups` best of `groups` expert groups by the sum of their two
-/// best keys; key = score, plus `bias` for sigmoids; ties to the lower index) into
-/// `routing` with their weights (scores, normalized if `normalize`, times `scale`), and
-/// writes its picks to `stages`. Then each expert's lane counts the block's picks of it
-/// into `plan` (at `o_blocks + b experts + e`) and numbers them, in token order, in the
-/// second half of `routing`.
+/// The routing key of an expert with logit `l`: the logit itself (softmax routing: the same
+/// order as the probabilities), or its sigmoid plus the expert's selection `bias`.
+#[device]
+fn route_key(l: f32, bias: f32, sigmoid: u32) -> f32 {
+    if sigmoid == 1 {
+        1.0 / (1.0 + exp(-l)) + bias
+    } else {
+        l
+    }
+}
+
+/// Router task `b` of [`moe_forward`]: tokens `128 b..` of `x`. Their logits go to `logits`
+/// transposed (`experts` rows of `ceil(tokens / 128) 128`, a GEMM tile per 128 experts), so
+/// that the lanes of consecutive tokens read them coalesced. Each token's lane then picks
+/// its `topk` experts (eligible: the `topk_groups` best of `groups` expert groups by the sum
+/// of their two best keys, see [`route_key`]; ties to the lower index) into `routing` with
+/// their weights (the probabilities or sigmoids, normalized if `normalize`, times `scale`),
+/// writes its scores row to `scores` and its picks to `stages`. Then each expert's lane
+/// counts the block's picks of it into `plan` (at `o_blocks + b experts + e`) and numbers
+/// them, in token order, in the second half of `routing`.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn route_block(
@@ -1487,6 +1552,7 @@ fn route_block(
     scores: &Sym<[f32]>,
     weights: &Sym<[f32]>,
     routing: &Sym<[u32]>,
+    logits: &Sym<[f32]>,
     plan: &Sym<[u32]>,
     b: u32,
     tokens: u32,
@@ -1504,42 +1570,34 @@ fn route_block(
     let lanes = workgroup_size_x();
     let t0 = b * 128;
     let rows = min(tokens - t0, 128);
-    let s = scores.local();
-    for n0 in (0..experts).step_by(128) {
-        let a = x.local();
-        let w = w_router.local();
-        let acc = tile_product(stages, a, w, t0, n0, tokens, experts, hidden, 0, 1, 0);
-        let row0 = t0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
+    let stride = (tokens + 127) / 128 * 128;
+    let lt = logits.local();
+    for e0 in (0..experts).step_by(128) {
+        let a = w_router.local();
+        let xs = x.local();
+        let acc = tile_product(stages, a, xs, e0, t0, experts, tokens, hidden, 0, 1, 0);
+        let row0 = e0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
         // Only f32 is stored: `x` stands in for the bf16 result.
-        let no_bf16 = x.local();
-        store_slab(s, no_bf16, 0, acc, row0, n0, tokens, experts);
+        store_slab(lt, xs, 0, acc, row0, t0, experts, stride);
     }
     barrier();
     let per_group = experts / groups;
     if lane < rows {
         let t = t0 + lane;
-        let row = t * experts;
-        // Scores in place of the logits.
-        if sigmoid == 1 {
+        let bs = bias.local();
+        // Softmax: the largest logit and the sum of the exponentials.
+        let mut top = f32::NEG_INFINITY;
+        let mut sum = 0.0f32;
+        if sigmoid == 0 {
             for e in 0..experts {
-                s[row + e] = 1.0 / (1.0 + exp(-s[row + e]));
-            }
-        } else {
-            let mut top = f32::NEG_INFINITY;
-            for e in 0..experts {
-                top = max(top, s[row + e]);
-            }
-            let mut sum = 0.0f32;
-            for e in 0..experts {
-                sum += exp(s[row + e] - top);
+                top = max(top, lt[e * stride + t]);
             }
             for e in 0..experts {
-                s[row + e] = exp(s[row + e] - top) / sum;
+                sum += exp(lt[e * stride + t] - top);
             }
         }
-        let bs = bias.local();
-        // The eligible groups, one bit each, best first (each pick the best group below the
-        // previous one in the order (score descending, index ascending)).
+        // The eligible groups, one bit each: each pick the best group below the previous
+        // one in the order (score descending, index ascending).
         let mut eligible = 0u32;
         if groups > 1 {
             let mut prev = 0.0f32;
@@ -1551,7 +1609,7 @@ fn route_block(
                     let mut first = f32::NEG_INFINITY;
                     let mut second = f32::NEG_INFINITY;
                     for e in g * per_group..(g + 1) * per_group {
-                        let key = s[row + e] + if sigmoid == 1 { bs[e] } else { 0.0 };
+                        let key = route_key(lt[e * stride + t], bs[e], sigmoid);
                         if key > first {
                             second = first;
                             first = key;
@@ -1570,7 +1628,7 @@ fn route_block(
                         best_g = g;
                     }
                 }
-                eligible = eligible | (1u32 << best_g);
+                eligible |= 1u32 << best_g;
                 prev = best;
                 prev_g = best_g;
             }
@@ -1585,7 +1643,7 @@ fn route_block(
             let mut best_e = experts;
             for e in 0..experts {
                 if groups <= 1 || ((eligible >> (e / per_group)) & 1) == 1 {
-                    let key = s[row + e] + if sigmoid == 1 { bs[e] } else { 0.0 };
+                    let key = route_key(lt[e * stride + t], bs[e], sigmoid);
                     let below = pick == 0 || key < prev || (key == prev && e > prev_e);
                     if below && (best_e == experts || key > best) {
                         best = key;
@@ -1593,7 +1651,12 @@ fn route_block(
                     }
                 }
             }
-            let w = s[row + best_e];
+            let l = lt[best_e * stride + t];
+            let w = if sigmoid == 1 {
+                1.0 / (1.0 + exp(-l))
+            } else {
+                exp(l - top) / sum
+            };
             rl[t * topk + pick] = best_e;
             wl[t * topk + pick] = w;
             stages[lane * topk + pick] = best_e;
@@ -1604,6 +1667,15 @@ fn route_block(
         let norm = if normalize == 1 { scale / total } else { scale };
         for pick in 0..topk {
             wl[t * topk + pick] = wl[t * topk + pick] * norm;
+        }
+        let s = scores.local();
+        for e in 0..experts {
+            let l = lt[e * stride + t];
+            s[t * experts + e] = if sigmoid == 1 {
+                1.0 / (1.0 + exp(-l))
+            } else {
+                exp(l - top) / sum
+            };
         }
     }
     barrier();
@@ -1624,24 +1696,22 @@ fn route_block(
 }
 
 /// The layout task of [`moe_forward`] on rank `s` (one workgroup, once every router task of
-/// the rank is done): in `plan`, each expert's picks are numbered over the whole rank (the
-/// blocks' counts become their offsets) and their count is written to every rank's counts
-/// table, row `s`; the send list orders this rank's picks by local expert, then owner from
-/// the next rank round the ring (the order in which owners need them), then token. Once
-/// every rank's counts are in, `plan` gets each expert's chunk destination (the row on its
-/// owner where this rank's picks of it start: owners keep their experts' rows in expert
-/// order, each expert's by source rank), this rank's expert rows and row tiles (the shared
-/// expert's first, at row `capacity`), and the status.
+/// the rank is done): in `plan`, the blocks' counts of each expert become their offsets
+/// among the rank's picks of it, whose count goes to every rank's counts table, row `s`; the
+/// send offsets order the rank's picks by local expert, then owner from the next rank round
+/// the ring (the order in which owners need them), then token. Once every rank's counts are
+/// in, `plan` gets each expert's chunk destination (the row on its owner where this rank's
+/// picks of it start: owners keep their experts' rows in expert order, each expert's by
+/// source rank), this rank's expert rows and row tiles (the shared expert's first, at row
+/// `capacity`), and the status; an owner whose rows pass `capacity` reports it.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn lay_out(
     stages: &mut [u32],
-    routing: &Sym<[u32]>,
     plan: &Sym<[u32]>,
     sync: &Sym<[u32]>,
     tokens: u32,
     experts: u32,
-    topk: u32,
     capacity: u32,
     shared: u32,
     o_send: u32,
@@ -1650,7 +1720,6 @@ fn lay_out(
     o_local: u32,
     o_status: u32,
     o_tiles: u32,
-    o_list: u32,
 ) {
     let lane = workitem_id_x();
     let lanes = workgroup_size_x();
@@ -1658,9 +1727,7 @@ fn lay_out(
     let ranks = world_size();
     let local = experts / ranks;
     let blocks = (tokens + 127) / 128;
-    let picks = tokens * topk;
     let p = plan.local();
-    let rl = routing.local();
     for e in (lane..experts).step_by(lanes) {
         let mut run = 0u32;
         for b in 0..blocks {
@@ -1668,6 +1735,7 @@ fn lay_out(
             p[o_blocks + b * experts + e] = run;
             run += count;
         }
+        stages[e] = run;
         for d in 0..ranks {
             plan.peer(d)[s * experts + e] = run;
         }
@@ -1681,18 +1749,11 @@ fn lay_out(
             for q in 0..ranks {
                 let e = (s + 1 + q) % ranks * local + j;
                 p[o_send + e] = run;
-                run += p[s * experts + e];
+                run += stages[e];
             }
         }
     }
-    barrier();
-    for i in (lane..picks).step_by(lanes) {
-        let e = rl[i];
-        let b = i / topk / 128;
-        let position = p[o_blocks + b * experts + e] + rl[picks + i];
-        rl[picks + i] = position;
-        p[o_list + p[o_send + e] + position] = i;
-    }
+    signal(&sync.local()[MOE_LAID_OUT], 1, Scope::Agent);
     wait(&sync.local()[MOE_COUNTED], ranks, Scope::System, 0);
     // Totals per expert in `stages`, then each expert's first row on its owner.
     for e in (lane..experts).step_by(lanes) {
@@ -1763,7 +1824,36 @@ fn lay_out(
     let last = s * local + local - 1;
     let needed = stages[experts + last] + stages[last];
     if needed > capacity {
-        // report_overflow(capacity, needed);
+        report_overflow(capacity, needed);
+    }
+}
+
+/// Fill task `b` of [`moe_forward`]: the picks of tokens `128 b..` take their places in the
+/// send list (the second half of `routing` becomes each pick's position among the rank's
+/// picks of its expert).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn fill_send_list(
+    routing: &Sym<[u32]>,
+    plan: &Sym<[u32]>,
+    b: u32,
+    tokens: u32,
+    experts: u32,
+    topk: u32,
+    o_send: u32,
+    o_blocks: u32,
+    o_list: u32,
+) {
+    let picks = tokens * topk;
+    let first = b * 128 * topk;
+    let last = min(picks, first + 128 * topk);
+    let p = plan.local();
+    let rl = routing.local();
+    for i in (first + workitem_id_x()..last).step_by(workgroup_size_x()) {
+        let e = rl[i];
+        let position = p[o_blocks + b * experts + e] + rl[picks + i];
+        rl[picks + i] = position;
+        p[o_list + p[o_send + e] + position] = i;
     }
 }
 
@@ -1901,11 +1991,12 @@ fn down_tile(
 }
 
 /// Fold task `q` of [`moe_forward`]: tokens `MOE_FOLD_TOKENS q..`, each `out[t]` the sum of
-/// its picks' weighted outputs in pick order (read from their owners' `y`), then the shared
-/// expert's, rounded to bf16.
+/// its picks' weighted outputs in pick order (read from their owners' `y`; each pick's row
+/// and owner first looked up into `stages`), then the shared expert's, rounded to bf16.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn fold_tokens(
+    stages: &mut [u32],
     routing: &Sym<[u32]>,
     weights: &Sym<[f32]>,
     plan: &Sym<[u32]>,
@@ -1920,6 +2011,8 @@ fn fold_tokens(
     shared: u32,
     o_dest: u32,
 ) {
+    let lane = workitem_id_x();
+    let lanes = workgroup_size_x();
     let local = experts / world_size();
     let picks = tokens * topk;
     let p = plan.local();
@@ -1928,13 +2021,22 @@ fn fold_tokens(
     let o = out.local();
     let mine = y.local();
     let t0 = q * MOE_FOLD_TOKENS;
-    for t in t0..min(tokens, t0 + MOE_FOLD_TOKENS) {
-        for c in (workitem_id_x()..hidden).step_by(workgroup_size_x()) {
+    let count = min(tokens - t0, MOE_FOLD_TOKENS);
+    // At most 8 tokens x 128 picks: rows, then owners from word 1024.
+    for i in (lane..count * topk).step_by(lanes) {
+        let pick = t0 * topk + i;
+        let e = rl[pick];
+        stages[i] = p[o_dest + e] + rl[picks + pick];
+        stages[1024 + i] = e / local;
+    }
+    barrier();
+    for t in t0..t0 + count {
+        let first = (t - t0) * topk;
+        for c in (lane..hidden).step_by(lanes) {
             let mut acc = 0.0f32;
-            for pick in t * topk..(t + 1) * topk {
-                let e = rl[pick];
-                let row = p[o_dest + e] + rl[picks + pick];
-                acc += wl[pick] * (y.peer(e / local)[row * hidden + c] as f32);
+            for i in first..first + topk {
+                let row = stages[i];
+                acc += wl[t0 * topk + i] * (y.peer(stages[1024 + i])[row * hidden + c] as f32);
             }
             if shared == 1 {
                 acc += mine[(capacity + t) * hidden + c] as f32;
@@ -1942,4 +2044,6 @@ fn fold_tokens(
             o[t * hidden + c] = acc as bf16;
         }
     }
+    // Every lane is done with the lookups before the next task overwrites them.
+    barrier();
 }

@@ -63,7 +63,7 @@ impl MoeShape {
     /// Panics with a message unless the sizes and `routing` fit together.
     pub fn check_routing(&self, routing: &Routing) {
         assert!(
-            self.ranks > 0 && self.experts % self.ranks == 0,
+            self.ranks > 0 && self.experts.is_multiple_of(self.ranks),
             "{} experts do not split over {} ranks",
             self.experts,
             self.ranks
@@ -81,7 +81,7 @@ impl MoeShape {
         } = *routing
         {
             assert!(
-                groups > 0 && self.experts % groups == 0,
+                groups > 0 && self.experts.is_multiple_of(groups),
                 "{} experts do not split into {groups} groups",
                 self.experts
             );
@@ -223,6 +223,8 @@ pub fn route(
 
 /// The layer's output row (`H`) for the token `x_row` routed as `route`: each picked expert's
 /// bf16 output times its weight, summed in fold order, then the shared expert's.
+/// Costs `6 H F` multiply-adds per expert: about 0.1 s per expert at H = 7168, F = 2048 in
+/// the test profile.
 pub fn token_output(
     x_row: &[bf16],
     route: &TokenRoute,
@@ -275,15 +277,16 @@ fn widened(x: &[bf16]) -> Vec<f32> {
     x.iter().map(|v| v.to_f32()).collect()
 }
 
-/// `sum a[i] w[i]` in f64; four partial sums keep the loop from waiting on each addition.
+/// `sum a[i] w[i]` in f64, for `a` holding bf16 values: the product of two bf16 values is
+/// exact in f32. Four partial sums keep the loop from waiting on each addition.
 fn dot(a: &[f32], w: &[bf16]) -> f64 {
-    let mut partial = [0f64; 8];
-    let (a4, w4) = (a.chunks_exact(8), w.chunks_exact(8));
+    let mut partial = [0f64; 4];
+    let (a4, w4) = (a.chunks_exact(4), w.chunks_exact(4));
     let tail: f64 = a4
         .remainder()
         .iter()
         .zip(w4.remainder())
-        .map(|(&a, w)| f64::from(a) * f64::from(w.to_f32()))
+        .map(|(&a, w)| f64::from(a * w.to_f32()))
         .sum();
     for (a, w) in a4.zip(w4) {
         for ((p, &a), w) in partial.iter_mut().zip(a).zip(w) {
@@ -327,7 +330,7 @@ impl MoeReference {
         let (mut routes, mut out) = (Vec::new(), Vec::new());
         for (rank, x) in x.iter().enumerate() {
             assert!(
-                x.len() % shape.hidden == 0 && x.len() <= shape.tokens * shape.hidden,
+                x.len().is_multiple_of(shape.hidden) && x.len() <= shape.tokens * shape.hidden,
                 "rank {rank}'s {} values are not at most {} tokens of {}",
                 x.len(),
                 shape.tokens,
@@ -748,36 +751,5 @@ mod tests {
             let r = route(row, &s, &weights, &routing);
             assert_eq!(r.experts, hot.map(|e| e as u32));
         }
-    }
-}
-#[cfg(test)]
-mod timing {
-    use super::*;
-    #[test]
-    fn time_big_token() {
-        let s = MoeShape {
-            ranks: 1,
-            experts: 1,
-            tokens: 1,
-            hidden: 7168,
-            ffn: 2048,
-            topk: 1,
-        };
-        let (h, f) = (s.hidden, s.ffn);
-        let w1 = vec![random_bf16(1, 2 * f * h)];
-        let w2 = vec![random_bf16(2, h * f)];
-        let router = random_bf16(3, h);
-        let w = MoeWeights {
-            router: &router,
-            bias: &[0.0],
-            w1: &w1,
-            w2: &w2,
-            shared: Some((&w1[0], &w2[0])),
-        };
-        let x = random_bf16(4, h);
-        let t0 = std::time::Instant::now();
-        let r = route(&x, &s, &w, &Routing::Softmax { normalize: true });
-        let out = token_output(&x, &r, &s, &w);
-        eprintln!("2 experts: {:?} {}", t0.elapsed(), out[0]);
     }
 }

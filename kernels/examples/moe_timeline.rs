@@ -1,0 +1,176 @@
+//! The timeline of one MoE layer forward pass (`kernels::MoeLayer`, one launch per rank) on an
+//! emulated expert-parallel world: one row per workgroup of every rank, one bar per task,
+//! coloured by role — router and layout tasks, row pushes (communication), expert tiles and
+//! fold tasks (computation), and waits. It also prints, per phase, the span of its tasks and
+//! the workgroup time they took.
+//!
+//! `cargo run --release -p kernels --example moe_timeline -- [out.svg]` (default
+//! `moe-timeline.svg`); on the first GPU, else (`KOSMOS_DEVICE=cpu`, or no GPU) on the CPU
+//! device with a smaller layer; `KOSMOS_MOE_SHAPE=ranks,experts,topk,tokens,hidden,ffn` sets
+//! another.
+//!
+//! The dispatch loops record a task's index within its queue; the phases are told apart by
+//! order: per rank, the first compute tasks are the router's and the layout task, the last
+//! ones the fold's, and an expert task's index says whether it is an up- or a
+//! down-projection tile.
+
+use kernels::{MoeLayer, MoeOptions, MoeShape, MoeWeights, Ops, Routing};
+use kosmos::bf16;
+use kosmos::runtime::{Device, DeviceKind, World, WorldOptions};
+use kosmos_sched::{Role, TraceEvent, trace};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let out = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "moe-timeline.svg".into());
+    let device = Device::from_env()?;
+    let custom: Vec<usize> = std::env::var("KOSMOS_MOE_SHAPE")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|v| v.trim().parse().ok())
+        .collect();
+    let (ranks, shape) = if let [ranks, experts, topk, tokens, hidden, ffn] = custom[..] {
+        let shape = MoeShape {
+            experts,
+            topk,
+            tokens,
+            hidden,
+            ffn,
+        };
+        (ranks as u32, shape)
+    } else if device.kind() == DeviceKind::Cpu {
+        let shape = MoeShape {
+            experts: 8,
+            topk: 2,
+            tokens: 256,
+            hidden: 128,
+            ffn: 128,
+        };
+        (2u32, shape)
+    } else {
+        let shape = MoeShape {
+            experts: 64,
+            topk: 8,
+            tokens: 2048,
+            hidden: 2048,
+            ffn: 1024,
+        };
+        (4, shape)
+    };
+    let options = WorldOptions {
+        trace_capacity: 1 << 18,
+        ..WorldOptions::default()
+    };
+    let mut world = World::emulated(&device, ranks, options)?;
+    let routing = Routing::Softmax { normalize: true };
+    let moe_options = MoeOptions {
+        routing,
+        shared_expert: false,
+        capacity: Some(2 * shape.tokens * shape.topk),
+    };
+    let mut layer = MoeLayer::new(&mut world, shape, moe_options)?;
+    let (h, f) = (shape.hidden, shape.ffn);
+    let local = shape.experts / ranks as usize;
+    let ops = Ops::new(&device)?;
+    let mut x = world.alloc_symmetric::<bf16>(shape.tokens * h)?;
+    let mut router = world.alloc_symmetric::<bf16>(shape.experts * h)?;
+    let mut w1 = world.alloc_symmetric::<bf16>(local * 2 * f * h)?;
+    let mut w2 = world.alloc_symmetric::<bf16>(local * h * f)?;
+    let y = world.alloc_symmetric::<bf16>(shape.tokens * h)?;
+    let stream = world.rank_stream(0).expect("rank 0");
+    let (sh, sf) = (1.0 / (h as f32).sqrt(), 1.0 / (f as f32).sqrt());
+    for r in 0..ranks as usize {
+        let seed = 4 * r as u32;
+        ops.fill_random(stream, &mut x.ranks_mut()[r], seed, 1.0)?;
+        ops.fill_random(stream, &mut router.ranks_mut()[r], 1, 2.0 * sh)?;
+        ops.fill_random(stream, &mut w1.ranks_mut()[r], seed + 2, 2.0 * sh)?;
+        ops.fill_random(stream, &mut w2.ranks_mut()[r], seed + 3, 2.0 * sf)?;
+    }
+    stream.synchronize()?;
+    let weights = MoeWeights {
+        router: &router,
+        bias: None,
+        w1: &w1,
+        w2: &w2,
+        shared: None,
+    };
+    let mut events = Vec::new();
+    // A warm-up pass, whose records are dropped, then the traced one.
+    for _ in 0..2 {
+        layer.forward(&mut world, &x, &weights, &y)?;
+        world.synchronize()?;
+        events = world.trace()?.0;
+    }
+    summarize(&events, ranks, shape);
+    let title = format!(
+        "MoE layer forward on {device}: {ranks} emulated ranks, {} tokens each, {} experts, \
+         top-{}, hidden {h}, ffn {f} (one launch per rank)",
+        shape.tokens, shape.experts, shape.topk
+    );
+    std::fs::write(&out, trace::svg_timeline(&events, &title))?;
+    println!("{} task records -> {out}", events.len());
+    Ok(())
+}
+
+/// Prints each phase's span (first start to last end, over all ranks) and the workgroup time
+/// its tasks took, in microseconds of the device clock (nanoseconds on NVIDIA).
+fn summarize(events: &[TraceEvent], ranks: u32, s: MoeShape) {
+    let blocks = s.tokens.div_ceil(128);
+    let folds = s.tokens.div_ceil(8);
+    let up_tiles = s.ffn.div_ceil(64);
+    let round = up_tiles + s.hidden.div_ceil(128);
+    let mut phases: Vec<(&str, Vec<&TraceEvent>)> = [
+        "router + layout",
+        "push rows",
+        "up tiles",
+        "down tiles",
+        "fold",
+        "wait",
+    ]
+    .into_iter()
+    .map(|name| (name, Vec::new()))
+    .collect();
+    for r in 0..ranks {
+        let mut compute: Vec<&TraceEvent> = events
+            .iter()
+            .filter(|e| e.rank == r && e.role == Role::Compute)
+            .collect();
+        compute.sort_by_key(|e| e.start);
+        let n = compute.len();
+        for (i, e) in compute.into_iter().enumerate() {
+            let phase = if i <= blocks {
+                0
+            } else if i + folds >= n {
+                4
+            } else if (e.task as usize) % round < up_tiles {
+                2
+            } else {
+                3
+            };
+            phases[phase].1.push(e);
+        }
+        for e in events.iter().filter(|e| e.rank == r) {
+            match e.role {
+                Role::Comm => phases[1].1.push(e),
+                Role::Wait => phases[5].1.push(e),
+                Role::Compute => {}
+            }
+        }
+    }
+    let first = events.iter().map(|e| e.start).min().unwrap_or(0);
+    for (name, list) in phases {
+        if list.is_empty() {
+            continue;
+        }
+        let start = list.iter().map(|e| e.start).min().unwrap_or(0) - first;
+        let end = list.iter().map(|e| e.end).max().unwrap_or(0) - first;
+        let busy: u64 = list.iter().map(|e| e.end - e.start).sum();
+        println!(
+            "{name:>16}: {:>6} tasks, from {:>9.1} to {:>9.1} us, {:>11.1} workgroup-us",
+            list.len(),
+            start as f64 / 1e3,
+            end as f64 / 1e3,
+            busy as f64 / 1e3
+        );
+    }
+}
