@@ -58,7 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (4, shape)
     };
     let options = WorldOptions {
-        trace_capacity: 1 << 18,
+        trace_capacity: 1 << 20,
         ..WorldOptions::default()
     };
     let mut world = World::emulated(&device, ranks, options)?;
@@ -102,6 +102,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         events = world.trace()?.0;
     }
     summarize(&events, ranks, shape);
+    let start = world.rank_stream(0).expect("rank 0").record_event()?;
+    layer.forward(&mut world, &x, &weights, &y)?;
+    let end = world.rank_stream(0).expect("rank 0").record_event()?;
+    world.synchronize()?;
+    world.trace()?;
+    println!("one traced pass: {:.3} ms", start.elapsed_ms(&end)?);
     let title = format!(
         "MoE layer forward on {device}: {ranks} emulated ranks, {} tokens each, {} experts, \
          top-{}, hidden {h}, ffn {f} (one launch per rank)",

@@ -1522,23 +1522,115 @@ fn expert_gate(
     if part == 0 { counter } else { expected }
 }
 
-/// The routing key of an expert with logit `l`: the logit itself (softmax routing: the same
-/// order as the probabilities), or its sigmoid plus the expert's selection `bias`.
+/// The routing key of expert `e` for the token whose column of `keys` (`experts` rows of
+/// `stride`) starts at `at`: the logit (softmax routing: the same order as the
+/// probabilities) or the sigmoid plus the expert's selection bias; minus infinity for an
+/// expert outside the `eligible` groups (bit `e / per_group`; all are with `per_group` 0).
 #[device]
-fn route_key(l: f32, bias: f32, sigmoid: u32) -> f32 {
-    if sigmoid == 1 {
-        1.0 / (1.0 + exp(-l)) + bias
+#[allow(clippy::too_many_arguments)]
+fn route_key(
+    keys: &[f32],
+    bias: &[f32],
+    at: u32,
+    stride: u32,
+    e: u32,
+    sigmoid: u32,
+    eligible: u32,
+    per_group: u32,
+) -> f32 {
+    // SAFETY: `at + e stride` lies in the router task's block of `keys`, and `e` below the
+    // experts, which `bias` holds (checked by the host).
+    let v = unsafe { *keys.get_unchecked(at + e * stride) };
+    let b = if sigmoid == 1 {
+        unsafe { *bias.get_unchecked(e) }
     } else {
-        l
+        0.0
+    };
+    // (`||` evaluates both sides in kernels: the division must not see `per_group` 0.)
+    let inside = if per_group == 0 {
+        true
+    } else {
+        ((eligible >> (e / per_group)) & 1) == 1
+    };
+    if inside { v + b } else { f32::NEG_INFINITY }
+}
+
+/// `e` if its `key` lies below the previous pick (`prev`, `prev_e`; none before the first
+/// pick, `first` 1) in the order (key descending, index ascending) and beats the best so far
+/// (`best`, `best_e`; `best_e` is `none` before any), else `best_e`.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn better_pick(
+    key: f32,
+    e: u32,
+    best: f32,
+    best_e: u32,
+    prev: f32,
+    prev_e: u32,
+    first: u32,
+    none: u32,
+) -> u32 {
+    let below = first == 1 || key < prev || (key == prev && e > prev_e);
+    if below && (best_e == none || key > best) {
+        e
+    } else {
+        best_e
     }
+}
+
+/// The best of the candidates `lo..hi` (keys by [`route_key`]) below the previous pick
+/// (`prev`, `prev_e`, `first` as for [`better_pick`]); `hi` if none. Four keys are loaded
+/// before any is compared, so that their loads overlap.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn best_below(
+    keys: &[f32],
+    bias: &[f32],
+    at: u32,
+    stride: u32,
+    lo: u32,
+    hi: u32,
+    prev: f32,
+    prev_e: u32,
+    first: u32,
+    sigmoid: u32,
+    eligible: u32,
+    per_group: u32,
+) -> u32 {
+    let mut best = f32::NEG_INFINITY;
+    let mut best_e = hi;
+    let mut e = lo;
+    while e + 4 <= hi {
+        let k0 = route_key(keys, bias, at, stride, e, sigmoid, eligible, per_group);
+        let k1 = route_key(keys, bias, at, stride, e + 1, sigmoid, eligible, per_group);
+        let k2 = route_key(keys, bias, at, stride, e + 2, sigmoid, eligible, per_group);
+        let k3 = route_key(keys, bias, at, stride, e + 3, sigmoid, eligible, per_group);
+        best_e = better_pick(k0, e, best, best_e, prev, prev_e, first, hi);
+        best = if best_e == e { k0 } else { best };
+        best_e = better_pick(k1, e + 1, best, best_e, prev, prev_e, first, hi);
+        best = if best_e == e + 1 { k1 } else { best };
+        best_e = better_pick(k2, e + 2, best, best_e, prev, prev_e, first, hi);
+        best = if best_e == e + 2 { k2 } else { best };
+        best_e = better_pick(k3, e + 3, best, best_e, prev, prev_e, first, hi);
+        best = if best_e == e + 3 { k3 } else { best };
+        e += 4;
+    }
+    while e < hi {
+        let k = route_key(keys, bias, at, stride, e, sigmoid, eligible, per_group);
+        best_e = better_pick(k, e, best, best_e, prev, prev_e, first, hi);
+        best = if best_e == e { k } else { best };
+        e += 1;
+    }
+    best_e
 }
 
 /// Router task `b` of [`moe_forward`]: tokens `128 b..` of `x`. Their logits go to `logits`
 /// transposed (`experts` rows of `ceil(tokens / 128) 128`, a GEMM tile per 128 experts), so
-/// that the lanes of consecutive tokens read them coalesced. Each token's lane then picks
-/// its `topk` experts (eligible: the `topk_groups` best of `groups` expert groups by the sum
-/// of their two best keys, see [`route_key`]; ties to the lower index) into `routing` with
-/// their weights (the probabilities or sigmoids, normalized if `normalize`, times `scale`),
+/// that the lanes of consecutive tokens read them coalesced; with sigmoid routing each lane
+/// turns its token's column into sigmoids in place. Each token's lane then picks its `topk`
+/// experts (eligible: the `topk_groups` best of `groups` expert groups by the sum of their
+/// two best keys, see [`route_key`]; ties to the lower index) into `routing` with their
+/// weights (the probabilities or sigmoids, normalized if `normalize`, times `scale`),
 /// writes its scores row to `scores` and its picks to `stages`. Then each expert's lane
 /// counts the block's picks of it into `plan` (at `o_blocks + b experts + e`) and numbers
 /// them, in token order, in the second half of `routing`.
@@ -1581,23 +1673,27 @@ fn route_block(
         store_slab(lt, xs, 0, acc, row0, t0, experts, stride);
     }
     barrier();
-    let per_group = experts / groups;
     if lane < rows {
         let t = t0 + lane;
         let bs = bias.local();
-        // Softmax: the largest logit and the sum of the exponentials.
+        // Softmax: the largest logit and the sum of the exponentials; sigmoid: the sigmoids.
         let mut top = f32::NEG_INFINITY;
         let mut sum = 0.0f32;
-        if sigmoid == 0 {
-            for e in 0..experts {
+        for e in 0..experts {
+            if sigmoid == 1 {
+                lt[e * stride + t] = 1.0 / (1.0 + exp(-lt[e * stride + t]));
+            } else {
                 top = max(top, lt[e * stride + t]);
             }
+        }
+        if sigmoid == 0 {
             for e in 0..experts {
                 sum += exp(lt[e * stride + t] - top);
             }
         }
         // The eligible groups, one bit each: each pick the best group below the previous
         // one in the order (score descending, index ascending).
+        let per_group = if groups > 1 { experts / groups } else { 0 };
         let mut eligible = 0u32;
         if groups > 1 {
             let mut prev = 0.0f32;
@@ -1606,27 +1702,28 @@ fn route_block(
                 let mut best = f32::NEG_INFINITY;
                 let mut best_g = groups;
                 for g in 0..groups {
-                    let mut first = f32::NEG_INFINITY;
-                    let mut second = f32::NEG_INFINITY;
-                    for e in g * per_group..(g + 1) * per_group {
-                        let key = route_key(lt[e * stride + t], bs[e], sigmoid);
-                        if key > first {
-                            second = first;
-                            first = key;
-                        } else if key > second {
-                            second = key;
-                        }
+                    // The group's best two keys: the best, then the best below it.
+                    let lo = g * per_group;
+                    let hi = lo + per_group;
+                    let e1 = best_below(lt, bs, t, stride, lo, hi, 0.0, 0, 1, sigmoid, 0, 0);
+                    let k1 = route_key(lt, bs, t, stride, e1, sigmoid, 0, 0);
+                    let mut score = k1;
+                    if per_group > 1 {
+                        let e2 = best_below(lt, bs, t, stride, lo, hi, k1, e1, 0, sigmoid, 0, 0);
+                        score += route_key(lt, bs, t, stride, e2, sigmoid, 0, 0);
                     }
-                    let score = if per_group == 1 {
-                        first
-                    } else {
-                        first + second
-                    };
-                    let below = pick == 0 || score < prev || (score == prev && g > prev_g);
-                    if below && (best_g == groups || score > best) {
-                        best = score;
-                        best_g = g;
-                    }
+                    let chosen = better_pick(
+                        score,
+                        g,
+                        best,
+                        best_g,
+                        prev,
+                        prev_g,
+                        (pick == 0) as u32,
+                        groups,
+                    );
+                    best = if chosen == g { score } else { best };
+                    best_g = chosen;
                 }
                 eligible |= 1u32 << best_g;
                 prev = best;
@@ -1639,30 +1736,18 @@ fn route_block(
         let wl = weights.local();
         let rl = routing.local();
         for pick in 0..topk {
-            let mut best = f32::NEG_INFINITY;
-            let mut best_e = experts;
-            for e in 0..experts {
-                if groups <= 1 || ((eligible >> (e / per_group)) & 1) == 1 {
-                    let key = route_key(lt[e * stride + t], bs[e], sigmoid);
-                    let below = pick == 0 || key < prev || (key == prev && e > prev_e);
-                    if below && (best_e == experts || key > best) {
-                        best = key;
-                        best_e = e;
-                    }
-                }
-            }
-            let l = lt[best_e * stride + t];
-            let w = if sigmoid == 1 {
-                1.0 / (1.0 + exp(-l))
-            } else {
-                exp(l - top) / sum
-            };
-            rl[t * topk + pick] = best_e;
+            let first = (pick == 0) as u32;
+            let e = best_below(
+                lt, bs, t, stride, 0, experts, prev, prev_e, first, sigmoid, eligible, per_group,
+            );
+            let v = lt[e * stride + t];
+            let w = if sigmoid == 1 { v } else { exp(v - top) / sum };
+            rl[t * topk + pick] = e;
             wl[t * topk + pick] = w;
-            stages[lane * topk + pick] = best_e;
+            stages[lane * topk + pick] = e;
             total += w;
-            prev = best;
-            prev_e = best_e;
+            prev = route_key(lt, bs, t, stride, e, sigmoid, eligible, per_group);
+            prev_e = e;
         }
         let norm = if normalize == 1 { scale / total } else { scale };
         for pick in 0..topk {
@@ -1670,12 +1755,8 @@ fn route_block(
         }
         let s = scores.local();
         for e in 0..experts {
-            let l = lt[e * stride + t];
-            s[t * experts + e] = if sigmoid == 1 {
-                1.0 / (1.0 + exp(-l))
-            } else {
-                exp(l - top) / sum
-            };
+            let v = lt[e * stride + t];
+            s[t * experts + e] = if sigmoid == 1 { v } else { exp(v - top) / sum };
         }
     }
     barrier();
@@ -2034,9 +2115,23 @@ fn fold_tokens(
         let first = (t - t0) * topk;
         for c in (lane..hidden).step_by(lanes) {
             let mut acc = 0.0f32;
-            for i in first..first + topk {
-                let row = stages[i];
-                acc += wl[t0 * topk + i] * (y.peer(stages[1024 + i])[row * hidden + c] as f32);
+            let mut i = first;
+            // Four picks' values loaded before they are added (in pick order).
+            while i + 4 <= first + topk {
+                let v0 = y.peer(stages[1024 + i])[stages[i] * hidden + c] as f32;
+                let v1 = y.peer(stages[1025 + i])[stages[i + 1] * hidden + c] as f32;
+                let v2 = y.peer(stages[1026 + i])[stages[i + 2] * hidden + c] as f32;
+                let v3 = y.peer(stages[1027 + i])[stages[i + 3] * hidden + c] as f32;
+                acc += wl[t0 * topk + i] * v0;
+                acc += wl[t0 * topk + i + 1] * v1;
+                acc += wl[t0 * topk + i + 2] * v2;
+                acc += wl[t0 * topk + i + 3] * v3;
+                i += 4;
+            }
+            while i < first + topk {
+                acc +=
+                    wl[t0 * topk + i] * (y.peer(stages[1024 + i])[stages[i] * hidden + c] as f32);
+                i += 1;
             }
             if shared == 1 {
                 acc += mine[(capacity + t) * hidden + c] as f32;

@@ -309,6 +309,7 @@ fn small_world(
     tokens: usize,
     capacity: Option<usize>,
     s: u64,
+    options: WorldOptions,
 ) -> (
     World,
     MoeLayer,
@@ -316,7 +317,7 @@ fn small_world(
     DeviceWeights,
     SymmetricBuffer<bf16>,
 ) {
-    let mut world = world(ranks);
+    let mut world = World::emulated(&Device::cpu().unwrap(), ranks, options).unwrap();
     let layer = small_layer(&mut world, tokens, capacity);
     let shape = layer.shape();
     let host = HostWeights::random(s, ranks as usize, &shape, false);
@@ -383,7 +384,8 @@ fn moe_forward_refuses_bad_input_naming_it() {
     };
     assert!(refused(&mut world, shape, groups).contains("groups = 3"));
 
-    let (mut world, mut layer, x, weights, out) = small_world(2, 16, None, seed());
+    let (mut world, mut layer, x, weights, out) =
+        small_world(2, 16, None, seed(), WorldOptions::default());
     let short = world
         .alloc_symmetric::<bf16>(EXPERTS / 2 * 2 * FFN * HIDDEN - 8)
         .unwrap();
@@ -406,7 +408,14 @@ fn moe_forward_refuses_bad_input_naming_it() {
 #[test]
 fn a_silent_rank_is_reported_not_a_hang() {
     let s = seed();
-    let (mut world, mut layer, x, weights, out) = small_world(2, 40, None, s);
+    // Few workgroups and a short bound: the CPU device's waits give up in well under a
+    // second.
+    let options = WorldOptions {
+        wait_bound: Some(200),
+        ..WorldOptions::default()
+    };
+    let (mut world, mut layer, x, weights, out) = small_world(2, 40, None, s, options);
+    layer.set_workgroups_per_rank(Some(2));
     layer
         .forward(&mut world, &x, &weights.args(false), &out)
         .unwrap();
@@ -449,7 +458,8 @@ fn a_silent_rank_is_reported_not_a_hang() {
 fn a_receive_overflow_is_reported() {
     let s = seed();
     let tokens = 40;
-    let (mut world, mut layer, x, mut weights, out) = small_world(2, tokens, Some(tokens), s);
+    let (mut world, mut layer, x, mut weights, out) =
+        small_world(2, tokens, Some(tokens), s, WorldOptions::default());
     let shape = reference::MoeShape {
         ranks: 2,
         experts: EXPERTS,

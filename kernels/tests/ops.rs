@@ -307,6 +307,7 @@ fn embedded_binaries_hold_every_kernel_instance() {
             "reduce_partial",
             "gelu",
             "gelu_backward",
+            "fill_random",
             "gemm__persistent0",
             "gemm__persistent1",
             "gemm_group__persistent0",
@@ -337,7 +338,8 @@ fn embedded_binaries_hold_every_kernel_instance() {
             "gemm_rs__tb1_bf161_ar0",
             "gemm_rs__tb0_bf160_ar1",
             "gemm_rs__tb0_bf161_ar1",
-            "reduce_scatter_rows"
+            "reduce_scatter_rows",
+            "moe_forward"
         ]
     );
     // Built with KOSMOS_TARGETS naming sm_90a (the default): the joined PTX has one header
