@@ -136,16 +136,20 @@ impl Dims {
         self.ffn.div_ceil(64) as usize * 128
     }
 
-    /// Words of `plan` (the kernel's sections, in its order).
-    fn plan_words(&self) -> usize {
-        let (r, e, b) = (self.ranks as usize, self.experts as usize, self.blocks());
-        r * e
-            + 2 * e
-            + b * e
-            + 3 * (self.local() as usize + 1)
-            + 2
-            + self.max_tiles as usize
-            + self.tokens as usize * self.topk as usize
+    /// Where the sections of `plan` start (`ops::moe_forward` says what they hold): send
+    /// offsets, chunk destinations, block counts, local experts, status, row tiles, send
+    /// list; and the words in all.
+    fn plan_offsets(&self) -> ([u32; 7], usize) {
+        let (r, e, b) = (self.ranks, self.experts, self.blocks() as u32);
+        let send = r * e;
+        let dest = send + e;
+        let blocks = dest + e;
+        let local = blocks + b * e;
+        let status = local + 3 * (self.local() + 1);
+        let tiles = status + 2;
+        let list = tiles + self.max_tiles;
+        let words = list as usize + self.tokens as usize * self.topk as usize;
+        ([send, dest, blocks, local, status, tiles, list], words)
     }
 
     fn sync_words(&self) -> usize {
@@ -174,7 +178,7 @@ impl MoeLayer {
             scores: world.alloc_symmetric(t * e)?,
             weights: world.alloc_symmetric(t * k)?,
             routing: world.alloc_symmetric(2 * t * k)?,
-            plan: world.alloc_symmetric(dims.plan_words())?,
+            plan: world.alloc_symmetric(dims.plan_offsets().1)?,
             recv: world.alloc_symmetric(dims.capacity as usize * shape.hidden)?,
             z: world.alloc_symmetric(rows * dims.z_cols())?,
             h: world.alloc_symmetric(rows * shape.ffn)?,
@@ -287,6 +291,7 @@ impl MoeLayer {
         // twice the workgroups of tasks in between.
         let round = d.ffn.div_ceil(64) + d.hidden.div_ceil(128);
         let lag = (2 * per_rank).div_ceil(round) + 1;
+        let [o_send, o_dest, o_blocks, o_local, o_status, o_tiles, o_list] = d.plan_offsets().0;
         let v = &self.saved;
         ops::moe_forward::launch(
             world,
@@ -318,6 +323,13 @@ impl MoeLayer {
             d.topk,
             d.capacity,
             d.max_tiles,
+            o_send,
+            o_dest,
+            o_blocks,
+            o_local,
+            o_status,
+            o_tiles,
+            o_list,
             lag,
             self.options.shared_expert as u32,
             sigmoid as u32,

@@ -1225,6 +1225,13 @@ pub const MOE_FOLD_TOKENS: u32 = 8;
 /// 4. after a team barrier, fold tasks: `out[t]` = the picks' weighted outputs, read from
 ///    their owners, summed in pick order (then the shared expert's), rounded to bf16.
 ///
+/// `plan` holds, from the word offsets `o_*` the host computes: the counts table (`ranks x
+/// experts`, written by every rank), send offsets (`o_send`) and chunk destinations
+/// (`o_dest`) per expert, the blocks' counts (`o_blocks`, `ceil(tokens / 128) x experts`),
+/// per local expert (and the shared one) its first row, rows and first row tile
+/// (`o_local`), the status (`o_status`: row tiles, 1 if nothing overflowed), the row tiles'
+/// experts (`o_tiles`, `max_tiles` of them) and the send list (`o_list`). Offsets passed as
+/// parameters cost no registers across the dispatch loops.
 /// `plan` and `sync` are scratch (`sync` zero at launch, zeroed again at the end); `routing`,
 /// `weights`, `scores`, `recv`, `z`, `h`, `y` and `plan` keep what the backward pass needs.
 /// Results do not depend on timing or workgroup counts. Rank `silent` (`u32::MAX`: none)
@@ -1259,6 +1266,13 @@ pub fn moe_forward(
     topk: u32,
     capacity: u32,
     max_tiles: u32,
+    o_send: u32,
+    o_dest: u32,
+    o_blocks: u32,
+    o_local: u32,
+    o_status: u32,
+    o_tiles: u32,
+    o_list: u32,
     lag: u32,
     shared: u32,
     sigmoid: u32,
@@ -1275,17 +1289,6 @@ pub fn moe_forward(
     let local = experts / ranks;
     let blocks = (tokens + 127) / 128;
     let picks = tokens * topk;
-    // `plan`: the counts table (`ranks x experts`, written by every rank), send offsets and
-    // chunk destinations (per expert), the blocks' counts (`blocks x experts`), per local
-    // expert (and the shared one) its first row, rows and first row tile, the status (row
-    // tiles, 1 if nothing overflowed), the row tiles' experts, the send list.
-    let o_send = ranks * experts;
-    let o_dest = o_send + experts;
-    let o_blocks = o_dest + experts;
-    let o_local = o_blocks + blocks * experts;
-    let o_status = o_local + 3 * (local + 1);
-    let o_tiles = o_status + 2;
-    let o_list = o_tiles + max_tiles;
     let heads = sync.local();
     // Phases 1 and 2: the router blocks; the layout task once they are all done; the fill
     // tasks once it has the send offsets.
@@ -2071,6 +2074,25 @@ fn down_tile(
     store_slab(spare, outputs, 1, acc, row0, n0, end, hidden);
 }
 
+/// Token `t0 + j`'s pick `k` in the fold: its weight times its expert's output at column
+/// `c` (row and owner as [`fold_tokens`] looked them up into `stages`).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn fold_term(
+    stages: &[u32],
+    weights: &Sym<[f32]>,
+    y: &Sym<[bf16]>,
+    t0: u32,
+    topk: u32,
+    j: u32,
+    k: u32,
+    c: u32,
+    hidden: u32,
+) -> f32 {
+    let i = j * topk + k;
+    weights.local()[t0 * topk + i] * (y.peer(stages[1024 + i])[stages[i] * hidden + c] as f32)
+}
+
 /// Fold task `q` of [`moe_forward`]: tokens `MOE_FOLD_TOKENS q..`, each `out[t]` the sum of
 /// its picks' weighted outputs in pick order (read from their owners' `y`; each pick's row
 /// and owner first looked up into `stages`), then the shared expert's, rounded to bf16.
@@ -2098,7 +2120,6 @@ fn fold_tokens(
     let picks = tokens * topk;
     let p = plan.local();
     let rl = routing.local();
-    let wl = weights.local();
     let o = out.local();
     let mine = y.local();
     let t0 = q * MOE_FOLD_TOKENS;
@@ -2111,32 +2132,57 @@ fn fold_tokens(
         stages[1024 + i] = e / local;
     }
     barrier();
-    for t in t0..t0 + count {
-        let first = (t - t0) * topk;
-        for c in (lane..hidden).step_by(lanes) {
-            let mut acc = 0.0f32;
-            let mut i = first;
-            // Four picks' values loaded before they are added (in pick order).
-            while i + 4 <= first + topk {
-                let v0 = y.peer(stages[1024 + i])[stages[i] * hidden + c] as f32;
-                let v1 = y.peer(stages[1025 + i])[stages[i + 1] * hidden + c] as f32;
-                let v2 = y.peer(stages[1026 + i])[stages[i + 2] * hidden + c] as f32;
-                let v3 = y.peer(stages[1027 + i])[stages[i + 3] * hidden + c] as f32;
-                acc += wl[t0 * topk + i] * v0;
-                acc += wl[t0 * topk + i + 1] * v1;
-                acc += wl[t0 * topk + i + 2] * v2;
-                acc += wl[t0 * topk + i + 3] * v3;
-                i += 4;
+    // One column per lane and pass, of all eight tokens at once: their picks' loads are
+    // independent, so eight of them are in flight (a past-the-end token reads the last one's
+    // rows and is not stored).
+    let last = count - 1;
+    for c in (lane..hidden).step_by(lanes) {
+        let mut s0 = 0.0f32;
+        let mut s1 = 0.0f32;
+        let mut s2 = 0.0f32;
+        let mut s3 = 0.0f32;
+        let mut s4 = 0.0f32;
+        let mut s5 = 0.0f32;
+        let mut s6 = 0.0f32;
+        let mut s7 = 0.0f32;
+        for k in 0..topk {
+            s0 += fold_term(stages, weights, y, t0, topk, min(0, last), k, c, hidden);
+            s1 += fold_term(stages, weights, y, t0, topk, min(1, last), k, c, hidden);
+            s2 += fold_term(stages, weights, y, t0, topk, min(2, last), k, c, hidden);
+            s3 += fold_term(stages, weights, y, t0, topk, min(3, last), k, c, hidden);
+            s4 += fold_term(stages, weights, y, t0, topk, min(4, last), k, c, hidden);
+            s5 += fold_term(stages, weights, y, t0, topk, min(5, last), k, c, hidden);
+            s6 += fold_term(stages, weights, y, t0, topk, min(6, last), k, c, hidden);
+            s7 += fold_term(stages, weights, y, t0, topk, min(7, last), k, c, hidden);
+        }
+        for j in 0..count {
+            let mut sum = s0;
+            if j == 1 {
+                sum = s1;
             }
-            while i < first + topk {
-                acc +=
-                    wl[t0 * topk + i] * (y.peer(stages[1024 + i])[stages[i] * hidden + c] as f32);
-                i += 1;
+            if j == 2 {
+                sum = s2;
             }
+            if j == 3 {
+                sum = s3;
+            }
+            if j == 4 {
+                sum = s4;
+            }
+            if j == 5 {
+                sum = s5;
+            }
+            if j == 6 {
+                sum = s6;
+            }
+            if j == 7 {
+                sum = s7;
+            }
+            let t = t0 + j;
             if shared == 1 {
-                acc += mine[(capacity + t) * hidden + c] as f32;
+                sum += mine[(capacity + t) * hidden + c] as f32;
             }
-            o[t * hidden + c] = acc as bf16;
+            o[t * hidden + c] = sum as bf16;
         }
     }
     // Every lane is done with the lookups before the next task overwrites them.
