@@ -1682,16 +1682,21 @@ fn route_block(
         // Softmax: the largest logit and the sum of the exponentials; sigmoid: the sigmoids.
         let mut top = f32::NEG_INFINITY;
         let mut sum = 0.0f32;
+        // SAFETY (every unchecked access of this block): `e < experts` and `t < stride`
+        // index the router's `experts x stride` logits, and `t experts + e` its scores.
         for e in 0..experts {
-            if sigmoid == 1 {
-                lt[e * stride + t] = 1.0 / (1.0 + exp(-lt[e * stride + t]));
-            } else {
-                top = max(top, lt[e * stride + t]);
+            unsafe {
+                let v = *lt.get_unchecked(e * stride + t);
+                if sigmoid == 1 {
+                    *lt.get_unchecked_mut(e * stride + t) = 1.0 / (1.0 + exp(-v));
+                } else {
+                    top = max(top, v);
+                }
             }
         }
         if sigmoid == 0 {
             for e in 0..experts {
-                sum += exp(lt[e * stride + t] - top);
+                sum += exp(unsafe { *lt.get_unchecked(e * stride + t) } - top);
             }
         }
         // The eligible groups, one bit each: each pick the best group below the previous
@@ -1743,7 +1748,7 @@ fn route_block(
             let e = best_below(
                 lt, bs, t, stride, 0, experts, prev, prev_e, first, sigmoid, eligible, per_group,
             );
-            let v = lt[e * stride + t];
+            let v = unsafe { *lt.get_unchecked(e * stride + t) };
             let w = if sigmoid == 1 { v } else { exp(v - top) / sum };
             rl[t * topk + pick] = e;
             wl[t * topk + pick] = w;
@@ -1758,8 +1763,11 @@ fn route_block(
         }
         let s = scores.local();
         for e in 0..experts {
-            let v = lt[e * stride + t];
-            s[t * experts + e] = if sigmoid == 1 { v } else { exp(v - top) / sum };
+            unsafe {
+                let v = *lt.get_unchecked(e * stride + t);
+                *s.get_unchecked_mut(t * experts + e) =
+                    if sigmoid == 1 { v } else { exp(v - top) / sum };
+            }
         }
     }
     barrier();
@@ -2043,9 +2051,15 @@ fn up_tile(
         let c = i & 63;
         if c < cols {
             let at = (m0 + r) * z_cols + 2 * f0 + c;
-            let gate = zl[at] as f32;
-            let up = zl[at + 64] as f32;
-            hl[(m0 + r) * ffn + f0 + c] = (gate / (1.0 + exp(-gate)) * up) as bf16;
+            // SAFETY: row `m0 + r` is below `end`, within the `z` and `h` rows the host
+            // sized; column `2 f0 + c + 64` below `z_cols`, `f0 + c` below `ffn`. Unchecked,
+            // the loop has no branches to keep its loads from overlapping.
+            unsafe {
+                let gate = *zl.get_unchecked(at) as f32;
+                let up = *zl.get_unchecked(at + 64) as f32;
+                *hl.get_unchecked_mut((m0 + r) * ffn + f0 + c) =
+                    (gate / (1.0 + exp(-gate)) * up) as bf16;
+            }
         }
     }
 }
@@ -2090,7 +2104,16 @@ fn fold_term(
     hidden: u32,
 ) -> f32 {
     let i = j * topk + k;
-    weights.local()[t0 * topk + i] * (y.peer(stages[1024 + i])[stages[i] * hidden + c] as f32)
+    let wl = weights.local();
+    // SAFETY: `i` is below 1024 (8 tokens of at most 128 picks); the pick's weight lies in
+    // `weights` (`tokens x topk`) and its row below the owner's `capacity + tokens` rows of
+    // `y` (`hidden` wide), as the host sized them. Unchecked, the loads of the eight tokens
+    // carry no branches between them and are all in flight at once.
+    unsafe {
+        let row = *stages.get_unchecked(i);
+        let ys = y.peer(*stages.get_unchecked(1024 + i));
+        *wl.get_unchecked(t0 * topk + i) * (*ys.get_unchecked(row * hidden + c) as f32)
+    }
 }
 
 /// Fold task `q` of [`moe_forward`]: tokens `MOE_FOLD_TOKENS q..`, each `out[t]` the sum of
