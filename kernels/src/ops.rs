@@ -1374,8 +1374,8 @@ pub fn moe_forward(
     } else {
         0
     };
-    // Phase 3: sends and expert tiles.
-    dispatch(
+    // Phase 3: sends and expert tiles (many short tasks: by ticket once the sends are out).
+    dispatch_by_ticket(
         &heads[1],
         sends,
         &heads[2],
@@ -1469,7 +1469,7 @@ pub fn moe_forward(
     } else {
         0
     };
-    dispatch(
+    dispatch_by_ticket(
         &heads[MOE_NEVER],
         0,
         &heads[3],

@@ -250,7 +250,7 @@ fn check_forward(
         // an element and the outputs' root mean square.
         let rms =
             (want.out[r].iter().map(|v| v * v).sum::<f64>() / want.out[r].len() as f64).sqrt();
-        compare::rel_err(&runs[1][r], &want.out[r], Scale::Each { floor: rms }, 2e-2)
+        compare::rel_err(&runs[1][r], &want.out[r], Scale::Each { floor: rms }, 3e-2)
             .assert(format!("{what}: rank {r}'s output"));
     }
     want

@@ -3,7 +3,6 @@
 use crate::abi::Role;
 use crate::sync::Sched;
 use kosmos_ir::{CmpPred, KernelBuilder, Scope, Type, Value};
-use std::cell::RefCell;
 
 /// The two demand-ordered queues of a kernel, as IR values (`u32` lengths, head counters
 /// in global memory that start at 0).
@@ -15,6 +14,9 @@ pub struct Queues {
     pub comm_len: Value,
     /// The scope compute-task readiness is acquired at (that of the signals).
     pub ready_scope: Scope,
+    /// Once no communication task is left, take compute tasks by ticket and wait for each
+    /// (see [`Sched::dispatch_loop`]) rather than wait for a ready head.
+    pub by_ticket: bool,
 }
 
 impl Sched {
@@ -23,15 +25,18 @@ impl Sched {
     ///    `readiness(b, task) -> (counter pointer, expected, counter id)`; the id names the
     ///    counter in error records) and runs `compute(b, task)`;
     /// 2. else claims the next communication task and runs `comm(b, task)`;
-    /// 3. else — no communication work is left — takes compute tasks by ticket
-    ///    ([`Sched::claim`]: one atomic add, where claiming only a ready head is a CAS that
-    ///    every free workgroup retries each time the head moves), waits (bounded, backing
-    ///    off) for each one's counter and runs it, until the compute queue is drained.
+    /// 3. else, when no communication work is left, waits (bounded, backing off) for the
+    ///    head compute task's counter, then tries again — or, with `q.by_ticket`, takes
+    ///    compute tasks by ticket from then on ([`Sched::claim_next`]: one atomic add and a
+    ///    bounded wait for that task's counter, where claiming only a ready head is a CAS
+    ///    that every free workgroup retries each time the head moves: what many short tasks
+    ///    need);
     ///
-    /// Step 3 cannot deadlock: every communication task is claimed by a running workgroup,
-    /// and a compute task only waits for tasks queued before it, which hold lower tickets.
-    /// `comm` and `compute` are emitted once each; with tracing on, each task (and each
-    /// wait, as role `wait`) is recorded.
+    /// and leaves the loop when both queues are drained. Tickets cannot deadlock: every
+    /// communication task is claimed by a running workgroup, and a compute task only waits
+    /// for tasks queued before it, which hold lower tickets. `comm` and `compute` are
+    /// emitted once each; with tracing on, each task (and each wait for the head, as role
+    /// `wait`; a ticket's wait counts in its task) is recorded.
     pub fn dispatch_loop(
         &self,
         b: &mut KernelBuilder,
@@ -40,50 +45,90 @@ impl Sched {
         comm: impl FnOnce(&mut KernelBuilder, Value),
         compute: impl FnOnce(&mut KernelBuilder, Value),
     ) {
-        // The loop carries the mode: 0 while communication tasks may be left, 1 once none
-        // are (a workgroup that saw the queue empty never finds it refilled).
-        // Both ways of claiming ask for a task's readiness.
-        let readiness = RefCell::new(readiness);
-        let zero = b.const_u32(0);
-        b.loop_(&[zero], &[], |b, carried| {
-            let tickets = carried[0];
-            let one = b.const_u32(1);
-            let by_ticket = b.cmp(CmpPred::Eq, tickets, one);
-            // The task to run, as (task, run it?): a ready head, or the next ticket.
-            let picked = b.if_else(
-                by_ticket,
-                &[Type::U32, Type::I1],
+        if q.by_ticket {
+            self.ticket_loop(b, q, readiness, comm, compute);
+        } else {
+            self.head_loop(b, q, readiness, comm, compute);
+        }
+    }
+
+    /// [`Sched::dispatch_loop`] waiting for a ready head.
+    fn head_loop(
+        &self,
+        b: &mut KernelBuilder,
+        q: &Queues,
+        mut readiness: impl FnMut(&mut KernelBuilder, Value) -> (Value, Value, Value),
+        comm: impl FnOnce(&mut KernelBuilder, Value),
+        compute: impl FnOnce(&mut KernelBuilder, Value),
+    ) {
+        b.loop_(&[], &[], |b, _| {
+            let (head, claimed) =
+                self.claim_if_ready(b, q.compute_head, q.compute_len, q.ready_scope, |b, t| {
+                    let (counter, expected, _) = readiness(b, t);
+                    (counter, expected)
+                });
+            b.if_else(
+                claimed,
+                &[],
                 |b| {
-                    let t = self.claim(b, q.compute_head, q.compute_len);
-                    let drained = b.cmp(CmpPred::Ge, t, q.compute_len);
-                    b.if_then(drained, |b| b.break_(&[]));
-                    let (counter, expected, id) = (readiness.borrow_mut())(b, t);
-                    self.traced(b, Role::Wait, t, |b| {
-                        self.wait(b, counter, expected, q.ready_scope, t, id);
-                    });
-                    vec![t, b.const_bool(true)]
+                    self.traced(b, Role::Compute, head, |b| compute(b, head));
+                    vec![]
                 },
                 |b| {
-                    let (head, claimed) = self.claim_if_ready(
-                        b,
-                        q.compute_head,
-                        q.compute_len,
-                        q.ready_scope,
-                        |b, t| {
-                            let (counter, expected, _) = (readiness.borrow_mut())(b, t);
-                            (counter, expected)
+                    let ticket = self.claim(b, q.comm_head, q.comm_len);
+                    let got = b.cmp(CmpPred::Lt, ticket, q.comm_len);
+                    b.if_else(
+                        got,
+                        &[],
+                        |b| {
+                            self.traced(b, Role::Comm, ticket, |b| comm(b, ticket));
+                            vec![]
+                        },
+                        |b| {
+                            let drained = b.cmp(CmpPred::Ge, head, q.compute_len);
+                            b.if_then(drained, |b| b.break_(&[]));
+                            let (counter, expected, id) = readiness(b, head);
+                            self.traced(b, Role::Wait, head, |b| {
+                                self.wait(b, counter, expected, q.ready_scope, head, id);
+                            });
+                            vec![]
                         },
                     );
-                    vec![head, claimed]
+                    vec![]
                 },
             );
-            let (task, claimed) = (picked[0], picked[1]);
+            vec![]
+        });
+    }
+
+    /// [`Sched::dispatch_loop`] taking compute tasks by ticket once no communication task
+    /// is left. The loop carries the mode: 0 while communication tasks may be left, 1 once
+    /// none are (a workgroup that saw that queue empty never finds it refilled).
+    fn ticket_loop(
+        &self,
+        b: &mut KernelBuilder,
+        q: &Queues,
+        readiness: impl FnMut(&mut KernelBuilder, Value) -> (Value, Value, Value),
+        comm: impl FnOnce(&mut KernelBuilder, Value),
+        compute: impl FnOnce(&mut KernelBuilder, Value),
+    ) {
+        let zero = b.const_u32(0);
+        b.loop_(&[zero], &[], |b, carried| {
+            let by_ticket = carried[0];
+            let (head, claimed) = self.claim_next(
+                b,
+                q.compute_head,
+                q.compute_len,
+                q.ready_scope,
+                by_ticket,
+                readiness,
+            );
             b.if_else(
                 claimed,
                 &[Type::U32],
                 |b| {
-                    self.traced(b, Role::Compute, task, |b| compute(b, task));
-                    vec![tickets]
+                    self.traced(b, Role::Compute, head, |b| compute(b, head));
+                    vec![by_ticket]
                 },
                 |b| {
                     let ticket = self.claim(b, q.comm_head, q.comm_len);
@@ -93,10 +138,10 @@ impl Sched {
                         &[Type::U32],
                         |b| {
                             self.traced(b, Role::Comm, ticket, |b| comm(b, ticket));
-                            vec![tickets]
+                            vec![by_ticket]
                         },
                         |b| {
-                            let drained = b.cmp(CmpPred::Ge, task, q.compute_len);
+                            let drained = b.cmp(CmpPred::Ge, head, q.compute_len);
                             b.if_then(drained, |b| b.break_(&[]));
                             vec![b.const_u32(1)]
                         },

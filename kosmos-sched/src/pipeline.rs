@@ -197,6 +197,7 @@ impl Pipeline {
             comm_head,
             comm_len,
             ready_scope: Scope::System,
+            by_ticket: false,
         };
         sched.dispatch_loop(&mut b, &q, readiness, comm, compute);
         b.finish()

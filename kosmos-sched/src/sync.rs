@@ -146,34 +146,129 @@ impl Sched {
         readiness: impl FnOnce(&mut KernelBuilder, Value) -> (Value, Value),
     ) -> (Value, Value) {
         let out = self.one_lane(b, |b| {
-            let h = b.atomic_load(head, ScalarType::U32, Ordering::Relaxed, Scope::Agent);
-            let inside = b.cmp(CmpPred::Lt, h, len);
-            let got = b.if_else(
-                inside,
-                &[Type::U32],
-                |b| {
-                    let (counter, expected) = readiness(b, h);
-                    let seen = b.atomic_load(counter, ScalarType::U32, Ordering::Acquire, scope);
-                    let ready = b.cmp(CmpPred::Ge, seen, expected);
-                    b.if_else(
-                        ready,
-                        &[Type::U32],
-                        |b| {
-                            let one = b.const_u32(1);
-                            let next = b.add(h, one);
-                            let old = b.atomic_cas(head, h, next, Ordering::Relaxed, Scope::Agent);
-                            let won = b.cmp(CmpPred::Eq, old, h);
-                            vec![b.cast(won, Type::U32)]
-                        },
-                        |b| vec![b.const_u32(0)],
-                    )
-                },
-                |b| vec![b.const_u32(0)],
-            )[0];
+            let (h, got) = self.claim_if_ready_lane0(b, head, len, scope, readiness);
             vec![h, got]
         });
         let zero = b.const_u32(0);
         let claimed = b.cmp(CmpPred::Ne, out[1], zero);
+        (out[0], claimed)
+    }
+
+    /// Lane 0's part of [`Sched::claim_if_ready`]: `(h, claimed as u32)`.
+    fn claim_if_ready_lane0(
+        &self,
+        b: &mut KernelBuilder,
+        head: Value,
+        len: Value,
+        scope: Scope,
+        readiness: impl FnOnce(&mut KernelBuilder, Value) -> (Value, Value),
+    ) -> (Value, Value) {
+        let h = b.atomic_load(head, ScalarType::U32, Ordering::Relaxed, Scope::Agent);
+        let inside = b.cmp(CmpPred::Lt, h, len);
+        let got = b.if_else(
+            inside,
+            &[Type::U32],
+            |b| {
+                let (counter, expected) = readiness(b, h);
+                let seen = b.atomic_load(counter, ScalarType::U32, Ordering::Acquire, scope);
+                let ready = b.cmp(CmpPred::Ge, seen, expected);
+                b.if_else(
+                    ready,
+                    &[Type::U32],
+                    |b| {
+                        let one = b.const_u32(1);
+                        let next = b.add(h, one);
+                        let old = b.atomic_cas(head, h, next, Ordering::Relaxed, Scope::Agent);
+                        let won = b.cmp(CmpPred::Eq, old, h);
+                        vec![b.cast(won, Type::U32)]
+                    },
+                    |b| vec![b.const_u32(0)],
+                )
+            },
+            |b| vec![b.const_u32(0)],
+        )[0];
+        (h, got)
+    }
+
+    /// The next compute task of a dispatch loop: with `by_ticket` 0, the head if it is ready
+    /// ([`Sched::claim_if_ready`]); with `by_ticket` 1, the next ticket ([`Sched::claim`]'s
+    /// atomic add), then lane 0 waits for its counter as [`Sched::wait`] does (bounded; a
+    /// timeout records the task and counter, and the workgroup leaves the kernel). Returns
+    /// `(task, claimed: i1)`; not claimed with `task >= len` means the queue is drained.
+    /// Everything happens in one broadcast, so the loop around it keeps one shape either way.
+    pub fn claim_next(
+        &self,
+        b: &mut KernelBuilder,
+        head: Value,
+        len: Value,
+        scope: Scope,
+        by_ticket: Value,
+        readiness: impl FnMut(&mut KernelBuilder, Value) -> (Value, Value, Value),
+    ) -> (Value, Value) {
+        // Both ways of claiming ask for a task's readiness.
+        let readiness = std::cell::RefCell::new(readiness);
+        let one = b.const_u32(1);
+        let tickets = b.cmp(CmpPred::Eq, by_ticket, one);
+        let out = self.one_lane(b, |b| {
+            b.if_else(
+                tickets,
+                &[Type::U32, Type::U32],
+                |b| {
+                    let cur = b.atomic_load(head, ScalarType::U32, Ordering::Relaxed, Scope::Agent);
+                    let open = b.cmp(CmpPred::Lt, cur, len);
+                    let t = b.if_else(
+                        open,
+                        &[Type::U32],
+                        |b| {
+                            let one = b.const_u32(1);
+                            vec![b.atomic_rmw(
+                                RmwOp::Add,
+                                head,
+                                one,
+                                Ordering::Relaxed,
+                                Scope::Agent,
+                            )]
+                        },
+                        |_| vec![cur],
+                    )[0];
+                    let got = b.cmp(CmpPred::Lt, t, len);
+                    b.if_else(
+                        got,
+                        &[Type::U32, Type::U32],
+                        |b| {
+                            let (counter, expected, id) = (readiness.borrow_mut())(b, t);
+                            let bound = self.team.wait_bound();
+                            let (status, seen) = self.poll(b, counter, scope, bound, |b, seen| {
+                                b.cmp(CmpPred::Ge, seen, expected)
+                            });
+                            let kind = WaitKind::TASK_CODE;
+                            self.record_if_timed_out(b, status, kind, t, id, expected, |_| seen);
+                            // Claimed, with the wait's outcome above the claimed bit.
+                            let one = b.const_u32(1);
+                            let outcome = b.shl(status, one);
+                            vec![t, b.or(outcome, one)]
+                        },
+                        |b| {
+                            let none = b.const_u32(WAIT_OK << 1);
+                            vec![t, none]
+                        },
+                    )
+                },
+                |b| {
+                    let (h, got) = self.claim_if_ready_lane0(b, head, len, scope, |b, t| {
+                        let (counter, expected, _) = (readiness.borrow_mut())(b, t);
+                        (counter, expected)
+                    });
+                    let ok = b.const_u32(WAIT_OK << 1);
+                    vec![h, b.or(got, ok)]
+                },
+            )
+        });
+        let one = b.const_u32(1);
+        let status = b.shr(out[1], one);
+        self.leave_unless_ok(b, status);
+        let bit = b.and(out[1], one);
+        let claimed = b.cmp(CmpPred::Eq, bit, one);
         (out[0], claimed)
     }
 

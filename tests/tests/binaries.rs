@@ -90,12 +90,15 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
     }
 }
 
-/// Kernels (by name prefix) that may spill a little on sm_90a, and the most bytes of spill
-/// stores and loads (and of stack): the fused tensor-parallel ops run two workgroups per
-/// processor (128 registers a lane), where the tile mainloop with the scheduling state
-/// beside it spills a few words, and measured faster so than one workgroup per processor
-/// without spills (bench/RESULTS.md, twentieth and twenty-first batches).
-const SM90A_SPILL_ALLOWED: [(&str, u64); 2] = [("ag_gemm", 96), ("gemm_rs", 128)];
+/// Kernels (by name prefix) that may spill on sm_90a, and the most bytes of spill stores
+/// and loads (and of stack): the fused ops run two workgroups per processor (128 registers
+/// a lane), where the tile mainloop with the scheduling state beside it spills, and
+/// measured faster so than one workgroup per processor without spills (bench/RESULTS.md:
+/// the twentieth and twenty-first batches for the tensor-parallel ops; the twenty-second
+/// for `moe_forward`, whose router, layout and fold code lives beside the tiles: 6.3 ms
+/// at two workgroups per processor against 8.7 ms at one, Qwen3 proxy).
+const SM90A_SPILL_ALLOWED: [(&str, u64); 3] =
+    [("ag_gemm", 96), ("gemm_rs", 128), ("moe_forward", 3072)];
 
 #[test]
 fn ptx_assembles_for_sm_90a_without_spills() {
@@ -135,7 +138,8 @@ fn ptx_assembles_without_spills(module: &'static EmbeddedModule) {
 /// to the 8-wave tile mainloop of `gemm_group`, whose 256 registers (two waves per SIMD) it
 /// already fills. Their own AMD tile configuration (fewer waves, smaller stages, which
 /// gfx942's 64 KiB of LDS needs too) is open work; until then this bounds the spill.
-const AMD_SCRATCH_ALLOWED: [(&str, u64); 2] = [("ag_gemm", 128), ("gemm_rs", 128)];
+const AMD_SCRATCH_ALLOWED: [(&str, u64); 3] =
+    [("ag_gemm", 128), ("gemm_rs", 128), ("moe_forward", 384)];
 
 #[test]
 fn hsaco_notes_list_every_kernel_without_scratch() {

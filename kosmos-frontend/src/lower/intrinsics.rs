@@ -326,6 +326,20 @@ const INTRINSICS: &[Intrinsic] = &[
         ],
         Effect(Lower::dispatch),
     ),
+    def(
+        "dispatch_by_ticket",
+        &[
+            "&comm_head[i]",
+            "n_comm",
+            "&compute_head[j]",
+            "n_compute",
+            "scope",
+            "|t| (&ready[k], expected)",
+            "|t| { comm }",
+            "|t| { compute }",
+        ],
+        Effect(Lower::dispatch_by_ticket),
+    ),
 ];
 
 /// The intrinsic called `name`.

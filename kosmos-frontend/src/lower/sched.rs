@@ -152,6 +152,18 @@ impl Lower {
     /// inside the dispatch loop without carried values, so they may not assign outer
     /// variables, `break` out of it, `return`, or nest another `dispatch`.
     pub(super) fn dispatch(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        self.dispatch_loop(b, call, false)
+    }
+
+    /// `dispatch_by_ticket(..)`, with `dispatch`'s arguments: once no communication task is
+    /// left, compute tasks are taken by ticket, each waited for (`Sched::dispatch_loop`):
+    /// for many short tasks, where claiming only a ready head is a CAS every free
+    /// workgroup retries.
+    pub(super) fn dispatch_by_ticket(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        self.dispatch_loop(b, call, true)
+    }
+
+    fn dispatch_loop(&mut self, b: &mut KernelBuilder, call: &Call, by_ticket: bool) -> Result<()> {
         let args = &call.args;
         if self.in_role {
             return err(
@@ -199,6 +211,7 @@ impl Lower {
             comm_head,
             comm_len,
             ready_scope,
+            by_ticket,
         };
         // `break` inside a role would leave the dispatch loop: no enclosing loop is visible.
         let outer_loops = std::mem::take(&mut self.loops);
