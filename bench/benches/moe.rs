@@ -4,8 +4,10 @@
 //!
 //! - worlds of 1 rank and emulated worlds of 2, 4 and 8 ranks on the one GPU (every rank's
 //!   workgroups share it), `KOSMOS_BENCH_TOKENS` tokens per rank (default 4096);
-//! - at one rank, against a dense cuBLAS GEMM pair of the same FLOPs (`T K` rows through the
-//!   gate+up and the down projection): the bound a grouped GEMM approaches.
+//! - against our own unfused sequence of the same work (`MoeLayer::forward_unfused`: router
+//!   and layout, pushes, expert GEMMs, fold as four launches, no overlap between them), and a
+//!   dense cuBLAS GEMM pair of the same FLOPs per rank (`T K` rows through the gate+up and the
+//!   down projection): the bound a grouped GEMM approaches. Ratios: baseline time / ours.
 //!
 //! Weights and tokens are made on the device (`Ops::fill_random`); before timing, sampled
 //! tokens of the first and last rank are compared with the f64 reference
@@ -193,11 +195,22 @@ fn check(layer: &MoeLayer, i: &Inputs, p: Proxy, tokens: usize) -> Result<f64> {
 
 /// Median milliseconds of a forward pass (each between two events on rank 0's stream,
 /// which carries all of an emulated world's work).
-fn time_forward(world: &mut World, layer: &mut MoeLayer, i: &Inputs, p: Proxy) -> Result<f64> {
+fn time_forward(
+    world: &mut World,
+    layer: &mut MoeLayer,
+    i: &Inputs,
+    p: Proxy,
+    unfused: bool,
+) -> Result<f64> {
     let mut ms = Vec::with_capacity(gemm::TIMED);
     for run in 0..gemm::WARMUP + gemm::TIMED {
         let start = world.rank_stream(0).expect("rank 0").record_event()?;
-        layer.forward(world, &i.x, &i.weights(p.routing), &i.out)?;
+        let weights = i.weights(p.routing);
+        if unfused {
+            layer.forward_unfused(world, &i.x, &weights, &i.out)?;
+        } else {
+            layer.forward(world, &i.x, &weights, &i.out)?;
+        }
         let end = world.rank_stream(0).expect("rank 0").record_event()?;
         world.synchronize()?;
         if run >= gemm::WARMUP {
@@ -304,7 +317,8 @@ fn run() -> Result<ExitCode> {
             world.synchronize()?;
             let err = check(&layer, &inputs, p, tokens)?;
             wrong |= err > TOLERANCE;
-            let ms = time_forward(&mut world, &mut layer, &inputs, p)?;
+            let unfused_ms = time_forward(&mut world, &mut layer, &inputs, p, true)?;
+            let ms = time_forward(&mut world, &mut layer, &inputs, p, false)?;
             let tflops = flops * f64::from(ranks) / (ms * 1e-3) / 1e12;
             // The dense pair does one rank's FLOPs.
             let dense = dense_ms * f64::from(ranks) / ms;
@@ -314,6 +328,7 @@ fn run() -> Result<ExitCode> {
                 tokens.to_string(),
                 format!("{ms:.3}"),
                 format!("{tflops:.1}"),
+                format!("{:.3}", unfused_ms / ms),
                 format!("{dense:.3}"),
                 format!("{err:.1e}"),
             ]);
@@ -322,6 +337,7 @@ fn run() -> Result<ExitCode> {
                 ("ranks", Field::Int(ranks.into())),
                 ("tokens_per_rank", Field::Int(tokens as u64)),
                 ("moe_forward_ms", Field::Num(ms)),
+                ("unfused_ms", Field::Num(unfused_ms)),
                 ("tflops", Field::Num(tflops)),
                 ("dense_cublas_pair_ms", Field::Num(dense_ms)),
                 ("max_rel_err", Field::Num(err)),
@@ -337,6 +353,7 @@ fn run() -> Result<ExitCode> {
                 "tokens/rank",
                 "ms",
                 "TF/s",
+                "vs unfused",
                 "vs dense cuBLAS",
                 "rel err"
             ],

@@ -10,6 +10,9 @@ use crate::{Error, Result, ops, subgroup_size};
 use kosmos::bf16;
 use kosmos::runtime::{DeviceScalar, Module, SymmetricBuffer, World};
 
+/// `ops::moe_forward`'s phases: router and layout, pushes, expert tiles, fold.
+const ALL_PHASES: u32 = 15;
+
 /// Subgroups of a `moe_forward` workgroup (a 128 x 128 GEMM tile).
 const MOE_SUBGROUPS: u32 = 8;
 const OP: &str = "moe_forward";
@@ -234,6 +237,35 @@ impl MoeLayer {
         weights: &MoeWeights,
         out: &SymmetricBuffer<bf16>,
     ) -> Result<()> {
+        self.launch(world, x, weights, out, ALL_PHASES)
+    }
+
+    /// The same forward pass as an unfused sequence of four launches per rank — router and
+    /// layout, the token pushes, the expert GEMMs, the fold — each starting when the one
+    /// before has ended (no overlap between phases): the baseline [`MoeLayer::forward`] is
+    /// measured against. The result is bitwise the same.
+    pub fn forward_unfused(
+        &mut self,
+        world: &mut World,
+        x: &SymmetricBuffer<bf16>,
+        weights: &MoeWeights,
+        out: &SymmetricBuffer<bf16>,
+    ) -> Result<()> {
+        for phase in [1, 2, 4, 8] {
+            self.launch(world, x, weights, out, phase)?;
+        }
+        Ok(())
+    }
+
+    /// Checks the arguments and queues one launch of the phases `phases` (`ops::moe_forward`).
+    fn launch(
+        &mut self,
+        world: &mut World,
+        x: &SymmetricBuffer<bf16>,
+        weights: &MoeWeights,
+        out: &SymmetricBuffer<bf16>,
+        phases: u32,
+    ) -> Result<()> {
         let (d, s) = (self.dims, self.shape);
         let local = d.local() as usize;
         check_len("x", x, &[s.tokens, s.hidden])?;
@@ -338,6 +370,7 @@ impl MoeLayer {
             normalize as u32,
             scale,
             self.silent.take().unwrap_or(u32::MAX),
+            phases,
         )
         .map_err(Error::World)
     }

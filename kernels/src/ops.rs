@@ -1236,6 +1236,9 @@ pub const MOE_FOLD_TOKENS: u32 = 8;
 /// `weights`, `scores`, `recv`, `z`, `h`, `y` and `plan` keep what the backward pass needs.
 /// Results do not depend on timing or workgroup counts. Rank `silent` (`u32::MAX`: none)
 /// pushes its rows without signalling them, a planted fault whose waits must time out.
+/// `phases` (bits: 1 router and layout, 2 pushes, 4 expert tiles, 8 fold) selects what the
+/// launch runs: 15 for the layer; one bit per launch, in order, runs the same work as an
+/// unfused sequence of four launches (the baseline the fused launch is measured against).
 /// Launch with 8 subgroups.
 #[kernel(max_workgroup_size = 512, max_subgroups = 8, min_resident = 2)]
 #[allow(clippy::too_many_arguments)]
@@ -1281,6 +1284,7 @@ pub fn moe_forward(
     normalize: u32,
     scale: f32,
     silent: u32,
+    phases: u32,
 ) {
     let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
     start_barrier();
@@ -1296,7 +1300,7 @@ pub fn moe_forward(
         &heads[MOE_NEVER],
         0,
         &heads[0],
-        2 * blocks + 1,
+        if (phases & 1) == 1 { 2 * blocks + 1 } else { 0 },
         Scope::Agent,
         |t| {
             (
@@ -1365,11 +1369,15 @@ pub fn moe_forward(
     );
     let row_tiles = plan.local()[o_status];
     let ok = plan.local()[o_status + 1];
-    let sends = if ok == 1 { (picks + 127) / 128 } else { 0 };
+    let sends = if ok == 1 && (phases & 2) == 2 {
+        (picks + 127) / 128
+    } else {
+        0
+    };
     let up_tiles = (ffn + 63) / 64;
     let down_tiles = (hidden + 127) / 128;
     let round = up_tiles + down_tiles;
-    let expert_tasks = if row_tiles > 0 {
+    let expert_tasks = if row_tiles > 0 && (phases & 4) == 4 {
         (row_tiles + lag) * round
     } else {
         0
@@ -1464,7 +1472,7 @@ pub fn moe_forward(
     );
     // Phase 4: every expert output is in place once the whole world is here.
     team_barrier();
-    let folds = if ok == 1 {
+    let folds = if ok == 1 && (phases & 8) == 8 {
         (tokens + MOE_FOLD_TOKENS - 1) / MOE_FOLD_TOKENS
     } else {
         0
@@ -1484,7 +1492,11 @@ pub fn moe_forward(
             );
         },
     );
-    rearm(sync, MOE_SYNC_HEAD_WORDS + local + max_tiles, sync, 0);
+    // The launch that folds is the last of a layer's (with `phases` split over launches,
+    // the counters of the earlier phases carry over to the later launches).
+    if (phases & 8) == 8 {
+        rearm(sync, MOE_SYNC_HEAD_WORDS + local + max_tiles, sync, 0);
+    }
 }
 
 /// What expert task `t` of [`moe_forward`] waits for: the index of its counter in `sync`

@@ -1,6 +1,7 @@
 //! The one-launch MoE layer forward pass on CPU-device worlds of 1, 2 and 4 ranks with small
 //! ragged shapes, against the f64 reference of `kosmos_testkernels::moe`: routing identical,
-//! outputs within a relative bound, two workgroup counts bitwise equal; skewed routing (every
+//! outputs within a relative bound, two workgroup counts and the unfused sequence of launches
+//! bitwise equal; skewed routing (every
 //! token to one expert, empty experts); bad input refused before launch; a silent rank and a
 //! receive overflow reported at synchronize. Outputs are poisoned before every run, inputs
 //! fresh random values (seed printed; `KOSMOS_SEED` replays).
@@ -221,6 +222,18 @@ fn check_forward(
     assert!(
         runs[0] == runs[1],
         "{what}: 1 and 3 workgroups per rank differ"
+    );
+    // The same work as an unfused sequence of launches gives the same bits.
+    for b in out.ranks() {
+        b.fill(bf16::NAN).unwrap();
+    }
+    layer
+        .forward_unfused(&mut world, &xs, &weights.args(sigmoid), &out)
+        .unwrap_or_else(|e| panic!("{what}, unfused: {e}"));
+    world.synchronize().unwrap();
+    assert!(
+        download(&out) == runs[1],
+        "{what}: the unfused sequence differs"
     );
     let routing_words = download(&layer.saved().routing);
     let picked_weights = download(&layer.saved().weights);
