@@ -7,6 +7,7 @@ pub mod cpu;
 pub mod filerun;
 pub mod filetest;
 pub mod gemm_check;
+pub mod moe_check;
 pub mod suite;
 pub mod tp_check;
 

@@ -1,14 +1,16 @@
 //! The main job, on the default device (`KOSMOS_DEVICE`, else the first GPU, else the CPU
-//! device): first the most complete op, a tensor-parallel MLP block (`kernels::TpMlp`: the
-//! fused all-gather+GEMM, GELU, the fused GEMM+reduce-scatter) forward and backward on an
-//! emulated world of several ranks (`kosmos_tests::tp_check`); then every reference kernel,
+//! device): first the most complete op, a whole MoE layer forward pass in one launch per rank
+//! (`kernels::MoeLayer`: router, dispatch, SwiGLU experts, a shared expert, combine and fold)
+//! on an emulated expert-parallel world (`kosmos_tests::moe_check`); then a tensor-parallel
+//! MLP block (`kernels::TpMlp`: the fused all-gather+GEMM, GELU, the fused
+//! GEMM+reduce-scatter) forward and backward (`kosmos_tests::tp_check`); then every reference kernel,
 //! each checked against its host reference; then the kernels crate's `gemm`,
 //! `gemm_persistent` and `gemm_plan` (the warp-specialised pipeline, `b` stored transposed,
 //! bf16 output) on ragged shapes (`kosmos_tests::gemm_check`).
 
-use kernels::MlpShape;
+use kernels::{MlpShape, MoeShape};
 use kosmos_runtime::{Device, DeviceKind};
-use kosmos_tests::{gemm_check, suite, tp_check};
+use kosmos_tests::{gemm_check, moe_check, suite, tp_check};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -34,6 +36,30 @@ fn gemm_shapes(device: &Device) -> Vec<(usize, usize, usize)> {
         shapes.push((1024, 1024, 1024));
     }
     shapes
+}
+
+/// The MoE layer's world size and shape: 4 ranks of 32 experts on a GPU, 2 small ranks on the
+/// CPU device (the f64 reference runs on the host either way).
+fn moe_case(device: &Device) -> (u32, MoeShape) {
+    if device.kind() == DeviceKind::Cpu {
+        let shape = MoeShape {
+            experts: 8,
+            topk: 2,
+            tokens: 72,
+            hidden: 64,
+            ffn: 48,
+        };
+        (2, shape)
+    } else {
+        let shape = MoeShape {
+            experts: 32,
+            topk: 4,
+            tokens: 256,
+            hidden: 512,
+            ffn: 256,
+        };
+        (4, shape)
+    }
 }
 
 /// The MLP block's world size and shape: 8 ranks at a size a GPU finishes at once, 4 small
@@ -73,6 +99,10 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
             if ok { "ok" } else { "WRONG" }
         );
     };
+    let (ranks, shape) = moe_case(&device);
+    for c in moe_check::check_moe(&device, ranks, shape, seed)? {
+        row(c.op, &c.shape, c.ms, c.err.max, c.err.over, c.passed());
+    }
     let (ranks, shape) = mlp_case(&device);
     for c in tp_check::check_mlp(&device, ranks, shape, seed)? {
         row(c.op, &c.shape, c.ms, c.err.max, c.err.over, c.passed());
