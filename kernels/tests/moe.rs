@@ -6,6 +6,8 @@
 //! receive overflow reported at synchronize. Outputs are poisoned before every run, inputs
 //! fresh random values (seed printed; `KOSMOS_SEED` replays).
 
+mod common;
+use common::{download, sym, world};
 use kernels::{Error, MoeLayer, MoeOptions, MoeShape, MoeWeights, Routing};
 use kosmos::bf16;
 use kosmos::runtime::{Device, DeviceScalar, SymmetricBuffer, World, WorldError, WorldOptions};
@@ -17,23 +19,6 @@ const EXPERTS: usize = 8;
 const TOPK: usize = 2;
 const HIDDEN: usize = 64;
 const FFN: usize = 48;
-
-fn world(ranks: u32) -> World {
-    World::emulated(&Device::cpu().unwrap(), ranks, WorldOptions::default()).unwrap()
-}
-
-/// A symmetric buffer holding `data[r]` on rank `r`.
-fn sym<T: DeviceScalar>(world: &mut World, data: &[Vec<T>]) -> SymmetricBuffer<T> {
-    let b = world.alloc_symmetric::<T>(data[0].len()).unwrap();
-    for (r, d) in data.iter().enumerate() {
-        b.rank(r as u32).unwrap().upload(d).unwrap();
-    }
-    b
-}
-
-fn download<T: DeviceScalar>(y: &SymmetricBuffer<T>) -> Vec<Vec<T>> {
-    y.ranks().iter().map(|b| b.download().unwrap()).collect()
-}
 
 /// Random weights of a world (`scale`d so activations stay near 1), as host vectors.
 struct HostWeights {
@@ -141,6 +126,17 @@ fn reference_routing(routing: Routing) -> reference::Routing {
     }
 }
 
+/// The small layer of these tests with `tokens` per rank.
+fn small_shape(tokens: usize) -> MoeShape {
+    MoeShape {
+        experts: EXPERTS,
+        topk: TOPK,
+        tokens,
+        hidden: HIDDEN,
+        ffn: FFN,
+    }
+}
+
 const SOFTMAX: Routing = Routing::Softmax { normalize: true };
 const SIGMOID: Routing = Routing::Sigmoid {
     groups: 4,
@@ -162,13 +158,7 @@ fn check_forward(
 ) -> MoeReference {
     let what = format!("{ranks} ranks, {tokens} tokens, {routing:?}, shared expert {shared}");
     let r_us = ranks as usize;
-    let shape = MoeShape {
-        experts: EXPERTS,
-        topk: TOPK,
-        tokens,
-        hidden: HIDDEN,
-        ffn: FFN,
-    };
+    let shape = small_shape(tokens);
     let ref_shape = reference::MoeShape {
         ranks: r_us,
         experts: EXPERTS,
@@ -300,13 +290,7 @@ fn moe_forward_handles_skewed_routing_and_empty_experts() {
 }
 
 fn small_layer(world: &mut World, tokens: usize, capacity: Option<usize>) -> MoeLayer {
-    let shape = MoeShape {
-        experts: EXPERTS,
-        topk: TOPK,
-        tokens,
-        hidden: HIDDEN,
-        ffn: FFN,
-    };
+    let shape = small_shape(tokens);
     let options = MoeOptions {
         routing: SOFTMAX,
         shared_expert: false,
@@ -347,13 +331,7 @@ fn small_world(
 #[test]
 fn moe_forward_refuses_bad_input_naming_it() {
     let mut world = world(2);
-    let shape = MoeShape {
-        experts: EXPERTS,
-        topk: TOPK,
-        tokens: 16,
-        hidden: HIDDEN,
-        ffn: FFN,
-    };
+    let shape = small_shape(16);
     let options = MoeOptions {
         routing: SOFTMAX,
         shared_expert: false,

@@ -4,6 +4,8 @@
 //! `KOSMOS_SEED` to replay). Each op also runs with two workgroup counts, whose results
 //! must be bitwise equal.
 
+mod common;
+use common::{download, sym, world};
 use kernels::{Error, Layout, TpOps};
 use kosmos::bf16;
 use kosmos::runtime::{Device, DeviceScalar, SymmetricBuffer, World, WorldOptions};
@@ -19,19 +21,6 @@ const CASES: [(u32, usize, usize, usize); 5] = [
     (4, 20, 40, 136),
     (8, 9, 16, 24),
 ];
-
-fn world(ranks: u32) -> World {
-    World::emulated(&Device::cpu().unwrap(), ranks, WorldOptions::default()).unwrap()
-}
-
-/// A symmetric buffer holding `data[r]` on rank `r`.
-fn sym<T: DeviceScalar>(world: &mut World, data: &[Vec<T>]) -> SymmetricBuffer<T> {
-    let b = world.alloc_symmetric::<T>(data[0].len()).unwrap();
-    for (r, d) in data.iter().enumerate() {
-        b.rank(r as u32).unwrap().upload(d).unwrap();
-    }
-    b
-}
 
 /// Each rank's `k x n` weights as `layout` stores them.
 fn stored(ws: &[Vec<bf16>], layout: Layout, k: usize, n: usize) -> Vec<Vec<bf16>> {
@@ -51,10 +40,6 @@ fn poison<T: DeviceScalar>(y: &SymmetricBuffer<T>, nan: T) {
     for b in y.ranks() {
         b.fill(nan).unwrap();
     }
-}
-
-fn download<T: DeviceScalar>(y: &SymmetricBuffer<T>) -> Vec<Vec<T>> {
-    y.ranks().iter().map(|b| b.download().unwrap()).collect()
 }
 
 /// Runs `op` with 1 and then 3 workgroups per rank (output poisoned before each), checks

@@ -67,37 +67,13 @@ impl Sched {
                     let (counter, expected, _) = readiness(b, t);
                     (counter, expected)
                 });
-            b.if_else(
-                claimed,
-                &[],
-                |b| {
-                    self.traced(b, Role::Compute, head, |b| compute(b, head));
-                    vec![]
-                },
-                |b| {
-                    let ticket = self.claim(b, q.comm_head, q.comm_len);
-                    let got = b.cmp(CmpPred::Lt, ticket, q.comm_len);
-                    b.if_else(
-                        got,
-                        &[],
-                        |b| {
-                            self.traced(b, Role::Comm, ticket, |b| comm(b, ticket));
-                            vec![]
-                        },
-                        |b| {
-                            let drained = b.cmp(CmpPred::Ge, head, q.compute_len);
-                            b.if_then(drained, |b| b.break_(&[]));
-                            let (counter, expected, id) = readiness(b, head);
-                            self.traced(b, Role::Wait, head, |b| {
-                                self.wait(b, counter, expected, q.ready_scope, head, id);
-                            });
-                            vec![]
-                        },
-                    );
-                    vec![]
-                },
-            );
-            vec![]
+            self.serve(b, q, (head, claimed), &[], comm, compute, |b| {
+                let (counter, expected, id) = readiness(b, head);
+                self.traced(b, Role::Wait, head, |b| {
+                    self.wait(b, counter, expected, q.ready_scope, head, id);
+                });
+                vec![]
+            })
         });
     }
 
@@ -123,31 +99,52 @@ impl Sched {
                 by_ticket,
                 readiness,
             );
-            b.if_else(
-                claimed,
-                &[Type::U32],
-                |b| {
-                    self.traced(b, Role::Compute, head, |b| compute(b, head));
-                    vec![by_ticket]
-                },
-                |b| {
-                    let ticket = self.claim(b, q.comm_head, q.comm_len);
-                    let got = b.cmp(CmpPred::Lt, ticket, q.comm_len);
-                    b.if_else(
-                        got,
-                        &[Type::U32],
-                        |b| {
-                            self.traced(b, Role::Comm, ticket, |b| comm(b, ticket));
-                            vec![by_ticket]
-                        },
-                        |b| {
-                            let drained = b.cmp(CmpPred::Ge, head, q.compute_len);
-                            b.if_then(drained, |b| b.break_(&[]));
-                            vec![b.const_u32(1)]
-                        },
-                    )
-                },
-            )
+            self.serve(b, q, (head, claimed), &[by_ticket], comm, compute, |b| {
+                vec![b.const_u32(1)]
+            })
         });
+    }
+
+    /// One turn of a dispatch loop after it sought a compute task (`head`, `claimed`): runs
+    /// that task if claimed, else the next communication task, else leaves the loop if the
+    /// compute queue is drained, else `idle(b)`. A task carries the loop's values `carried`
+    /// through; `idle` gives the next ones.
+    #[allow(clippy::too_many_arguments)]
+    fn serve(
+        &self,
+        b: &mut KernelBuilder,
+        q: &Queues,
+        (head, claimed): (Value, Value),
+        carried: &[Value],
+        comm: impl FnOnce(&mut KernelBuilder, Value),
+        compute: impl FnOnce(&mut KernelBuilder, Value),
+        idle: impl FnOnce(&mut KernelBuilder) -> Vec<Value>,
+    ) -> Vec<Value> {
+        let types: Vec<Type> = carried.iter().map(|v| b.ty(*v)).collect();
+        b.if_else(
+            claimed,
+            &types,
+            |b| {
+                self.traced(b, Role::Compute, head, |b| compute(b, head));
+                carried.to_vec()
+            },
+            |b| {
+                let ticket = self.claim(b, q.comm_head, q.comm_len);
+                let got = b.cmp(CmpPred::Lt, ticket, q.comm_len);
+                b.if_else(
+                    got,
+                    &types,
+                    |b| {
+                        self.traced(b, Role::Comm, ticket, |b| comm(b, ticket));
+                        carried.to_vec()
+                    },
+                    |b| {
+                        let drained = b.cmp(CmpPred::Ge, head, q.compute_len);
+                        b.if_then(drained, |b| b.break_(&[]));
+                        idle(b)
+                    },
+                )
+            },
+        )
     }
 }

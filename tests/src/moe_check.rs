@@ -126,13 +126,13 @@ pub fn check_moe(
     let picks = layer.saved().routing.ranks();
     let (mut got_all, mut want_all, mut picked, mut want_picks) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for r in 0..r_us {
-        got_all.extend(out.ranks()[r].download()?);
+    for (r, (copy, routes)) in out.ranks().iter().zip(&want.routes).enumerate() {
+        got_all.extend(copy.download()?);
         want_all.extend(&want.out[r]);
         let p = picks[r].download()?;
         picked.extend(p[..tokens * topk].iter().map(|&e| f64::from(e)));
         want_picks.extend(
-            want.routes[r]
+            routes
                 .iter()
                 .flat_map(|t| t.experts.iter().map(|&e| f64::from(e))),
         );
