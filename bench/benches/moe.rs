@@ -96,10 +96,10 @@ impl Inputs {
         let (sh, sf) = (1.0 / (h as f32).sqrt(), 1.0 / (f as f32).sqrt());
         for r in 0..ranks {
             let seed = 16 * r as u32;
-            ops.fill_random(&stream, &mut i.x.ranks_mut()[r], seed, 1.0)?;
-            ops.fill_random(&stream, &mut i.router.ranks_mut()[r], 7, 2.0 * sh)?;
-            ops.fill_random(&stream, &mut i.w1.ranks_mut()[r], seed + 1, 2.0 * sh)?;
-            ops.fill_random(&stream, &mut i.w2.ranks_mut()[r], seed + 2, 2.0 * sf)?;
+            ops.fill_random(stream, &mut i.x.ranks_mut()[r], seed, 1.0)?;
+            ops.fill_random(stream, &mut i.router.ranks_mut()[r], 7, 2.0 * sh)?;
+            ops.fill_random(stream, &mut i.w1.ranks_mut()[r], seed + 1, 2.0 * sh)?;
+            ops.fill_random(stream, &mut i.w2.ranks_mut()[r], seed + 2, 2.0 * sf)?;
             i.bias.ranks()[r].upload(&bias)?;
         }
         stream.synchronize()?;

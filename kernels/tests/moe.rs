@@ -10,7 +10,7 @@ mod common;
 use common::{download, sym, world};
 use kernels::{Error, MoeLayer, MoeOptions, MoeShape, MoeWeights, Routing};
 use kosmos::bf16;
-use kosmos::runtime::{Device, DeviceScalar, SymmetricBuffer, World, WorldError, WorldOptions};
+use kosmos::runtime::{Device, SymmetricBuffer, World, WorldError, WorldOptions};
 use kosmos_testkernels::compare::{self, Scale};
 use kosmos_testkernels::moe::{self as reference, MoeReference};
 use kosmos_testkernels::{random_bf16, seed};
@@ -147,13 +147,14 @@ const SIGMOID: Routing = Routing::Sigmoid {
 
 /// One forward pass of a world of `ranks` with `tokens` per rank, checked against the
 /// reference: every rank's picks identical, weights and outputs within bounds, and with 1
-/// and 3 workgroups per rank bitwise equal. `router` replaces the random router (skew).
+/// and 3 workgroups per rank bitwise equal. With `hot` experts, a router that sends every
+/// token to them replaces the random one (`reference::skewed_router`).
 fn check_forward(
     ranks: u32,
     tokens: usize,
     routing: Routing,
     shared: bool,
-    router: Option<&dyn Fn(&reference::MoeShape) -> Vec<bf16>>,
+    hot: Option<&[usize]>,
     s: u64,
 ) -> MoeReference {
     let what = format!("{ranks} ranks, {tokens} tokens, {routing:?}, shared expert {shared}");
@@ -171,8 +172,8 @@ fn check_forward(
     let mut x: Vec<Vec<bf16>> = (0..r_us)
         .map(|r| random_bf16(s + 200 + r as u64, tokens * HIDDEN))
         .collect();
-    if let Some(make) = router {
-        host.router = make(&ref_shape);
+    if let Some(hot) = hot {
+        host.router = reference::skewed_router(&ref_shape, hot, 7);
         for xr in &mut x {
             reference::anchor_tokens(xr, HIDDEN);
         }
@@ -280,9 +281,15 @@ fn moe_forward_matches_the_reference() {
 #[test]
 fn moe_forward_handles_skewed_routing_and_empty_experts() {
     let s = seed();
-    let hot = |shape: &reference::MoeShape| reference::skewed_router(shape, &[5, 2], 7);
     for ranks in [1, 2, 4] {
-        let want = check_forward(ranks, 45, SOFTMAX, ranks == 2, Some(&hot), s + ranks as u64);
+        let want = check_forward(
+            ranks,
+            45,
+            SOFTMAX,
+            ranks == 2,
+            Some(&[5, 2]),
+            s + ranks as u64,
+        );
         let counts = reference::tokens_per_expert(want.routes.iter().flatten(), EXPERTS);
         let total = 45 * ranks as usize;
         assert_eq!(counts, [0, 0, total, 0, 0, total, 0, 0], "{ranks} ranks");
@@ -497,4 +504,39 @@ fn a_receive_overflow_is_reported() {
         .unwrap();
     world.synchronize().unwrap();
     assert!(download(&out).iter().flatten().all(|v| !v.is_nan()));
+}
+
+/// The forward pass captured once and replayed: no host work inside the launch, so a graph
+/// of it gives the eager pass's bits every time.
+#[test]
+fn a_captured_forward_replays_the_eager_result() {
+    let (mut world, mut layer, x, weights, out) =
+        small_world(2, 33, None, seed(), WorldOptions::default());
+    layer
+        .forward(&mut world, &x, &weights.args(false), &out)
+        .unwrap();
+    world.synchronize().unwrap();
+    let eager = download(&out);
+    let graph = world
+        .capture(|world| {
+            layer
+                .forward(world, &x, &weights.args(false), &out)
+                .map_err(|e| match e {
+                    Error::World(e) => e,
+                    e => panic!("{e}"),
+                })
+        })
+        .unwrap();
+    for _ in 0..3 {
+        for b in out.ranks() {
+            b.fill(bf16::NAN).unwrap();
+        }
+        // SAFETY: the layer's buffers and every argument outlive the replays.
+        unsafe { graph.replay(&mut world) }.unwrap();
+        world.synchronize().unwrap();
+        assert!(
+            download(&out) == eager,
+            "a replay differs from the eager pass"
+        );
+    }
 }
