@@ -2191,28 +2191,23 @@ fn fold_tokens(
             s7 += fold_term(stages, weights, y, t0, topk, min(7, last), k, c, hidden);
         }
         for j in 0..count {
-            let mut sum = s0;
-            if j == 1 {
-                sum = s1;
-            }
-            if j == 2 {
-                sum = s2;
-            }
-            if j == 3 {
-                sum = s3;
-            }
-            if j == 4 {
-                sum = s4;
-            }
-            if j == 5 {
-                sum = s5;
-            }
-            if j == 6 {
-                sum = s6;
-            }
-            if j == 7 {
-                sum = s7;
-            }
+            let mut sum = if j == 0 {
+                s0
+            } else if j == 1 {
+                s1
+            } else if j == 2 {
+                s2
+            } else if j == 3 {
+                s3
+            } else if j == 4 {
+                s4
+            } else if j == 5 {
+                s5
+            } else if j == 6 {
+                s6
+            } else {
+                s7
+            };
             let t = t0 + j;
             if shared == 1 {
                 sum += mine[(capacity + t) * hidden + c] as f32;

@@ -41,53 +41,29 @@ impl Sched {
         &self,
         b: &mut KernelBuilder,
         q: &Queues,
-        readiness: impl FnMut(&mut KernelBuilder, Value) -> (Value, Value, Value),
-        comm: impl FnOnce(&mut KernelBuilder, Value),
-        compute: impl FnOnce(&mut KernelBuilder, Value),
-    ) {
-        if q.by_ticket {
-            self.ticket_loop(b, q, readiness, comm, compute);
-        } else {
-            self.head_loop(b, q, readiness, comm, compute);
-        }
-    }
-
-    /// [`Sched::dispatch_loop`] waiting for a ready head.
-    fn head_loop(
-        &self,
-        b: &mut KernelBuilder,
-        q: &Queues,
         mut readiness: impl FnMut(&mut KernelBuilder, Value) -> (Value, Value, Value),
         comm: impl FnOnce(&mut KernelBuilder, Value),
         compute: impl FnOnce(&mut KernelBuilder, Value),
     ) {
-        b.loop_(&[], &[], |b, _| {
-            let (head, claimed) =
-                self.claim_if_ready(b, q.compute_head, q.compute_len, q.ready_scope, |b, t| {
-                    let (counter, expected, _) = readiness(b, t);
-                    (counter, expected)
-                });
-            self.serve(b, q, (head, claimed), &[], comm, compute, |b| {
-                let (counter, expected, id) = readiness(b, head);
-                self.traced(b, Role::Wait, head, |b| {
-                    self.wait(b, counter, expected, q.ready_scope, head, id);
-                });
-                vec![]
-            })
-        });
-    }
-
-    /// [`Sched::dispatch_loop`] taking compute tasks by ticket once no communication task
-    /// is left. The loop carries the mode: 0 while communication tasks may be left, 1 once
-    /// none are (a workgroup that saw that queue empty never finds it refilled).
-    fn ticket_loop(
-        &self,
-        b: &mut KernelBuilder,
-        q: &Queues,
-        readiness: impl FnMut(&mut KernelBuilder, Value) -> (Value, Value, Value),
-        comm: impl FnOnce(&mut KernelBuilder, Value),
-        compute: impl FnOnce(&mut KernelBuilder, Value),
-    ) {
+        if !q.by_ticket {
+            b.loop_(&[], &[], |b, _| {
+                let (head, claimed) =
+                    self.claim_if_ready(b, q.compute_head, q.compute_len, q.ready_scope, |b, t| {
+                        let (counter, expected, _) = readiness(b, t);
+                        (counter, expected)
+                    });
+                self.serve(b, q, (head, claimed), &[], comm, compute, |b| {
+                    let (counter, expected, id) = readiness(b, head);
+                    self.traced(b, Role::Wait, head, |b| {
+                        self.wait(b, counter, expected, q.ready_scope, head, id);
+                    });
+                    vec![]
+                })
+            });
+            return;
+        }
+        // By ticket, the loop carries the mode: 0 while communication tasks may be left,
+        // 1 once none are (a workgroup that saw that queue empty never finds it refilled).
         let zero = b.const_u32(0);
         b.loop_(&[zero], &[], |b, carried| {
             let by_ticket = carried[0];
