@@ -474,7 +474,7 @@ fn check_shape(ranks: u32, s: &MoeShape, options: &MoeOptions) -> Result<Dims> {
     let fits = |n: usize| u32::try_from(n).is_ok();
     let largest = [
         rows * s.hidden.max(z_cols),
-        s.tokens * s.experts,
+        s.experts * blocks * 128,
         2 * s.ffn * s.hidden,
         ranks_u * s.tokens * s.topk,
         max_tiles + s.tokens * s.topk + (ranks_u + blocks + 3) * s.experts + 3 * local + 8,
