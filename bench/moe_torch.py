@@ -1,7 +1,7 @@
 """PyTorch baselines of the Mixture-of-Experts layer forward on one GPU (one rank, EP=1):
 
   python bench/moe_torch.py [--proxy all] [--tokens 4096] [--shared] [--check]
-                            [--json moe_torch.json] [--dump DIR]
+                            [--backward] [--json moe_torch.json] [--dump DIR]
 
 For each proxy (DeepSeek-V3: H=7168 E=256 K=8 F=2048, sigmoid routing with bias, groups 8/4,
 normalize, scale 2.5; Qwen3-235B: H=4096 E=128 K=8 F=1536, softmax routing, normalize) it runs
@@ -14,6 +14,11 @@ the grouped path's two grouped GEMMs alone. TFLOP/s count the routed expert GEMM
 6 T K H F. Routed experts only unless `--shared` (DeepSeek-V3's shared expert, F=2048).
 The two paths' outputs are compared (relative error); `--check` also compares a few tokens with
 a per-token float64 evaluation of the same math. Prints a table and writes `--json`.
+`--backward` also times one training step of the layer on each path (rows `loop fwd+bwd`,
+`grouped fwd+bwd`): the forward with autograd, then the gradients for a random dOut of x, the
+router weights, w1 and w2 (and the shared expert's); the top-k choice is not differentiated, the
+fold weights are. TFLOP/s count 3x the forward's, 18 T K H F; the two paths' gradients must
+agree like their outputs. The grouped path's backward is `_grouped_mm`'s own derivative.
 `--dump DIR` writes each proxy's inputs (and the grouped output) as raw little-endian files
 under DIR/<proxy>/ with a header.json, for a benchmark of the same data elsewhere.
 `--device cpu` with small `--hidden/--experts/--ffn/--tokens` runs everything on the CPU
@@ -96,9 +101,10 @@ def make_inputs(proxy, tokens, shared, device, seed):
 
 def router_logits(x, router):
     """T x E logits: bf16 inputs, f32 accumulation and result."""
-    if x.is_cuda:
+    if x.is_cuda and not (x.requires_grad or router.requires_grad):
         return torch.mm(x, router.t(), out_dtype=torch.float32)
-    return torch.mm(x.float(), router.float().t())  # this torch's CPU mm has no out_dtype
+    # This torch's CPU mm has no out_dtype, and its out_dtype overload has no derivative.
+    return torch.mm(x.float(), router.float().t())
 
 
 def route(layer, x):
@@ -111,7 +117,7 @@ def route(layer, x):
         weights, experts = probs.topk(p.topk, dim=-1)
     else:
         scores = torch.sigmoid(logits)
-        keys = scores + layer.bias
+        keys = scores.detach() + layer.bias  # the choice is not differentiated, the weights are
         if p.groups > 1:
             grouped = keys.view(x.shape[0], p.groups, -1)
             group_scores = grouped.topk(min(2, grouped.shape[-1]), dim=-1).values.sum(-1)
@@ -155,26 +161,24 @@ def grouped_experts(x_rows, layer, offsets):
     return torch._grouped_mm(swiglu(z), layer.w2.transpose(1, 2), offs=offsets)
 
 
-def loop_experts(x, token_of_row, offsets, layer):
-    y = torch.empty(token_of_row.shape[0], x.shape[1], dtype=x.dtype, device=x.device)
-    start = 0
-    for e, end in enumerate(offsets.tolist()):
-        if end > start:
-            rows = x.index_select(0, token_of_row[start:end])
-            h = swiglu(torch.mm(rows, layer.w1[e].t()))
-            torch.mm(h, layer.w2[e].t(), out=y[start:end])
-        start = end
-    return y
+def loop_experts(x_rows, layer, offsets):
+    # One split and one cat rather than a gather and an `out=` slice per expert: autograd then
+    # returns x_rows' gradient whole, not one zero-filled copy of it per expert.
+    counts = torch.diff(offsets, prepend=offsets.new_zeros(1)).tolist()
+    return torch.cat([torch.mm(swiglu(torch.mm(rows, w1.t())), w2.t())
+                      for rows, w1, w2 in zip(x_rows.split(counts), layer.w1, layer.w2)
+                      if rows.shape[0]])
 
 
 def fold(layer, x, y, inverse, weights):
     """out[t] = bf16(((w_0 y_0 + w_1 y_1) + ...) + w_{K-1} y_{K-1} [+ ys]) in f32, the picks in
     routing order: a fixed order of additions, so equal y give bitwise equal outputs."""
     t, k = weights.shape
-    y_by_token = y.index_select(0, inverse).view(t, k, -1)
-    acc = y_by_token[:, 0] * weights[:, :1]  # f32 by type promotion
+    # unbind: one autograd node for the K picks, where indexing each would zero-fill a copy.
+    picks = y.index_select(0, inverse).view(t, k, -1).unbind(1)
+    acc = picks[0] * weights[:, :1]  # f32 by type promotion
     for i in range(1, k):
-        acc.addcmul_(y_by_token[:, i], weights[:, i:i + 1])
+        acc.addcmul_(picks[i], weights[:, i:i + 1])
     if layer.shared is not None:
         ws1, ws2 = layer.shared
         acc += torch.mm(swiglu(torch.mm(x, ws1.t())), ws2.t())
@@ -184,11 +188,39 @@ def fold(layer, x, y, inverse, weights):
 def forward(layer, x, path):
     experts, weights = route(layer, x)
     inverse, token_of_row, offsets = permute(experts, layer.proxy.experts)
-    if path == "grouped":
-        y = grouped_experts(x.index_select(0, token_of_row), layer, offsets)
-    else:
-        y = loop_experts(x, token_of_row, offsets, layer)
+    experts_of = grouped_experts if path == "grouped" else loop_experts
+    y = experts_of(x.index_select(0, token_of_row), layer, offsets)
     return fold(layer, x, y, inverse, weights)
+
+
+def trainable(layer, x, path):
+    """Leaves that require grad, sharing the storage of x and the weights, and their names. The
+    loop path's experts are separate leaves (an nn.ModuleList of experts): a leaf indexed per
+    expert would get a zero-filled E-expert gradient from every expert."""
+    def leaf(t):
+        return t.detach().requires_grad_()
+
+    def expert_weights(w):
+        return [leaf(we) for we in w] if path == "loop" else leaf(w)
+
+    x = leaf(x)
+    shared = tuple(map(leaf, layer.shared)) if layer.shared is not None else None
+    layer = dataclasses.replace(layer, router=leaf(layer.router), w1=expert_weights(layer.w1),
+                                w2=expert_weights(layer.w2), shared=shared)
+    params = {"x": x, "router": layer.router, "w1": layer.w1, "w2": layer.w2}
+    if shared is not None:
+        params["ws1"], params["ws2"] = shared
+    return layer, x, params
+
+
+def train_step(layer, x, path, params, d_out):
+    """Forward with autograd, then the gradients for d_out: {name: tensor, or per-expert list}.
+    torch.autograd.grad rather than out.backward: the same graph walk, with no .grad to reset."""
+    out = forward(layer, x, path)
+    leaves = [t for p in params.values() for t in (p if isinstance(p, list) else [p])]
+    grads = iter(torch.autograd.grad(out, leaves, d_out, materialize_grads=True))
+    return {name: [next(grads) for _ in p] if isinstance(p, list) else next(grads)
+            for name, p in params.items()}
 
 
 def median_ms(fn, device, warmup, repeats):
@@ -211,8 +243,19 @@ def median_ms(fn, device, warmup, repeats):
 
 
 def relative_error(a, b):
-    a, b = a.double(), b.double()
-    return ((a - b).norm() / b.norm()).item()
+    """||a - b|| / ||b|| (Frobenius) in float64, converted a chunk at a time (weight gradients
+    are GBs). Either may be a list of the other's leading slices (per-expert gradients)."""
+    if isinstance(a, list) or isinstance(b, list):
+        pairs = zip(list(a), list(b), strict=True)
+    else:
+        pairs = [(a, b)]
+    diff = norm = 0.0
+    for pa, pb in pairs:
+        for ca, cb in zip(pa.reshape(-1).split(1 << 26), pb.reshape(-1).split(1 << 26)):
+            cb = cb.double()
+            diff += (ca.double() - cb).square().sum().item()
+            norm += cb.square().sum().item()
+    return math.sqrt(diff / norm) if norm else (math.inf if diff else 0.0)
 
 
 def bf16(v):
@@ -309,8 +352,8 @@ def bench_proxy(proxy, args, device, seed):
     x, layer = make_inputs(proxy, args.tokens, args.shared and proxy.has_shared, device, seed)
     flop = 6 * args.tokens * proxy.topk * proxy.hidden * proxy.ffn
 
-    def row(path, ms):
-        return {"proxy": proxy.name, "path": path, "ms": ms, "tflops": flop / ms / 1e9}
+    def row(path, ms, path_flop=flop):
+        return {"proxy": proxy.name, "path": path, "ms": ms, "tflops": path_flop / ms / 1e9}
 
     timing = (device, args.warmup, args.repeats)
     rows = [row(path, median_ms(lambda path=path: forward(layer, x, path), *timing))
@@ -331,6 +374,23 @@ def bench_proxy(proxy, args, device, seed):
                "rows_per_expert": {"min": int(rows_per_expert.min()),
                                    "max": int(rows_per_expert.max())},
                "loop_vs_grouped_rel_err": relative_error(out_loop, out_grouped)}
+    if args.backward:
+        # dOut ~ N(0, 1), like the activations; its own generator leaves the inputs unchanged.
+        gen = torch.Generator(device=device).manual_seed(seed)
+        d_out = torch.randn(out_grouped.shape, generator=gen, device=device, dtype=torch.bfloat16)
+        grads = {}
+        for path in ("loop", "grouped"):
+            step_layer, step_x, params = trainable(layer, x, path)
+
+            def step():
+                return train_step(step_layer, step_x, path, params, d_out)
+
+            # The backward's GEMMs: each forward GEMM's input and weight gradients, 2x its FLOPs.
+            rows.append(row(f"{path} fwd+bwd", median_ms(step, *timing), 3 * flop))
+            grads[path] = step()
+        summary["flop_fwd_bwd"] = 3 * flop
+        summary["loop_vs_grouped_grad_rel_err"] = {
+            name: relative_error(grads["loop"][name], g) for name, g in grads["grouped"].items()}
     if args.check:
         summary["check_grouped"] = check_tokens(layer, x, out_grouped, args.check_tokens)
         summary["check_loop"] = check_tokens(layer, x, out_loop, args.check_tokens)
@@ -353,6 +413,8 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--check", action="store_true", help="compare tokens with float64")
     parser.add_argument("--check-tokens", type=int, default=8)
+    parser.add_argument("--backward", action="store_true",
+                        help="also time forward+backward with autograd and compare gradients")
     parser.add_argument("--json", default="moe_torch.json")
     parser.add_argument("--dump", metavar="DIR",
                         help="write each proxy's inputs to DIR/<proxy>/ (DeepSeek-V3: 23 GB)")
@@ -381,9 +443,9 @@ def main():
         if device.type == "cuda":
             torch.cuda.empty_cache()  # the next proxy's weights take the space
 
-    print(f"{'proxy':<12} {'path':<14} {'ms':>9} {'TFLOP/s':>8}")
+    print(f"{'proxy':<12} {'path':<16} {'ms':>9} {'TFLOP/s':>8}")
     for r in rows:
-        print(f"{r['proxy']:<12} {r['path']:<14} {r['ms']:>9.3f} {r['tflops']:>8.1f}")
+        print(f"{r['proxy']:<12} {r['path']:<16} {r['ms']:>9.3f} {r['tflops']:>8.1f}")
     ok = True
     for s in summaries:
         name, err = s["proxy"]["name"], s["loop_vs_grouped_rel_err"]
@@ -391,6 +453,11 @@ def main():
         counts = s["rows_per_expert"]
         print(f"{name}: rows per expert {counts['min']}..{counts['max']}, "
               f"loop vs grouped relative error {err:.2e}")
+        grad_errs = s.get("loop_vs_grouped_grad_rel_err")
+        if grad_errs:
+            ok &= max(grad_errs.values()) <= AGREEMENT_TOLERANCE
+            print(f"{name}: loop vs grouped gradients, relative error: "
+                  + ", ".join(f"{k} {v:.2e}" for k, v in grad_errs.items()))
         for path in ("grouped", "loop"):
             c = s.get(f"check_{path}")
             if c:
@@ -405,7 +472,7 @@ def main():
                    "cuda": torch.version.cuda, "device": device_name, "warmup": args.warmup,
                    "repeats": args.repeats, "results": rows, "layers": summaries}, f, indent=1)
     if not ok:
-        raise SystemExit("outputs disagree beyond the tolerance")
+        raise SystemExit("outputs or gradients disagree beyond the tolerance")
 
 
 if __name__ == "__main__":
