@@ -1,4 +1,5 @@
-"""PyTorch baselines of the Mixture-of-Experts layer forward on one GPU (one rank, EP=1):
+"""PyTorch baselines of the Mixture-of-Experts layer forward (and forward+backward) on one GPU
+(one rank, EP=1):
 
   python bench/moe_torch.py [--proxy all] [--tokens 4096] [--shared] [--check]
                             [--backward] [--json moe_torch.json] [--dump DIR]
@@ -194,9 +195,10 @@ def forward(layer, x, path):
 
 
 def trainable(layer, x, path):
-    """Leaves that require grad, sharing the storage of x and the weights, and their names. The
-    loop path's experts are separate leaves (an nn.ModuleList of experts): a leaf indexed per
-    expert would get a zero-filled E-expert gradient from every expert."""
+    """(layer, x, {name: leaf or per-expert list of leaves}): x and the weights as leaves that
+    require grad, sharing their storage. The loop path's experts are separate leaves (as in an
+    nn.ModuleList of experts): one leaf indexed per expert would get a zero-filled E-expert
+    gradient from every expert."""
     def leaf(t):
         return t.detach().requires_grad_()
 
