@@ -25,6 +25,7 @@ use half::bf16;
 /// Whether the reference rounds to bf16 where a kernel hands values on in bf16.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Rounding {
+    /// Forward: `z`, `h` and `y` (see above); backward: see [`backward`].
     Bf16,
     /// No rounding: the layer as a smooth function of its inputs.
     Exact,

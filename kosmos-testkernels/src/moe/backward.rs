@@ -46,6 +46,7 @@ pub struct TokenGradient {
     pub dlogits: Vec<f64>,
     /// One per pick, in fold order.
     pub experts: Vec<ExpertGradient>,
+    /// The shared expert's, when the layer has one.
     pub shared: Option<ExpertGradient>,
 }
 
