@@ -8,14 +8,43 @@
 //! f64; values are rounded to bf16 where the layer hands them on, as the kernel does: the gate
 //! and up projections, the SwiGLU activation and each expert's output. The fold stays f64 and
 //! the output unrounded (the kernel folds in f32 and rounds the sum to bf16).
+//! [`token_output_with`] can leave out the rounding ([`Rounding::Exact`]), and the inputs may
+//! then be f64 too, which makes the layer a smooth function that finite differences check
+//! [`backward`] against.
 //!
 //! Layouts (row major, weights as `out_features x in_features`): tokens `T x H`; router
 //! `E x H`; rank `r` holds the `El = E / R` experts `r El ..`, global expert `e` being local
 //! expert `e % El` of rank `e / El`, its `w1` (`2F x H`, gate rows `[0, F)` then up rows
 //! `[F, 2F)`) at `w1[r][(e % El) 2F H ..]` and its `w2` (`H x F`) at `w2[r][(e % El) H F ..]`.
 
+pub mod backward;
+
 use crate::random_bf16;
 use half::bf16;
+
+/// Whether the reference rounds to bf16 where a kernel hands values on in bf16.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Rounding {
+    /// Forward: `z`, `h` and `y` (see above); backward: see [`backward`].
+    Bf16,
+    /// No rounding: the layer as a smooth function of its inputs.
+    Exact,
+}
+
+impl Rounding {
+    fn apply(self, v: f64) -> f64 {
+        match self {
+            Rounding::Bf16 => bf16::from_f64(v).to_f64(),
+            Rounding::Exact => v,
+        }
+    }
+}
+
+/// A value type of inputs and weights: bf16 as the kernels take them, or f64 for the
+/// unrounded layer.
+pub trait Element: Copy + Into<f64> {}
+impl Element for bf16 {}
+impl Element for f64 {}
 
 /// How a token picks its experts and weighs them. Ties between equal keys (or group scores)
 /// go to the lower index.
@@ -98,8 +127,19 @@ impl MoeShape {
         }
     }
 
+    /// Panics with a message unless rank `rank`'s `len` values are at most `tokens` rows of
+    /// `hidden`.
+    pub fn check_rank_tokens(&self, rank: usize, len: usize) {
+        assert!(
+            len.is_multiple_of(self.hidden) && len <= self.tokens * self.hidden,
+            "rank {rank}'s {len} values are not at most {} tokens of {}",
+            self.tokens,
+            self.hidden
+        );
+    }
+
     /// Panics with a message naming the first of `weights` whose length does not fit.
-    pub fn check_weights(&self, weights: &MoeWeights) {
+    pub fn check_weights<T: Element>(&self, weights: &MoeWeights<T>) {
         let (e, h, f) = (self.experts, self.hidden, self.ffn);
         let el = self.local_experts();
         let len = |name: &str, got: usize, want: usize| {
@@ -125,22 +165,22 @@ impl MoeShape {
 
 /// The weights of the whole world.
 #[derive(Copy, Clone, Debug)]
-pub struct MoeWeights<'a> {
+pub struct MoeWeights<'a, T = bf16> {
     /// `E x H`, the same on every rank.
-    pub router: &'a [bf16],
+    pub router: &'a [T],
     /// `E`: the selection bias of [`Routing::Sigmoid`] (ignored by softmax routing).
     pub bias: &'a [f32],
     /// Per rank, its local experts' gate and up projections: `El x 2F x H`.
-    pub w1: &'a [Vec<bf16>],
+    pub w1: &'a [Vec<T>],
     /// Per rank, its local experts' down projections: `El x H x F`.
-    pub w2: &'a [Vec<bf16>],
+    pub w2: &'a [Vec<T>],
     /// The shared expert applied to every token: `(ws1, ws2)`, `2F x H` and `H x F`.
-    pub shared: Option<(&'a [bf16], &'a [bf16])>,
+    pub shared: Option<(&'a [T], &'a [T])>,
 }
 
-impl<'a> MoeWeights<'a> {
+impl<'a, T: Element> MoeWeights<'a, T> {
     /// Global expert `e`'s `(w1, w2)`, found on rank `e / El`.
-    pub fn expert(&self, shape: &MoeShape, e: usize) -> (&'a [bf16], &'a [bf16]) {
+    pub fn expert(&self, shape: &MoeShape, e: usize) -> (&'a [T], &'a [T]) {
         let el = shape.local_experts();
         let (rank, j) = (e / el, e % el);
         let w1_len = 2 * shape.ffn * shape.hidden;
@@ -164,10 +204,10 @@ pub struct TokenRoute {
 }
 
 /// Routes the token `x_row` (`H`).
-pub fn route(
-    x_row: &[bf16],
+pub fn route<T: Element>(
+    x_row: &[T],
     shape: &MoeShape,
-    weights: &MoeWeights,
+    weights: &MoeWeights<T>,
     routing: &Routing,
 ) -> TokenRoute {
     shape.check_routing(routing);
@@ -181,11 +221,9 @@ pub fn route(
         .collect();
     let (experts, mut picked, normalize, scale): (_, Vec<f64>, _, _) = match *routing {
         Routing::Softmax { normalize } => {
-            let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let exp: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
-            let total: f64 = exp.iter().sum();
+            let p = softmax(&logits);
             let experts = top_k(&logits, 0..shape.experts, shape.topk);
-            let p = experts.iter().map(|&e| exp[e] / total).collect();
+            let p = experts.iter().map(|&e| p[e]).collect();
             (experts, p, normalize, 1.0)
         }
         Routing::Sigmoid {
@@ -194,7 +232,7 @@ pub fn route(
             normalize,
             scale,
         } => {
-            let s: Vec<f64> = logits.iter().map(|&l| 1.0 / (1.0 + (-l).exp())).collect();
+            let s: Vec<f64> = logits.iter().map(|&l| sigmoid(l)).collect();
             let key: Vec<f64> = s
                 .iter()
                 .zip(weights.bias)
@@ -231,6 +269,17 @@ pub fn token_output(
     shape: &MoeShape,
     weights: &MoeWeights,
 ) -> Vec<f64> {
+    token_output_with(x_row, route, shape, weights, Rounding::Bf16)
+}
+
+/// [`token_output`] for any [`Element`], rounding as `rounding` says.
+pub fn token_output_with<T: Element>(
+    x_row: &[T],
+    route: &TokenRoute,
+    shape: &MoeShape,
+    weights: &MoeWeights<T>,
+    rounding: Rounding,
+) -> Vec<f64> {
     shape.check_weights(weights);
     assert_eq!(x_row.len(), shape.hidden, "a token row holds H values");
     assert_eq!(
@@ -240,57 +289,90 @@ pub fn token_output(
     );
     let x = widened(x_row);
     let mut out = vec![0f64; shape.hidden];
-    let mut add = |y: Vec<bf16>, weight: f64| {
+    let mut add = |y: Vec<f64>, weight: f64| {
         for (o, y) in out.iter_mut().zip(y) {
-            *o += weight * y.to_f64();
+            *o += weight * y;
         }
     };
     for (&e, &weight) in route.experts.iter().zip(&route.weights) {
         let (w1, w2) = weights.expert(shape, e as usize);
-        add(expert_output(&x, w1, w2, shape.ffn), weight);
+        add(expert_forward(&x, w1, w2, shape.ffn, rounding).y, weight);
     }
     if let Some((ws1, ws2)) = weights.shared {
-        add(expert_output(&x, ws1, ws2, shape.ffn), 1.0);
+        add(expert_forward(&x, ws1, ws2, shape.ffn, rounding).y, 1.0);
     }
     out
 }
 
-/// One expert's bf16 output (`H`) on the token `x` (`H`, bf16 values).
-fn expert_output(x: &[f32], w1: &[bf16], w2: &[bf16], ffn: usize) -> Vec<bf16> {
-    let hidden = x.len();
-    let (gate, up) = w1.split_at(ffn * hidden);
-    let rounded = |v: f64| bf16::from_f64(v).to_f64();
-    let h: Vec<f32> = gate
-        .chunks_exact(hidden)
-        .zip(up.chunks_exact(hidden))
-        .map(|(g, u)| {
-            let (zg, zu) = (rounded(dot(x, g)), rounded(dot(x, u)));
-            bf16::from_f64(zg / (1.0 + (-zg).exp()) * zu).to_f32()
-        })
+/// What one expert computes on one token, each value rounded as the pass says.
+struct ExpertActivations {
+    /// The gate then the up projection (`2F`).
+    z: Vec<f64>,
+    /// `silu(gate) * up` (`F`).
+    h: Vec<f64>,
+    /// The expert's output (`H`).
+    y: Vec<f64>,
+}
+
+/// One expert's pass over the token `x` (`H`).
+fn expert_forward<T: Element>(
+    x: &[f64],
+    w1: &[T],
+    w2: &[T],
+    ffn: usize,
+    rounding: Rounding,
+) -> ExpertActivations {
+    let z: Vec<f64> = w1
+        .chunks_exact(x.len())
+        .map(|row| rounding.apply(dot(x, row)))
         .collect();
-    w2.chunks_exact(ffn)
-        .map(|row| bf16::from_f64(dot(&h, row)))
-        .collect()
+    let (gate, up) = z.split_at(ffn);
+    let h: Vec<f64> = gate
+        .iter()
+        .zip(up)
+        .map(|(&g, &u)| rounding.apply(silu(g) * u))
+        .collect();
+    let y = w2
+        .chunks_exact(ffn)
+        .map(|row| rounding.apply(dot(&h, row)))
+        .collect();
+    ExpertActivations { z, h, y }
 }
 
-fn widened(x: &[bf16]) -> Vec<f32> {
-    x.iter().map(|v| v.to_f32()).collect()
+fn sigmoid(v: f64) -> f64 {
+    1.0 / (1.0 + (-v).exp())
 }
 
-/// `sum a[i] w[i]` in f64, for `a` holding bf16 values: the product of two bf16 values is
-/// exact in f32. Four partial sums keep the loop from waiting on each addition.
-fn dot(a: &[f32], w: &[bf16]) -> f64 {
+fn silu(v: f64) -> f64 {
+    v / (1.0 + (-v).exp())
+}
+
+/// Softmax over all of `logits`.
+fn softmax(logits: &[f64]) -> Vec<f64> {
+    let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let exp: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
+    let total: f64 = exp.iter().sum();
+    exp.iter().map(|e| e / total).collect()
+}
+
+fn widened<T: Element>(x: &[T]) -> Vec<f64> {
+    x.iter().map(|&v| v.into()).collect()
+}
+
+/// `sum a[i] w[i]` in f64; exact products when both hold bf16 values. Four partial sums keep
+/// the loop from waiting on each addition.
+fn dot<T: Element>(a: &[f64], w: &[T]) -> f64 {
     let mut partial = [0f64; 4];
     let (a4, w4) = (a.chunks_exact(4), w.chunks_exact(4));
     let tail: f64 = a4
         .remainder()
         .iter()
         .zip(w4.remainder())
-        .map(|(&a, w)| f64::from(a * w.to_f32()))
+        .map(|(&a, &w)| a * w.into())
         .sum();
     for (a, w) in a4.zip(w4) {
-        for ((p, &a), w) in partial.iter_mut().zip(a).zip(w) {
-            *p += f64::from(a * w.to_f32());
+        for ((p, &a), &w) in partial.iter_mut().zip(a).zip(w) {
+            *p += a * w.into();
         }
     }
     partial.iter().sum::<f64>() + tail
@@ -329,13 +411,7 @@ impl MoeReference {
         assert_eq!(x.len(), shape.ranks, "one token matrix per rank");
         let (mut routes, mut out) = (Vec::new(), Vec::new());
         for (rank, x) in x.iter().enumerate() {
-            assert!(
-                x.len().is_multiple_of(shape.hidden) && x.len() <= shape.tokens * shape.hidden,
-                "rank {rank}'s {} values are not at most {} tokens of {}",
-                x.len(),
-                shape.tokens,
-                shape.hidden
-            );
+            shape.check_rank_tokens(rank, x.len());
             let rank_routes: Vec<TokenRoute> = x
                 .chunks_exact(shape.hidden)
                 .map(|row| route(row, shape, weights, routing))
@@ -465,10 +541,6 @@ mod tests {
                 shared: shared.then_some((&self.shared.0[..], &self.shared.1[..])),
             }
         }
-    }
-
-    fn sigmoid(l: f64) -> f64 {
-        1.0 / (1.0 + (-l).exp())
     }
 
     #[test]
