@@ -193,34 +193,6 @@ fn check(layer: &MoeLayer, i: &Inputs, p: Proxy, tokens: usize) -> Result<f64> {
     Ok(worst)
 }
 
-/// Median milliseconds of a forward pass (each between two events on rank 0's stream,
-/// which carries all of an emulated world's work).
-fn time_forward(
-    world: &mut World,
-    layer: &mut MoeLayer,
-    i: &Inputs,
-    p: Proxy,
-    unfused: bool,
-) -> Result<f64> {
-    let mut ms = Vec::with_capacity(gemm::TIMED);
-    for run in 0..gemm::WARMUP + gemm::TIMED {
-        let start = world.rank_stream(0).expect("rank 0").record_event()?;
-        let weights = i.weights(p.routing);
-        if unfused {
-            layer.forward_unfused(world, &i.x, &weights, &i.out)?;
-        } else {
-            layer.forward(world, &i.x, &weights, &i.out)?;
-        }
-        let end = world.rank_stream(0).expect("rank 0").record_event()?;
-        world.synchronize()?;
-        if run >= gemm::WARMUP {
-            ms.push(f64::from(start.elapsed_ms(&end)?));
-        }
-    }
-    ms.sort_by(f64::total_cmp);
-    Ok(ms[ms.len() / 2])
-}
-
 /// The dense cuBLAS pair of the same FLOPs as one rank's experts: `T K x H` times `H x 2F`,
 /// then `T K x F` times `F x H` (bf16 out).
 fn dense_pair_ms(device: &Device, cublas: &Cublas, p: Proxy, tokens: usize) -> Result<f64> {
@@ -317,8 +289,13 @@ fn run() -> Result<ExitCode> {
             world.synchronize()?;
             let err = check(&layer, &inputs, p, tokens)?;
             wrong |= err > TOLERANCE;
-            let unfused_ms = time_forward(&mut world, &mut layer, &inputs, p, true)?;
-            let ms = time_forward(&mut world, &mut layer, &inputs, p, false)?;
+            let weights = inputs.weights(p.routing);
+            let (x, out) = (&inputs.x, &inputs.out);
+            let unfused_ms = gemm::world_median_ms(&mut world, |w| {
+                Ok(layer.forward_unfused(w, x, &weights, out)?)
+            })?;
+            let ms =
+                gemm::world_median_ms(&mut world, |w| Ok(layer.forward(w, x, &weights, out)?))?;
             let tflops = flops * f64::from(ranks) / (ms * 1e-3) / 1e12;
             // The dense pair does one rank's FLOPs.
             let dense = dense_ms * f64::from(ranks) / ms;

@@ -187,24 +187,6 @@ fn unfused(
     Ok(())
 }
 
-/// Median milliseconds of `run(world)` over `gemm::TIMED` runs after `gemm::WARMUP`, each
-/// between two events on the stream of the world's rank 0 (all of an emulated world's
-/// work is on it).
-fn time(world: &mut World, mut run: impl FnMut(&mut World) -> Result<()>) -> Result<f64> {
-    let mut ms = Vec::with_capacity(gemm::TIMED);
-    for i in 0..gemm::WARMUP + gemm::TIMED {
-        let start = world.rank_stream(0).expect("rank 0").record_event()?;
-        run(world)?;
-        let end = world.rank_stream(0).expect("rank 0").record_event()?;
-        world.synchronize()?;
-        if i >= gemm::WARMUP {
-            ms.push(f64::from(start.elapsed_ms(&end)?));
-        }
-    }
-    ms.sort_by(f64::total_cmp);
-    Ok(ms[ms.len() / 2])
-}
-
 /// Largest difference of `got` from `want`, relative to `want`'s largest magnitude.
 fn rel_diff(got: &[f32], want: &[f32]) -> f64 {
     let scale = want
@@ -246,8 +228,9 @@ fn emulated_case(device: &Device, ranks: u32, c: Case) -> Result<(f64, f64, f64)
             &b.unfused.ranks()[r].download()?,
         ));
     }
-    let fused_ms = time(&mut world, |w| fused(&mut tp, w, c, &b))?;
-    let unfused_ms = time(&mut world, |w| unfused(&local, &modules, w, c, &mut b))?;
+    let fused_ms = gemm::world_median_ms(&mut world, |w| fused(&mut tp, w, c, &b))?;
+    let unfused_ms =
+        gemm::world_median_ms(&mut world, |w| unfused(&local, &modules, w, c, &mut b))?;
     Ok((fused_ms, unfused_ms, diff))
 }
 
@@ -281,7 +264,7 @@ fn single_case(device: &Device, cublas: &Cublas, c: Case) -> Result<[f64; 5]> {
     cublas.gemm(args)?;
     cublas.synchronize()?;
     let diff = rel_diff(&got, &theirs.download()?);
-    let fused_ms = time(&mut world, |w| fused(&mut tp, w, c, &b))?;
+    let fused_ms = gemm::world_median_ms(&mut world, |w| fused(&mut tp, w, c, &b))?;
     let plan = local.gemm_plan(x, Layout::N, w, Layout::N, m, n, k)?;
     let on_stream = |f: &mut dyn FnMut() -> Result<()>| gemm::time_on(&stream, f);
     let gemm_ms = gemm::median_ms(on_stream, |_| Ok(plan.launch(&stream, &mut theirs)?))?;

@@ -3,7 +3,7 @@
 
 use crate::Result;
 use half::bf16;
-use kosmos_runtime::{Buffer, Device, Stream};
+use kosmos_runtime::{Buffer, Device, Stream, World};
 use kosmos_testkernels::compare::{self, Scale};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
@@ -223,4 +223,25 @@ pub fn max_rel_err<T: Copy + Into<f64>>(
         .collect();
     // Reported, not judged: no tolerance applies.
     compare::rel_err(&got, &want.concat(), Scale::Largest, f64::INFINITY).max
+}
+
+/// Median milliseconds of `run(world)` over `TIMED` runs after `WARMUP`, each
+/// between two events on the stream of the world's rank 0 (all of an emulated world's
+/// work is on it).
+pub fn world_median_ms(
+    world: &mut World,
+    mut run: impl FnMut(&mut World) -> Result<()>,
+) -> Result<f64> {
+    let mut ms = Vec::with_capacity(TIMED);
+    for i in 0..WARMUP + TIMED {
+        let start = world.rank_stream(0).expect("rank 0").record_event()?;
+        run(world)?;
+        let end = world.rank_stream(0).expect("rank 0").record_event()?;
+        world.synchronize()?;
+        if i >= WARMUP {
+            ms.push(f64::from(start.elapsed_ms(&end)?));
+        }
+    }
+    ms.sort_by(f64::total_cmp);
+    Ok(ms[ms.len() / 2])
 }

@@ -670,6 +670,22 @@ fn gemm_tiles(m: u32, n: u32, wide: bool) -> u32 {
     m.div_ceil(GEMM_TILE) * n.div_ceil(GEMM_TILE << u32::from(wide))
 }
 
+/// Each rank's copy of `what` (of a world op `op`) holds the product of `dims` elements.
+pub(crate) fn check_len(op: &'static str, what: &str, len: usize, dims: &[usize]) -> Result<()> {
+    let want = dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    if want != Some(len) {
+        let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
+        return Err(Error::Shape {
+            op,
+            message: format!(
+                "{what} has {len} elements per rank, expected {}",
+                dims.join(" x ")
+            ),
+        });
+    }
+    Ok(())
+}
+
 fn len_u32(op: &'static str, len: usize) -> Result<u32> {
     u32::try_from(len).map_err(|_| Error::Shape {
         op,

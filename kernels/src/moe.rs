@@ -6,9 +6,9 @@
 //! [`kosmos::runtime::WorldError::CapacityExceeded`] at [`World::synchronize`] instead of
 //! dropping tokens. docs/moe.md has the math, the layouts and the schedule.
 
-use crate::{Error, Result, ops, subgroup_size};
+use crate::{Error, Result, check_len, ops, subgroup_size};
 use kosmos::bf16;
-use kosmos::runtime::{DeviceScalar, Module, SymmetricBuffer, World};
+use kosmos::runtime::{Module, SymmetricBuffer, World};
 
 /// `ops::moe_forward`'s phases: router and layout, pushes, expert tiles, fold.
 const ALL_PHASES: u32 = 15;
@@ -268,15 +268,15 @@ impl MoeLayer {
     ) -> Result<()> {
         let (d, s) = (self.dims, self.shape);
         let local = d.local() as usize;
-        check_len("x", x, &[s.tokens, s.hidden])?;
-        check_len("out", out, &[s.tokens, s.hidden])?;
-        check_len("router", weights.router, &[s.experts, s.hidden])?;
-        check_len("w1", weights.w1, &[local, 2 * s.ffn, s.hidden])?;
-        check_len("w2", weights.w2, &[local, s.hidden, s.ffn])?;
+        check_len(OP, "x", x.len(), &[s.tokens, s.hidden])?;
+        check_len(OP, "out", out.len(), &[s.tokens, s.hidden])?;
+        check_len(OP, "router", weights.router.len(), &[s.experts, s.hidden])?;
+        check_len(OP, "w1", weights.w1.len(), &[local, 2 * s.ffn, s.hidden])?;
+        check_len(OP, "w2", weights.w2.len(), &[local, s.hidden, s.ffn])?;
         let sigmoid = matches!(self.options.routing, Routing::Sigmoid { .. });
         let bias = match (weights.bias, sigmoid) {
             (Some(bias), true) => {
-                check_len("bias", bias, &[s.experts])?;
+                check_len(OP, "bias", bias.len(), &[s.experts])?;
                 bias
             }
             (None, false) => &self.no_bias,
@@ -289,8 +289,8 @@ impl MoeLayer {
         };
         let (ws1, ws2) = match (weights.shared, self.options.shared_expert) {
             (Some((ws1, ws2)), true) => {
-                check_len("shared.0 (w1)", ws1, &[2 * s.ffn, s.hidden])?;
-                check_len("shared.1 (w2)", ws2, &[s.hidden, s.ffn])?;
+                check_len(OP, "shared.0 (w1)", ws1.len(), &[2 * s.ffn, s.hidden])?;
+                check_len(OP, "shared.1 (w2)", ws2.len(), &[s.hidden, s.ffn])?;
                 (ws1, ws2)
             }
             (None, false) => (&self.no_weights, &self.no_weights),
@@ -396,24 +396,6 @@ impl MoeLayer {
 
 fn shape(message: String) -> Error {
     Error::Shape { op: OP, message }
-}
-
-/// Each rank's copy of `what` holds the product of `dims` elements.
-fn check_len<T: DeviceScalar>(
-    what: &str,
-    buffer: &SymmetricBuffer<T>,
-    dims: &[usize],
-) -> Result<()> {
-    let want: usize = dims.iter().product();
-    if buffer.len() != want {
-        let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
-        return Err(shape(format!(
-            "{what} has {} elements per rank, expected {} = {want}",
-            buffer.len(),
-            dims.join(" x ")
-        )));
-    }
-    Ok(())
 }
 
 /// Checks `shape` and `options` for a world of `ranks`, naming the argument at fault.

@@ -9,7 +9,7 @@
 //! for the whole layer (`m` rows of tokens over all ranks; `n`, `k` as each rank's GEMM
 //! sees them) and checked before any launch, with errors naming the argument.
 
-use crate::{Error, Layout, Ops, Result, ops, subgroup_size};
+use crate::{Error, Layout, Ops, Result, check_len, ops, subgroup_size};
 use kosmos::bf16;
 use kosmos::runtime::{Module, Stream, SymmetricBuffer, World};
 
@@ -271,7 +271,7 @@ impl TpOps {
             TpForward::GemmRs => "backward of gemm_rs",
         };
         dims(op, world, m, n, k)?;
-        check_len(op, "x", x.len(), m, k)?;
+        check_len(op, "x", x.len(), &[m, k])?;
         match of {
             TpForward::AgGemm => self.gemm_rs(world, dy, w, Layout::T, dx, m, k, n)?,
             TpForward::GemmRs => self.ag_gemm(world, dy, w, Layout::T, dx, m, k, n)?,
@@ -293,7 +293,7 @@ impl TpOps {
         c: &mut SymmetricBuffer<f32>,
         (m, n, k): (usize, usize, usize),
     ) -> Result<()> {
-        check_len(op, "dw", c.len(), m, n)?;
+        check_len(op, "dw", c.len(), &[m, n])?;
         self.each_rank(world, |local, stream, r| {
             let (a_r, b_r) = (&a.ranks()[r], &b.ranks()[r]);
             local
@@ -420,9 +420,9 @@ fn operands(
     (m, n, k): (usize, usize, usize),
 ) -> Result<Dims> {
     let d = dims(op, world, m, n, k)?;
-    check_len(op, "x", x.len(), m, k)?;
-    check_len(op, "w", w.len(), k, n)?;
-    check_len(op, "y", y.len(), y_rows, n)?;
+    check_len(op, "x", x.len(), &[m, k])?;
+    check_len(op, "w", w.len(), &[k, n])?;
+    check_len(op, "y", y.len(), &[y_rows, n])?;
     check_chunks(op, n, k)?;
     Ok(d)
 }
@@ -455,17 +455,6 @@ fn dims(op: &'static str, world: &World, m: usize, n: usize, k: usize) -> Result
         n: n as u32,
         k: k as u32,
     })
-}
-
-/// Each rank's copy of `what` holds `rows x cols` elements.
-fn check_len(op: &'static str, what: &str, len: usize, rows: usize, cols: usize) -> Result<()> {
-    if rows.checked_mul(cols) != Some(len) {
-        return Err(Error::Shape {
-            op,
-            message: format!("{what} has {len} elements per rank, expected {rows} x {cols}"),
-        });
-    }
-    Ok(())
 }
 
 /// `k` and `n` are whole 16-byte chunks (multiples of 8 elements): the rows of `x`, `y` and

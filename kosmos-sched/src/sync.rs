@@ -116,19 +116,7 @@ impl Sched {
     /// An empty queue is detected with a load first, so idle workgroups do not keep
     /// hammering (and overflowing) the head.
     pub fn claim(&self, b: &mut KernelBuilder, head: Value, len: Value) -> Value {
-        self.one_lane(b, |b| {
-            let cur = b.atomic_load(head, ScalarType::U32, Ordering::Relaxed, Scope::Agent);
-            let open = b.cmp(CmpPred::Lt, cur, len);
-            b.if_else(
-                open,
-                &[Type::U32],
-                |b| {
-                    let one = b.const_u32(1);
-                    vec![b.atomic_rmw(RmwOp::Add, head, one, Ordering::Relaxed, Scope::Agent)]
-                },
-                |_| vec![cur],
-            )
-        })[0]
+        self.one_lane(b, |b| vec![ticket_lane0(b, head, len)])[0]
     }
 
     /// Claims the head of a queue only if it is ready: loads the head index `h`; if
@@ -214,35 +202,14 @@ impl Sched {
                 tickets,
                 &[Type::U32, Type::U32],
                 |b| {
-                    let cur = b.atomic_load(head, ScalarType::U32, Ordering::Relaxed, Scope::Agent);
-                    let open = b.cmp(CmpPred::Lt, cur, len);
-                    let t = b.if_else(
-                        open,
-                        &[Type::U32],
-                        |b| {
-                            let one = b.const_u32(1);
-                            vec![b.atomic_rmw(
-                                RmwOp::Add,
-                                head,
-                                one,
-                                Ordering::Relaxed,
-                                Scope::Agent,
-                            )]
-                        },
-                        |_| vec![cur],
-                    )[0];
+                    let t = ticket_lane0(b, head, len);
                     let got = b.cmp(CmpPred::Lt, t, len);
                     b.if_else(
                         got,
                         &[Type::U32, Type::U32],
                         |b| {
                             let (counter, expected, id) = (readiness.borrow_mut())(b, t);
-                            let bound = self.team.wait_bound();
-                            let (status, seen) = self.poll(b, counter, scope, bound, |b, seen| {
-                                b.cmp(CmpPred::Ge, seen, expected)
-                            });
-                            let kind = WaitKind::TASK_CODE;
-                            self.record_if_timed_out(b, status, kind, t, id, expected, |_| seen);
+                            let status = self.wait_lane0(b, counter, expected, scope, t, id);
                             // Claimed, with the wait's outcome above the claimed bit.
                             let one = b.const_u32(1);
                             let outcome = b.shl(status, one);
@@ -300,15 +267,29 @@ impl Sched {
         counter_id: Value,
     ) {
         let status = self.one_lane(b, |b| {
-            let bound = self.team.wait_bound();
-            let (status, seen) = self.poll(b, counter, scope, bound, |b, seen| {
-                b.cmp(CmpPred::Ge, seen, expected)
-            });
-            let kind = WaitKind::TASK_CODE;
-            self.record_if_timed_out(b, status, kind, task, counter_id, expected, |_| seen);
-            vec![status]
+            vec![self.wait_lane0(b, counter, expected, scope, task, counter_id)]
         })[0];
         self.leave_unless_ok(b, status);
+    }
+
+    /// Lane 0's part of [`Sched::wait`]: the bounded poll, and the error record if it timed
+    /// out. Returns the outcome (`WAIT_*`).
+    fn wait_lane0(
+        &self,
+        b: &mut KernelBuilder,
+        counter: Value,
+        expected: Value,
+        scope: Scope,
+        task: Value,
+        counter_id: Value,
+    ) -> Value {
+        let bound = self.team.wait_bound();
+        let (status, seen) = self.poll(b, counter, scope, bound, |b, seen| {
+            b.cmp(CmpPred::Ge, seen, expected)
+        });
+        let kind = WaitKind::TASK_CODE;
+        self.record_if_timed_out(b, status, kind, task, counter_id, expected, |_| seen);
+        status
     }
 
     /// Reports that a buffer is too small for what this launch needs: lane 0 writes a
@@ -595,4 +576,19 @@ impl Sched {
             });
         });
     }
+}
+
+/// Lane 0's part of [`Sched::claim`]: the ticket (an empty queue is only loaded).
+fn ticket_lane0(b: &mut KernelBuilder, head: Value, len: Value) -> Value {
+    let cur = b.atomic_load(head, ScalarType::U32, Ordering::Relaxed, Scope::Agent);
+    let open = b.cmp(CmpPred::Lt, cur, len);
+    b.if_else(
+        open,
+        &[Type::U32],
+        |b| {
+            let one = b.const_u32(1);
+            vec![b.atomic_rmw(RmwOp::Add, head, one, Ordering::Relaxed, Scope::Agent)]
+        },
+        |_| vec![cur],
+    )[0]
 }

@@ -71,6 +71,17 @@ const fn def(name: &'static str, params: &'static [&'static str], lowering: Lowe
 
 /// The parameters of an intrinsic without arguments.
 const NONE: &[&str] = &[];
+/// The parameters of `dispatch` and `dispatch_by_ticket`.
+const DISPATCH: &[&str] = &[
+    "&comm_head[i]",
+    "n_comm",
+    "&compute_head[j]",
+    "n_compute",
+    "scope",
+    "|t| (&ready[k], expected)",
+    "|t| { comm }",
+    "|t| { compute }",
+];
 const ID_QUERY: Lowering = Scalar(Fixed(S::U32), Lower::id);
 const RMW_PARAMS: &[&str] = &["&a[i]", "value", "ordering", "scope"];
 const ATOMIC_RMW: Lowering = Scalar(Element, Lower::atomic_rmw);
@@ -312,32 +323,10 @@ const INTRINSICS: &[Intrinsic] = &[
     ),
     def("start_barrier", NONE, Effect(Lower::start_barrier)),
     def("team_barrier", NONE, Effect(Lower::team_barrier)),
-    def(
-        "dispatch",
-        &[
-            "&comm_head[i]",
-            "n_comm",
-            "&compute_head[j]",
-            "n_compute",
-            "scope",
-            "|t| (&ready[k], expected)",
-            "|t| { comm }",
-            "|t| { compute }",
-        ],
-        Effect(Lower::dispatch),
-    ),
+    def("dispatch", DISPATCH, Effect(Lower::dispatch)),
     def(
         "dispatch_by_ticket",
-        &[
-            "&comm_head[i]",
-            "n_comm",
-            "&compute_head[j]",
-            "n_compute",
-            "scope",
-            "|t| (&ready[k], expected)",
-            "|t| { comm }",
-            "|t| { compute }",
-        ],
+        DISPATCH,
         Effect(Lower::dispatch_by_ticket),
     ),
 ];
