@@ -1392,10 +1392,10 @@ pub fn moe_forward(
         |t| {
             (
                 &sync.local()[expert_gate(
-                    plan, t, 0, row_tiles, up_tiles, round, lag, o_local, o_tiles,
+                    plan, t, 0, row_tiles, up_tiles, round, lag, local, o_local, o_tiles,
                 )],
                 expert_gate(
-                    plan, t, 1, row_tiles, up_tiles, round, lag, o_local, o_tiles,
+                    plan, t, 1, row_tiles, up_tiles, round, lag, local, o_local, o_tiles,
                 ),
             )
         },
@@ -1514,10 +1514,10 @@ fn expert_gate(
     up_tiles: u32,
     round: u32,
     lag: u32,
+    local: u32,
     o_local: u32,
     o_tiles: u32,
 ) -> u32 {
-    let local = (o_tiles - 2 - o_local) / 3 - 1;
     let r = t / round;
     let up = t % round < up_tiles;
     let live = if up { r < row_tiles } else { r >= lag };
