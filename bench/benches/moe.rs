@@ -9,6 +9,15 @@
 //!   dense cuBLAS GEMM pair of the same FLOPs per rank (`T K` rows through the gate+up and the
 //!   down projection): the bound a grouped GEMM approaches. Ratios: baseline time / ours.
 //!
+//! With `KOSMOS_BENCH_BACKWARD=1`, also one training step of the layer (`forward` then
+//! `MoeLayer::backward` for a random `dOut`: `dx`, the router's and every expert's weight
+//! gradients) against our unfused sequences of both passes, and the backward pass alone;
+//! TFLOP/s of a step count three times the forward's, `18 T K H F` per rank (as
+//! `bench/moe_torch.py --backward` does). Before its timing, `dx` of sampled tokens is
+//! compared with the f64 reference (`reference::backward::token_backward`), sampled entries
+//! of one expert's `dw1` and `dw2` with their sums over the expert's rows, and the fused
+//! and unfused passes' `dx` bitwise.
+//!
 //! Weights and tokens are made on the device (`Ops::fill_random`); before timing, sampled
 //! tokens of the first and last rank are compared with the f64 reference
 //! (`kosmos_testkernels::moe`): identical picks, outputs within a relative bound (a mismatch
@@ -18,14 +27,14 @@
 //! keeps the proxies whose name contains it, `KOSMOS_BENCH_RANKS` (e.g. `1,8`) the world sizes.
 
 use half::bf16;
-use kernels::{MoeLayer, MoeOptions, MoeShape, MoeWeights, Ops, Routing};
+use kernels::{MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, Ops, Routing};
 use kosmos_bench::Result;
 use kosmos_bench::cublas::{Cublas, GemmArgs, OutType};
 use kosmos_bench::gemm;
 use kosmos_bench::report::{self, Field};
 use kosmos_runtime::{Device, DeviceKind, SymmetricBuffer, World, WorldOptions};
 use kosmos_testkernels::compare::{self, Scale};
-use kosmos_testkernels::moe as reference;
+use kosmos_testkernels::moe::{self as reference, Rounding};
 use std::process::ExitCode;
 
 /// Tokens checked against the reference on each of the first and last rank.
@@ -74,6 +83,45 @@ struct Inputs {
     w1: SymmetricBuffer<bf16>,
     w2: SymmetricBuffer<bf16>,
     out: SymmetricBuffer<bf16>,
+}
+
+/// A training step's output gradient and the gradients it makes.
+struct Gradients {
+    dout: SymmetricBuffer<bf16>,
+    dx: SymmetricBuffer<bf16>,
+    router: SymmetricBuffer<f32>,
+    w1: SymmetricBuffer<bf16>,
+    w2: SymmetricBuffer<bf16>,
+}
+
+impl Gradients {
+    fn new(world: &mut World, ops: &Ops, p: Proxy, tokens: usize) -> Result<Gradients> {
+        let local = p.experts / world.ranks() as usize;
+        let (h, f) = (p.hidden, p.ffn);
+        let mut g = Gradients {
+            dout: world.alloc_symmetric(tokens * h)?,
+            dx: world.alloc_symmetric(tokens * h)?,
+            router: world.alloc_symmetric(p.experts * h)?,
+            w1: world.alloc_symmetric(local * 2 * f * h)?,
+            w2: world.alloc_symmetric(local * h * f)?,
+        };
+        let stream = world.rank_stream(0).expect("rank 0");
+        for r in 0..world.ranks() as usize {
+            ops.fill_random(stream, &mut g.dout.ranks_mut()[r], 1000 + r as u32, 1.0)?;
+        }
+        stream.synchronize()?;
+        Ok(g)
+    }
+
+    fn args(&self) -> MoeGradients<'_> {
+        MoeGradients {
+            dx: &self.dx,
+            router: &self.router,
+            w1: &self.w1,
+            w2: &self.w2,
+            shared: None,
+        }
+    }
 }
 
 impl Inputs {
@@ -134,63 +182,191 @@ fn reference_routing(routing: Routing) -> reference::Routing {
     }
 }
 
+/// The world's weights on the host, for the reference.
+struct HostWeights {
+    shape: reference::MoeShape,
+    routing: reference::Routing,
+    router: Vec<bf16>,
+    bias: Vec<f32>,
+    w1: Vec<Vec<bf16>>,
+    w2: Vec<Vec<bf16>>,
+}
+
+impl HostWeights {
+    fn new(i: &Inputs, p: Proxy, tokens: usize) -> Result<HostWeights> {
+        let download = |b: &SymmetricBuffer<bf16>| {
+            b.ranks()
+                .iter()
+                .map(|b| b.download())
+                .collect::<std::result::Result<Vec<_>, _>>()
+        };
+        Ok(HostWeights {
+            shape: reference::MoeShape {
+                ranks: i.x.ranks().len(),
+                experts: p.experts,
+                tokens,
+                hidden: p.hidden,
+                ffn: p.ffn,
+                topk: TOPK,
+            },
+            routing: reference_routing(p.routing),
+            router: i.router.ranks()[0].download()?,
+            bias: i.bias.ranks()[0].download()?,
+            w1: download(&i.w1)?,
+            w2: download(&i.w2)?,
+        })
+    }
+
+    fn weights(&self) -> reference::MoeWeights<'_, bf16> {
+        reference::MoeWeights {
+            router: &self.router,
+            bias: &self.bias,
+            w1: &self.w1,
+            w2: &self.w2,
+            shared: None,
+        }
+    }
+
+    /// The reference's route of token `t` of `x`, or `None` (reported) where the layer
+    /// picked other experts.
+    fn route(
+        &self,
+        x: &[bf16],
+        picks: &[u32],
+        t: usize,
+        what: &str,
+    ) -> Option<reference::TokenRoute> {
+        let h = self.shape.hidden;
+        let route = reference::route(
+            &x[t * h..][..h],
+            &self.shape,
+            &self.weights(),
+            &self.routing,
+        );
+        let picked = &picks[t * TOPK..][..TOPK];
+        if picked != route.experts {
+            eprintln!(
+                "{what}: token {t} picked {picked:?}, the reference {:?}",
+                route.experts
+            );
+            return None;
+        }
+        Some(route)
+    }
+}
+
 /// Sampled tokens of the first and last rank against the f64 reference: the largest
 /// relative error of their outputs (infinite where a pick differs).
-fn check(layer: &MoeLayer, i: &Inputs, p: Proxy, tokens: usize) -> Result<f64> {
+fn check(layer: &MoeLayer, i: &Inputs, host: &HostWeights, p: Proxy) -> Result<f64> {
     let ranks = i.x.ranks().len();
-    let shape = reference::MoeShape {
-        ranks,
-        experts: p.experts,
-        tokens,
-        hidden: p.hidden,
-        ffn: p.ffn,
-        topk: TOPK,
-    };
-    let w1: Vec<Vec<bf16>> =
-        i.w1.ranks()
-            .iter()
-            .map(|b| b.download())
-            .collect::<std::result::Result<_, _>>()?;
-    let w2: Vec<Vec<bf16>> =
-        i.w2.ranks()
-            .iter()
-            .map(|b| b.download())
-            .collect::<std::result::Result<_, _>>()?;
-    let router = i.router.ranks()[0].download()?;
-    let bias = i.bias.ranks()[0].download()?;
-    let weights = reference::MoeWeights {
-        router: &router,
-        bias: &bias,
-        w1: &w1,
-        w2: &w2,
-        shared: None,
-    };
-    let routing = reference_routing(p.routing);
+    let (h, tokens) = (p.hidden, host.shape.tokens);
     let mut worst = 0f64;
     for r in [0, ranks - 1] {
         let x = i.x.ranks()[r].download()?;
         let out = i.out.ranks()[r].download()?;
         let picks = layer.saved().routing.ranks()[r].download()?;
         for t in gemm::sample_rows(tokens).into_iter().take(SAMPLED) {
-            let row = &x[t * p.hidden..][..p.hidden];
-            let route = reference::route(row, &shape, &weights, &routing);
-            if picks[t * TOPK..][..TOPK] != route.experts[..] {
-                eprintln!(
-                    "{}: rank {r} token {t} picked {:?}, the reference {:?}",
-                    p.name,
-                    &picks[t * TOPK..][..TOPK],
-                    route.experts
-                );
+            let what = format!("{}: rank {r}", p.name);
+            let Some(route) = host.route(&x, &picks, t, &what) else {
                 return Ok(f64::INFINITY);
-            }
-            let want = reference::token_output(row, &route, &shape, &weights);
-            let floor = 0.1 * want.iter().fold(0f64, |m, v| m.max(v.abs()));
-            let got = &out[t * p.hidden..][..p.hidden];
-            let e = compare::rel_err(got, &want, Scale::Each { floor }, TOLERANCE);
-            worst = worst.max(e.max);
+            };
+            let want =
+                reference::token_output(&x[t * h..][..h], &route, &host.shape, &host.weights());
+            worst = worst.max(max_rel_err(&out[t * h..][..h], &want));
         }
     }
     Ok(worst)
+}
+
+/// Relative to a tenth of the reference row's largest magnitude.
+fn max_rel_err<T: Copy + Into<f64>>(got: &[T], want: &[f64]) -> f64 {
+    let floor = 0.1 * want.iter().fold(0f64, |m, v| m.max(v.abs()));
+    compare::rel_err(got, want, Scale::Each { floor }, TOLERANCE).max
+}
+
+/// A training step's gradients against the f64 reference: `dx` of sampled tokens of the
+/// first and last rank, and sampled entries of `dw1` and `dw2` of rank 0's first expert
+/// (each a sum over every row of the world routed to it): the largest relative error.
+fn check_backward(
+    layer: &MoeLayer,
+    i: &Inputs,
+    g: &Gradients,
+    host: &HostWeights,
+    p: Proxy,
+) -> Result<f64> {
+    let ranks = i.x.ranks().len();
+    let (h, f, tokens) = (p.hidden, p.ffn, host.shape.tokens);
+    let weights = host.weights();
+    let mut worst = 0f64;
+    // Every row of expert 0: its token and gradient rows, and its weight.
+    let mut rows: Vec<(Vec<bf16>, Vec<bf16>, f64)> = Vec::new();
+    for r in 0..ranks {
+        let x = i.x.ranks()[r].download()?;
+        let dout = g.dout.ranks()[r].download()?;
+        let picks = layer.saved().routing.ranks()[r].download()?;
+        let picked_weights = layer.saved().weights.ranks()[r].download()?;
+        for (pick, &e) in picks[..tokens * TOPK].iter().enumerate() {
+            if e == 0 {
+                let t = pick / TOPK;
+                let row = |v: &[bf16]| v[t * h..][..h].to_vec();
+                rows.push((row(&x), row(&dout), picked_weights[pick].into()));
+            }
+        }
+        if r != 0 && r != ranks - 1 {
+            continue;
+        }
+        let dx = g.dx.ranks()[r].download()?;
+        for t in gemm::sample_rows(tokens).into_iter().take(SAMPLED) {
+            let what = format!("{} backward: rank {r}", p.name);
+            let Some(route) = host.route(&x, &picks, t, &what) else {
+                return Ok(f64::INFINITY);
+            };
+            let want = reference::backward::token_backward(
+                &x[t * h..][..h],
+                &dout[t * h..][..h],
+                &route,
+                &host.shape,
+                &weights,
+                &host.routing,
+                Rounding::Bf16,
+            );
+            worst = worst.max(max_rel_err(&dx[t * h..][..h], &want.dx));
+        }
+    }
+    let (w1, w2) = weights.expert(&host.shape, 0);
+    let round = |v: f64| bf16::from_f64(v).to_f64();
+    let dot = |a: &[bf16], b: &[bf16]| {
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| a.to_f64() * b.to_f64())
+            .sum::<f64>()
+    };
+    let (dw1, dw2) = (g.w1.ranks()[0].download()?, g.w2.ranks()[0].download()?);
+    let (mut got, mut want) = (Vec::new(), Vec::new());
+    for s in 0..SAMPLED {
+        // Feature `j`, output column `c` (of `w2`), input column `c` (of `w1`).
+        let (j, c) = ((s * 977 + 13) % f, (s * 2741 + 5) % h);
+        let (mut g2, mut g1) = (0f64, 0f64);
+        for (x, dout, weight) in &rows {
+            let gate = round(dot(x, &w1[j * h..][..h]));
+            let up = round(dot(x, &w1[(f + j) * h..][..h]));
+            let sig = 1.0 / (1.0 + (-gate).exp());
+            let act = round(gate * sig * up);
+            let dy: Vec<f64> = dout.iter().map(|d| round(weight * d.to_f64())).collect();
+            g2 += dy[c] * act;
+            let dh: f64 = dy
+                .iter()
+                .enumerate()
+                .map(|(i, d)| d * w2[i * f + j].to_f64())
+                .sum();
+            g1 += round(dh * up * sig * (1.0 + gate * (1.0 - sig))) * x[c].to_f64();
+        }
+        got.extend([dw2[c * f + j], dw1[j * h + c]]);
+        want.extend([g2, g1]);
+    }
+    let floor = want.iter().fold(0f64, |m, v| m.max(v.abs())) * 0.1;
+    let e = compare::rel_err(&got, &want, Scale::Each { floor }, TOLERANCE).max;
+    Ok(worst.max(e))
 }
 
 /// The dense cuBLAS pair of the same FLOPs as one rank's experts: `T K x H` times `H x 2F`,
@@ -258,7 +434,8 @@ fn run() -> Result<ExitCode> {
         s if s.is_empty() => vec![1, 2, 4, 8],
         s => s.split(',').filter_map(|r| r.trim().parse().ok()).collect(),
     };
-    let (mut table, mut json, mut wrong) = (Vec::new(), Vec::new(), false);
+    let backward = env("KOSMOS_BENCH_BACKWARD") == "1";
+    let (mut table, mut steps, mut json, mut wrong) = (Vec::new(), Vec::new(), Vec::new(), false);
     for p in PROXIES.into_iter().filter(|p| p.name.contains(&filter)) {
         let flops = 6.0 * (tokens * TOPK * p.hidden * p.ffn) as f64;
         let dense_ms = dense_pair_ms(&device, &cublas, p, tokens)?;
@@ -280,22 +457,50 @@ fn run() -> Result<ExitCode> {
             };
             let mut layer = MoeLayer::new(&mut world, shape, options)?;
             let inputs = Inputs::new(&mut world, &ops, p, tokens)?;
-            layer.forward(
-                &mut world,
-                &inputs.x,
-                &inputs.weights(p.routing),
-                &inputs.out,
-            )?;
-            world.synchronize()?;
-            let err = check(&layer, &inputs, p, tokens)?;
-            wrong |= err > TOLERANCE;
             let weights = inputs.weights(p.routing);
             let (x, out) = (&inputs.x, &inputs.out);
+            let pass = layer.forward(&mut world, x, &weights, out)?;
+            world.synchronize()?;
+            let host = HostWeights::new(&inputs, p, tokens)?;
+            let err = check(&layer, &inputs, &host, p)?;
+            wrong |= err > TOLERANCE;
+            let mut step = None;
+            if backward {
+                let g = Gradients::new(&mut world, &ops, p, tokens)?;
+                let (dout, grads) = (&g.dout, g.args());
+                layer.backward_unfused(&mut world, &pass, x, dout, &weights, &grads)?;
+                world.synchronize()?;
+                let unfused_dx = g.dx.ranks()[0].download()?;
+                layer.backward(&mut world, &pass, x, dout, &weights, &grads)?;
+                world.synchronize()?;
+                let mut err = check_backward(&layer, &inputs, &g, &host, p)?;
+                if g.dx.ranks()[0].download()? != unfused_dx {
+                    eprintln!(
+                        "{}: the fused and unfused backward passes' dx differ",
+                        p.name
+                    );
+                    err = f64::INFINITY;
+                }
+                wrong |= err > TOLERANCE;
+                let backward_ms = gemm::world_median_ms(&mut world, |w| {
+                    Ok(layer.backward(w, &pass, x, dout, &weights, &grads)?)
+                })?;
+                let unfused_ms = gemm::world_median_ms(&mut world, |w| {
+                    let pass = layer.forward_unfused(w, x, &weights, out)?;
+                    Ok(layer.backward_unfused(w, &pass, x, dout, &weights, &grads)?)
+                })?;
+                let ms = gemm::world_median_ms(&mut world, |w| {
+                    let pass = layer.forward(w, x, &weights, out)?;
+                    Ok(layer.backward(w, &pass, x, dout, &weights, &grads)?)
+                })?;
+                step = Some((ms, unfused_ms, backward_ms, err));
+            }
             let unfused_ms = gemm::world_median_ms(&mut world, |w| {
-                Ok(layer.forward_unfused(w, x, &weights, out)?)
+                Ok(layer.forward_unfused(w, x, &weights, out).map(drop)?)
             })?;
-            let ms =
-                gemm::world_median_ms(&mut world, |w| Ok(layer.forward(w, x, &weights, out)?))?;
+            let ms = gemm::world_median_ms(&mut world, |w| {
+                Ok(layer.forward(w, x, &weights, out).map(drop)?)
+            })?;
             let tflops = flops * f64::from(ranks) / (ms * 1e-3) / 1e12;
             // The dense pair does one rank's FLOPs.
             let dense = dense_ms * f64::from(ranks) / ms;
@@ -309,7 +514,7 @@ fn run() -> Result<ExitCode> {
                 format!("{dense:.3}"),
                 format!("{err:.1e}"),
             ]);
-            json.push(report::object(&[
+            let mut fields = vec![
                 ("proxy", Field::Str(p.name.into())),
                 ("ranks", Field::Int(ranks.into())),
                 ("tokens_per_rank", Field::Int(tokens as u64)),
@@ -318,7 +523,27 @@ fn run() -> Result<ExitCode> {
                 ("tflops", Field::Num(tflops)),
                 ("dense_cublas_pair_ms", Field::Num(dense_ms)),
                 ("max_rel_err", Field::Num(err)),
-            ]));
+            ];
+            if let Some((step_ms, unfused_step_ms, backward_ms, step_err)) = step {
+                let step_tflops = 3.0 * flops * f64::from(ranks) / (step_ms * 1e-3) / 1e12;
+                steps.push(vec![
+                    p.name.to_string(),
+                    ranks.to_string(),
+                    format!("{step_ms:.3}"),
+                    format!("{step_tflops:.1}"),
+                    format!("{backward_ms:.3}"),
+                    format!("{:.3}", unfused_step_ms / step_ms),
+                    format!("{step_err:.1e}"),
+                ]);
+                fields.extend([
+                    ("train_step_ms", Field::Num(step_ms)),
+                    ("train_step_unfused_ms", Field::Num(unfused_step_ms)),
+                    ("moe_backward_ms", Field::Num(backward_ms)),
+                    ("train_step_tflops", Field::Num(step_tflops)),
+                    ("backward_max_rel_err", Field::Num(step_err)),
+                ]);
+            }
+            json.push(report::object(&fields));
         }
     }
     println!(
@@ -337,6 +562,23 @@ fn run() -> Result<ExitCode> {
             &table
         )
     );
+    if backward {
+        println!(
+            "{}",
+            report::table(
+                &[
+                    "proxy",
+                    "ranks",
+                    "fwd+bwd ms",
+                    "TF/s",
+                    "bwd ms",
+                    "vs unfused",
+                    "rel err"
+                ],
+                &steps
+            )
+        );
+    }
     if let Ok(path) = std::env::var("KOSMOS_BENCH_JSON") {
         let header = [("device", Field::Str(device.to_string()))];
         std::fs::write(&path, report::document(&header, &json))?;

@@ -22,7 +22,9 @@ pub mod ops;
 pub mod tp;
 
 pub use mlp::{MlpShape, TpMlp};
-pub use moe::{MoeLayer, MoeOptions, MoeSaved, MoeShape, MoeWeights, Routing};
+pub use moe::{
+    MoeForwardPass, MoeGradients, MoeLayer, MoeOptions, MoeSaved, MoeShape, MoeWeights, Routing,
+};
 pub use tp::{TpForward, TpOps, TpOutput};
 
 use kosmos::bf16;

@@ -9,13 +9,20 @@
 use crate::{Error, Result, check_len, ops, subgroup_size};
 use kosmos::bf16;
 use kosmos::runtime::{Module, SymmetricBuffer, World};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// `ops::moe_forward`'s phases: router and layout, pushes, expert tiles, fold.
+/// The phases of `ops::moe_forward` (router and layout, pushes, expert tiles, fold) and of
+/// `ops::moe_backward` (pushes, router, expert tiles, combine), one bit each.
 const ALL_PHASES: u32 = 15;
+const PHASES_IN_ORDER: [u32; 4] = [1, 2, 4, 8];
 
 /// Subgroups of a `moe_forward` workgroup (a 128 x 128 GEMM tile).
 const MOE_SUBGROUPS: u32 = 8;
 const OP: &str = "moe_forward";
+const BACKWARD_OP: &str = "moe_backward";
+
+/// Tells layers apart, so that a forward pass is only differentiated by its own layer.
+static LAYER_IDS: AtomicU64 = AtomicU64::new(0);
 
 /// How the router turns a token's logits into its experts and their weights.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -92,6 +99,45 @@ pub struct MoeSaved {
     pub y: SymmetricBuffer<bf16>,
 }
 
+/// Where [`MoeLayer::backward`] writes the gradients, per rank, in the layouts of the
+/// forward's arguments: `dx` (`tokens x hidden` bf16), the rank's local experts' `w1` and
+/// `w2` (bf16), and this rank's part of the replicated weights' gradients — the router's
+/// (`experts x hidden` f32) and the shared expert's `(w1, w2)` (bf16) — which the world's
+/// gradient sums over the ranks, as any data-parallel weight's.
+pub struct MoeGradients<'a> {
+    pub dx: &'a SymmetricBuffer<bf16>,
+    pub router: &'a SymmetricBuffer<f32>,
+    pub w1: &'a SymmetricBuffer<bf16>,
+    pub w2: &'a SymmetricBuffer<bf16>,
+    pub shared: Option<(&'a SymmetricBuffer<bf16>, &'a SymmetricBuffer<bf16>)>,
+}
+
+/// A forward pass a layer has queued: what [`MoeLayer::backward`] differentiates. Only the
+/// layer's latest forward pass has its saved state; the backward pass refuses an older one
+/// (or another layer's) before launch.
+#[derive(Debug)]
+pub struct MoeForwardPass {
+    layer: u64,
+    generation: u64,
+}
+
+/// The backward pass's scratch, per rank, allocated by the first backward pass.
+struct BackwardBuffers {
+    sync: SymmetricBuffer<u32>,
+    /// `tokens x topk` f32: the picks' weights' gradients.
+    dweights: SymmetricBuffer<f32>,
+    /// `tokens x experts` bf16.
+    dlogits: SymmetricBuffer<bf16>,
+    /// `tokens x hidden` f32: the router's part of `dx`.
+    dx_router: SymmetricBuffer<f32>,
+    /// `capacity x hidden` bf16: the received output gradients.
+    dy: SymmetricBuffer<bf16>,
+    /// Expert rows x `ffn` f32, expert rows x `2 ffn` bf16, expert rows x `hidden` bf16.
+    dh: SymmetricBuffer<f32>,
+    dz: SymmetricBuffer<bf16>,
+    dxe: SymmetricBuffer<bf16>,
+}
+
 /// The MoE layer, loaded on every device of one world, with its buffers.
 pub struct MoeLayer {
     modules: Vec<Module>,
@@ -109,6 +155,10 @@ pub struct MoeLayer {
     workgroups: Option<u32>,
     /// The rank of the next forward pass whose pushes go unsignalled.
     silent: Option<u32>,
+    id: u64,
+    /// Counts the forward passes (and recoveries): which one the saved state is from.
+    generation: u64,
+    backward: Option<BackwardBuffers>,
 }
 
 /// The launch's `u32` dimensions, checked.
@@ -159,6 +209,12 @@ impl Dims {
         (ops::MOE_SYNC_HEAD_WORDS + self.local() + self.max_tiles) as usize
     }
 
+    /// `ops::moe_backward`'s: heads, then a counter per local expert, per row tile, and per
+    /// local expert and the shared one.
+    fn backward_sync_words(&self) -> usize {
+        (ops::MOE_BACKWARD_SYNC_HEAD_WORDS + 2 * self.local() + self.max_tiles + 1) as usize
+    }
+
     fn blocks(&self) -> usize {
         self.tokens.div_ceil(128) as usize
     }
@@ -199,6 +255,9 @@ impl MoeLayer {
             no_weights: world.alloc_symmetric(8)?,
             workgroups: None,
             silent: None,
+            id: LAYER_IDS.fetch_add(1, Ordering::Relaxed),
+            generation: 0,
+            backward: None,
         })
     }
 
@@ -230,14 +289,16 @@ impl MoeLayer {
     /// Queues the layer's forward pass on every rank: `out[t]` (`tokens x hidden` bf16) from
     /// `x` (`tokens x hidden` bf16). One launch, no host wait; timeouts and a receive
     /// overflow are reported by [`World::synchronize`] (after which [`MoeLayer::recover`]).
+    /// The pass returned is what [`MoeLayer::backward`] differentiates.
     pub fn forward(
         &mut self,
         world: &mut World,
         x: &SymmetricBuffer<bf16>,
         weights: &MoeWeights,
         out: &SymmetricBuffer<bf16>,
-    ) -> Result<()> {
-        self.launch(world, x, weights, out, ALL_PHASES)
+    ) -> Result<MoeForwardPass> {
+        self.launch(world, x, weights, out, ALL_PHASES)?;
+        Ok(self.next_pass())
     }
 
     /// The same forward pass as an unfused sequence of four launches per rank — router and
@@ -250,11 +311,130 @@ impl MoeLayer {
         x: &SymmetricBuffer<bf16>,
         weights: &MoeWeights,
         out: &SymmetricBuffer<bf16>,
-    ) -> Result<()> {
-        for phase in [1, 2, 4, 8] {
+    ) -> Result<MoeForwardPass> {
+        for phase in PHASES_IN_ORDER {
             self.launch(world, x, weights, out, phase)?;
         }
+        Ok(self.next_pass())
+    }
+
+    /// The saved state now belongs to a new forward pass.
+    fn next_pass(&mut self) -> MoeForwardPass {
+        self.generation += 1;
+        MoeForwardPass {
+            layer: self.id,
+            generation: self.generation,
+        }
+    }
+
+    /// Queues the backward pass of `pass` (the layer's latest forward pass, of the tokens
+    /// `x`, with the same `weights`) on every rank, from the output's gradient `dout`
+    /// (`tokens x hidden` bf16), into `grads`. One launch per rank, no host wait. Refused
+    /// before launch: a stale pass (the layer has run forward or recovered since) or another
+    /// layer's, and wrong-sized arguments.
+    pub fn backward(
+        &mut self,
+        world: &mut World,
+        pass: &MoeForwardPass,
+        x: &SymmetricBuffer<bf16>,
+        dout: &SymmetricBuffer<bf16>,
+        weights: &MoeWeights,
+        grads: &MoeGradients,
+    ) -> Result<()> {
+        self.launch_backward(world, pass, x, dout, weights, grads, ALL_PHASES)
+    }
+
+    /// The same backward pass as an unfused sequence of four launches per rank (gradient
+    /// pushes, router, expert GEMMs, combine): the baseline of [`MoeLayer::backward`], with
+    /// bitwise the same result.
+    #[allow(clippy::too_many_arguments)]
+    pub fn backward_unfused(
+        &mut self,
+        world: &mut World,
+        pass: &MoeForwardPass,
+        x: &SymmetricBuffer<bf16>,
+        dout: &SymmetricBuffer<bf16>,
+        weights: &MoeWeights,
+        grads: &MoeGradients,
+    ) -> Result<()> {
+        for phase in PHASES_IN_ORDER {
+            self.launch_backward(world, pass, x, dout, weights, grads, phase)?;
+        }
         Ok(())
+    }
+
+    /// Checks the weights (and the routing's and options' parts of them): the bias and the
+    /// shared expert's weights to pass, stand-ins where the layer has none.
+    fn checked_weights<'w>(
+        &'w self,
+        op: &'static str,
+        weights: &MoeWeights<'w>,
+    ) -> Result<(
+        &'w SymmetricBuffer<f32>,
+        &'w SymmetricBuffer<bf16>,
+        &'w SymmetricBuffer<bf16>,
+    )> {
+        let s = self.shape;
+        let local = self.dims.local() as usize;
+        check_len(op, "router", weights.router.len(), &[s.experts, s.hidden])?;
+        check_len(op, "w1", weights.w1.len(), &[local, 2 * s.ffn, s.hidden])?;
+        check_len(op, "w2", weights.w2.len(), &[local, s.hidden, s.ffn])?;
+        let sigmoid = matches!(self.options.routing, Routing::Sigmoid { .. });
+        let refuse = |message: &str| {
+            Err(Error::Shape {
+                op,
+                message: message.into(),
+            })
+        };
+        let bias = match (weights.bias, sigmoid) {
+            (Some(bias), true) => {
+                check_len(op, "bias", bias.len(), &[s.experts])?;
+                bias
+            }
+            (None, false) => &self.no_bias,
+            (None, true) => return refuse("sigmoid routing needs `bias`"),
+            (Some(_), false) => return refuse("`bias` is given, but softmax routing has none"),
+        };
+        let (ws1, ws2) = match (weights.shared, self.options.shared_expert) {
+            (Some((ws1, ws2)), true) => {
+                check_len(op, "shared.0 (w1)", ws1.len(), &[2 * s.ffn, s.hidden])?;
+                check_len(op, "shared.1 (w2)", ws2.len(), &[s.hidden, s.ffn])?;
+                (ws1, ws2)
+            }
+            (None, false) => (&self.no_weights, &self.no_weights),
+            (None, true) => {
+                return refuse("the options ask for a shared expert: `shared` is missing");
+            }
+            (Some(_), false) => {
+                return refuse("`shared` is given, but the options have no shared expert");
+            }
+        };
+        Ok((bias, ws1, ws2))
+    }
+
+    /// `(groups, topk_groups, normalize, scale)` of the routing (softmax: one group, scale 1).
+    fn routing_parameters(&self) -> (u32, u32, bool, f32) {
+        match self.options.routing {
+            Routing::Softmax { normalize } => (1, 1, normalize, 1.0),
+            Routing::Sigmoid {
+                groups,
+                topk_groups,
+                normalize,
+                scale,
+            } => (groups, topk_groups, normalize, scale),
+        }
+    }
+
+    /// Workgroups per rank and the launch's block, and the `lag` of expert tiles whose
+    /// round is `round` tasks: twice the workgroups of tasks in between (the second pass of
+    /// a row tile trails its first by `lag` rounds).
+    fn workgroups_and_lag(&self, world: &World, op: &str, round: u32) -> Result<(u32, u32, u32)> {
+        let block = MOE_SUBGROUPS * subgroup_size(world.device());
+        let per_rank = match self.workgroups {
+            Some(n) => n,
+            None => world.persistent_workgroups(&self.modules, op, block)?,
+        };
+        Ok((per_rank, block, (2 * per_rank).div_ceil(round) + 1))
     }
 
     /// Checks the arguments and queues one launch of the phases `phases` (`ops::moe_forward`).
@@ -267,63 +447,15 @@ impl MoeLayer {
         phases: u32,
     ) -> Result<()> {
         let (d, s) = (self.dims, self.shape);
-        let local = d.local() as usize;
         check_len(OP, "x", x.len(), &[s.tokens, s.hidden])?;
         check_len(OP, "out", out.len(), &[s.tokens, s.hidden])?;
-        check_len(OP, "router", weights.router.len(), &[s.experts, s.hidden])?;
-        check_len(OP, "w1", weights.w1.len(), &[local, 2 * s.ffn, s.hidden])?;
-        check_len(OP, "w2", weights.w2.len(), &[local, s.hidden, s.ffn])?;
+        let (bias, ws1, ws2) = self.checked_weights(OP, weights)?;
         let sigmoid = matches!(self.options.routing, Routing::Sigmoid { .. });
-        let bias = match (weights.bias, sigmoid) {
-            (Some(bias), true) => {
-                check_len(OP, "bias", bias.len(), &[s.experts])?;
-                bias
-            }
-            (None, false) => &self.no_bias,
-            (None, true) => return Err(shape("sigmoid routing needs `bias`".into())),
-            (Some(_), false) => {
-                return Err(shape(
-                    "`bias` is given, but softmax routing has none".into(),
-                ));
-            }
-        };
-        let (ws1, ws2) = match (weights.shared, self.options.shared_expert) {
-            (Some((ws1, ws2)), true) => {
-                check_len(OP, "shared.0 (w1)", ws1.len(), &[2 * s.ffn, s.hidden])?;
-                check_len(OP, "shared.1 (w2)", ws2.len(), &[s.hidden, s.ffn])?;
-                (ws1, ws2)
-            }
-            (None, false) => (&self.no_weights, &self.no_weights),
-            (None, true) => {
-                return Err(shape(
-                    "the options ask for a shared expert: `shared` is missing".into(),
-                ));
-            }
-            (Some(_), false) => {
-                return Err(shape(
-                    "`shared` is given, but the options have no shared expert".into(),
-                ));
-            }
-        };
-        let (groups, topk_groups, normalize, scale) = match self.options.routing {
-            Routing::Softmax { normalize } => (1, 1, normalize, 1.0),
-            Routing::Sigmoid {
-                groups,
-                topk_groups,
-                normalize,
-                scale,
-            } => (groups, topk_groups, normalize, scale),
-        };
-        let block = MOE_SUBGROUPS * subgroup_size(world.device());
-        let per_rank = match self.workgroups {
-            Some(n) => n,
-            None => world.persistent_workgroups(&self.modules, OP, block)?,
-        };
-        // Down-projection tiles trail their row tile's up-projection tiles by `lag` rounds:
-        // twice the workgroups of tasks in between.
+        let (groups, topk_groups, normalize, scale) = self.routing_parameters();
         let round = d.ffn.div_ceil(64) + d.hidden.div_ceil(128);
-        let lag = (2 * per_rank).div_ceil(round) + 1;
+        let (per_rank, block, lag) = self.workgroups_and_lag(world, OP, round)?;
         let [o_send, o_dest, o_blocks, o_local, o_status, o_tiles, o_list] = d.plan_offsets().0;
+        let silent = self.silent.unwrap_or(u32::MAX);
         let v = &self.saved;
         ops::moe_forward::launch(
             world,
@@ -369,10 +501,158 @@ impl MoeLayer {
             topk_groups,
             normalize as u32,
             scale,
-            self.silent.take().unwrap_or(u32::MAX),
+            silent,
+            phases,
+        )
+        .map_err(Error::World)?;
+        self.silent = None;
+        Ok(())
+    }
+
+    /// Checks the arguments and queues one launch of the phases `phases`
+    /// (`ops::moe_backward`).
+    #[allow(clippy::too_many_arguments)]
+    fn launch_backward(
+        &mut self,
+        world: &mut World,
+        pass: &MoeForwardPass,
+        x: &SymmetricBuffer<bf16>,
+        dout: &SymmetricBuffer<bf16>,
+        weights: &MoeWeights,
+        grads: &MoeGradients,
+        phases: u32,
+    ) -> Result<()> {
+        let (d, s) = (self.dims, self.shape);
+        let op = BACKWARD_OP;
+        if pass.layer != self.id {
+            return Err(Error::Shape {
+                op,
+                message: "the forward pass is another layer's".into(),
+            });
+        }
+        if pass.generation != self.generation {
+            return Err(Error::Shape {
+                op,
+                message: format!(
+                    "the forward pass is stale: the layer's saved state is from a later forward pass (or a recovery), {} after it",
+                    self.generation - pass.generation
+                ),
+            });
+        }
+        let local = d.local() as usize;
+        check_len(op, "x", x.len(), &[s.tokens, s.hidden])?;
+        check_len(op, "dout", dout.len(), &[s.tokens, s.hidden])?;
+        check_len(op, "grads.dx", grads.dx.len(), &[s.tokens, s.hidden])?;
+        check_len(
+            op,
+            "grads.router",
+            grads.router.len(),
+            &[s.experts, s.hidden],
+        )?;
+        check_len(
+            op,
+            "grads.w1",
+            grads.w1.len(),
+            &[local, 2 * s.ffn, s.hidden],
+        )?;
+        check_len(op, "grads.w2", grads.w2.len(), &[local, s.hidden, s.ffn])?;
+        if self.backward.is_none() {
+            self.backward = Some(self.backward_buffers(world)?);
+        }
+        let (_, ws1, ws2) = self.checked_weights(op, weights)?;
+        let (dws1, dws2) = match (grads.shared, self.options.shared_expert) {
+            (Some((a, b)), true) => {
+                check_len(op, "grads.shared.0 (w1)", a.len(), &[2 * s.ffn, s.hidden])?;
+                check_len(op, "grads.shared.1 (w2)", b.len(), &[s.hidden, s.ffn])?;
+                (a, b)
+            }
+            (None, false) => (&self.no_weights, &self.no_weights),
+            _ => {
+                return Err(Error::Shape {
+                    op,
+                    message:
+                        "`grads.shared` must be given exactly when the layer has a shared expert"
+                            .into(),
+                });
+            }
+        };
+        let sigmoid = matches!(self.options.routing, Routing::Sigmoid { .. });
+        let (_, _, normalize, scale) = self.routing_parameters();
+        let round = d.ffn.div_ceil(128) + d.hidden.div_ceil(128);
+        let (per_rank, block, lag) = self.workgroups_and_lag(world, op, round)?;
+        let b = self.backward.as_ref().expect("allocated above");
+        let [o_send, o_dest, _, o_local, o_status, o_tiles, o_list] = d.plan_offsets().0;
+        let v = &self.saved;
+        ops::moe_backward::launch(
+            world,
+            &self.modules,
+            per_rank,
+            block,
+            x,
+            dout,
+            weights.router,
+            weights.w1,
+            weights.w2,
+            ws1,
+            ws2,
+            grads.dx,
+            grads.router,
+            grads.w1,
+            grads.w2,
+            dws1,
+            dws2,
+            &v.scores,
+            &v.weights,
+            &v.routing,
+            &v.plan,
+            &v.recv,
+            &v.z,
+            &v.h,
+            &v.y,
+            &b.dweights,
+            &b.dlogits,
+            &b.dx_router,
+            &b.dy,
+            &b.dh,
+            &b.dz,
+            &b.dxe,
+            &b.sync,
+            d.tokens,
+            d.hidden,
+            d.ffn,
+            d.experts,
+            d.topk,
+            d.capacity,
+            d.max_tiles,
+            o_send,
+            o_dest,
+            o_local,
+            o_status,
+            o_tiles,
+            o_list,
+            lag,
+            self.options.shared_expert as u32,
+            sigmoid as u32,
+            normalize as u32,
+            scale,
             phases,
         )
         .map_err(Error::World)
+    }
+
+    fn backward_buffers(&self, world: &mut World) -> Result<BackwardBuffers> {
+        let (d, s) = (self.dims, self.shape);
+        let rows = d.expert_rows(self.options.shared_expert);
+        Ok(BackwardBuffers {
+            sync: world.alloc_symmetric(d.backward_sync_words())?,
+            dweights: world.alloc_symmetric(s.tokens * s.topk)?,
+            dlogits: world.alloc_symmetric(s.tokens * s.experts)?,
+            dx_router: world.alloc_symmetric(s.tokens * s.hidden)?,
+            dy: world.alloc_symmetric(d.capacity as usize * s.hidden)?,
+            dh: world.alloc_symmetric(rows * s.ffn)?,
+            dz: world.alloc_symmetric(rows * 2 * s.ffn)?,
+            dxe: world.alloc_symmetric(rows * s.hidden)?,
+        })
     }
 
     /// Plants a fault in the next forward pass: rank `rank` pushes its token rows but never
@@ -383,12 +663,17 @@ impl MoeLayer {
         self.silent = Some(rank);
     }
 
-    /// Makes the layer usable again after a launch that reported a timeout or an overflow at
+    /// Makes the layer usable again after a launch (forward or backward) that reported a timeout or an overflow at
     /// [`World::synchronize`] (such a launch left its counters where it stopped; the kernel
     /// zeroes them at its end otherwise). Call it after that synchronize, with nothing queued.
-    pub fn recover(&self) -> Result<()> {
-        for b in self.sync.ranks() {
-            b.fill(0)?;
+    /// The saved state is then no forward pass's: a backward pass needs a new forward pass.
+    pub fn recover(&mut self) -> Result<()> {
+        self.generation += 1;
+        let backward = self.backward.as_ref().map(|b| &b.sync);
+        for sync in std::iter::once(&self.sync).chain(backward) {
+            for b in sync.ranks() {
+                b.fill(0)?;
+            }
         }
         Ok(())
     }

@@ -1459,13 +1459,32 @@ pub fn moe_forward(
                 let m0 = first + (g - p[o_local + 3 * j + 2]) * 128;
                 let n0 = (i - up_tiles) * 128;
                 let a = h.local();
+                // Only bf16 is stored: `scores` stands in for the f32 result.
+                let spare = scores.local();
+                let outputs = y.local();
                 if j == local {
                     let w = ws2.local();
-                    down_tile(stages, a, w, scores, y, m0, end, n0, hidden, ffn);
+                    product_tile(
+                        stages, a, w, m0, n0, end, hidden, ffn, 0, 1, spare, outputs, 1,
+                    );
                 } else {
                     let w = w2.local();
                     let at = (j as u64) * (hidden as u64) * (ffn as u64);
-                    down_tile(stages, a, &w[at..], scores, y, m0, end, n0, hidden, ffn);
+                    product_tile(
+                        stages,
+                        a,
+                        &w[at..],
+                        m0,
+                        n0,
+                        end,
+                        hidden,
+                        ffn,
+                        0,
+                        1,
+                        spare,
+                        outputs,
+                        1,
+                    );
                 }
             }
         },
@@ -1488,7 +1507,7 @@ pub fn moe_forward(
         |t| {
             fold_tokens(
                 stages, routing, weights, plan, out, y, t, tokens, hidden, experts, topk, capacity,
-                shared, o_dest,
+                shared, o_dest, 1, scores, 0,
             );
         },
     );
@@ -2008,14 +2027,50 @@ fn send_rows(
             }
         }
     }
+    count_pushed_rows(
+        routing,
+        plan,
+        sync,
+        MOE_SYNC_HEAD_WORDS,
+        first,
+        last,
+        rank,
+        experts,
+        o_send,
+        o_list,
+        silent,
+    );
+}
+
+/// Once the rows of send-list entries `first..last` are pushed: adds each expert's number of
+/// them to its counter on the owner (`sync` word `counters` + the local expert); the entries
+/// of one expert are consecutive in the list. A planted silent rank (`rank == silent`)
+/// pushes its rows but never says so.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn count_pushed_rows(
+    routing: &Sym<[u32]>,
+    plan: &Sym<[u32]>,
+    sync: &Sym<[u32]>,
+    counters: u32,
+    first: u32,
+    last: u32,
+    rank: u32,
+    experts: u32,
+    o_send: u32,
+    o_list: u32,
+    silent: u32,
+) {
+    let local = experts / world_size();
+    let p = plan.local();
+    let rl = routing.local();
     let mut i = first;
     while i < last {
         let e = rl[p[o_list + i]];
         let end = min(last, p[o_send + e] + p[rank * experts + e]);
-        // A planted silent rank pushes its rows but never says so.
         if rank != silent {
             signal(
-                &sync.peer(e / local)[MOE_SYNC_HEAD_WORDS + e % local],
+                &sync.peer(e / local)[counters + e % local],
                 end - i,
                 Scope::System,
             );
@@ -2076,32 +2131,33 @@ fn up_tile(
     }
 }
 
-/// A down-projection tile of [`moe_forward`]: rows `m0..end` of `h` times `w^T` (`w`:
-/// `hidden x ffn`), columns `n0..n0 + 128`, into `y` rounded to bf16.
+/// The 128 x 128 tile at row `m0`, column `n0` of `op(A) op(B)` ([`tile_product`]'s
+/// arguments), stored into the `m x n` row-major matrix `C`: in `c` (f32), or in `c16`
+/// (rounded to bf16) when `to_bf16` is 1 (the other one is not touched).
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn down_tile(
+fn product_tile(
     stages: &mut [u32],
     a: &[bf16],
-    w: &[bf16],
-    scores: &Sym<[f32]>,
-    y: &Sym<[bf16]>,
+    b: &[bf16],
     m0: u32,
-    end: u32,
     n0: u32,
-    hidden: u32,
-    ffn: u32,
+    m: u32,
+    n: u32,
+    k: u32,
+    ta: u32,
+    tb: u32,
+    c: &mut [f32],
+    c16: &mut [bf16],
+    to_bf16: u32,
 ) {
-    let acc = tile_product(stages, a, w, m0, n0, end, hidden, ffn, 0, 1, 0);
+    let acc = tile_product(stages, a, b, m0, n0, m, n, k, ta, tb, 0);
     let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
-    // Only bf16 is stored: `scores` stands in for the f32 result.
-    let spare = scores.local();
-    let outputs = y.local();
-    store_slab(spare, outputs, 1, acc, row0, n0, end, hidden);
+    store_slab(c, c16, to_bf16, acc, row0, n0, m, n);
 }
 
-/// Token `t0 + j`'s pick `k` in the fold: its weight times its expert's output at column
-/// `c` (row and owner as [`fold_tokens`] looked them up into `stages`).
+/// Token `t0 + j`'s pick `k` in the fold: its expert's output at column `c` (row and owner
+/// as [`fold_tokens`] looked them up into `stages`), times its weight if `weighted` is 1.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn fold_term(
@@ -2114,6 +2170,7 @@ fn fold_term(
     k: u32,
     c: u32,
     hidden: u32,
+    weighted: u32,
 ) -> f32 {
     let i = j * topk + k;
     let wl = weights.local();
@@ -2124,13 +2181,20 @@ fn fold_term(
     unsafe {
         let row = *stages.get_unchecked(i);
         let ys = y.peer(*stages.get_unchecked(1024 + i));
-        *wl.get_unchecked(t0 * topk + i) * (*ys.get_unchecked(row * hidden + c) as f32)
+        let v = *ys.get_unchecked(row * hidden + c) as f32;
+        if weighted == 1 {
+            *wl.get_unchecked(t0 * topk + i) * v
+        } else {
+            v
+        }
     }
 }
 
 /// Fold task `q` of [`moe_forward`]: tokens `MOE_FOLD_TOKENS q..`, each `out[t]` the sum of
 /// its picks' weighted outputs in pick order (read from their owners' `y`; each pick's row
 /// and owner first looked up into `stages`), then the shared expert's, rounded to bf16.
+/// [`moe_backward`]'s combine is the same sum with `weighted` 0 (the weights are in its
+/// rows already) and `extra` (`tokens x hidden` f32) added last when `with_extra` is 1.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn fold_tokens(
@@ -2148,6 +2212,9 @@ fn fold_tokens(
     capacity: u32,
     shared: u32,
     o_dest: u32,
+    weighted: u32,
+    extra: &Sym<[f32]>,
+    with_extra: u32,
 ) {
     let lane = workitem_id_x();
     let lanes = workgroup_size_x();
@@ -2181,14 +2248,102 @@ fn fold_tokens(
         let mut s6 = 0.0f32;
         let mut s7 = 0.0f32;
         for k in 0..topk {
-            s0 += fold_term(stages, weights, y, t0, topk, min(0, last), k, c, hidden);
-            s1 += fold_term(stages, weights, y, t0, topk, min(1, last), k, c, hidden);
-            s2 += fold_term(stages, weights, y, t0, topk, min(2, last), k, c, hidden);
-            s3 += fold_term(stages, weights, y, t0, topk, min(3, last), k, c, hidden);
-            s4 += fold_term(stages, weights, y, t0, topk, min(4, last), k, c, hidden);
-            s5 += fold_term(stages, weights, y, t0, topk, min(5, last), k, c, hidden);
-            s6 += fold_term(stages, weights, y, t0, topk, min(6, last), k, c, hidden);
-            s7 += fold_term(stages, weights, y, t0, topk, min(7, last), k, c, hidden);
+            s0 += fold_term(
+                stages,
+                weights,
+                y,
+                t0,
+                topk,
+                min(0, last),
+                k,
+                c,
+                hidden,
+                weighted,
+            );
+            s1 += fold_term(
+                stages,
+                weights,
+                y,
+                t0,
+                topk,
+                min(1, last),
+                k,
+                c,
+                hidden,
+                weighted,
+            );
+            s2 += fold_term(
+                stages,
+                weights,
+                y,
+                t0,
+                topk,
+                min(2, last),
+                k,
+                c,
+                hidden,
+                weighted,
+            );
+            s3 += fold_term(
+                stages,
+                weights,
+                y,
+                t0,
+                topk,
+                min(3, last),
+                k,
+                c,
+                hidden,
+                weighted,
+            );
+            s4 += fold_term(
+                stages,
+                weights,
+                y,
+                t0,
+                topk,
+                min(4, last),
+                k,
+                c,
+                hidden,
+                weighted,
+            );
+            s5 += fold_term(
+                stages,
+                weights,
+                y,
+                t0,
+                topk,
+                min(5, last),
+                k,
+                c,
+                hidden,
+                weighted,
+            );
+            s6 += fold_term(
+                stages,
+                weights,
+                y,
+                t0,
+                topk,
+                min(6, last),
+                k,
+                c,
+                hidden,
+                weighted,
+            );
+            s7 += fold_term(
+                stages,
+                weights,
+                y,
+                t0,
+                topk,
+                min(7, last),
+                k,
+                c,
+                hidden,
+                weighted,
+            );
         }
         for j in 0..count {
             let mut sum = if j == 0 {
@@ -2212,9 +2367,721 @@ fn fold_tokens(
             if shared == 1 {
                 sum += mine[(capacity + t) * hidden + c] as f32;
             }
+            if with_extra == 1 {
+                sum += extra.local()[t * hidden + c];
+            }
             o[t * hidden + c] = sum as bf16;
         }
     }
     // Every lane is done with the lookups before the next task overwrites them.
     barrier();
+}
+
+/// Words of [`moe_backward`]'s `sync` buffer before its counters: queue heads (pushes, router
+/// and expert tasks, combine, and the expert tasks' own in the unfused sequence: tickets
+/// drawn past a queue's end carry over to the next launch), a counter nobody signals, the
+/// counters of the rank's finished pushes and of its finished router blocks. Then: per local
+/// expert, its gradient rows received; per row tile, its finished `dh` tiles; per local
+/// expert (and the shared one), its finished `dh` tiles.
+pub const MOE_BACKWARD_SYNC_HEAD_WORDS: u32 = 7;
+const MOE_BW_NEVER: u32 = 4;
+const MOE_BW_PUSHED: u32 = 5;
+const MOE_BW_ROUTED: u32 = 6;
+
+/// The backward pass of [`moe_forward`] on every rank of the world, in one self-scheduled
+/// persistent launch per rank, from the forward's saved state (`scores`, `weights`,
+/// `routing`, `plan`, `recv`, `z`, `h`, `y`: its layout is reused, nothing is routed again)
+/// and the output's gradient `dout` (`tokens x hidden` bf16). docs/moe.md has the math;
+/// `kernels::moe` sizes the buffers and checks every argument. Phases, in the one launch:
+/// 1. push tasks (128 send-list entries each, in the forward's send order): each pick's
+///    weight gradient `dweights = <dout[t], y>` (its expert's output, read from the owner)
+///    and its output gradient `bf16(w dout[t])` pushed into the owner's `dy` at the row the
+///    forward used, counted on the owner's per-expert counter;
+/// 2. router tasks, once the rank's pushes are done: per 128 tokens the logits' gradient
+///    (through the normalization, scale and softmax or sigmoid) into `dlogits` (bf16); then
+///    `dx_router = dlogits w_router` (f32) and this rank's part of `dw_router = dlogits^T x`
+///    (f32; the world's gradient is the sum over the ranks, as for any replicated weight);
+/// 3. expert tasks in rounds (as the forward's): the `dh` tiles of row tile `g` (`dy w2`,
+///    128 features, into `dh` in f32; then the SwiGLU backward into `dz`: gate gradients,
+///    then up gradients, `2 ffn` columns, bf16), gated on all of their expert's gradient
+///    rows; the `dx` tiles of row tile `g - lag` (`dz w1` into `dxe`, bf16), gated on their
+///    row tile's `dh` tiles. Then per expert the weight gradients (bf16): `dw2 = dy^T h`,
+///    gated like `dh`, and `dw1 = dz^T x_e`, gated on all of the expert's `dh` tiles. The
+///    shared expert's gradient rows are `dout` itself (nothing to wait for); its weights'
+///    gradients (`dws1`, `dws2`) are this rank's part, like the router's;
+/// 4. after a team barrier, the combine: `dx[t]` = its picks' `dxe` rows read from their
+///    owners, summed in pick order, then the shared expert's, then `dx_router`, in bf16.
+/// Every sum has a fixed order: the results do not depend on timing or workgroup counts.
+/// `phases` (bits: 1 pushes, 2 router, 4 experts, 8 combine) selects what the launch runs, as
+/// [`moe_forward`]'s does (15: the whole pass; one bit per launch, in order: the unfused
+/// baseline). `sync` is zero at launch and zeroed again at the end. Launch with 8 subgroups.
+#[kernel(max_workgroup_size = 512, max_subgroups = 8, min_resident = 2)]
+#[allow(clippy::too_many_arguments)]
+pub fn moe_backward(
+    team: &Team,
+    x: &Sym<[bf16]>,
+    dout: &Sym<[bf16]>,
+    w_router: &Sym<[bf16]>,
+    w1: &Sym<[bf16]>,
+    w2: &Sym<[bf16]>,
+    ws1: &Sym<[bf16]>,
+    ws2: &Sym<[bf16]>,
+    dx: &Sym<[bf16]>,
+    dw_router: &Sym<[f32]>,
+    dw1: &Sym<[bf16]>,
+    dw2: &Sym<[bf16]>,
+    dws1: &Sym<[bf16]>,
+    dws2: &Sym<[bf16]>,
+    scores: &Sym<[f32]>,
+    weights: &Sym<[f32]>,
+    routing: &Sym<[u32]>,
+    plan: &Sym<[u32]>,
+    recv: &Sym<[bf16]>,
+    z: &Sym<[bf16]>,
+    h: &Sym<[bf16]>,
+    y: &Sym<[bf16]>,
+    dweights: &Sym<[f32]>,
+    dlogits: &Sym<[bf16]>,
+    dx_router: &Sym<[f32]>,
+    dy: &Sym<[bf16]>,
+    dh: &Sym<[f32]>,
+    dz: &Sym<[bf16]>,
+    dxe: &Sym<[bf16]>,
+    sync: &Sym<[u32]>,
+    tokens: u32,
+    hidden: u32,
+    ffn: u32,
+    experts: u32,
+    topk: u32,
+    capacity: u32,
+    max_tiles: u32,
+    o_send: u32,
+    o_dest: u32,
+    o_local: u32,
+    o_status: u32,
+    o_tiles: u32,
+    o_list: u32,
+    lag: u32,
+    shared: u32,
+    sigmoid: u32,
+    normalize: u32,
+    scale: f32,
+    phases: u32,
+) {
+    let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
+    start_barrier();
+    let rank = team_rank();
+    let local = experts / world_size();
+    let blocks = (tokens + 127) / 128;
+    let picks = tokens * topk;
+    let heads = sync.local();
+    let row_tiles = plan.local()[o_status];
+    let ok = plan.local()[o_status + 1];
+    let pushes = if ok == 1 && (phases & 1) == 1 {
+        (picks + 127) / 128
+    } else {
+        0
+    };
+    let dh_tiles = (ffn + 127) / 128;
+    let h_tiles = (hidden + 127) / 128;
+    let round = dh_tiles + h_tiles;
+    let router_tasks = if ok == 1 && (phases & 2) == 2 {
+        blocks + (blocks + (experts + 127) / 128) * h_tiles
+    } else {
+        0
+    };
+    let expert_rounds = if ok == 1 && (phases & 4) == 4 && row_tiles > 0 {
+        (row_tiles + lag) * round
+    } else {
+        0
+    };
+    let w2_tiles = h_tiles * dh_tiles;
+    let per_expert = w2_tiles + (2 * ffn + 127) / 128 * h_tiles;
+    let wgrad_tasks = if ok == 1 && (phases & 4) == 4 {
+        (local + shared) * per_expert
+    } else {
+        0
+    };
+    let counted = MOE_BACKWARD_SYNC_HEAD_WORDS + local;
+    let expert_counted = counted + max_tiles;
+    dispatch_by_ticket(
+        &heads[0],
+        pushes,
+        &heads[if phases == 4 { 3 } else { 1 }],
+        router_tasks + expert_rounds + wgrad_tasks,
+        Scope::System,
+        |t| {
+            (
+                &sync.local()[backward_gate(
+                    plan,
+                    t,
+                    0,
+                    router_tasks,
+                    expert_rounds,
+                    blocks,
+                    (picks + 127) / 128,
+                    row_tiles,
+                    dh_tiles,
+                    round,
+                    lag,
+                    local,
+                    max_tiles,
+                    per_expert,
+                    w2_tiles,
+                    o_local,
+                    o_tiles,
+                )],
+                backward_gate(
+                    plan,
+                    t,
+                    1,
+                    router_tasks,
+                    expert_rounds,
+                    blocks,
+                    (picks + 127) / 128,
+                    row_tiles,
+                    dh_tiles,
+                    round,
+                    lag,
+                    local,
+                    max_tiles,
+                    per_expert,
+                    w2_tiles,
+                    o_local,
+                    o_tiles,
+                ),
+            )
+        },
+        |t| {
+            push_gradients(
+                dout, routing, weights, plan, y, dy, dweights, t, tokens, hidden, experts, topk,
+                o_dest, o_list,
+            );
+            count_pushed_rows(
+                routing,
+                plan,
+                sync,
+                MOE_BACKWARD_SYNC_HEAD_WORDS,
+                t * 128,
+                min(picks, t * 128 + 128),
+                rank,
+                experts,
+                o_send,
+                o_list,
+                u32::MAX,
+            );
+            signal(&sync.local()[MOE_BW_PUSHED], 1, Scope::Agent);
+        },
+        |t| {
+            // Slices the tiles read and write; `spare`, `spare16` stand in for the output
+            // of the type a tile does not store.
+            let spare = dh.local();
+            let spare16 = dz.local();
+            let gl = dlogits.local();
+            let dzl = dz.local();
+            if t < router_tasks {
+                if t < blocks {
+                    router_gradient(
+                        scores, routing, dweights, dlogits, t, tokens, experts, topk, sigmoid,
+                        normalize, scale,
+                    );
+                    signal(&sync.local()[MOE_BW_ROUTED], 1, Scope::Agent);
+                } else if t < blocks + blocks * h_tiles {
+                    let u = t - blocks;
+                    let wr = w_router.local();
+                    let o = dx_router.local();
+                    product_tile(
+                        stages,
+                        gl,
+                        wr,
+                        u / h_tiles * 128,
+                        u % h_tiles * 128,
+                        tokens,
+                        hidden,
+                        experts,
+                        0,
+                        0,
+                        o,
+                        spare16,
+                        0,
+                    );
+                } else {
+                    let u = t - blocks - blocks * h_tiles;
+                    let xl = x.local();
+                    let o = dw_router.local();
+                    product_tile(
+                        stages,
+                        gl,
+                        xl,
+                        u / h_tiles * 128,
+                        u % h_tiles * 128,
+                        experts,
+                        hidden,
+                        tokens,
+                        1,
+                        0,
+                        o,
+                        spare16,
+                        0,
+                    );
+                }
+            } else if t < router_tasks + expert_rounds {
+                let r = (t - router_tasks) / round;
+                let i = (t - router_tasks) % round;
+                let first_pass = i < dh_tiles;
+                let live = if first_pass { r < row_tiles } else { r >= lag };
+                let p = plan.local();
+                let g = if first_pass || !live { r } else { r - lag };
+                let j = if live { p[o_tiles + g] } else { local };
+                let first = p[o_local + 3 * j];
+                let end = first + p[o_local + 3 * j + 1];
+                let m0 = first + (g - p[o_local + 3 * j + 2]) * 128;
+                if live && first_pass {
+                    let f0 = i * 128;
+                    if j == local {
+                        // The shared expert's gradient rows are `dout`'s.
+                        let a = dout.local();
+                        let w = ws2.local();
+                        swiglu_backward_tile(
+                            stages,
+                            a,
+                            w,
+                            m0 - capacity,
+                            tokens,
+                            z,
+                            dh,
+                            dz,
+                            m0,
+                            end,
+                            f0,
+                            ffn,
+                            hidden,
+                        );
+                    } else {
+                        let a = dy.local();
+                        let w = w2.local();
+                        let at = (j as u64) * (hidden as u64) * (ffn as u64);
+                        swiglu_backward_tile(
+                            stages,
+                            a,
+                            &w[at..],
+                            m0,
+                            end,
+                            z,
+                            dh,
+                            dz,
+                            m0,
+                            end,
+                            f0,
+                            ffn,
+                            hidden,
+                        );
+                    }
+                    signal(&sync.local()[counted + g], 1, Scope::Agent);
+                    signal(&sync.local()[expert_counted + j], 1, Scope::Agent);
+                }
+                if live && !first_pass {
+                    let n0 = (i - dh_tiles) * 128;
+                    let o = dxe.local();
+                    if j == local {
+                        let w = ws1.local();
+                        product_tile(
+                            stages,
+                            dzl,
+                            w,
+                            m0,
+                            n0,
+                            end,
+                            hidden,
+                            2 * ffn,
+                            0,
+                            0,
+                            spare,
+                            o,
+                            1,
+                        );
+                    } else {
+                        let w = w1.local();
+                        let at = (j as u64) * (2 * ffn as u64) * (hidden as u64);
+                        product_tile(
+                            stages,
+                            dzl,
+                            &w[at..],
+                            m0,
+                            n0,
+                            end,
+                            hidden,
+                            2 * ffn,
+                            0,
+                            0,
+                            spare,
+                            o,
+                            1,
+                        );
+                    }
+                }
+            } else {
+                let u = t - router_tasks - expert_rounds;
+                let j = u / per_expert;
+                let i = u % per_expert;
+                let p = plan.local();
+                let first = p[o_local + 3 * j];
+                let rows = p[o_local + 3 * j + 1];
+                let hl = h.local();
+                if i < w2_tiles && j == local {
+                    // The shared expert: gradient rows `dout`, input rows `x`.
+                    let a = dout.local();
+                    let o = dws2.local();
+                    product_tile(
+                        stages,
+                        a,
+                        &hl[first * ffn..],
+                        i / dh_tiles * 128,
+                        i % dh_tiles * 128,
+                        hidden,
+                        ffn,
+                        rows,
+                        1,
+                        0,
+                        spare,
+                        o,
+                        1,
+                    );
+                }
+                if i < w2_tiles && j != local {
+                    let a = dy.local();
+                    let o = dw2.local();
+                    let to = (j as u64) * (hidden as u64) * (ffn as u64);
+                    product_tile(
+                        stages,
+                        &a[first * hidden..],
+                        &hl[first * ffn..],
+                        i / dh_tiles * 128,
+                        i % dh_tiles * 128,
+                        hidden,
+                        ffn,
+                        rows,
+                        1,
+                        0,
+                        spare,
+                        &mut o[to..],
+                        1,
+                    );
+                }
+                if i >= w2_tiles && j == local {
+                    let b = x.local();
+                    let o = dws1.local();
+                    product_tile(
+                        stages,
+                        &dzl[first * 2 * ffn..],
+                        b,
+                        (i - w2_tiles) / h_tiles * 128,
+                        (i - w2_tiles) % h_tiles * 128,
+                        2 * ffn,
+                        hidden,
+                        rows,
+                        1,
+                        0,
+                        spare,
+                        o,
+                        1,
+                    );
+                }
+                if i >= w2_tiles && j != local {
+                    let b = recv.local();
+                    let o = dw1.local();
+                    let to = (j as u64) * (2 * ffn as u64) * (hidden as u64);
+                    product_tile(
+                        stages,
+                        &dzl[first * 2 * ffn..],
+                        &b[first * hidden..],
+                        (i - w2_tiles) / h_tiles * 128,
+                        (i - w2_tiles) % h_tiles * 128,
+                        2 * ffn,
+                        hidden,
+                        rows,
+                        1,
+                        0,
+                        spare,
+                        &mut o[to..],
+                        1,
+                    );
+                }
+            }
+        },
+    );
+    // Phase 4: every expert's input gradient is in place once the whole world is here.
+    team_barrier();
+    let combines = if ok == 1 && (phases & 8) == 8 {
+        (tokens + MOE_FOLD_TOKENS - 1) / MOE_FOLD_TOKENS
+    } else {
+        0
+    };
+    dispatch_by_ticket(
+        &heads[MOE_BW_NEVER],
+        0,
+        &heads[2],
+        combines,
+        Scope::Agent,
+        |t| (&sync.local()[MOE_BW_NEVER], 0),
+        |t| {},
+        |t| {
+            fold_tokens(
+                stages, routing, weights, plan, dx, dxe, t, tokens, hidden, experts, topk,
+                capacity, shared, o_dest, 0, dx_router, 1,
+            );
+        },
+    );
+    if (phases & 8) == 8 {
+        rearm(sync, expert_counted + local + 1, sync, 0);
+    }
+}
+
+/// What compute task `t` of [`moe_backward`] waits for: the index of its counter in `sync`
+/// (`part` 0) or the count it waits for (`part` 1). A router block waits for the rank's
+/// pushes, the router's tiles for its blocks; a `dh` tile and a `dw2` tile of a routed
+/// expert for all of the expert's gradient rows, a `dx` tile for its row tile's `dh` tiles,
+/// a `dw1` tile for all of its expert's; the shared expert's `dh` and `dw2` tiles and the
+/// empty slots of the first and last rounds wait for nothing.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn backward_gate(
+    plan: &Sym<[u32]>,
+    t: u32,
+    part: u32,
+    router_tasks: u32,
+    expert_rounds: u32,
+    blocks: u32,
+    pushes: u32,
+    row_tiles: u32,
+    dh_tiles: u32,
+    round: u32,
+    lag: u32,
+    local: u32,
+    max_tiles: u32,
+    per_expert: u32,
+    w2_tiles: u32,
+    o_local: u32,
+    o_tiles: u32,
+) -> u32 {
+    let p = plan.local();
+    let counted = MOE_BACKWARD_SYNC_HEAD_WORDS + local;
+    let mut counter = MOE_BW_NEVER;
+    let mut expected = 0u32;
+    if t < router_tasks {
+        if t < blocks {
+            counter = MOE_BW_PUSHED;
+            expected = pushes;
+        } else {
+            counter = MOE_BW_ROUTED;
+            expected = blocks;
+        }
+    } else if t < router_tasks + expert_rounds {
+        let r = (t - router_tasks) / round;
+        let first_pass = (t - router_tasks) % round < dh_tiles;
+        let live = if first_pass { r < row_tiles } else { r >= lag };
+        if live {
+            let g = if first_pass { r } else { r - lag };
+            let j = p[o_tiles + g];
+            if first_pass && j != local {
+                counter = MOE_BACKWARD_SYNC_HEAD_WORDS + j;
+                expected = p[o_local + 3 * j + 1];
+            }
+            if !first_pass {
+                counter = counted + g;
+                expected = dh_tiles;
+            }
+        }
+    } else {
+        let u = t - router_tasks - expert_rounds;
+        let j = u / per_expert;
+        let rows = p[o_local + 3 * j + 1];
+        if u % per_expert < w2_tiles {
+            if j != local {
+                counter = MOE_BACKWARD_SYNC_HEAD_WORDS + j;
+                expected = rows;
+            }
+        } else {
+            counter = counted + max_tiles + j;
+            expected = (rows + 127) / 128 * dh_tiles;
+        }
+    }
+    if part == 0 { counter } else { expected }
+}
+
+/// Push task `q` of [`moe_backward`]: for send-list entries `128 q..` (a subgroup per pick),
+/// the pick's weight gradient `<dout[t], y>` (its expert's output row, read from the owner;
+/// lanes' partial sums combined in a fixed butterfly) into `dweights`, and its output
+/// gradient `w dout[t]`, rounded to bf16, into the owner's `dy` at the row the forward
+/// dispatched the token to.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn push_gradients(
+    dout: &Sym<[bf16]>,
+    routing: &Sym<[u32]>,
+    weights: &Sym<[f32]>,
+    plan: &Sym<[u32]>,
+    y: &Sym<[bf16]>,
+    dy: &Sym<[bf16]>,
+    dweights: &Sym<[f32]>,
+    q: u32,
+    tokens: u32,
+    hidden: u32,
+    experts: u32,
+    topk: u32,
+    o_dest: u32,
+    o_list: u32,
+) {
+    let local = experts / world_size();
+    let picks = tokens * topk;
+    let first = q * 128;
+    let last = min(picks, first + 128);
+    let p = plan.local();
+    let rl = routing.local();
+    let g = dout.local();
+    let lane = subgroup_lane();
+    let subgroups = workgroup_size_x() / subgroup_size();
+    for i in (first + subgroup_id()..last).step_by(subgroups) {
+        let pick = p[o_list + i];
+        let e = rl[pick];
+        let row = p[o_dest + e] + rl[picks + pick];
+        let t = pick / topk;
+        let ys = y.peer(e / local);
+        let to = dy.peer(e / local);
+        let w = weights.local()[pick];
+        let mut sum = 0.0f32;
+        for c in (lane..hidden).step_by(subgroup_size()) {
+            // SAFETY: the host checked that `dout` holds `tokens x hidden` elements, `y` and
+            // `dy` at least `capacity` rows of `hidden`; the forward's rows are below
+            // `capacity`.
+            unsafe {
+                let d = *g.get_unchecked(t * hidden + c) as f32;
+                sum += d * (*ys.get_unchecked(row * hidden + c) as f32);
+                *to.get_unchecked_mut(row * hidden + c) = (w * d) as bf16;
+            }
+        }
+        let mut offset = subgroup_size() / 2;
+        while offset > 0 {
+            sum += subgroup_shuffle(sum, lane ^ offset);
+            offset /= 2;
+        }
+        if lane == 0 {
+            dweights.local()[pick] = sum;
+        }
+    }
+}
+
+/// Router block `b` of [`moe_backward`]: the gradient of tokens `128 b..`'s logits, one lane
+/// per (token, expert), into `dlogits` (bf16). With the picks' raw scores `r_i` (softmax
+/// probabilities or sigmoids), their sum `S` (1 without normalization) and their weights'
+/// gradients `dw_i`: `dr_i = scale (dw_i - sum_j dw_j r_j / S) / S` (without normalization
+/// `scale dw_i`); softmax: `dl_e = p_e (dr_e - sum_i dr_i r_i)` (`dr_e` 0 off the picks);
+/// sigmoid: `dl_e = dr_e s_e (1 - s_e)`.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn router_gradient(
+    scores: &Sym<[f32]>,
+    routing: &Sym<[u32]>,
+    dweights: &Sym<[f32]>,
+    dlogits: &Sym<[bf16]>,
+    b: u32,
+    tokens: u32,
+    experts: u32,
+    topk: u32,
+    sigmoid: u32,
+    normalize: u32,
+    scale: f32,
+) {
+    let t0 = b * 128;
+    let count = min(tokens - t0, 128);
+    let sl = scores.local();
+    let rl = routing.local();
+    let dw = dweights.local();
+    let out = dlogits.local();
+    for i in (workitem_id_x()..count * experts).step_by(workgroup_size_x()) {
+        let t = t0 + i / experts;
+        let e = i % experts;
+        let mut total = 0.0f32;
+        let mut weighted = 0.0f32;
+        for k in 0..topk {
+            let r = sl[t * experts + rl[t * topk + k]];
+            total += r;
+            weighted += dw[t * topk + k] * r;
+        }
+        let sum = if normalize == 1 { total } else { 1.0 };
+        let mean = if normalize == 1 {
+            weighted / total
+        } else {
+            0.0
+        };
+        let mut dr_e = 0.0f32;
+        let mut spread = 0.0f32;
+        for k in 0..topk {
+            let pick = rl[t * topk + k];
+            let dr = scale * (dw[t * topk + k] - mean) / sum;
+            spread += dr * sl[t * experts + pick];
+            if pick == e {
+                dr_e = dr;
+            }
+        }
+        let s = sl[t * experts + e];
+        let grad = if sigmoid == 1 {
+            dr_e * s * (1.0 - s)
+        } else {
+            s * (dr_e - spread)
+        };
+        out[t * experts + e] = grad as bf16;
+    }
+}
+
+/// A `dh` tile of [`moe_backward`]: output rows `m0..end` (rows `a_m0..a_rows` of the
+/// expert's output gradients `a`) times `w` (`w2`: `hidden x ffn`), features `f0..f0 +
+/// 128`, into `dh` (f32); then the SwiGLU backward of those features from the forward's `z`:
+/// `dgate = dh up silu'(gate)` into `dz` column `f`, `dup = dh silu(gate)` into column `ffn +
+/// f`, rounded to bf16.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn swiglu_backward_tile(
+    stages: &mut [u32],
+    a: &[bf16],
+    w: &[bf16],
+    a_m0: u32,
+    a_rows: u32,
+    z: &Sym<[bf16]>,
+    dh: &Sym<[f32]>,
+    dz: &Sym<[bf16]>,
+    m0: u32,
+    end: u32,
+    f0: u32,
+    ffn: u32,
+    hidden: u32,
+) {
+    let acc = tile_product(stages, a, w, a_m0, f0, a_rows, ffn, hidden, 0, 0, 0);
+    let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
+    let dhl = dh.local();
+    let dzl = dz.local();
+    store_slab(dhl, dzl, 0, acc, row0, f0, end, ffn);
+    barrier();
+    let z_cols = (ffn + 63) / 64 * 128;
+    let zl = z.local();
+    let rows = min(end - m0, 128);
+    let cols = min(ffn - f0, 128);
+    for i in (workitem_id_x()..rows * 128).step_by(workgroup_size_x()) {
+        let r = m0 + (i >> 7);
+        let f = f0 + (i & 127);
+        if f < f0 + cols {
+            let at = r * z_cols + (f >> 6) * 128 + (f & 63);
+            // SAFETY: row `r` is below `end`, within the `z`, `dh` and `dz` rows the host
+            // sized; `f` below `ffn`, so the gate and up columns lie in the row.
+            unsafe {
+                let gate = *zl.get_unchecked(at) as f32;
+                let up = *zl.get_unchecked(at + 64) as f32;
+                let d = *dhl.get_unchecked(r * ffn + f);
+                let s = 1.0 / (1.0 + exp(-gate));
+                *dzl.get_unchecked_mut(r * 2 * ffn + f) =
+                    (d * up * s * (1.0 + gate * (1.0 - s))) as bf16;
+                *dzl.get_unchecked_mut(r * 2 * ffn + ffn + f) = (d * gate * s) as bf16;
+            }
+        }
+    }
 }

@@ -8,11 +8,12 @@
 
 mod common;
 use common::{download, sym, world};
-use kernels::{Error, MoeLayer, MoeOptions, MoeShape, MoeWeights, Routing};
+use kernels::{Error, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, Routing};
 use kosmos::bf16;
 use kosmos::runtime::{Device, SymmetricBuffer, World, WorldError, WorldOptions};
 use kosmos_testkernels::compare::{self, Scale};
-use kosmos_testkernels::moe::{self as reference, MoeReference};
+use kosmos_testkernels::moe::backward::MoeGradients as ReferenceGradients;
+use kosmos_testkernels::moe::{self as reference, MoeReference, Rounding};
 use kosmos_testkernels::{random_bf16, seed};
 
 const EXPERTS: usize = 8;
@@ -145,10 +146,41 @@ const SIGMOID: Routing = Routing::Sigmoid {
     scale: 2.5,
 };
 
+/// Random weights and tokens of the small layer on a world of `ranks` with `tokens` per
+/// rank; with `hot` experts, a router that sends every token to them
+/// (`reference::skewed_router`).
+fn inputs(
+    ranks: u32,
+    tokens: usize,
+    shared: bool,
+    hot: Option<&[usize]>,
+    s: u64,
+) -> (reference::MoeShape, HostWeights, Vec<Vec<bf16>>) {
+    let r_us = ranks as usize;
+    let ref_shape = reference::MoeShape {
+        ranks: r_us,
+        experts: EXPERTS,
+        tokens,
+        hidden: HIDDEN,
+        ffn: FFN,
+        topk: TOPK,
+    };
+    let mut host = HostWeights::random(s, r_us, &small_shape(tokens), shared);
+    let mut x: Vec<Vec<bf16>> = (0..r_us)
+        .map(|r| random_bf16(s + 200 + r as u64, tokens * HIDDEN))
+        .collect();
+    if let Some(hot) = hot {
+        host.router = reference::skewed_router(&ref_shape, hot, 7);
+        for xr in &mut x {
+            reference::anchor_tokens(xr, HIDDEN);
+        }
+    }
+    (ref_shape, host, x)
+}
+
 /// One forward pass of a world of `ranks` with `tokens` per rank, checked against the
 /// reference: every rank's picks identical, weights and outputs within bounds, and with 1
-/// and 3 workgroups per rank bitwise equal. With `hot` experts, a router that sends every
-/// token to them replaces the random one (`reference::skewed_router`).
+/// and 3 workgroups per rank bitwise equal; `hot` as [`inputs`] says.
 fn check_forward(
     ranks: u32,
     tokens: usize,
@@ -160,24 +192,7 @@ fn check_forward(
     let what = format!("{ranks} ranks, {tokens} tokens, {routing:?}, shared expert {shared}");
     let r_us = ranks as usize;
     let shape = small_shape(tokens);
-    let ref_shape = reference::MoeShape {
-        ranks: r_us,
-        experts: EXPERTS,
-        tokens,
-        hidden: HIDDEN,
-        ffn: FFN,
-        topk: TOPK,
-    };
-    let mut host = HostWeights::random(s, r_us, &shape, shared);
-    let mut x: Vec<Vec<bf16>> = (0..r_us)
-        .map(|r| random_bf16(s + 200 + r as u64, tokens * HIDDEN))
-        .collect();
-    if let Some(hot) = hot {
-        host.router = reference::skewed_router(&ref_shape, hot, 7);
-        for xr in &mut x {
-            reference::anchor_tokens(xr, HIDDEN);
-        }
-    }
+    let (ref_shape, host, x) = inputs(ranks, tokens, shared, hot, s);
     let want = MoeReference::new(
         &x,
         &ref_shape,
@@ -521,6 +536,7 @@ fn a_captured_forward_replays_the_eager_result() {
         .capture(|world| {
             layer
                 .forward(world, &x, &weights.args(false), &out)
+                .map(drop)
                 .map_err(|e| match e {
                     Error::World(e) => e,
                     e => panic!("{e}"),
@@ -539,4 +555,330 @@ fn a_captured_forward_replays_the_eager_result() {
             "a replay differs from the eager pass"
         );
     }
+}
+
+/// A world's gradient buffers (`kernels::MoeGradients` borrows them).
+struct DeviceGradients {
+    dx: SymmetricBuffer<bf16>,
+    router: SymmetricBuffer<f32>,
+    w1: SymmetricBuffer<bf16>,
+    w2: SymmetricBuffer<bf16>,
+    shared: Option<(SymmetricBuffer<bf16>, SymmetricBuffer<bf16>)>,
+}
+
+/// One vector per rank.
+type PerRank<T> = Vec<Vec<T>>;
+
+/// Their contents.
+#[derive(PartialEq)]
+struct HostGradients {
+    dx: PerRank<bf16>,
+    router: PerRank<f32>,
+    w1: PerRank<bf16>,
+    w2: PerRank<bf16>,
+    shared: Option<(PerRank<bf16>, PerRank<bf16>)>,
+}
+
+impl DeviceGradients {
+    fn new(world: &mut World, shape: &MoeShape, shared: bool) -> DeviceGradients {
+        let (t, e, h, f) = (shape.tokens, shape.experts, shape.hidden, shape.ffn);
+        let local = e / world.ranks() as usize;
+        DeviceGradients {
+            dx: world.alloc_symmetric(t * h).unwrap(),
+            router: world.alloc_symmetric(e * h).unwrap(),
+            w1: world.alloc_symmetric(local * 2 * f * h).unwrap(),
+            w2: world.alloc_symmetric(local * h * f).unwrap(),
+            shared: shared.then(|| {
+                (
+                    world.alloc_symmetric(2 * f * h).unwrap(),
+                    world.alloc_symmetric(h * f).unwrap(),
+                )
+            }),
+        }
+    }
+
+    fn args(&self) -> MoeGradients<'_> {
+        MoeGradients {
+            dx: &self.dx,
+            router: &self.router,
+            w1: &self.w1,
+            w2: &self.w2,
+            shared: self.shared.as_ref().map(|(a, b)| (a, b)),
+        }
+    }
+
+    fn poison(&self) {
+        let bf16s = [&self.dx, &self.w1, &self.w2]
+            .into_iter()
+            .chain(self.shared.iter().flat_map(|(a, b)| [a, b]));
+        for b in bf16s.flat_map(|s| s.ranks()) {
+            b.fill(bf16::NAN).unwrap();
+        }
+        for b in self.router.ranks() {
+            b.fill(f32::NAN).unwrap();
+        }
+    }
+
+    fn download(&self) -> HostGradients {
+        HostGradients {
+            dx: download(&self.dx),
+            router: download(&self.router),
+            w1: download(&self.w1),
+            w2: download(&self.w2),
+            shared: self
+                .shared
+                .as_ref()
+                .map(|(a, b)| (download(a), download(b))),
+        }
+    }
+}
+
+fn rms(v: &[f64]) -> f64 {
+    (v.iter().map(|v| v * v).sum::<f64>() / v.len() as f64).sqrt()
+}
+
+/// The sum over the ranks of a replicated weight's gradient parts.
+fn summed<T: Copy + Into<f64>>(parts: &[Vec<T>]) -> Vec<f64> {
+    let mut sum = vec![0f64; parts[0].len()];
+    for part in parts {
+        for (s, &v) in sum.iter_mut().zip(part) {
+            *s += v.into();
+        }
+    }
+    sum
+}
+
+/// Within 3e-2 of the larger of the element and the reference's root mean square: bf16
+/// roundings of the gradients the kernel hands on (the reference rounds at the same points,
+/// but its f64 sums may round the other way) and of the results.
+fn assert_close<T: Copy + Into<f64>>(got: &[T], want: &[f64], what: String) {
+    compare::rel_err(got, want, Scale::Each { floor: rms(want) }, 3e-2).assert(what);
+}
+
+/// One backward pass of a world of `ranks` with `tokens` per rank (inputs as [`inputs`]),
+/// checked against the f64 reference of `reference::backward`: `dx` and every local expert's
+/// weight gradients per rank, the router's and the shared expert's summed over the ranks;
+/// with 1 and 3 workgroups per rank and as the unfused sequence bitwise equal.
+fn check_backward(
+    ranks: u32,
+    tokens: usize,
+    routing: Routing,
+    shared: bool,
+    hot: Option<&[usize]>,
+    s: u64,
+) {
+    let what = format!("{ranks} ranks, {tokens} tokens, {routing:?}, shared expert {shared}");
+    let r_us = ranks as usize;
+    let shape = small_shape(tokens);
+    let (ref_shape, host, x) = inputs(ranks, tokens, shared, hot, s);
+    let dout: Vec<Vec<bf16>> = (0..r_us)
+        .map(|r| random_bf16(s + 300 + r as u64, tokens * HIDDEN))
+        .collect();
+    let want = ReferenceGradients::new(
+        &x,
+        &dout,
+        &ref_shape,
+        &host.reference(),
+        &reference_routing(routing),
+        Rounding::Bf16,
+    );
+
+    let mut world = world(ranks);
+    let options = MoeOptions {
+        routing,
+        shared_expert: shared,
+        capacity: None,
+    };
+    let mut layer = MoeLayer::new(&mut world, shape, options).unwrap();
+    let weights = DeviceWeights::new(&mut world, &host);
+    let args = weights.args(matches!(routing, Routing::Sigmoid { .. }));
+    let (xs, douts) = (sym(&mut world, &x), sym(&mut world, &dout));
+    let out = world.alloc_symmetric::<bf16>(tokens * HIDDEN).unwrap();
+    let grads = DeviceGradients::new(&mut world, &shape, shared);
+    let pass = layer.forward(&mut world, &xs, &args, &out).unwrap();
+    let mut runs = Vec::new();
+    for (per_rank, unfused) in [(1, false), (3, false), (3, true)] {
+        grads.poison();
+        layer.set_workgroups_per_rank(Some(per_rank));
+        let run = if unfused {
+            MoeLayer::backward_unfused
+        } else {
+            MoeLayer::backward
+        };
+        run(
+            &mut layer,
+            &mut world,
+            &pass,
+            &xs,
+            &douts,
+            &args,
+            &grads.args(),
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        world
+            .synchronize()
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        runs.push(grads.download());
+    }
+    assert!(
+        runs[0] == runs[1],
+        "{what}: 1 and 3 workgroups per rank differ"
+    );
+    assert!(runs[1] == runs[2], "{what}: the unfused sequence differs");
+    let got = &runs[0];
+    for r in 0..r_us {
+        assert_close(&got.dx[r], &want.dx[r], format!("{what}: rank {r}'s dx"));
+        assert_close(&got.w1[r], &want.w1[r], format!("{what}: rank {r}'s dw1"));
+        assert_close(&got.w2[r], &want.w2[r], format!("{what}: rank {r}'s dw2"));
+    }
+    assert_close(
+        &summed(&got.router),
+        &want.router,
+        format!("{what}: the router's gradient"),
+    );
+    if let (Some((g1, g2)), Some((w1, w2))) = (&got.shared, &want.shared) {
+        assert_close(&summed(g1), w1, format!("{what}: the shared dw1"));
+        assert_close(&summed(g2), w2, format!("{what}: the shared dw2"));
+    }
+}
+
+#[test]
+fn moe_backward_matches_the_reference() {
+    let s = seed();
+    for (i, (ranks, tokens, routing, shared)) in [
+        (1, 37, SOFTMAX, false),
+        (2, 130, SIGMOID, true),
+        (2, 33, Routing::Softmax { normalize: false }, false),
+        (4, 20, SOFTMAX, true),
+        (4, 57, SIGMOID, false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        check_backward(ranks, tokens, routing, shared, None, s + 1000 * i as u64);
+    }
+}
+
+/// Every token to experts 5 and 2: the other experts' weight gradients are zeros, and one
+/// rank computes every row's.
+#[test]
+fn moe_backward_handles_skewed_routing_and_empty_experts() {
+    let s = seed();
+    for ranks in [1, 2, 4] {
+        check_backward(
+            ranks,
+            45,
+            SOFTMAX,
+            ranks == 2,
+            Some(&[5, 2]),
+            s + ranks as u64,
+        );
+    }
+}
+
+/// A `dout` of the wrong size, a stale forward pass, another layer's, and gradients of a
+/// shared expert the layer lacks are refused before launch, naming what is wrong.
+#[test]
+fn moe_backward_refuses_bad_input_naming_it() {
+    let (mut world, mut layer, x, weights, out) =
+        small_world(2, 16, None, seed(), WorldOptions::default());
+    let shape = layer.shape();
+    let grads = DeviceGradients::new(&mut world, &shape, false);
+    let dout = world.alloc_symmetric::<bf16>(16 * HIDDEN).unwrap();
+    let args = weights.args(false);
+    let refused = |result: Result<(), Error>| match result {
+        Err(Error::Shape { message, .. }) => message,
+        other => panic!("accepted: {other:?}"),
+    };
+    let stale = layer.forward(&mut world, &x, &args, &out).unwrap();
+    let pass = layer.forward(&mut world, &x, &args, &out).unwrap();
+    let message = refused(layer.backward(&mut world, &stale, &x, &dout, &args, &grads.args()));
+    assert!(message.contains("stale"), "{message}");
+    let short = world.alloc_symmetric::<bf16>(15 * HIDDEN).unwrap();
+    let message = refused(layer.backward(&mut world, &pass, &x, &short, &args, &grads.args()));
+    assert!(message.starts_with("dout has"), "{message}");
+    let with_shared = DeviceGradients::new(&mut world, &shape, true);
+    let message = refused(layer.backward(&mut world, &pass, &x, &dout, &args, &with_shared.args()));
+    assert!(message.contains("grads.shared"), "{message}");
+    let mut other = small_layer(&mut world, 16, None);
+    let message = refused(other.backward(&mut world, &pass, &x, &dout, &args, &grads.args()));
+    assert!(message.contains("another layer"), "{message}");
+    // After a recovery the saved state is no forward pass's.
+    world.synchronize().unwrap();
+    layer.recover().unwrap();
+    let message = refused(layer.backward(&mut world, &pass, &x, &dout, &args, &grads.args()));
+    assert!(message.contains("stale"), "{message}");
+}
+
+/// Forward and backward as training steps: plain SGD on the gradients lowers the loss `0.5
+/// |out - target|^2` (per token) towards another layer's outputs (the reference's, of other
+/// random weights) step after step.
+#[test]
+fn training_steps_lower_the_loss() {
+    let s = seed();
+    let (ranks, tokens) = (2u32, 48);
+    let (ref_shape, teacher, x) = inputs(ranks, tokens, false, None, s);
+    let target = MoeReference::new(
+        &x,
+        &ref_shape,
+        &teacher.reference(),
+        &reference_routing(SOFTMAX),
+    )
+    .out;
+    let shape = small_shape(tokens);
+    let mut student = HostWeights::random(s + 1, ranks as usize, &shape, false);
+    let mut world = world(ranks);
+    let options = MoeOptions {
+        routing: SOFTMAX,
+        shared_expert: false,
+        capacity: None,
+    };
+    let mut layer = MoeLayer::new(&mut world, shape, options).unwrap();
+    let xs = sym(&mut world, &x);
+    let out = world.alloc_symmetric::<bf16>(tokens * HIDDEN).unwrap();
+    let grads = DeviceGradients::new(&mut world, &shape, false);
+    let per_token = (ranks as usize * tokens) as f64;
+    let sgd = |w: &mut Vec<bf16>, g: &[f64]| {
+        for (w, g) in w.iter_mut().zip(g) {
+            *w = bf16::from_f64(w.to_f64() - 0.5 * g);
+        }
+    };
+    let mut losses = Vec::new();
+    for _ in 0..4 {
+        let weights = DeviceWeights::new(&mut world, &student);
+        let pass = layer
+            .forward(&mut world, &xs, &weights.args(false), &out)
+            .unwrap();
+        world.synchronize().unwrap();
+        let (mut loss, mut dout) = (0f64, Vec::new());
+        for (got, want) in download(&out).iter().zip(&target) {
+            let diff: Vec<f64> = got.iter().zip(want).map(|(o, y)| o.to_f64() - y).collect();
+            loss += diff.iter().map(|d| 0.5 * d * d).sum::<f64>() / per_token;
+            dout.push(diff.iter().map(|d| bf16::from_f64(d / per_token)).collect());
+        }
+        losses.push(loss);
+        let douts = sym(&mut world, &dout);
+        layer
+            .backward(
+                &mut world,
+                &pass,
+                &xs,
+                &douts,
+                &weights.args(false),
+                &grads.args(),
+            )
+            .unwrap();
+        world.synchronize().unwrap();
+        let g = grads.download();
+        for r in 0..ranks as usize {
+            let widen = |v: &[bf16]| v.iter().map(|v| v.to_f64()).collect::<Vec<f64>>();
+            sgd(&mut student.w1[r], &widen(&g.w1[r]));
+            sgd(&mut student.w2[r], &widen(&g.w2[r]));
+        }
+        sgd(&mut student.router, &summed(&g.router));
+    }
+    assert!(
+        losses.windows(2).all(|w| w[1] < w[0]),
+        "the loss did not fall at every step: {losses:?}"
+    );
 }

@@ -97,8 +97,14 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// the twentieth and twenty-first batches for the tensor-parallel ops; the twenty-second
 /// for `moe_forward`, whose router, layout and fold code lives beside the tiles: 6.3 ms
 /// at two workgroups per processor against 8.7 ms at one, Qwen3 proxy).
-const SM90A_SPILL_ALLOWED: [(&str, u64); 3] =
-    [("ag_gemm", 96), ("gemm_rs", 128), ("moe_forward", 3072)];
+/// `moe_backward` holds six tile products (router, expert input and weight gradients) beside
+/// its scheduling state.
+const SM90A_SPILL_ALLOWED: [(&str, u64); 4] = [
+    ("ag_gemm", 96),
+    ("gemm_rs", 128),
+    ("moe_forward", 3072),
+    ("moe_backward", 5632),
+];
 
 #[test]
 fn ptx_assembles_for_sm_90a_without_spills() {
@@ -138,8 +144,12 @@ fn ptx_assembles_without_spills(module: &'static EmbeddedModule) {
 /// to the 8-wave tile mainloop of `gemm_group`, whose 256 registers (two waves per SIMD) it
 /// already fills. Their own AMD tile configuration (fewer waves, smaller stages, which
 /// gfx942's 64 KiB of LDS needs too) is open work; until then this bounds the spill.
-const AMD_SCRATCH_ALLOWED: [(&str, u64); 3] =
-    [("ag_gemm", 128), ("gemm_rs", 128), ("moe_forward", 384)];
+const AMD_SCRATCH_ALLOWED: [(&str, u64); 4] = [
+    ("ag_gemm", 128),
+    ("gemm_rs", 128),
+    ("moe_forward", 384),
+    ("moe_backward", 2048),
+];
 
 #[test]
 fn hsaco_notes_list_every_kernel_without_scratch() {
