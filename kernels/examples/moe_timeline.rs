@@ -4,17 +4,20 @@
 //! fold tasks (computation), and waits. It also prints, per phase, the span of its tasks and
 //! the workgroup time they took.
 //!
-//! `cargo run --release -p kernels --example moe_timeline -- [out.svg]` (default
+//! `cargo run --release -p kernels --example moe_timeline -- [out.svg] [backward]` (default
 //! `moe-timeline.svg`); on the first GPU, else (`KOSMOS_DEVICE=cpu`, or no GPU) on the CPU
 //! device with a smaller layer; `KOSMOS_MOE_SHAPE=ranks,experts,topk,tokens,hidden,ffn` sets
-//! another.
+//! another. With `backward`, the pass drawn is the backward pass (`MoeLayer::backward`) of a
+//! forward pass.
 //!
 //! The dispatch loops record a task's index within its queue; the phases are told apart by
-//! order: per rank, the first compute tasks are the router's and the layout task, the last
-//! ones the fold's, and an expert task's index says whether it is an up- or a
-//! down-projection tile.
+//! order and index. Forward: per rank, the first compute tasks are the router's and the
+//! layout task, the last ones the fold's, and an expert task's index says whether it is an
+//! up- or a down-projection tile. Backward: the first compute tasks are the router's, then
+//! come rounds of `dh` and `dx` tiles, then every expert's `dw2` and `dw1` blocks (the last
+//! indices of the queue); the last tasks to run are the combine's.
 
-use kernels::{MoeLayer, MoeOptions, MoeShape, MoeWeights, Ops, Routing};
+use kernels::{MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, Ops, Routing};
 use kosmos::bf16;
 use kosmos::runtime::{Device, DeviceKind, World, WorldOptions};
 use kosmos_sched::{Role, TraceEvent, trace};
@@ -23,6 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "moe-timeline.svg".into());
+    let backward = std::env::args().nth(2).as_deref() == Some("backward");
     let device = Device::from_env()?;
     let custom: Vec<usize> = std::env::var("KOSMOS_MOE_SHAPE")
         .unwrap_or_default()
@@ -77,6 +81,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut w1 = world.alloc_symmetric::<bf16>(local * 2 * f * h)?;
     let mut w2 = world.alloc_symmetric::<bf16>(local * h * f)?;
     let y = world.alloc_symmetric::<bf16>(shape.tokens * h)?;
+    let mut dout = world.alloc_symmetric::<bf16>(shape.tokens * h)?;
     let stream = world.rank_stream(0).expect("rank 0");
     let (sh, sf) = (1.0 / (h as f32).sqrt(), 1.0 / (f as f32).sqrt());
     for r in 0..ranks as usize {
@@ -85,6 +90,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ops.fill_random(stream, &mut router.ranks_mut()[r], 1, 2.0 * sh)?;
         ops.fill_random(stream, &mut w1.ranks_mut()[r], seed + 2, 2.0 * sh)?;
         ops.fill_random(stream, &mut w2.ranks_mut()[r], seed + 3, 2.0 * sf)?;
+        ops.fill_random(stream, &mut dout.ranks_mut()[r], seed + 100, 1.0)?;
     }
     stream.synchronize()?;
     let weights = MoeWeights {
@@ -94,24 +100,55 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         w2: &w2,
         shared: None,
     };
-    let mut events = Vec::new();
-    // A warm-up pass, whose records are dropped, then the traced one.
-    for _ in 0..2 {
-        layer.forward(&mut world, &x, &weights, &y)?;
-        world.synchronize()?;
-        events = world.trace()?.0;
-    }
-    summarize(&events, ranks, shape);
-    let start = world.rank_stream(0).expect("rank 0").record_event()?;
-    layer.forward(&mut world, &x, &weights, &y)?;
-    let end = world.rank_stream(0).expect("rank 0").record_event()?;
+    let mut pass = layer.forward(&mut world, &x, &weights, &y)?;
     world.synchronize()?;
     world.trace()?;
-    println!("one traced pass: {:.3} ms", start.elapsed_ms(&end)?);
+    let (dx, dw_router) = (
+        world.alloc_symmetric::<bf16>(shape.tokens * h)?,
+        world.alloc_symmetric::<f32>(shape.experts * h)?,
+    );
+    let (dw1, dw2) = (
+        world.alloc_symmetric::<bf16>(local * 2 * f * h)?,
+        world.alloc_symmetric::<bf16>(local * h * f)?,
+    );
+    let grads = MoeGradients {
+        dx: &dx,
+        router: &dw_router,
+        w1: &dw1,
+        w2: &dw2,
+        shared: None,
+    };
+    let mut events = Vec::new();
+    // A warm-up pass, whose records are dropped, then the traced one, then one timed.
+    for i in 0..3 {
+        let start = world.rank_stream(0).expect("rank 0").record_event()?;
+        if backward {
+            layer.backward(&mut world, &pass, &x, &dout, &weights, &grads)?;
+        } else {
+            pass = layer.forward(&mut world, &x, &weights, &y)?;
+        }
+        let end = world.rank_stream(0).expect("rank 0").record_event()?;
+        world.synchronize()?;
+        let trace = world.trace()?.0;
+        if i == 1 {
+            events = trace;
+        }
+        if i == 2 {
+            println!("one traced pass: {:.3} ms", start.elapsed_ms(&end)?);
+        }
+    }
+    if backward {
+        summarize_backward(&events, ranks, shape);
+    } else {
+        summarize(&events, ranks, shape);
+    }
     let title = format!(
-        "MoE layer forward on {device}: {ranks} emulated ranks, {} tokens each, {} experts, \
+        "MoE layer {} on {device}: {ranks} emulated ranks, {} tokens each, {} experts, \
          top-{}, hidden {h}, ffn {f} (one launch per rank)",
-        shape.tokens, shape.experts, shape.topk
+        if backward { "backward" } else { "forward" },
+        shape.tokens,
+        shape.experts,
+        shape.topk
     );
     std::fs::write(&out, trace::svg_timeline(&events, &title))?;
     println!("{} task records -> {out}", events.len());
@@ -163,6 +200,79 @@ fn summarize(events: &[TraceEvent], ranks: u32, s: MoeShape) {
             }
         }
     }
+    print_phases(events, phases);
+}
+
+/// The backward pass's phases (docs of `ops::moe_backward`), told apart as the module's
+/// docs say.
+fn summarize_backward(events: &[TraceEvent], ranks: u32, s: MoeShape) {
+    let blocks = s.tokens.div_ceil(128);
+    let combines = s.tokens.div_ceil(8);
+    let (dh_tiles, h_tiles) = (s.ffn.div_ceil(128), s.hidden.div_ceil(128));
+    let round = dh_tiles + h_tiles;
+    let router = blocks + (blocks + s.experts.div_ceil(128)) * h_tiles;
+    let w2_blocks = h_tiles;
+    let per_expert = w2_blocks + (2 * s.ffn).div_ceil(128);
+    let wgrad = s.experts / ranks as usize * per_expert;
+    let mut phases: Vec<(&str, Vec<&TraceEvent>)> = [
+        "push gradients",
+        "router",
+        "dh tiles",
+        "dx tiles",
+        "dw2 blocks",
+        "dw1 blocks",
+        "combine",
+        "wait",
+    ]
+    .into_iter()
+    .map(|name| (name, Vec::new()))
+    .collect();
+    for r in 0..ranks {
+        let mut compute: Vec<&TraceEvent> = events
+            .iter()
+            .filter(|e| e.rank == r && e.role == Role::Compute)
+            .collect();
+        compute.sort_by_key(|e| e.start);
+        let n = compute.len();
+        let total = compute
+            .iter()
+            .take(n.saturating_sub(combines))
+            .map(|e| e.task as usize + 1)
+            .max()
+            .unwrap_or(0);
+        for (i, e) in compute.into_iter().enumerate() {
+            let t = e.task as usize;
+            let phase = if i + combines >= n {
+                6
+            } else if t < router {
+                1
+            } else if t + wgrad >= total {
+                if (t + wgrad - total) % per_expert < w2_blocks {
+                    4
+                } else {
+                    5
+                }
+            } else if (t - router) % round < dh_tiles {
+                2
+            } else {
+                3
+            };
+            phases[phase].1.push(e);
+        }
+        for e in events.iter().filter(|e| e.rank == r) {
+            match e.role {
+                Role::Comm => phases[0].1.push(e),
+                Role::Wait => phases[7].1.push(e),
+                Role::Compute => {}
+            }
+        }
+    }
+    print_phases(events, phases);
+}
+
+/// Each phase's span (first start to last end, over all ranks) and the workgroup time its
+/// tasks took.
+fn print_phases(events: &[TraceEvent], phases: Vec<(&str, Vec<&TraceEvent>)>) {
     let first = events.iter().map(|e| e.start).min().unwrap_or(0);
     for (name, list) in phases {
         if list.is_empty() {

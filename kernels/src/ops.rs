@@ -846,6 +846,53 @@ fn store_slab(
     }
 }
 
+/// Elements of a row of [`store_tile_bf16`]'s staging tile: 128 and 8 of padding, so that the
+/// rows a subgroup's fragment store writes at once fall in different banks.
+pub const STAGED_ROW: u32 = 136;
+
+/// Stores the 128 x 128 output tile `acc` (every subgroup's 16 x 128 slab, as
+/// [`store_slab`] places them) at row `m0`, column `n0` of the `m x n` bf16 matrix `c16`,
+/// the part inside it: rounded to bf16 into `tile` (128 rows of [`STAGED_ROW`]) first, then
+/// copied out in 16-byte chunks, each row's 256 bytes written whole. A fragment store
+/// straight to memory writes 4-byte pieces of eight rows at once, which caps a tile's store
+/// at about a quarter of the memory's bandwidth: the cost of a tile with a short `k` (a
+/// weight gradient over one expert's rows). `n` must be a multiple of 8.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn store_tile_bf16(
+    tile: &mut [bf16],
+    acc: WideAcc,
+    c16: &mut [bf16],
+    m0: u32,
+    n0: u32,
+    m: u32,
+    n: u32,
+) {
+    let sg = subgroup_id();
+    frag_store(
+        &tile[((sg >> 2) * 64 + (sg & 3) * 16) * STAGED_ROW],
+        acc,
+        STAGED_ROW,
+    );
+    barrier();
+    let rows = min(m - m0, 128);
+    let chunks = min(n - n0, 128) / 8;
+    for i in (workitem_id_x()..rows * 16).step_by(workgroup_size_x()) {
+        let r = i >> 4;
+        let ch = i & 15;
+        if ch < chunks {
+            // SAFETY: row `r` and chunk `ch` lie in the staging tile, and row `m0 + r`,
+            // columns `n0 + 8 ch..` in `c16`'s `m x n` (the caller's bound).
+            unsafe {
+                let v = load_vec8(tile.get_unchecked(r * STAGED_ROW + ch * 8));
+                store_vec8(c16.get_unchecked_mut((m0 + r) * n + n0 + ch * 8), v);
+            }
+        }
+    }
+    // Every lane has copied its chunks before the next tile is staged.
+    barrier();
+}
+
 /// The end of a fused op: once the whole world is past its dispatch loop (a team barrier:
 /// no peer signals this rank's counters or reads its buffers any more), workgroup 0 of each
 /// rank zeroes its first `count` readiness counters and its first `head_count` queue heads,
@@ -1287,6 +1334,7 @@ pub fn moe_forward(
     phases: u32,
 ) {
     let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
+    let staging = shared_array::<bf16, { 128 * STAGED_ROW }>();
     start_barrier();
     let rank = team_rank();
     let ranks = world_size();
@@ -1465,7 +1513,7 @@ pub fn moe_forward(
                 if j == local {
                     let w = ws2.local();
                     product_tile(
-                        stages, a, w, m0, n0, end, hidden, ffn, 0, 1, spare, outputs, 1,
+                        stages, a, w, m0, n0, end, hidden, ffn, 0, 1, spare, outputs, 1, staging,
                     );
                 } else {
                     let w = w2.local();
@@ -1484,6 +1532,7 @@ pub fn moe_forward(
                         spare,
                         outputs,
                         1,
+                        staging,
                     );
                 }
             }
@@ -2133,7 +2182,8 @@ fn up_tile(
 
 /// The 128 x 128 tile at row `m0`, column `n0` of `op(A) op(B)` ([`tile_product`]'s
 /// arguments), stored into the `m x n` row-major matrix `C`: in `c` (f32), or in `c16`
-/// (rounded to bf16) when `to_bf16` is 1 (the other one is not touched).
+/// (rounded to bf16, through `staging` by [`store_tile_bf16`]) when `to_bf16` is 1 (the
+/// other one is not touched).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn product_tile(
@@ -2150,10 +2200,93 @@ fn product_tile(
     c: &mut [f32],
     c16: &mut [bf16],
     to_bf16: u32,
+    staging: &mut [bf16],
 ) {
     let acc = tile_product(stages, a, b, m0, n0, m, n, k, ta, tb, 0);
-    let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
-    store_slab(c, c16, to_bf16, acc, row0, n0, m, n);
+    if to_bf16 == 1 {
+        store_tile_bf16(staging, acc, c16, m0, n0, m, n);
+    } else {
+        let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
+        store_slab(c, c16, 0, acc, row0, n0, m, n);
+    }
+}
+
+/// Every 128 x 128 tile of the 128-row block at row `m0` of `op(A) op(B)` ([`tile_product`]'s
+/// arguments), left to right, stored as [`product_tile`] stores one. For a short `k` (a
+/// weight gradient summed over one expert's rows) the copies of a tile's first step are in
+/// flight while the tile before finishes and stores: one pipeline over the whole block
+/// rather than a fill and a drain per tile.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn block_products(
+    stages: &mut [u32],
+    a: &[bf16],
+    b: &[bf16],
+    m0: u32,
+    m: u32,
+    n: u32,
+    k: u32,
+    ta: u32,
+    tb: u32,
+    c: &mut [f32],
+    c16: &mut [bf16],
+    to_bf16: u32,
+    staging: &mut [bf16],
+) {
+    let group = subgroup_id() >> 2;
+    let row0 = m0 + group * 64 + (subgroup_id() & 3) * 16;
+    let tiles = (n + 127) / 128;
+    // At least one step a tile: an empty sum stores zeros.
+    let steps = max((k + 63) / 64, 1);
+    let total = steps * tiles;
+    let mut acc = wide_zero();
+    for s in 0..total + 1 {
+        if s > 0 {
+            // Step `s - 1` has landed; every lane is done with step `s - 2`.
+            async_wait(0);
+            barrier();
+        }
+        if s < total {
+            let base = (s & 1) * STEP_WORDS;
+            let k0 = s % steps * 64;
+            let n0 = s / steps * 128;
+            if ta == 0 {
+                stage_rows(stages, base, a, m0, k0, m, k, 0);
+            } else {
+                stage_columns(stages, base, a, k0, m0, k, m);
+            }
+            if tb == 0 {
+                stage_columns(stages, base + 4096, b, k0, n0, k, n);
+            } else {
+                stage_rows(stages, base + 4096, b, n0, k0, n, k, 0);
+            }
+            async_commit();
+        }
+        if s > 0 {
+            let base = ((s - 1) & 1) * STEP_WORDS;
+            // SAFETY: both tiles lie inside the stage at `base`.
+            unsafe {
+                acc = mma_group_trans(
+                    stages.get_unchecked(base + group * 2048),
+                    stages.get_unchecked(base + 4096),
+                    acc,
+                    ta,
+                    tb,
+                );
+            }
+            if s % steps == 0 {
+                let n0 = (s / steps - 1) * 128;
+                if to_bf16 == 1 {
+                    store_tile_bf16(staging, acc, c16, m0, n0, m, n);
+                } else {
+                    store_slab(c, c16, 0, acc, row0, n0, m, n);
+                }
+                acc = wide_zero();
+            }
+        }
+    }
+    // Every lane is done with the stages before the next task overwrites them.
+    barrier();
 }
 
 /// Token `t0 + j`'s pick `k` in the fold: its expert's output at column `c` (row and owner
@@ -2405,8 +2538,9 @@ const MOE_BW_ROUTED: u32 = 6;
 ///    128 features, into `dh` in f32; then the SwiGLU backward into `dz`: gate gradients,
 ///    then up gradients, `2 ffn` columns, bf16), gated on all of their expert's gradient
 ///    rows; the `dx` tiles of row tile `g - lag` (`dz w1` into `dxe`, bf16), gated on their
-///    row tile's `dh` tiles. Then per expert the weight gradients (bf16): `dw2 = dy^T h`,
-///    gated like `dh`, and `dw1 = dz^T x_e`, gated on all of the expert's `dh` tiles. The
+///    row tile's `dh` tiles. Then per expert the weight gradients (bf16), a task per block of
+///    128 rows ([`block_products`]): `dw2 = dy^T h`, gated like `dh`, and `dw1 = dz^T x_e`,
+///    gated on all of the expert's `dh` tiles. The
 ///    shared expert's gradient rows are `dout` itself (nothing to wait for); its weights'
 ///    gradients (`dws1`, `dws2`) are this rank's part, like the router's;
 /// 4. after a team barrier, the combine: `dx[t]` = its picks' `dxe` rows read from their
@@ -2469,6 +2603,7 @@ pub fn moe_backward(
     phases: u32,
 ) {
     let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
+    let staging = shared_array::<bf16, { 128 * STAGED_ROW }>();
     start_barrier();
     let rank = team_rank();
     let local = experts / world_size();
@@ -2495,8 +2630,9 @@ pub fn moe_backward(
     } else {
         0
     };
-    let w2_tiles = h_tiles * dh_tiles;
-    let per_expert = w2_tiles + (2 * ffn + 127) / 128 * h_tiles;
+    // Weight-gradient tasks: a block of 128 rows of `dw2`, then of `dw1`, per expert.
+    let w2_blocks = h_tiles;
+    let per_expert = w2_blocks + (2 * ffn + 127) / 128;
     let wgrad_tasks = if ok == 1 && (phases & 4) == 4 {
         (local + shared) * per_expert
     } else {
@@ -2527,7 +2663,7 @@ pub fn moe_backward(
                     local,
                     max_tiles,
                     per_expert,
-                    w2_tiles,
+                    w2_blocks,
                     o_local,
                     o_tiles,
                 )],
@@ -2546,7 +2682,7 @@ pub fn moe_backward(
                     local,
                     max_tiles,
                     per_expert,
-                    w2_tiles,
+                    w2_blocks,
                     o_local,
                     o_tiles,
                 ),
@@ -2604,6 +2740,7 @@ pub fn moe_backward(
                         o,
                         spare16,
                         0,
+                        staging,
                     );
                 } else {
                     let u = t - blocks - blocks * h_tiles;
@@ -2623,6 +2760,7 @@ pub fn moe_backward(
                         o,
                         spare16,
                         0,
+                        staging,
                     );
                 }
             } else if t < router_tasks + expert_rounds {
@@ -2699,6 +2837,7 @@ pub fn moe_backward(
                             spare,
                             o,
                             1,
+                            staging,
                         );
                     } else {
                         let w = w1.local();
@@ -2717,6 +2856,7 @@ pub fn moe_backward(
                             spare,
                             o,
                             1,
+                            staging,
                         );
                     }
                 }
@@ -2728,16 +2868,16 @@ pub fn moe_backward(
                 let first = p[o_local + 3 * j];
                 let rows = p[o_local + 3 * j + 1];
                 let hl = h.local();
-                if i < w2_tiles && j == local {
+                // A block of 128 rows of `dw2` (`dy^T h`) or `dw1` (`dz^T x_e`), all columns.
+                if i < w2_blocks && j == local {
                     // The shared expert: gradient rows `dout`, input rows `x`.
                     let a = dout.local();
                     let o = dws2.local();
-                    product_tile(
+                    block_products(
                         stages,
                         a,
                         &hl[first * ffn..],
-                        i / dh_tiles * 128,
-                        i % dh_tiles * 128,
+                        i * 128,
                         hidden,
                         ffn,
                         rows,
@@ -2746,18 +2886,18 @@ pub fn moe_backward(
                         spare,
                         o,
                         1,
+                        staging,
                     );
                 }
-                if i < w2_tiles && j != local {
+                if i < w2_blocks && j != local {
                     let a = dy.local();
                     let o = dw2.local();
                     let to = (j as u64) * (hidden as u64) * (ffn as u64);
-                    product_tile(
+                    block_products(
                         stages,
                         &a[first * hidden..],
                         &hl[first * ffn..],
-                        i / dh_tiles * 128,
-                        i % dh_tiles * 128,
+                        i * 128,
                         hidden,
                         ffn,
                         rows,
@@ -2766,17 +2906,17 @@ pub fn moe_backward(
                         spare,
                         &mut o[to..],
                         1,
+                        staging,
                     );
                 }
-                if i >= w2_tiles && j == local {
+                if i >= w2_blocks && j == local {
                     let b = x.local();
                     let o = dws1.local();
-                    product_tile(
+                    block_products(
                         stages,
                         &dzl[first * 2 * ffn..],
                         b,
-                        (i - w2_tiles) / h_tiles * 128,
-                        (i - w2_tiles) % h_tiles * 128,
+                        (i - w2_blocks) * 128,
                         2 * ffn,
                         hidden,
                         rows,
@@ -2785,18 +2925,18 @@ pub fn moe_backward(
                         spare,
                         o,
                         1,
+                        staging,
                     );
                 }
-                if i >= w2_tiles && j != local {
+                if i >= w2_blocks && j != local {
                     let b = recv.local();
                     let o = dw1.local();
                     let to = (j as u64) * (2 * ffn as u64) * (hidden as u64);
-                    product_tile(
+                    block_products(
                         stages,
                         &dzl[first * 2 * ffn..],
                         &b[first * hidden..],
-                        (i - w2_tiles) / h_tiles * 128,
-                        (i - w2_tiles) % h_tiles * 128,
+                        (i - w2_blocks) * 128,
                         2 * ffn,
                         hidden,
                         rows,
@@ -2805,6 +2945,7 @@ pub fn moe_backward(
                         spare,
                         &mut o[to..],
                         1,
+                        staging,
                     );
                 }
             }
@@ -2839,9 +2980,9 @@ pub fn moe_backward(
 
 /// What compute task `t` of [`moe_backward`] waits for: the index of its counter in `sync`
 /// (`part` 0) or the count it waits for (`part` 1). A router block waits for the rank's
-/// pushes, the router's tiles for its blocks; a `dh` tile and a `dw2` tile of a routed
+/// pushes, the router's tiles for its blocks; a `dh` tile and a `dw2` block of a routed
 /// expert for all of the expert's gradient rows, a `dx` tile for its row tile's `dh` tiles,
-/// a `dw1` tile for all of its expert's; the shared expert's `dh` and `dw2` tiles and the
+/// a `dw1` block for all of its expert's; the shared expert's `dh` and `dw2` tasks and the
 /// empty slots of the first and last rounds wait for nothing.
 #[device]
 #[allow(clippy::too_many_arguments)]
@@ -2860,7 +3001,7 @@ fn backward_gate(
     local: u32,
     max_tiles: u32,
     per_expert: u32,
-    w2_tiles: u32,
+    w2_blocks: u32,
     o_local: u32,
     o_tiles: u32,
 ) -> u32 {
@@ -2896,7 +3037,7 @@ fn backward_gate(
         let u = t - router_tasks - expert_rounds;
         let j = u / per_expert;
         let rows = p[o_local + 3 * j + 1];
-        if u % per_expert < w2_tiles {
+        if u % per_expert < w2_blocks {
             if j != local {
                 counter = MOE_BACKWARD_SYNC_HEAD_WORDS + j;
                 expected = rows;
@@ -2950,14 +3091,42 @@ fn push_gradients(
         let to = dy.peer(e / local);
         let w = weights.local()[pick];
         let mut sum = 0.0f32;
-        for c in (lane..hidden).step_by(subgroup_size()) {
+        // Eight consecutive elements a lane (`hidden` is a multiple of 8), all loaded before
+        // any is stored: the stores may alias the loads for all the compiler knows, so this
+        // is what keeps sixteen loads in flight.
+        for c in (lane * 8..hidden).step_by(subgroup_size() * 8) {
+            let at = t * hidden + c;
+            let out = row * hidden + c;
             // SAFETY: the host checked that `dout` holds `tokens x hidden` elements, `y` and
             // `dy` at least `capacity` rows of `hidden`; the forward's rows are below
-            // `capacity`.
+            // `capacity`, and `c + 8 <= hidden`.
             unsafe {
-                let d = *g.get_unchecked(t * hidden + c) as f32;
-                sum += d * (*ys.get_unchecked(row * hidden + c) as f32);
-                *to.get_unchecked_mut(row * hidden + c) = (w * d) as bf16;
+                let d0 = *g.get_unchecked(at) as f32;
+                let d1 = *g.get_unchecked(at + 1) as f32;
+                let d2 = *g.get_unchecked(at + 2) as f32;
+                let d3 = *g.get_unchecked(at + 3) as f32;
+                let d4 = *g.get_unchecked(at + 4) as f32;
+                let d5 = *g.get_unchecked(at + 5) as f32;
+                let d6 = *g.get_unchecked(at + 6) as f32;
+                let d7 = *g.get_unchecked(at + 7) as f32;
+                let y0 = *ys.get_unchecked(out) as f32;
+                let y1 = *ys.get_unchecked(out + 1) as f32;
+                let y2 = *ys.get_unchecked(out + 2) as f32;
+                let y3 = *ys.get_unchecked(out + 3) as f32;
+                let y4 = *ys.get_unchecked(out + 4) as f32;
+                let y5 = *ys.get_unchecked(out + 5) as f32;
+                let y6 = *ys.get_unchecked(out + 6) as f32;
+                let y7 = *ys.get_unchecked(out + 7) as f32;
+                sum += ((d0 * y0 + d1 * y1) + (d2 * y2 + d3 * y3))
+                    + ((d4 * y4 + d5 * y5) + (d6 * y6 + d7 * y7));
+                *to.get_unchecked_mut(out) = (w * d0) as bf16;
+                *to.get_unchecked_mut(out + 1) = (w * d1) as bf16;
+                *to.get_unchecked_mut(out + 2) = (w * d2) as bf16;
+                *to.get_unchecked_mut(out + 3) = (w * d3) as bf16;
+                *to.get_unchecked_mut(out + 4) = (w * d4) as bf16;
+                *to.get_unchecked_mut(out + 5) = (w * d5) as bf16;
+                *to.get_unchecked_mut(out + 6) = (w * d6) as bf16;
+                *to.get_unchecked_mut(out + 7) = (w * d7) as bf16;
             }
         }
         let mut offset = subgroup_size() / 2;
