@@ -13,9 +13,10 @@
 //! The dispatch loops record a task's index within its queue; the phases are told apart by
 //! order and index. Forward: per rank, the first compute tasks are the router's and the
 //! layout task, the last ones the fold's, and an expert task's index says whether it is an
-//! up- or a down-projection tile. Backward: the first compute tasks are the router's, then
-//! come rounds of `dh` and `dx` tiles, then every expert's `dw2` and `dw1` blocks (the last
-//! indices of the queue); the last tasks to run are the combine's.
+//! up- or a down-projection tile. Backward: the first compute tasks are the router's gradient
+//! blocks, then come rounds of `dh` and `dx` tiles, the router's tiles, then every expert's
+//! `dw2` and `dw1` blocks (the last indices of the queue); the last tasks to run are the
+//! combine's.
 
 use kernels::{MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, Ops, Routing};
 use kosmos::bf16;
@@ -210,7 +211,10 @@ fn summarize_backward(events: &[TraceEvent], ranks: u32, s: MoeShape) {
     let combines = s.tokens.div_ceil(8);
     let (dh_tiles, h_tiles) = (s.ffn.div_ceil(128), s.hidden.div_ceil(128));
     let round = dh_tiles + h_tiles;
-    let router = blocks + (blocks + s.experts.div_ceil(128)) * h_tiles;
+    let grad_blocks = s
+        .tokens
+        .div_ceil(kernels::ops::MOE_ROUTER_GRAD_TOKENS as usize);
+    let router_tiles = (blocks + s.experts.div_ceil(128)) * h_tiles;
     let w2_blocks = h_tiles;
     let per_expert = w2_blocks + (2 * s.ffn).div_ceil(128);
     let wgrad = s.experts / ranks as usize * per_expert;
@@ -244,15 +248,15 @@ fn summarize_backward(events: &[TraceEvent], ranks: u32, s: MoeShape) {
             let t = e.task as usize;
             let phase = if i + combines >= n {
                 6
-            } else if t < router {
-                1
             } else if t + wgrad >= total {
                 if (t + wgrad - total) % per_expert < w2_blocks {
                     4
                 } else {
                     5
                 }
-            } else if (t - router) % round < dh_tiles {
+            } else if t < grad_blocks || t + wgrad + router_tiles >= total {
+                1
+            } else if (t - grad_blocks) % round < dh_tiles {
                 2
             } else {
                 3

@@ -2520,6 +2520,9 @@ pub const MOE_BACKWARD_SYNC_HEAD_WORDS: u32 = 7;
 const MOE_BW_NEVER: u32 = 4;
 const MOE_BW_PUSHED: u32 = 5;
 const MOE_BW_ROUTED: u32 = 6;
+/// Tokens per router block of [`moe_backward`]: small blocks, so that the logits' gradient
+/// is spread over many workgroups.
+pub const MOE_ROUTER_GRAD_TOKENS: u32 = 16;
 
 /// The backward pass of [`moe_forward`] on every rank of the world, in one self-scheduled
 /// persistent launch per rank, from the forward's saved state (`scores`, `weights`,
@@ -2530,8 +2533,9 @@ const MOE_BW_ROUTED: u32 = 6;
 ///    weight gradient `dweights = <dout[t], y>` (its expert's output, read from the owner)
 ///    and its output gradient `bf16(w dout[t])` pushed into the owner's `dy` at the row the
 ///    forward used, counted on the owner's per-expert counter;
-/// 2. router tasks, once the rank's pushes are done: per 128 tokens the logits' gradient
-///    (through the normalization, scale and softmax or sigmoid) into `dlogits` (bf16); then
+/// 2. router tasks, once the rank's pushes are done: per [`MOE_ROUTER_GRAD_TOKENS`] tokens
+///    the logits' gradient (through the normalization, scale and softmax or sigmoid) into
+///    `dlogits` (bf16); behind the expert rounds in the queue (by then long ready),
 ///    `dx_router = dlogits w_router` (f32) and this rank's part of `dw_router = dlogits^T x`
 ///    (f32; the world's gradient is the sum over the ranks, as for any replicated weight);
 /// 3. expert tasks in rounds (as the forward's): the `dh` tiles of row tile `g` (`dy w2`,
@@ -2620,8 +2624,13 @@ pub fn moe_backward(
     let dh_tiles = (ffn + 127) / 128;
     let h_tiles = (hidden + 127) / 128;
     let round = dh_tiles + h_tiles;
-    let router_tasks = if ok == 1 && (phases & 2) == 2 {
-        blocks + (blocks + (experts + 127) / 128) * h_tiles
+    // Compute tasks, in queue order: the router's gradient blocks, the expert rounds, the
+    // router's tiles (by then long ready), the weight gradients.
+    let grad_blocks = (tokens + MOE_ROUTER_GRAD_TOKENS - 1) / MOE_ROUTER_GRAD_TOKENS;
+    let router = ok == 1 && (phases & 2) == 2;
+    let grad_tasks = if router { grad_blocks } else { 0 };
+    let router_tiles = if router {
+        (blocks + (experts + 127) / 128) * h_tiles
     } else {
         0
     };
@@ -2644,7 +2653,7 @@ pub fn moe_backward(
         &heads[0],
         pushes,
         &heads[if phases == 4 { 3 } else { 1 }],
-        router_tasks + expert_rounds + wgrad_tasks,
+        grad_tasks + expert_rounds + router_tiles + wgrad_tasks,
         Scope::System,
         |t| {
             (
@@ -2652,9 +2661,10 @@ pub fn moe_backward(
                     plan,
                     t,
                     0,
-                    router_tasks,
+                    grad_tasks,
                     expert_rounds,
-                    blocks,
+                    router_tiles,
+                    grad_blocks,
                     (picks + 127) / 128,
                     row_tiles,
                     dh_tiles,
@@ -2671,9 +2681,10 @@ pub fn moe_backward(
                     plan,
                     t,
                     1,
-                    router_tasks,
+                    grad_tasks,
                     expert_rounds,
-                    blocks,
+                    router_tiles,
+                    grad_blocks,
                     (picks + 127) / 128,
                     row_tiles,
                     dh_tiles,
@@ -2715,57 +2726,15 @@ pub fn moe_backward(
             let spare16 = dz.local();
             let gl = dlogits.local();
             let dzl = dz.local();
-            if t < router_tasks {
-                if t < blocks {
-                    router_gradient(
-                        scores, routing, dweights, dlogits, t, tokens, experts, topk, sigmoid,
-                        normalize, scale,
-                    );
-                    signal(&sync.local()[MOE_BW_ROUTED], 1, Scope::Agent);
-                } else if t < blocks + blocks * h_tiles {
-                    let u = t - blocks;
-                    let wr = w_router.local();
-                    let o = dx_router.local();
-                    product_tile(
-                        stages,
-                        gl,
-                        wr,
-                        u / h_tiles * 128,
-                        u % h_tiles * 128,
-                        tokens,
-                        hidden,
-                        experts,
-                        0,
-                        0,
-                        o,
-                        spare16,
-                        0,
-                        staging,
-                    );
-                } else {
-                    let u = t - blocks - blocks * h_tiles;
-                    let xl = x.local();
-                    let o = dw_router.local();
-                    product_tile(
-                        stages,
-                        gl,
-                        xl,
-                        u / h_tiles * 128,
-                        u % h_tiles * 128,
-                        experts,
-                        hidden,
-                        tokens,
-                        1,
-                        0,
-                        o,
-                        spare16,
-                        0,
-                        staging,
-                    );
-                }
-            } else if t < router_tasks + expert_rounds {
-                let r = (t - router_tasks) / round;
-                let i = (t - router_tasks) % round;
+            if t < grad_tasks {
+                router_gradient(
+                    scores, routing, dweights, dlogits, t, tokens, experts, topk, sigmoid,
+                    normalize, scale,
+                );
+                signal(&sync.local()[MOE_BW_ROUTED], 1, Scope::Agent);
+            } else if t < grad_tasks + expert_rounds {
+                let r = (t - grad_tasks) / round;
+                let i = (t - grad_tasks) % round;
                 let first_pass = i < dh_tiles;
                 let live = if first_pass { r < row_tiles } else { r >= lag };
                 let p = plan.local();
@@ -2860,8 +2829,50 @@ pub fn moe_backward(
                         );
                     }
                 }
+            } else if t < grad_tasks + expert_rounds + router_tiles {
+                let u = t - grad_tasks - expert_rounds;
+                if u < blocks * h_tiles {
+                    let wr = w_router.local();
+                    let o = dx_router.local();
+                    product_tile(
+                        stages,
+                        gl,
+                        wr,
+                        u / h_tiles * 128,
+                        u % h_tiles * 128,
+                        tokens,
+                        hidden,
+                        experts,
+                        0,
+                        0,
+                        o,
+                        spare16,
+                        0,
+                        staging,
+                    );
+                } else {
+                    let u = u - blocks * h_tiles;
+                    let xl = x.local();
+                    let o = dw_router.local();
+                    product_tile(
+                        stages,
+                        gl,
+                        xl,
+                        u / h_tiles * 128,
+                        u % h_tiles * 128,
+                        experts,
+                        hidden,
+                        tokens,
+                        1,
+                        0,
+                        o,
+                        spare16,
+                        0,
+                        staging,
+                    );
+                }
             } else {
-                let u = t - router_tasks - expert_rounds;
+                let u = t - grad_tasks - expert_rounds - router_tiles;
                 let j = u / per_expert;
                 let i = u % per_expert;
                 let p = plan.local();
@@ -2990,9 +3001,10 @@ fn backward_gate(
     plan: &Sym<[u32]>,
     t: u32,
     part: u32,
-    router_tasks: u32,
+    grad_tasks: u32,
     expert_rounds: u32,
-    blocks: u32,
+    router_tiles: u32,
+    grad_blocks: u32,
     pushes: u32,
     row_tiles: u32,
     dh_tiles: u32,
@@ -3009,17 +3021,12 @@ fn backward_gate(
     let counted = MOE_BACKWARD_SYNC_HEAD_WORDS + local;
     let mut counter = MOE_BW_NEVER;
     let mut expected = 0u32;
-    if t < router_tasks {
-        if t < blocks {
-            counter = MOE_BW_PUSHED;
-            expected = pushes;
-        } else {
-            counter = MOE_BW_ROUTED;
-            expected = blocks;
-        }
-    } else if t < router_tasks + expert_rounds {
-        let r = (t - router_tasks) / round;
-        let first_pass = (t - router_tasks) % round < dh_tiles;
+    if t < grad_tasks {
+        counter = MOE_BW_PUSHED;
+        expected = pushes;
+    } else if t < grad_tasks + expert_rounds {
+        let r = (t - grad_tasks) / round;
+        let first_pass = (t - grad_tasks) % round < dh_tiles;
         let live = if first_pass { r < row_tiles } else { r >= lag };
         if live {
             let g = if first_pass { r } else { r - lag };
@@ -3033,8 +3040,11 @@ fn backward_gate(
                 expected = dh_tiles;
             }
         }
+    } else if t < grad_tasks + expert_rounds + router_tiles {
+        counter = MOE_BW_ROUTED;
+        expected = grad_blocks;
     } else {
-        let u = t - router_tasks - expert_rounds;
+        let u = t - grad_tasks - expert_rounds - router_tiles;
         let j = u / per_expert;
         let rows = p[o_local + 3 * j + 1];
         if u % per_expert < w2_blocks {
@@ -3140,7 +3150,8 @@ fn push_gradients(
     }
 }
 
-/// Router block `b` of [`moe_backward`]: the gradient of tokens `128 b..`'s logits, one lane
+/// Router block `b` of [`moe_backward`]: the gradient of the logits of tokens
+/// `MOE_ROUTER_GRAD_TOKENS b..`, one lane
 /// per (token, expert), into `dlogits` (bf16). With the picks' raw scores `r_i` (softmax
 /// probabilities or sigmoids), their sum `S` (1 without normalization) and their weights'
 /// gradients `dw_i`: `dr_i = scale (dw_i - sum_j dw_j r_j / S) / S` (without normalization
@@ -3161,8 +3172,8 @@ fn router_gradient(
     normalize: u32,
     scale: f32,
 ) {
-    let t0 = b * 128;
-    let count = min(tokens - t0, 128);
+    let t0 = b * MOE_ROUTER_GRAD_TOKENS;
+    let count = min(tokens - t0, MOE_ROUTER_GRAD_TOKENS);
     let sl = scores.local();
     let rl = routing.local();
     let dw = dweights.local();
