@@ -88,14 +88,14 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let seed = suite::seed();
     println!("device {device} ({}), seed {seed}", device.name());
     println!(
-        "{:<18} {:<22} {:>10} {:>12} {:>8}  result",
+        "{:<23} {:<26} {:>10} {:>12} {:>8}  result",
         "kernel", "shape", "time ms", "max rel err", "wrong"
     );
     let mut all_passed = true;
     let mut row = |name: &str, shape: &str, ms: f64, max_rel_err: f64, wrong: usize, ok: bool| {
         all_passed &= ok;
         println!(
-            "{name:<18} {shape:<22} {ms:>10.3} {max_rel_err:>12.2e} {wrong:>8}  {}",
+            "{name:<23} {shape:<26} {ms:>10.3} {max_rel_err:>12.2e} {wrong:>8}  {}",
             if ok { "ok" } else { "WRONG" }
         );
     };
