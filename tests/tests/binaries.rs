@@ -103,7 +103,7 @@ const SM90A_SPILL_ALLOWED: [(&str, u64); 4] = [
     ("ag_gemm", 96),
     ("gemm_rs", 128),
     ("moe_forward", 3072),
-    ("moe_backward", 5632),
+    ("moe_backward", 3840),
 ];
 
 #[test]
