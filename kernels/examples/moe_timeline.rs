@@ -163,26 +163,18 @@ fn summarize(events: &[TraceEvent], ranks: u32, s: MoeShape) {
     let folds = s.tokens.div_ceil(8);
     let up_tiles = s.ffn.div_ceil(64);
     let round = up_tiles + s.hidden.div_ceil(128);
-    let mut phases: Vec<(&str, Vec<&TraceEvent>)> = [
+    let names = [
         "router + layout",
         "push rows",
         "up tiles",
         "down tiles",
         "fold",
         "wait",
-    ]
-    .into_iter()
-    .map(|name| (name, Vec::new()))
-    .collect();
-    for r in 0..ranks {
-        let mut compute: Vec<&TraceEvent> = events
-            .iter()
-            .filter(|e| e.rank == r && e.role == Role::Compute)
-            .collect();
-        compute.sort_by_key(|e| e.start);
+    ];
+    summarize_phases(events, ranks, &names, 1, 5, |compute| {
         let n = compute.len();
-        for (i, e) in compute.into_iter().enumerate() {
-            let phase = if i <= blocks {
+        let phase = |(i, e): (usize, &&TraceEvent)| {
+            if i <= blocks {
                 0
             } else if i + folds >= n {
                 4
@@ -190,18 +182,10 @@ fn summarize(events: &[TraceEvent], ranks: u32, s: MoeShape) {
                 2
             } else {
                 3
-            };
-            phases[phase].1.push(e);
-        }
-        for e in events.iter().filter(|e| e.rank == r) {
-            match e.role {
-                Role::Comm => phases[1].1.push(e),
-                Role::Wait => phases[5].1.push(e),
-                Role::Compute => {}
             }
-        }
-    }
-    print_phases(events, phases);
+        };
+        compute.iter().enumerate().map(phase).collect()
+    });
 }
 
 /// The backward pass's phases (docs of `ops::moe_backward`), told apart as the module's
@@ -218,7 +202,7 @@ fn summarize_backward(events: &[TraceEvent], ranks: u32, s: MoeShape) {
     let w2_blocks = h_tiles;
     let per_expert = w2_blocks + (2 * s.ffn).div_ceil(128);
     let wgrad = s.experts / ranks as usize * per_expert;
-    let mut phases: Vec<(&str, Vec<&TraceEvent>)> = [
+    let names = [
         "push gradients",
         "router",
         "dh tiles",
@@ -227,26 +211,19 @@ fn summarize_backward(events: &[TraceEvent], ranks: u32, s: MoeShape) {
         "dw1 blocks",
         "combine",
         "wait",
-    ]
-    .into_iter()
-    .map(|name| (name, Vec::new()))
-    .collect();
-    for r in 0..ranks {
-        let mut compute: Vec<&TraceEvent> = events
-            .iter()
-            .filter(|e| e.rank == r && e.role == Role::Compute)
-            .collect();
-        compute.sort_by_key(|e| e.start);
+    ];
+    summarize_phases(events, ranks, &names, 0, 7, |compute| {
         let n = compute.len();
+        // The first loop's queue length: one past its last task's index.
         let total = compute
             .iter()
             .take(n.saturating_sub(combines))
             .map(|e| e.task as usize + 1)
             .max()
             .unwrap_or(0);
-        for (i, e) in compute.into_iter().enumerate() {
+        let phase = |(i, e): (usize, &&TraceEvent)| {
             let t = e.task as usize;
-            let phase = if i + combines >= n {
+            if i + combines >= n {
                 6
             } else if t + wgrad >= total {
                 if (t + wgrad - total) % per_expert < w2_blocks {
@@ -260,13 +237,38 @@ fn summarize_backward(events: &[TraceEvent], ranks: u32, s: MoeShape) {
                 2
             } else {
                 3
-            };
+            }
+        };
+        compute.iter().enumerate().map(phase).collect()
+    });
+}
+
+/// Groups every rank's task records into the phases `names`: its compute tasks, in the order
+/// they started, as `classify` says (one phase each), its communication tasks into phase
+/// `comm`, its waits into `wait`; then prints them.
+fn summarize_phases(
+    events: &[TraceEvent],
+    ranks: u32,
+    names: &[&'static str],
+    comm: usize,
+    wait: usize,
+    classify: impl Fn(&[&TraceEvent]) -> Vec<usize>,
+) {
+    let mut phases: Vec<(&str, Vec<&TraceEvent>)> =
+        names.iter().map(|&name| (name, Vec::new())).collect();
+    for r in 0..ranks {
+        let mut compute: Vec<&TraceEvent> = events
+            .iter()
+            .filter(|e| e.rank == r && e.role == Role::Compute)
+            .collect();
+        compute.sort_by_key(|e| e.start);
+        for (phase, e) in classify(&compute).into_iter().zip(compute) {
             phases[phase].1.push(e);
         }
         for e in events.iter().filter(|e| e.rank == r) {
             match e.role {
-                Role::Comm => phases[0].1.push(e),
-                Role::Wait => phases[7].1.push(e),
+                Role::Comm => phases[comm].1.push(e),
+                Role::Wait => phases[wait].1.push(e),
                 Role::Compute => {}
             }
         }

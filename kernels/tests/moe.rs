@@ -146,6 +146,15 @@ const SIGMOID: Routing = Routing::Sigmoid {
     scale: 2.5,
 };
 
+/// Worlds of the forward and backward tests: ranks, tokens per rank, routing, shared expert.
+const CASES: [(u32, usize, Routing, bool); 5] = [
+    (1, 37, SOFTMAX, false),
+    (2, 130, SIGMOID, true),
+    (2, 33, Routing::Softmax { normalize: false }, false),
+    (4, 20, SOFTMAX, true),
+    (4, 57, SIGMOID, false),
+];
+
 /// Random weights and tokens of the small layer on a world of `ranks` with `tokens` per
 /// rank; with `hot` experts, a router that sends every token to them
 /// (`reference::skewed_router`).
@@ -278,15 +287,7 @@ fn check_forward(
 #[test]
 fn moe_forward_matches_the_reference() {
     let s = seed();
-    for (i, (ranks, tokens, routing, shared)) in [
-        (1, 37, SOFTMAX, false),
-        (2, 130, SIGMOID, true),
-        (4, 20, SOFTMAX, true),
-        (4, 57, SIGMOID, false),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (i, (ranks, tokens, routing, shared)) in CASES.into_iter().enumerate() {
         check_forward(ranks, tokens, routing, shared, None, s + 1000 * i as u64);
     }
 }
@@ -745,16 +746,7 @@ fn check_backward(
 #[test]
 fn moe_backward_matches_the_reference() {
     let s = seed();
-    for (i, (ranks, tokens, routing, shared)) in [
-        (1, 37, SOFTMAX, false),
-        (2, 130, SIGMOID, true),
-        (2, 33, Routing::Softmax { normalize: false }, false),
-        (4, 20, SOFTMAX, true),
-        (4, 57, SIGMOID, false),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (i, (ranks, tokens, routing, shared)) in CASES.into_iter().enumerate() {
         check_backward(ranks, tokens, routing, shared, None, s + 1000 * i as u64);
     }
 }

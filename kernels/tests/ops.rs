@@ -339,7 +339,8 @@ fn embedded_binaries_hold_every_kernel_instance() {
             "gemm_rs__tb0_bf160_ar1",
             "gemm_rs__tb0_bf161_ar1",
             "reduce_scatter_rows",
-            "moe_forward"
+            "moe_forward",
+            "moe_backward"
         ]
     );
     // Built with KOSMOS_TARGETS naming sm_90a (the default): the joined PTX has one header
