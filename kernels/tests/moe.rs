@@ -22,6 +22,7 @@ const HIDDEN: usize = 64;
 const FFN: usize = 48;
 
 /// Random weights of a world (`scale`d so activations stay near 1), as host vectors.
+#[derive(Clone)]
 struct HostWeights {
     router: Vec<bf16>,
     bias: Vec<f32>,
@@ -873,4 +874,172 @@ fn training_steps_lower_the_loss() {
         losses.windows(2).all(|w| w[1] < w[0]),
         "the loss did not fall at every step: {losses:?}"
     );
+}
+
+/// `v` moved by `step` times its root mean square along `direction` (scaled to the same
+/// root mean square), in bf16.
+fn moved(v: &[bf16], direction: &[f64], step: f64) -> Vec<bf16> {
+    let scale = step * rms(&flat(&[v.to_vec()])) / rms(direction);
+    v.iter()
+        .zip(direction)
+        .map(|(v, d)| bf16::from_f64(v.to_f64() + scale * d))
+        .collect()
+}
+
+fn flat(v: &[Vec<bf16>]) -> Vec<f64> {
+    v.iter().flatten().map(|v| v.to_f64()).collect()
+}
+
+/// The kernel's gradients against central differences of the kernel's own forward pass, one
+/// input at a time (`x`, the router, `w1`, `w2`): with `L = sum_t <out_t, dout_t>`,
+/// `(L(p + d) - L(p - d)) / 2` against `<grad, d>`, for a step `d` along the gradient (the
+/// steepest direction: the change stands far above the noise of the forward's bf16
+/// activations), taken as the bf16 values moved (rounding the moved inputs adds no error).
+/// The picks are not differentiated: tokens whose picks a move of `x` changes are left out of
+/// both sides (a move that changes more than half of them, or any pick through the weights, is
+/// made smaller).
+#[test]
+fn gradients_match_finite_differences_of_the_forward() {
+    let s = seed();
+    let (ranks, tokens) = (2u32, 24);
+    // The router's moves use a router that picks experts 5 and 2 by wide margins: with
+    // random routers, a move large enough to stand above the noise changes picks. Under
+    // sigmoid routing the two picks' weights, normalized, barely move with the router: the
+    // outputs change by less than their bf16 rounding, so that case is left to the f64
+    // reference's comparison (`moe_backward_matches_the_reference`).
+    let cases = [
+        (SOFTMAX, None, &["x", "w1", "w2"][..]),
+        (SIGMOID, None, &["x", "w1", "w2"][..]),
+        (SOFTMAX, Some(&[5, 2][..]), &["router"][..]),
+    ];
+    for (case, (routing, hot, checked_inputs)) in cases.into_iter().enumerate() {
+        let s = s + 100 * case as u64;
+        let sigmoid = matches!(routing, Routing::Sigmoid { .. });
+        let (_, host, x) = inputs(ranks, tokens, false, hot, s);
+        let shape = small_shape(tokens);
+        let mut world = world(ranks);
+        let options = MoeOptions {
+            routing,
+            shared_expert: false,
+            capacity: None,
+        };
+        let mut layer = MoeLayer::new(&mut world, shape, options).unwrap();
+        let dout: Vec<Vec<bf16>> = (0..ranks as usize)
+            .map(|r| random_bf16(s + 400 + r as u64, tokens * HIDDEN))
+            .collect();
+        let out = world.alloc_symmetric::<bf16>(tokens * HIDDEN).unwrap();
+        // Each token's term of `L`, and its picks.
+        let forward =
+            |world: &mut World, layer: &mut MoeLayer, w: &HostWeights, x: &[Vec<bf16>]| {
+                let weights = DeviceWeights::new(world, w);
+                let xs = sym(world, x);
+                layer
+                    .forward(world, &xs, &weights.args(sigmoid), &out)
+                    .unwrap();
+                world.synchronize().unwrap();
+                let terms: Vec<f64> = flat(&download(&out))
+                    .chunks(HIDDEN)
+                    .zip(flat(&dout).chunks(HIDDEN))
+                    .map(|(o, d)| o.iter().zip(d).map(|(o, d)| o * d).sum())
+                    .collect();
+                let picks: Vec<Vec<u32>> = download(&layer.saved().routing)
+                    .iter()
+                    .flat_map(|r| {
+                        r[..tokens * TOPK]
+                            .chunks(TOPK)
+                            .map(<[u32]>::to_vec)
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                (terms, picks)
+            };
+        let (_, picks) = forward(&mut world, &mut layer, &host, &x);
+        let weights = DeviceWeights::new(&mut world, &host);
+        let (xs, douts) = (sym(&mut world, &x), sym(&mut world, &dout));
+        let grads = DeviceGradients::new(&mut world, &shape, false);
+        let pass = layer
+            .forward(&mut world, &xs, &weights.args(sigmoid), &out)
+            .unwrap();
+        layer
+            .backward(
+                &mut world,
+                &pass,
+                &xs,
+                &douts,
+                &weights.args(sigmoid),
+                &grads.args(),
+            )
+            .unwrap();
+        world.synchronize().unwrap();
+        let g = grads.download();
+        let gradients = [
+            ("x", flat(&g.dx)),
+            ("router", summed(&g.router)),
+            ("w1", flat(&g.w1)),
+            ("w2", flat(&g.w2)),
+        ];
+        for (input, gradient) in gradients
+            .into_iter()
+            .filter(|(input, _)| checked_inputs.contains(input))
+        {
+            // Per rank, the gradient's part for that rank's copy.
+            let per_rank = |v: &PerRank<bf16>, step: f64| -> PerRank<bf16> {
+                let len = v[0].len();
+                (0..)
+                    .zip(v)
+                    .map(|(r, v)| moved(v, &gradient[r * len..][..len], step))
+                    .collect()
+            };
+            let mut checked = false;
+            for step in [0.02, 0.01] {
+                let at = |sign: f64| {
+                    let (mut w, mut x) = (host.clone(), x.clone());
+                    match input {
+                        "x" => x = per_rank(&x, sign * step),
+                        "router" => w.router = moved(&host.router, &gradient, sign * step),
+                        "w1" => w.w1 = per_rank(&host.w1, sign * step),
+                        _ => w.w2 = per_rank(&host.w2, sign * step),
+                    }
+                    (w, x)
+                };
+                let ((w_plus, x_plus), (w_minus, x_minus)) = (at(1.0), at(-1.0));
+                let (terms_plus, picks_plus) = forward(&mut world, &mut layer, &w_plus, &x_plus);
+                let (terms_minus, picks_minus) =
+                    forward(&mut world, &mut layer, &w_minus, &x_minus);
+                // The tokens whose picks stayed.
+                let kept: Vec<bool> = (0..picks.len())
+                    .map(|t| picks_plus[t] == picks[t] && picks_minus[t] == picks[t])
+                    .collect();
+                let lost = kept.iter().filter(|k| !**k).count();
+                if lost > 0 && (input != "x" || 2 * lost > picks.len()) {
+                    continue;
+                }
+                let difference: f64 = (0..picks.len())
+                    .filter(|&t| kept[t])
+                    .map(|t| (terms_plus[t] - terms_minus[t]) / 2.0)
+                    .sum();
+                let (plus, minus) = match input {
+                    "x" => (flat(&x_plus), flat(&x_minus)),
+                    "router" => (flat(&[w_plus.router]), flat(&[w_minus.router])),
+                    "w1" => (flat(&w_plus.w1), flat(&w_minus.w1)),
+                    _ => (flat(&w_plus.w2), flat(&w_minus.w2)),
+                };
+                // Element `i` of `x` belongs to token `i / HIDDEN`.
+                let predicted: f64 = (0..gradient.len())
+                    .filter(|&i| input != "x" || kept[i / HIDDEN])
+                    .map(|i| gradient[i] * (plus[i] - minus[i]) / 2.0)
+                    .sum();
+                // The router's moves change the outputs less (through the picks' weights):
+                // more of the noise is left.
+                let tolerance = if input == "router" { 0.05 } else { 0.02 };
+                assert!(
+                    (difference - predicted).abs() <= tolerance * predicted.abs(),
+                    "{routing:?}, {input}: the forward's central difference {difference:.5e}, the gradient's {predicted:.5e}"
+                );
+                checked = true;
+                break;
+            }
+            assert!(checked, "{routing:?}, {input}: every step changed a pick");
+        }
+    }
 }
