@@ -19,13 +19,16 @@ def is_torch(x):
 
 
 def native(x, name):
-    """`x` as the native layer takes it: numpy bfloat16 (ml_dtypes) as its uint16 view, the
-    only bf16 route numpy has; plain uint16 arrays are refused, so bit patterns are never
-    taken for numbers by mistake."""
+    """`x` as the native layer takes it: a torch tensor detached, numpy bfloat16 (ml_dtypes)
+    as its uint16 view, the only bf16 route numpy has; plain uint16 arrays are refused, so
+    bit patterns are never taken for numbers by mistake."""
     if not hasattr(x, "__dlpack__"):
         raise TypeError(
             f"{name}: not a DLPack array (numpy array, torch tensor): got {type(x).__name__}"
         )
+    if is_torch(x):
+        # A tensor that requires grad refuses DLPack export; the ops never differentiate.
+        return x.detach()
     if isinstance(x, np.ndarray):
         if BFLOAT16 is not None and x.dtype == BFLOAT16:
             return x.view(np.uint16)
