@@ -97,12 +97,7 @@ impl<T: DeviceScalar> Buffer<T> {
         len: usize,
         alloc: impl FnOnce(&dyn DynBackend, usize) -> Result<u64>,
     ) -> Result<Buffer<T>> {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or(Error::BufferTooLarge {
-                len,
-                elem: T::SCALAR_TYPE,
-            })?;
+        let bytes = Self::bytes_of(len)?;
         // Drivers reject empty allocations; an empty buffer owns no memory.
         let addr = if bytes == 0 {
             0
@@ -130,12 +125,7 @@ impl<T: DeviceScalar> Buffer<T> {
     /// the caller orders the owner's work with the launches that use it (e.g. by queuing
     /// them on the owner's stream, [`Device::borrowed_stream`]).
     pub unsafe fn borrowed(device: &Device, addr: u64, len: usize) -> Result<Buffer<T>> {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or(Error::BufferTooLarge {
-                len,
-                elem: T::SCALAR_TYPE,
-            })?;
+        let bytes = Self::bytes_of(len)?;
         if addr == 0 && bytes != 0 {
             return Err(Error::Unavailable {
                 device: device.to_string(),
@@ -149,6 +139,15 @@ impl<T: DeviceScalar> Buffer<T> {
             borrowed: true,
             _elem: PhantomData,
         })
+    }
+
+    /// The size of `len` elements in bytes, if it fits a `usize`.
+    fn bytes_of(len: usize) -> Result<usize> {
+        len.checked_mul(std::mem::size_of::<T>())
+            .ok_or(Error::BufferTooLarge {
+                len,
+                elem: T::SCALAR_TYPE,
+            })
     }
 
     /// A buffer holding a copy of `data`.
