@@ -1,9 +1,10 @@
 //! `gemm`: `c = op(a) op(b)` on the device the arrays are on.
 
-use crate::arrays::{Array, Elem, Want, check_shape, same_place};
+use crate::arrays::{Array, Elem, Place, Want, check_shape, same_place};
 use crate::errors::{Failure, Result, guarded};
+use crate::plans::{self, PlanKey};
 use crate::staging::{Slab, Target, target};
-use kernels::{GemmOutput, Layout, Ops};
+use kernels::{GemmOutput, Layout};
 use kosmos::bf16;
 use kosmos_runtime::{Buffer, Stream};
 use pyo3::prelude::*;
@@ -73,7 +74,7 @@ pub fn gemm(
         };
         let target = target(place)?;
         // The arrays stay alive (and borrowed) here while the work runs unlocked.
-        py.detach(|| guarded(|| call.run(&target)))
+        py.detach(|| guarded(|| call.run(target)))
     })?)
 }
 
@@ -87,43 +88,59 @@ struct Call {
 }
 
 impl Call {
-    fn run(&self, target: &Target) -> Result<()> {
+    fn run(&self, target: &'static Target) -> Result<()> {
         let stream = target.stream(self.stream)?;
-        let a = target.input::<bf16>(self.a.0)?;
-        let b = target.input::<bf16>(self.b.0)?;
         let (slab, elem) = self.c;
         match elem {
             Elem::F32 => {
                 let mut c = target.output::<f32>(slab)?;
-                self.launch(&target.ops, &stream, &a, &b, GemmOutput::F32(&mut c))?;
+                self.launch(target, &stream, GemmOutput::F32(&mut c))?;
                 target.write_back(&c, slab)
             }
             Elem::Bf16 => {
                 let mut c = target.output::<bf16>(slab)?;
-                self.launch(&target.ops, &stream, &a, &b, GemmOutput::Bf16(&mut c))?;
+                self.launch(target, &stream, GemmOutput::Bf16(&mut c))?;
                 target.write_back(&c, slab)
             }
         }
     }
 
-    /// `Ops::gemm` for plain operands and an f32 result (any shape); otherwise a plan of the
-    /// pipelined kernel, waited for since its tensor maps are freed when it is dropped.
-    fn launch(
-        &self,
-        ops: &Ops,
-        stream: &Stream,
-        a: &Buffer<bf16>,
-        b: &Buffer<bf16>,
-        c: GemmOutput<'_>,
-    ) -> Result<()> {
+    /// The pipelined kernel through a plan where it takes the operands — kept across calls
+    /// on CUDA (`plans`), made and waited for on the CPU device, whose copies of the
+    /// operands are new each call — else `Ops::gemm` (plain operands, an f32 result, any
+    /// shape).
+    fn launch(&self, target: &'static Target, stream: &Stream, c: GemmOutput<'_>) -> Result<()> {
         let (m, n, k) = self.shape;
-        let (la, lb) = (self.a.1, self.b.1);
-        match (la, lb, c) {
-            (Layout::N, Layout::N, GemmOutput::F32(c)) => Ok(ops.gemm(stream, a, b, c, m, n, k)?),
-            (_, _, c) => {
-                ops.gemm_plan(a, la, b, lb, m, n, k)?.launch(stream, c)?;
-                Ok(stream.synchronize()?)
-            }
+        let ((sa, la), (sb, lb)) = (self.a, self.b);
+        let plain = (la, lb) == (Layout::N, Layout::N);
+        let one_shot = |a: &Buffer<bf16>, b: &Buffer<bf16>, c: &mut Buffer<f32>| -> Result<()> {
+            Ok(target.ops.gemm(stream, a, b, c, m, n, k)?)
+        };
+        if target.place == Place::Host {
+            let (a, b) = (target.input::<bf16>(sa)?, target.input::<bf16>(sb)?);
+            return match (target.ops.gemm_plan(&a, la, &b, lb, m, n, k), c) {
+                (Ok(plan), c) => {
+                    plan.launch(stream, c)?;
+                    Ok(stream.synchronize()?)
+                }
+                (Err(kernels::Error::Shape { .. }), GemmOutput::F32(c)) if plain => {
+                    one_shot(&a, &b, c)
+                }
+                (Err(e), _) => Err(e.into()),
+            };
         }
+        let key = PlanKey {
+            target,
+            a: self.a,
+            b: self.b,
+            shape: self.shape,
+        };
+        plans::with_plan(target, key, |plan| match (plan, c) {
+            (Ok(plan), c) => Ok(plan.launch(stream, c)?),
+            (Err(Failure::Value(_)), GemmOutput::F32(c)) if plain => {
+                one_shot(&target.view(sa)?, &target.view(sb)?, c)
+            }
+            (Err(e), _) => Err(e),
+        })
     }
 }

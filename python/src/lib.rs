@@ -3,7 +3,8 @@
 //! numpy through `ml_dtypes`, torch custom ops and autograd); docs/python.md describes both.
 //!
 //! - `gemm` runs where its arrays are: host arrays on the CPU device (copied in and out),
-//!   CUDA tensors on their GPU without a copy, on the caller's stream (`staging`).
+//!   CUDA tensors on their GPU without a copy, on the caller's stream (`staging`), through
+//!   plans kept across calls (`plans`).
 //! - `World` runs the fused tensor-parallel ops and the MoE layer on ranks emulated on one
 //!   device, over host arrays stacked by rank (`world`).
 //! - Every failure is a Python exception with the Rust message, panics included (`errors`).
@@ -11,6 +12,7 @@
 mod arrays;
 mod errors;
 mod gemm;
+mod plans;
 mod staging;
 mod world;
 

@@ -11,7 +11,7 @@ use crate::arrays::{Array, Place};
 use crate::errors::{Failure, Result};
 use kernels::Ops;
 use kosmos_runtime::{Buffer, Device, DeviceScalar, Stream};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// A device with the kernels loaded on it.
 pub struct Target {
@@ -20,29 +20,30 @@ pub struct Target {
     pub ops: Ops,
 }
 
-/// Opened devices, each once per process: a device's modules load once, and buffers and
-/// ops compare devices by identity.
-static TARGETS: Mutex<Vec<Arc<Target>>> = Mutex::new(Vec::new());
+/// Opened devices, each once per process and kept for its life: a device's modules load
+/// once, buffers and ops compare devices by identity, and cached plans (`plans`) borrow the
+/// ops.
+static TARGETS: Mutex<Vec<&'static Target>> = Mutex::new(Vec::new());
 
 /// The device arrays in `place` run on, opened and loaded on first use.
-pub fn target(place: Place) -> Result<Arc<Target>> {
+pub fn target(place: Place) -> Result<&'static Target> {
     let mut targets = TARGETS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(t) = targets.iter().find(|t| t.place == place) {
-        return Ok(t.clone());
+        return Ok(t);
     }
     let device = match place {
         Place::Host => Device::cpu()?,
         Place::Cuda(n) => Device::cuda(n)?,
     };
     let ops = Ops::new(&device)?;
-    let t = Arc::new(Target { place, device, ops });
-    targets.push(t.clone());
+    let t: &'static Target = Box::leak(Box::new(Target { place, device, ops }));
+    targets.push(t);
     Ok(t)
 }
 
 /// The memory of an [`Array`], without the Python objects: what work released from the
 /// interpreter lock may hold.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Slab {
     pub addr: u64,
     pub len: usize,
@@ -119,7 +120,7 @@ impl Target {
         Ok(())
     }
 
-    fn view<T: DeviceScalar>(&self, s: Slab) -> Result<Buffer<T>> {
+    pub fn view<T: DeviceScalar>(&self, s: Slab) -> Result<Buffer<T>> {
         // SAFETY: the tensor's memory on this GPU, kept alive by its `Array` for the call;
         // the launches using it queue on the caller's stream, after the producer's work.
         unsafe { Buffer::borrowed(&self.device, s.addr, s.len) }.map_err(Failure::from)

@@ -4,6 +4,7 @@ tensors where a CUDA torch is present), their fake implementations and autograd,
 where torch is not installed."""
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -161,6 +162,26 @@ def test_cuda_gemm_runs_on_the_current_stream_without_a_copy(gen):
     side.synchronize()
     assert got.data_ptr() == out.data_ptr()
     assert relerr(out, a.double() @ (2 * b.double())) < F32_TOL
+
+
+@needs_cuda
+@pytest.mark.parametrize("a_t,b_t", [(False, False), (True, False)])
+def test_cuda_gemm_with_known_operands_queues_without_waiting(gen, a_t, b_t):
+    m, n, k = 512, 256, 384
+    a, b = randn(gen, m, k, device="cuda"), randn(gen, k, n, device="cuda")
+    sa = a.t().contiguous() if a_t else a
+    out = torch.empty((m, n), device="cuda")
+    kosmos.gemm(sa, b, a_transposed=a_t, out=out)  # makes and keeps the plan of a and b
+    torch.cuda.synchronize()
+    out.fill_(float("nan"))
+    torch.cuda._sleep(1_000_000_000)  # about half a second of GPU time ahead on the stream
+    start = time.perf_counter()
+    kosmos.gemm(sa, b, a_transposed=a_t, out=out)
+    queued = time.perf_counter() - start
+    torch.cuda.synchronize()
+    waited = time.perf_counter() - start
+    assert queued < 0.1 < waited, (queued, waited)
+    assert relerr(out, a.double() @ b.double()) < F32_TOL
 
 
 @needs_cuda
