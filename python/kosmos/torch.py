@@ -7,7 +7,7 @@ World ops take a world by the id `register_world` gives (custom ops take tensors
 scalars only)."""
 
 import itertools
-from typing import Tuple
+from typing import Optional, Tuple
 
 import torch
 from torch import Tensor
@@ -15,7 +15,7 @@ from torch import Tensor
 from kosmos import _native
 from kosmos._ops import World
 
-__all__ = ["gemm", "ag_gemm", "gemm_rs", "gemm_ar", "register_world",
+__all__ = ["gemm", "ag_gemm", "gemm_rs", "gemm_ar", "moe_forward", "register_world",
            "ColumnParallelLinear", "RowParallelLinear"]
 
 
@@ -198,6 +198,31 @@ def _fused_autograd(forward, backward):
 _fused_autograd(ag_gemm, ag_gemm_backward)
 _fused_autograd(gemm_rs, gemm_rs_backward)
 _fused_autograd(gemm_ar, gemm_ar_backward)
+
+
+def _contiguous(t):
+    return None if t is None else t.contiguous()
+
+
+@torch.library.custom_op("kosmos::moe_forward", mutates_args=())
+def moe_forward(world_id: int, x: Tensor, router: Tensor, w1: Tensor, w2: Tensor, topk: int,
+                routing: str = "softmax", normalize: bool = True,
+                bias: Optional[Tensor] = None, groups: int = 1, topk_groups: int = 1,
+                scale: float = 1.0, shared_w1: Optional[Tensor] = None,
+                shared_w2: Optional[Tensor] = None, capacity: Optional[int] = None) -> Tensor:
+    """The MoE layer's forward pass (`World.moe_forward`): `R x tokens x hidden` bfloat16.
+    Forward only: the layer's backward pass is not exposed yet."""
+    shared = None if shared_w1 is None else (shared_w1.contiguous(), _contiguous(shared_w2))
+    return _world(world_id).moe_forward(
+        x.contiguous(), router.contiguous(), w1.contiguous(), w2.contiguous(), topk=topk,
+        routing=routing, normalize=normalize, bias=_contiguous(bias), groups=groups,
+        topk_groups=topk_groups, scale=scale, shared=shared, capacity=capacity)
+
+
+@moe_forward.register_fake
+def _(world_id, x, router, w1, w2, topk, routing="softmax", normalize=True, bias=None,
+      groups=1, topk_groups=1, scale=1.0, shared_w1=None, shared_w2=None, capacity=None):
+    return x.new_empty(x.shape, dtype=torch.bfloat16)
 
 
 class _ParallelLinear(torch.nn.Module):

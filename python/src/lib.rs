@@ -18,10 +18,18 @@ mod world;
 
 use pyo3::prelude::*;
 
+/// The CUDA GPUs the driver shows (0 without a driver): where `World(device="cuda:N")` and
+/// CUDA tensors can run.
+#[pyfunction]
+fn cuda_device_count() -> usize {
+    kosmos_runtime::Device::cuda_device_count()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("KosmosError", m.py().get_type::<errors::KosmosError>())?;
     m.add_function(wrap_pyfunction!(gemm::gemm, m)?)?;
     m.add_class::<world::World>()?;
+    m.add_function(wrap_pyfunction!(cuda_device_count, m)?)?;
     Ok(())
 }

@@ -149,6 +149,26 @@ def test_parallel_linear_layers_chain(gen):
     assert torch.isfinite(x.grad.float()).all() and x.grad.abs().sum() > 0
 
 
+def test_moe_forward_op_matches_the_numpy_path_bitwise(gen):
+    ranks, experts, tokens, hidden, ffn = 2, 8, 16, 32, 24
+    world = kosmos.World(ranks)
+    args = (randn(gen, ranks, tokens, hidden), randn(gen, experts, hidden, scale=0.7),
+            randn(gen, ranks, experts // ranks, 2 * ffn, hidden, scale=0.3),
+            randn(gen, ranks, experts // ranks, hidden, ffn, scale=0.3))
+    bias = torch.randn(experts, generator=gen) * 0.05
+    got = torch.ops.kosmos.moe_forward(kt.register_world(world), *args, 2, "sigmoid", True,
+                                       bias, 2, 1, 1.5)
+    assert got.dtype == torch.bfloat16 and got.shape == (ranks, tokens, hidden)
+    want = world.moe_forward(*(a.view(torch.int16).numpy().view(kosmos._arrays.BFLOAT16)
+                               for a in args), topk=2, routing="sigmoid", bias=bias.numpy(),
+                             groups=2, topk_groups=1, scale=1.5)
+    assert np.array_equal(got.view(torch.int16).numpy(), want.view(np.int16))
+    with torch._subclasses.fake_tensor.FakeTensorMode():
+        fake = torch.ops.kosmos.moe_forward(0, *(torch.empty(a.shape, dtype=a.dtype)
+                                                 for a in args), 2)
+    assert fake.shape == (ranks, tokens, hidden)
+
+
 @needs_cuda
 def test_cuda_gemm_runs_on_the_current_stream_without_a_copy(gen):
     m, n, k = 256, 128, 192

@@ -11,32 +11,38 @@ from conftest import BF16, BF16_TOL, F32_TOL, bf16, f64, poisoned, relerr
 # (ranks, rows per rank, n, k): n and k whole 16-byte rows, ragged row counts.
 CASES = [(1, 40, 16, 24), (2, 24, 32, 16), (3, 8, 8, 40)]
 
+# Worlds on the CPU device, and emulated on the first GPU where there is one.
+DEVICES = ["cpu", pytest.param("cuda:0", marks=pytest.mark.skipif(
+    kosmos.cuda_device_count() == 0, reason="no CUDA GPU"))]
 
-def world(ranks):
-    return kosmos.World(ranks, workgroups_per_rank=3)
+
+def world(ranks, device="cpu"):
+    return kosmos.World(ranks, device, workgroups_per_rank=3)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("ranks,shard,n,k", CASES)
 @pytest.mark.parametrize("w_t,out_dtype", [(False, "float32"), (True, "bfloat16")])
-def test_ag_gemm(rng, ranks, shard, n, k, w_t, out_dtype):
+def test_ag_gemm(rng, device, ranks, shard, n, k, w_t, out_dtype):
     x, w = bf16(rng, ranks, shard, k), bf16(rng, ranks, k, n)
     stored = np.ascontiguousarray(w.transpose(0, 2, 1)) if w_t else w
     dtype = np.float32 if out_dtype == "float32" else BF16
     y = poisoned((ranks, ranks * shard, n), dtype)
-    assert world(ranks).ag_gemm(x, stored, w_transposed=w_t, out=y) is y
+    assert world(ranks, device).ag_gemm(x, stored, w_transposed=w_t, out=y) is y
     gathered = f64(x).reshape(ranks * shard, k)
     tol = F32_TOL if out_dtype == "float32" else BF16_TOL
     for r in range(ranks):
         assert relerr(y[r], gathered @ f64(w[r])) < tol, f"rank {r}"
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("ranks,shard,n,k", CASES)
 @pytest.mark.parametrize("op", ["gemm_rs", "gemm_ar"])
-def test_gemm_rs_and_gemm_ar(rng, ranks, shard, n, k, op):
+def test_gemm_rs_and_gemm_ar(rng, device, ranks, shard, n, k, op):
     m = ranks * shard
     x, w = bf16(rng, ranks, m, k), bf16(rng, ranks, k, n)
     total = sum(f64(x[r]) @ f64(w[r]) for r in range(ranks))
-    w_ = kosmos.World(ranks)
+    w_ = kosmos.World(ranks, device)
     if op == "gemm_rs":
         y = w_.gemm_rs(x, w, out=poisoned((ranks, shard, n), np.float32))
         for r in range(ranks):
@@ -47,11 +53,12 @@ def test_gemm_rs_and_gemm_ar(rng, ranks, shard, n, k, op):
             assert relerr(y[r], total) < F32_TOL, f"rank {r}"
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("ranks,shard,n,k", CASES[1:])
-def test_backward_passes(rng, ranks, shard, n, k):
+def test_backward_passes(rng, device, ranks, shard, n, k):
     m = ranks * shard
     w = bf16(rng, ranks, k, n)
-    wd = world(ranks)
+    wd = world(ranks, device)
     # ag_gemm: Y = AllGather(X) W_r, with each rank's own dY.
     x, dy = bf16(rng, ranks, shard, k), bf16(rng, ranks, m, n)
     dx, dw = wd.ag_gemm_backward(dy, x, w, dx=poisoned(x.shape, np.float32),
@@ -107,44 +114,72 @@ def silu(v):
     return v / (1.0 + np.exp(-v))
 
 
-def moe_reference(x, router, w1, w2, topk, normalize, shared):
-    """The layer in float64 (docs/moe.md): softmax routing, top-k picks, SwiGLU experts,
-    the weighted sum of the picks plus the shared expert. Also gives, per token, the gap
-    between the k-th and the next probability: tokens whose picks a rounding could change."""
+def route(logits, topk, routing):
+    """One token's picks and weights (docs/moe.md), and the margin by which they won: the gap
+    to the next candidate (and, for sigmoid routing, to the next group)."""
+    if routing["routing"] == "softmax":
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        order = np.argsort(-p, kind="stable")
+        picks = order[:topk]
+        weights = p[picks] / (p[picks].sum() if routing["normalize"] else 1.0)
+        return picks, weights, p[order[topk - 1]] - p[order[topk]]
+    s = 1.0 / (1.0 + np.exp(-logits))
+    key = s + routing["bias"]
+    groups = key.reshape(routing["groups"], -1)
+    group_score = np.sort(groups, axis=1)[:, -2:].sum(axis=1)
+    group_order = np.argsort(-group_score, kind="stable")
+    kept = routing["topk_groups"]
+    gap = np.inf
+    if kept < len(group_order):
+        gap = group_score[group_order[kept - 1]] - group_score[group_order[kept]]
+    eligible = np.full_like(key, -np.inf).reshape(groups.shape)
+    eligible[group_order[:kept]] = groups[group_order[:kept]]
+    eligible = eligible.reshape(-1)
+    order = np.argsort(-eligible, kind="stable")
+    picks = order[:topk]
+    weights = s[picks] / (s[picks].sum() if routing["normalize"] else 1.0) * routing["scale"]
+    return picks, weights, min(gap, eligible[order[topk - 1]] - eligible[order[topk]])
+
+
+def moe_reference(x, router, w1, w2, topk, routing, shared):
+    """The layer in float64 (docs/moe.md): routing, SwiGLU experts, the weighted sum of the
+    picks plus the shared expert. Also gives each token's routing margin: tokens whose picks
+    a rounding could change."""
     ranks, tokens, hidden = x.shape
     experts = router.shape[0]
-    local = experts // ranks
     ffn = w1.shape[2] // 2
     w1_all = f64(w1).reshape(experts, 2 * ffn, hidden)
     w2_all = f64(w2).reshape(experts, hidden, ffn)
 
-    def expert(rows, a, b):
-        z = rows @ a.T
-        return (silu(z[:, :ffn]) * z[:, ffn:]) @ b.T
+    def expert(row, a, b):
+        z = a @ row
+        return b @ (silu(z[:ffn]) * z[ffn:])
 
     out = np.zeros((ranks, tokens, hidden))
-    gaps = np.zeros((ranks, tokens))
+    margins = np.zeros((ranks, tokens))
     for r in range(ranks):
-        xr = f64(x[r])
-        logits = xr @ f64(router).T
-        p = np.exp(logits - logits.max(axis=1, keepdims=True))
-        p /= p.sum(axis=1, keepdims=True)
-        order = np.argsort(-p, axis=1, kind="stable")
         for t in range(tokens):
-            picks = order[t, :topk]
-            weights = p[t, picks] / (p[t, picks].sum() if normalize else 1.0)
-            gaps[r, t] = p[t, order[t, topk - 1]] - p[t, order[t, topk]]
+            row = f64(x[r, t])
+            picks, weights, margins[r, t] = route(f64(router) @ row, topk, routing)
             for e, wgt in zip(picks, weights):
-                out[r, t] += wgt * expert(xr[t:t + 1], w1_all[e], w2_all[e])[0]
+                out[r, t] += wgt * expert(row, w1_all[e], w2_all[e])
             if shared is not None:
-                out[r, t] += expert(xr[t:t + 1], f64(shared[0]), f64(shared[1]))[0]
-    assert local * ranks == experts
-    return out, gaps
+                out[r, t] += expert(row, f64(shared[0]), f64(shared[1]))
+    return out, margins
 
 
-@pytest.mark.parametrize("ranks,shared,normalize", [(1, False, True), (2, True, False),
-                                                    (2, False, True)])
-def test_moe_forward_matches_the_float64_reference(rng, ranks, shared, normalize):
+ROUTINGS = {
+    "softmax": dict(routing="softmax", normalize=True),
+    "softmax-raw": dict(routing="softmax", normalize=False),
+    "sigmoid": dict(routing="sigmoid", normalize=True, groups=4, topk_groups=2, scale=2.5),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("ranks,shared,routing", [(1, False, "softmax"), (2, True, "softmax-raw"),
+                                                  (2, False, "sigmoid"), (2, True, "sigmoid")])
+def test_moe_forward_matches_the_float64_reference(rng, device, ranks, shared, routing):
     experts, topk, tokens, hidden, ffn = 8, 2, 24, 64, 48
     local = experts // ranks
     x = bf16(rng, ranks, tokens, hidden)
@@ -153,13 +188,16 @@ def test_moe_forward_matches_the_float64_reference(rng, ranks, shared, normalize
     w2 = bf16(rng, ranks, local, hidden, ffn, scale=2 / ffn**0.5)
     shared_w = (bf16(rng, 2 * ffn, hidden, scale=2 / hidden**0.5),
                 bf16(rng, hidden, ffn, scale=2 / ffn**0.5)) if shared else None
-    out = kosmos.World(ranks).moe_forward(
-        x, router, w1, w2, topk=topk, normalize=normalize, shared=shared_w,
-        out=poisoned((ranks, tokens, hidden), BF16))
-    want, gaps = moe_reference(x, router, w1, w2, topk, normalize, shared_w)
-    # Tokens whose k-th and next probabilities are within the f32 router's rounding may pick
-    # either expert: those are left out of the comparison.
-    clear = gaps > 1e-4
+    options = dict(ROUTINGS[routing])
+    if options["routing"] == "sigmoid":
+        options["bias"] = (rng.standard_normal(experts) * 0.05).astype(np.float32)
+    out = kosmos.World(ranks, device).moe_forward(
+        x, router, w1, w2, topk=topk, shared=shared_w,
+        out=poisoned((ranks, tokens, hidden), BF16), **options)
+    want, margins = moe_reference(x, router, w1, w2, topk, options, shared_w)
+    # Tokens whose picks won by less than the f32 router's rounding may pick otherwise:
+    # those are left out of the comparison.
+    clear = margins > 1e-4
     assert clear.mean() > 0.8
     assert relerr(out[clear], want[clear]) < 3e-2
 

@@ -89,7 +89,8 @@ fn setup() -> Result<Env> {
         missing.retain(|p| !matches!(*p, "llvm-22-dev" | "lld-22" | "libpolly-22-dev"));
     }
     let want_hip = !dpkg_installed(HIP_PACKAGE);
-    let want_venv = ptxas().is_err() && !python_has_venv();
+    // The ptxas wheel and the Python package (`cargo xtask python`) each live in a venv.
+    let want_venv = !python_has_venv();
     if want_venv {
         missing.push("python3-venv");
     }
