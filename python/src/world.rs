@@ -116,12 +116,16 @@ impl World {
         })
     }
 
-    /// Every rank's copy is all of `src` (`ranks x shard`, gathered).
-    fn gathered(&mut self, src: Host, shard: usize) -> Result<SymmetricBuffer<bf16>> {
-        let ranks = self.ranks();
-        // SAFETY: as in `each_rank`.
-        self.symmetric(ranks * shard, |_, copy| {
-            copy.copy_from_slice(unsafe { src.rank(0, ranks * shard) })
+    /// Every rank's copy is all of `src` (`len` elements): weights every rank holds alike,
+    /// the gathered input of a backward pass.
+    fn replicated<T: DeviceScalar + Default>(
+        &mut self,
+        src: Host,
+        len: usize,
+    ) -> Result<SymmetricBuffer<T>> {
+        // SAFETY: `src` holds `len` elements (checked), alive for the call.
+        self.symmetric(len, |_, copy| {
+            copy.copy_from_slice(unsafe { src.rank(0, len) })
         })
     }
 
@@ -205,7 +209,7 @@ impl World {
             // dY is whole on every rank; X the gathered input of the forward pass.
             TpForward::AgGemm => (
                 self.each_rank(call.dy, m * n)?,
-                self.gathered(call.x, shard * k)?,
+                self.replicated(call.x, m * k)?,
             ),
             // dY's rows are gathered in place; X_r is each rank's own.
             TpForward::GemmRs => (
@@ -669,26 +673,18 @@ impl World {
         let local = s.experts / self.ranks();
         let x = self.each_rank(call.x, s.tokens * s.hidden)?;
         // The router, bias and shared expert are the same on every rank.
-        let router = self.symmetric(s.experts * s.hidden, |_, c| {
-            c.copy_from_slice(unsafe { call.router.rank(0, s.experts * s.hidden) })
-        })?;
+        let router = self.replicated(call.router, s.experts * s.hidden)?;
         let bias = match call.bias {
-            Some(b) => Some(self.symmetric::<f32>(s.experts, |_, c| {
-                c.copy_from_slice(unsafe { b.rank(0, s.experts) })
-            })?),
+            Some(b) => Some(self.replicated(b, s.experts)?),
             None => None,
         };
         let w1 = self.each_rank(call.w1, local * 2 * s.ffn * s.hidden)?;
         let w2 = self.each_rank(call.w2, local * s.hidden * s.ffn)?;
         let shared = match call.shared {
-            Some((a, b)) => {
-                let len = 2 * s.ffn * s.hidden;
-                let a = self.symmetric(len, |_, c| c.copy_from_slice(unsafe { a.rank(0, len) }))?;
-                let b = self.symmetric(len / 2, |_, c| {
-                    c.copy_from_slice(unsafe { b.rank(0, len / 2) })
-                })?;
-                Some((a, b))
-            }
+            Some((a, b)) => Some((
+                self.replicated(a, 2 * s.ffn * s.hidden)?,
+                self.replicated(b, s.hidden * s.ffn)?,
+            )),
             None => None,
         };
         let out = self.world.alloc_symmetric::<bf16>(s.tokens * s.hidden)?;
