@@ -209,3 +209,6 @@ def test_cuda_errors_name_the_device(gen):
     a = randn(gen, 16, 8, device="cuda")
     with pytest.raises(ValueError, match="every argument must be on the same device"):
         kosmos.gemm(a, randn(gen, 8, 16))
+    world = kosmos.World(2, "cuda:0")
+    with pytest.raises(ValueError, match="x: in cuda:0; the world ops take host arrays"):
+        world.ag_gemm(randn(gen, 2, 8, 16, device="cuda"), randn(gen, 2, 16, 8))

@@ -95,6 +95,17 @@ def test_world_ops_refuse_bad_input(rng):
         wd.gemm_rs(bf16(rng, 2, 7, 16), w)
 
 
+def test_device_and_world_failures_are_kosmos_errors():
+    missing = kosmos.cuda_device_count()
+    with pytest.raises(kosmos.KosmosError, match=f"cuda:{missing}"):
+        kosmos.World(2, f"cuda:{missing}")
+    with pytest.raises(kosmos.KosmosError, match="tpu:0"):
+        kosmos.World(2, "tpu:0")
+    with pytest.raises(kosmos.KosmosError, match="rank"):
+        kosmos.World(0)
+    assert issubclass(kosmos.KosmosError, RuntimeError)
+
+
 def test_a_lost_signal_raises_naming_rank_workgroup_and_task(rng):
     wd = kosmos.World(2, workgroups_per_rank=2, wait_bound=200)
     x, w = bf16(rng, 2, 40, 24), bf16(rng, 2, 24, 16)
