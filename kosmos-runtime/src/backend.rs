@@ -90,6 +90,19 @@ pub(crate) trait Backend: DeviceOps + Sized {
         lanes: u32,
     ) -> Result<u32>;
     fn stream(&self) -> Result<Self::Stream>;
+    /// Wraps a stream that another library created on this device (a raw driver handle),
+    /// without taking it over: dropping the wrapper leaves the stream. An error where the
+    /// device has no such handles.
+    ///
+    /// # Safety
+    ///
+    /// `handle` is a live stream of this device's context, kept alive while the wrapper is.
+    unsafe fn borrowed_stream(&self, _handle: u64) -> Result<Self::Stream> {
+        Err(Error::Unavailable {
+            device: Device::label(self.kind(), self.ordinal()),
+            reason: "the device has no external streams to borrow".into(),
+        })
+    }
     /// A stream whose launches the host waits for at most `limit`. Where launches run in
     /// the calling thread (the CPU device) the stream stops them after `limit`; where they
     /// are queued (GPUs) it is a plain stream and the caller bounds its wait by polling
@@ -156,6 +169,10 @@ pub(crate) trait DynBackend: DeviceOps {
         lanes: u32,
     ) -> Result<u32>;
     fn stream(&self) -> Result<Object>;
+    /// # Safety
+    ///
+    /// As [`Backend::borrowed_stream`].
+    unsafe fn borrowed_stream(&self, handle: u64) -> Result<Object>;
     fn bounded_stream(&self, limit: Duration) -> Result<Object>;
     fn stream_synchronize(&self, stream: &dyn Any) -> Result<()>;
     fn record_event(&self, stream: &dyn Any) -> Result<Object>;
@@ -208,6 +225,11 @@ impl<B: Backend> DynBackend for B {
 
     fn stream(&self) -> Result<Object> {
         Ok(Box::new(Backend::stream(self)?))
+    }
+
+    unsafe fn borrowed_stream(&self, handle: u64) -> Result<Object> {
+        // SAFETY: the caller's promise, passed on.
+        Ok(Box::new(unsafe { Backend::borrowed_stream(self, handle)? }))
     }
 
     fn bounded_stream(&self, limit: Duration) -> Result<Object> {

@@ -65,10 +65,15 @@ fn as_bytes_mut<T: DeviceScalar>(data: &mut [T]) -> &mut [u8] {
 /// Transfers (`upload`, `download`, `fill`) are synchronous: they first wait for all work
 /// submitted to the device on any stream, then complete before returning. Dropping a buffer
 /// also waits for the device, so a kernel still running never sees its memory freed.
+///
+/// A buffer made by [`Buffer::borrowed`] is a view of memory another library owns (a
+/// PyTorch tensor's storage): dropping it neither frees nor waits.
 pub struct Buffer<T: DeviceScalar> {
     device: Device,
     addr: u64,
     len: usize,
+    /// Whether the memory belongs to someone else ([`Buffer::borrowed`]): then drop leaves it.
+    borrowed: bool,
     _elem: PhantomData<T>,
 }
 
@@ -92,12 +97,7 @@ impl<T: DeviceScalar> Buffer<T> {
         len: usize,
         alloc: impl FnOnce(&dyn DynBackend, usize) -> Result<u64>,
     ) -> Result<Buffer<T>> {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or(Error::BufferTooLarge {
-                len,
-                elem: T::SCALAR_TYPE,
-            })?;
+        let bytes = Self::bytes_of(len)?;
         // Drivers reject empty allocations; an empty buffer owns no memory.
         let addr = if bytes == 0 {
             0
@@ -108,8 +108,46 @@ impl<T: DeviceScalar> Buffer<T> {
             device: device.clone(),
             addr,
             len,
+            borrowed: false,
             _elem: PhantomData,
         })
+    }
+
+    /// A view of `len` elements at device address `addr` of `device`, memory that another
+    /// library allocated and keeps (e.g. a tensor imported through DLPack): kernels read and
+    /// write it like any buffer, and dropping the view neither frees the memory nor waits
+    /// for the device. An `addr` of 0 is accepted only for an empty view.
+    ///
+    /// # Safety
+    ///
+    /// `addr .. addr + len * size_of::<T>()` must be memory of `device` (of its context, on
+    /// CUDA) that stays allocated while the view, or any launch queued with it, is in use;
+    /// the caller orders the owner's work with the launches that use it (e.g. by queuing
+    /// them on the owner's stream, [`Device::borrowed_stream`]).
+    pub unsafe fn borrowed(device: &Device, addr: u64, len: usize) -> Result<Buffer<T>> {
+        let bytes = Self::bytes_of(len)?;
+        if addr == 0 && bytes != 0 {
+            return Err(Error::Unavailable {
+                device: device.to_string(),
+                reason: format!("a borrowed buffer of {bytes} bytes at address 0"),
+            });
+        }
+        Ok(Buffer {
+            device: device.clone(),
+            addr,
+            len,
+            borrowed: true,
+            _elem: PhantomData,
+        })
+    }
+
+    /// The size of `len` elements in bytes, if it fits a `usize`.
+    fn bytes_of(len: usize) -> Result<usize> {
+        len.checked_mul(std::mem::size_of::<T>())
+            .ok_or(Error::BufferTooLarge {
+                len,
+                elem: T::SCALAR_TYPE,
+            })
     }
 
     /// A buffer holding a copy of `data`.
@@ -202,7 +240,7 @@ impl<T: DeviceScalar> ZeroBits for T {
 
 impl<T: DeviceScalar> Drop for Buffer<T> {
     fn drop(&mut self) {
-        if self.addr != 0 {
+        if self.addr != 0 && !self.borrowed {
             // A failed free cannot be reported from drop; the driver's context is then
             // already broken and its own teardown releases the memory.
             let _ = self.device.backend().free(self.addr);

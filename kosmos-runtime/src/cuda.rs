@@ -356,6 +356,17 @@ impl Backend for CudaBackend {
         self.check("stream creation", self.ctx.new_stream())
     }
 
+    /// The stream of another library (PyTorch's current stream), in the primary context this
+    /// backend shares with the CUDA runtime; handle 0 is the legacy default stream.
+    unsafe fn borrowed_stream(&self, handle: u64) -> Result<Arc<CudaStream>> {
+        // SAFETY: the caller promises a live stream of this context; cudarc's wrapper does
+        // not destroy it on drop.
+        Ok(unsafe {
+            self.ctx
+                .wrap_borrowed_stream(handle as usize as sys::CUstream)
+        })
+    }
+
     fn stream_synchronize(&self, stream: &Arc<CudaStream>) -> Result<()> {
         self.check("stream synchronize", stream.synchronize())
     }

@@ -253,6 +253,20 @@ impl Device {
         Stream::new(self)
     }
 
+    /// A stream that another library created on this device, by its driver handle (a
+    /// `CUstream`; 0 is CUDA's legacy default stream): launches queued on it run in order
+    /// with that library's work, without a host wait. Dropping it leaves the stream alive.
+    /// Only CUDA devices have such handles; elsewhere this is [`Error::Unavailable`].
+    ///
+    /// # Safety
+    ///
+    /// `handle` is a live stream of this device's primary context (the one the CUDA
+    /// runtime, and so PyTorch, uses), alive as long as the returned stream.
+    pub unsafe fn borrowed_stream(&self, handle: u64) -> Result<Stream> {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { Stream::borrowed(self, handle) }
+    }
+
     /// Waits until all work submitted to the device has finished.
     pub fn synchronize(&self) -> Result<()> {
         self.backend.synchronize()

@@ -41,6 +41,16 @@ impl Stream {
         })
     }
 
+    /// See [`Device::borrowed_stream`].
+    pub(crate) unsafe fn borrowed(device: &Device, handle: u64) -> Result<Stream> {
+        Ok(Stream {
+            device: device.clone(),
+            // SAFETY: the caller's promise, passed on.
+            inner: unsafe { device.backend().borrowed_stream(handle)? },
+            launched: Mutex::default(),
+        })
+    }
+
     /// A stream whose launches the host waits for at most `limit` (see
     /// `Backend::bounded_stream`).
     pub(crate) fn bounded(device: &Device, limit: Duration) -> Result<Stream> {

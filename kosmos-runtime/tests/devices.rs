@@ -175,6 +175,36 @@ fn image(d: &Device, ir: kosmos_ir::VerifiedModule, ptx: &str) -> ModuleImage {
     image
 }
 
+/// `vector_add` on `stream` writes a [`Buffer::borrowed`] view of another buffer's memory
+/// (poisoned first); dropping the view leaves that memory to its owner, which reads the sums.
+fn borrowed_view_as_output(d: &Device, stream: &kosmos_runtime::Stream) {
+    let module = d
+        .load_module(&image(d, vector_add_ir(), VECTOR_ADD_PTX))
+        .unwrap();
+    let mut rng = SmallRng::seed_from_u64(11);
+    let n = 300;
+    let a: Vec<f32> = (0..n).map(|_| rng.random_range(-1e3..1e3)).collect();
+    let b: Vec<f32> = (0..n).map(|_| rng.random_range(-1e3..1e3)).collect();
+    let (da, db) = (
+        Buffer::from_slice(d, &a).unwrap(),
+        Buffer::from_slice(d, &b).unwrap(),
+    );
+    let owner = Buffer::from_slice(d, &vec![f32::NAN; n]).unwrap();
+    let view = unsafe { Buffer::<f32>::borrowed(d, owner.device_ptr(), n) }.unwrap();
+    let args = [
+        (&da).into(),
+        (&db).into(),
+        (&view).into(),
+        (n as u32).into(),
+    ];
+    let cfg = LaunchConfig::for_elements(n, 256);
+    module.launch(stream, "vector_add", cfg, &args).unwrap();
+    stream.synchronize().unwrap();
+    drop(view);
+    let sums: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    assert_eq!(owner.download().unwrap(), sums);
+}
+
 /// The reference `vector_add` (`out[i] = a[i] + b[i]` for `i < n`, up to 256 lanes).
 fn vector_add_ir() -> kosmos_ir::VerifiedModule {
     kosmos_ir::verify_module(kosmos_ir::Module {
@@ -366,6 +396,28 @@ mod without_gpu {
         assert_eq!(d.kind(), DeviceKind::Cpu);
         assert_eq!(d.to_string(), "cpu");
         assert_eq!(d.name(), "cpu");
+    }
+
+    #[test]
+    fn a_borrowed_buffer_is_written_by_kernels_and_leaves_its_memory_on_drop() {
+        let d = cpu();
+        borrowed_view_as_output(&d, &d.stream().unwrap());
+    }
+
+    #[test]
+    fn the_cpu_device_has_no_streams_to_borrow() {
+        let msg = unsafe { cpu().borrowed_stream(0x1234) }
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            msg.contains("cpu") && msg.contains("no external streams"),
+            "{msg}"
+        );
+        let msg = unsafe { Buffer::<f32>::borrowed(&cpu(), 0, 4) }
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("address 0"), "{msg}");
     }
 
     #[test]
@@ -705,6 +757,15 @@ mod without_gpu {
 /// What only CUDA has: binaries that must be PTX, and the shared-memory opt-in above 48 KiB.
 mod cuda_only {
     use super::*;
+
+    #[test]
+    #[ignore = "needs KOSMOS_TEST_GPU=cuda"]
+    fn a_borrowed_view_on_the_borrowed_legacy_stream() {
+        let d = gpu("cuda");
+        // Handle 0: the legacy default stream of the primary context, always there.
+        let stream = unsafe { d.borrowed_stream(0) }.unwrap();
+        borrowed_view_as_output(&d, &stream);
+    }
 
     #[test]
     #[ignore = "needs KOSMOS_TEST_GPU=cuda"]

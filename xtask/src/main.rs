@@ -1,4 +1,4 @@
-//! Project tasks. `cargo xtask setup | test | demo | fuzz | ptxas`.
+//! Project tasks. `cargo xtask setup | test | demo | fuzz | ptxas | python | python-wheel`.
 //!
 //! std only: every step is an external command, run with inherited stdio, and a failing step
 //! stops the task with a message naming the command.
@@ -24,6 +24,9 @@ const LLVM_PACKAGES: &[&str] = &[
     "libncurses-dev",
 ];
 
+/// What building and testing the Python package (`python/`) needs, in its own venv.
+const PYTHON_PACKAGES: &[&str] = &["maturin>=1.7,<2", "numpy", "ml_dtypes", "pytest"];
+
 /// Optional: lets `kosmos-runtime --features hip` build (HIP 5.2; build-only, not for running).
 const HIP_PACKAGE: &str = "libamdhip64-dev";
 
@@ -37,6 +40,14 @@ fn main() -> ExitCode {
         Some("demo") => run_release(&["-p", "kosmos-tests", "--bin", "demo"], &args[1..]),
         Some("fuzz") => run_release(&["-p", "kosmos-fuzz"], &args[1..]),
         Some("ptxas") => ptxas().map(|p| println!("{}", p.display())),
+        Some("python") => setup().and_then(|env| python_develop(&env)).map(|venv| {
+            println!(
+                "xtask: kosmos installed in {}: `{}/bin/python -c \"import kosmos\"`",
+                venv.display(),
+                venv.display()
+            )
+        }),
+        Some("python-wheel") => setup().and_then(|env| python_wheel(&env)),
         _ => {
             eprintln!(
                 "usage: cargo xtask <command>\n\n\
@@ -45,7 +56,9 @@ fn main() -> ExitCode {
                  demo    setup, then run the demo (kosmos-tests --bin demo) in release mode\n\
                  fuzz    setup, then fuzz the IR pipeline in release mode (kosmos-fuzz):\n\
                  \x20       [--seconds N | --inputs N] [--seed S] [--workers N] (docs/fuzzing.md)\n\
-                 ptxas   print the path of the ptxas that tests get as KOSMOS_PTXAS"
+                 ptxas   print the path of the ptxas that tests get as KOSMOS_PTXAS\n\
+                 python  setup, then build the Python package into target/tools/python (a venv)\n\
+                 python-wheel  setup, then build the abi3 wheel (Python 3.9+) into target/wheels"
             );
             return ExitCode::from(2);
         }
@@ -76,7 +89,8 @@ fn setup() -> Result<Env> {
         missing.retain(|p| !matches!(*p, "llvm-22-dev" | "lld-22" | "libpolly-22-dev"));
     }
     let want_hip = !dpkg_installed(HIP_PACKAGE);
-    let want_venv = ptxas().is_err() && !python_has_venv();
+    // The ptxas wheel and the Python package (`cargo xtask python`) each live in a venv.
+    let want_venv = !python_has_venv();
     if want_venv {
         missing.push("python3-venv");
     }
@@ -159,8 +173,70 @@ fn test() -> Result {
         );
     }
     cargo(&env, &["test", "--workspace"])?;
+    let venv = python_develop(&env)?;
+    // -rs lists the skipped tests (CUDA ones without a CUDA torch) with their reasons.
+    run(Command::new(venv.join("bin/python"))
+        .args(["-m", "pytest", "-q", "-rs", "python/tests"])
+        .current_dir(root()))?;
     println!("xtask: all checks passed");
     Ok(())
+}
+
+/// The Python package's venv with [`PYTHON_PACKAGES`] (made, or completed, on first use).
+fn python_venv() -> Result<PathBuf> {
+    let venv = root().join("target/tools/python");
+    let python = venv.join("bin/python");
+    let ready = python.is_file()
+        && venv.join("bin/maturin").is_file()
+        && output(Command::new(&python).args(["-c", "import numpy, ml_dtypes, pytest"])).is_ok();
+    if !ready {
+        println!(
+            "xtask: installing {} into {}",
+            PYTHON_PACKAGES.join(" "),
+            venv.display()
+        );
+        run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
+        run(Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(PYTHON_PACKAGES))?;
+    }
+    Ok(venv)
+}
+
+/// Builds the Python package (debug profile, sharing the workspace's build) and installs it
+/// into the venv, editable; gives the venv.
+fn python_develop(env: &Env) -> Result<PathBuf> {
+    let venv = python_venv()?;
+    let mut cmd = Command::new(venv.join("bin/maturin"));
+    cmd.args(["develop", "--quiet"])
+        .current_dir(root().join("python"))
+        .env("VIRTUAL_ENV", &venv)
+        .env("KOSMOS_PTXAS", &env.ptxas);
+    println!("xtask: maturin develop (python/ into {})", venv.display());
+    run(&mut cmd)?;
+    Ok(venv)
+}
+
+/// Builds the release abi3 wheel (one for every Python from 3.9) into target/wheels.
+fn python_wheel(env: &Env) -> Result {
+    let venv = python_venv()?;
+    let out = root().join("target/wheels");
+    let mut cmd = Command::new(venv.join("bin/maturin"));
+    cmd.args(["build", "--release", "--out"])
+        .arg(&out)
+        .current_dir(root().join("python"))
+        .env("KOSMOS_PTXAS", &env.ptxas);
+    println!(
+        "xtask: maturin build --release (python/ into {})",
+        out.display()
+    );
+    run(&mut cmd)
 }
 
 /// Setup, then `cargo run --release <what> -- <extra>`.

@@ -1,0 +1,116 @@
+"""The ops on numpy arrays and torch tensors: outputs allocated here, work done by the
+native layer (kosmos._native). docs/python.md describes the API."""
+
+from kosmos import _native
+from kosmos._arrays import empty, native, stream_of
+
+
+def _out(given, like, shape, dtype):
+    """The caller's output array (checked by the native layer), else a new one."""
+    return empty(like, shape, dtype) if given is None else given
+
+
+def gemm(a, b, *, a_transposed=False, b_transposed=False, out=None, out_dtype="float32"):
+    """`op(a) @ op(b)` with f32 accumulation: `a` is `m x k` (`k x m` if `a_transposed`),
+    `b` `k x n` (`n x k` if `b_transposed`), both bfloat16; the result is `m x n`,
+    `out_dtype` ("float32" or "bfloat16") or written into `out`. Host arrays run on the CPU
+    device; CUDA tensors on their GPU, on the current stream, without a copy."""
+    a_native, b_native = native(a, "a"), native(b, "b")
+    m = a.shape[1] if a_transposed else a.shape[0]
+    n = b.shape[0] if b_transposed else b.shape[1]
+    out = _out(out, a, (m, n), out_dtype)
+    _native.gemm(a_native, b_native, native(out, "c"), a_transposed, b_transposed,
+                 stream_of(a, b, out))
+    return out
+
+
+class World:
+    """A world of `ranks` ranks emulated on one device ("cpu" or "cuda:N"), running the fused
+    tensor-parallel ops and the MoE layer. Per-rank tensors are host arrays (numpy, torch
+    CPU) stacked over a leading axis of `ranks`; each call stages them in, runs, waits for the
+    world (where a bounded wait that gave up raises KosmosError naming rank, workgroup and
+    task) and returns the results: new arrays of the inputs' kind, or the `out` (`dx`, `dw`)
+    arrays given."""
+
+    def __init__(self, ranks, device="cpu", *, workgroups_per_rank=None, wait_bound=None,
+                 host_wait_seconds=None):
+        self._world = _native.World(ranks, device, workgroups_per_rank, wait_bound,
+                                    host_wait_seconds)
+        self.ranks = ranks
+
+    def __repr__(self):
+        return repr(self._world)
+
+    @property
+    def device(self):
+        return self._world.device
+
+    def ag_gemm(self, x, w, *, w_transposed=False, out=None, out_dtype="float32"):
+        """`AllGather(x) @ op(w_r)`: `x` is `R x m/R x k` (each rank's rows), `w` `R x k x n`
+        (`R x n x k` if `w_transposed`); gives `R x m x n` (the same product on every rank
+        but for its own weights)."""
+        n = w.shape[1] if w_transposed else w.shape[2]
+        y = _out(out, x, (self.ranks, x.shape[1] * self.ranks, n), out_dtype)
+        self._world.ag_gemm(native(x, "x"), native(w, "w"), native(y, "y"), w_transposed)
+        return y
+
+    def gemm_rs(self, x, w, *, w_transposed=False, out=None, out_dtype="float32"):
+        """`ReduceScatter(x_r @ op(w_r))`: `x` is `R x m x k`, `w` `R x k x n` (`R x n x k`
+        if `w_transposed`); gives `R x m/R x n`, summed over the ranks in rank order."""
+        n = w.shape[1] if w_transposed else w.shape[2]
+        y = _out(out, x, (self.ranks, x.shape[1] // self.ranks, n), out_dtype)
+        self._world.gemm_rs(native(x, "x"), native(w, "w"), native(y, "y"), w_transposed)
+        return y
+
+    def gemm_ar(self, x, w, *, out=None, out_dtype="float32"):
+        """`AllReduce(x_r @ w_r)`: `x` is `R x m x k`, `w` `R x k x n`; gives `R x m x n`."""
+        y = _out(out, x, (self.ranks, x.shape[1], w.shape[2]), out_dtype)
+        self._world.gemm_ar(native(x, "x"), native(w, "w"), native(y, "y"))
+        return y
+
+    def ag_gemm_backward(self, dy, x, w, *, dx=None, dw=None, dx_dtype="float32"):
+        """Gradients of `ag_gemm` (`w` as `R x k x n`): `dx` (`R x m/R x k`, reduce-scattered)
+        and `dw` (`R x k x n`, float32) from `dy` (`R x m x n`)."""
+        dx = _out(dx, x, x.shape, dx_dtype)
+        dw = _out(dw, x, w.shape, "float32")
+        self._world.ag_gemm_backward(native(dy, "dy"), native(x, "x"), native(w, "w"),
+                                     native(dx, "dx"), dw)
+        return dx, dw
+
+    def gemm_rs_backward(self, dy, x, w, *, dx=None, dw=None, dx_dtype="float32"):
+        """Gradients of `gemm_rs` (`w` as `R x k x n`): `dx` (`R x m x k`) and `dw`
+        (`R x k x n`, float32) from `dy` (`R x m/R x n`, each rank's rows)."""
+        dx = _out(dx, x, x.shape, dx_dtype)
+        dw = _out(dw, x, w.shape, "float32")
+        self._world.gemm_rs_backward(native(dy, "dy"), native(x, "x"), native(w, "w"),
+                                     native(dx, "dx"), dw)
+        return dx, dw
+
+    def moe_forward(self, x, router, w1, w2, *, topk, routing="softmax", normalize=True,
+                    bias=None, groups=1, topk_groups=1, scale=1.0, shared=None,
+                    capacity=None, out=None):
+        """The MoE layer's forward pass (kernels::MoeLayer), in PyTorch's `out x in` weight
+        layout: `x` `R x tokens x hidden`, `router` `experts x hidden`, `w1`
+        `R x experts/R x 2 ffn x hidden` (gate rows, then up rows), `w2`
+        `R x experts/R x hidden x ffn`, all bfloat16; `bias` (`experts`, float32) for
+        `routing="sigmoid"`; `shared` = (`2 ffn x hidden`, `hidden x ffn`) for a shared
+        expert. Gives `R x tokens x hidden` bfloat16."""
+        out = _out(out, x, x.shape, "bfloat16")
+        shared_w1, shared_w2 = shared if shared is not None else (None, None)
+        self._world.moe_forward(
+            native(x, "x"), native(router, "router"), native(w1, "w1"), native(w2, "w2"),
+            native(out, "out"), topk, routing, normalize, bias, groups, topk_groups, scale,
+            None if shared_w1 is None else native(shared_w1, "shared_w1"),
+            None if shared_w2 is None else native(shared_w2, "shared_w2"),
+            capacity,
+        )
+        return out
+
+    def plant_missing_signal(self, rank, task):
+        """Makes the next `ag_gemm` lose one signal (a test of the bounded waits): it raises
+        KosmosError naming rank, workgroup and task; then call `recover`."""
+        self._world.plant_missing_signal(rank, task)
+
+    def recover(self):
+        """Makes the ops usable again after a wait gave up."""
+        self._world.recover()

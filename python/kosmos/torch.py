@@ -1,0 +1,267 @@
+"""PyTorch integration: the ops as torch custom ops (`torch.ops.kosmos.*`, with fake
+implementations so `torch.compile` traces them), autograd for `gemm` and the fused
+tensor-parallel ops, and drop-in tensor-parallel linear layers. Importing this module needs
+torch; the rest of `kosmos` does not.
+
+World ops take a world by the id `register_world` gives (custom ops take tensors and
+scalars only)."""
+
+import itertools
+from typing import Optional, Tuple
+
+import torch
+from torch import Tensor
+
+from kosmos import _native
+from kosmos._ops import World
+
+__all__ = ["gemm", "ag_gemm", "gemm_rs", "gemm_ar", "moe_forward", "register_world",
+           "ColumnParallelLinear", "RowParallelLinear"]
+
+
+def _stream(t):
+    return torch.cuda.current_stream(t.device).cuda_stream if t.is_cuda else 0
+
+
+def _out_dtype(bf16_out):
+    return torch.bfloat16 if bf16_out else torch.float32
+
+
+def _gemm_shape(a, b, a_transposed, b_transposed):
+    m = a.shape[1] if a_transposed else a.shape[0]
+    n = b.shape[0] if b_transposed else b.shape[1]
+    return m, n
+
+
+@torch.library.custom_op("kosmos::gemm", mutates_args=())
+def gemm(a: Tensor, b: Tensor, a_transposed: bool = False, b_transposed: bool = False,
+         bf16_out: bool = False) -> Tensor:
+    """`op(a) @ op(b)` (see `kosmos.gemm`): bfloat16 operands, a float32 result (bfloat16
+    with `bf16_out`). CUDA tensors run on their GPU on the current stream, without a copy."""
+    out = torch.empty(_gemm_shape(a, b, a_transposed, b_transposed),
+                      dtype=_out_dtype(bf16_out), device=a.device)
+    _native.gemm(a.detach(), b.detach(), out, a_transposed, b_transposed, _stream(a))
+    return out
+
+
+@gemm.register_fake
+def _(a, b, a_transposed=False, b_transposed=False, bf16_out=False):
+    return a.new_empty(_gemm_shape(a, b, a_transposed, b_transposed),
+                       dtype=_out_dtype(bf16_out))
+
+
+def _gemm_setup(ctx, inputs, output):
+    a, b, a_transposed, b_transposed, _ = inputs
+    ctx.save_for_backward(a, b)
+    ctx.transposed = (a_transposed, b_transposed)
+
+
+def _gemm_backward(ctx, dc):
+    """`dA = dC op(B)^T`, `dB = op(A)^T dC`, each in its operand's stored layout, as
+    bfloat16 gemms (so the shapes need the pipelined kernel's multiples of 8)."""
+    a, b = ctx.saved_tensors
+    a_t, b_t = ctx.transposed
+    dc = dc.to(torch.bfloat16).contiguous()
+    if a_t:
+        da = gemm(b, dc, b_t, True, True)
+    else:
+        da = gemm(dc, b, False, not b_t, True)
+    if b_t:
+        db = gemm(dc, a, True, a_t, True)
+    else:
+        db = gemm(a, dc, not a_t, False, True)
+    return da, db, None, None, None
+
+
+gemm.register_autograd(_gemm_backward, setup_context=_gemm_setup)
+
+
+# Worlds by id: what the world ops' schemas can carry.
+_WORLDS = {}
+_NEXT_ID = itertools.count()
+
+
+def register_world(world):
+    """An id for `world` (a `kosmos.World`) to pass to the world ops."""
+    if not isinstance(world, World):
+        raise TypeError(f"expected a kosmos.World, got {type(world).__name__}")
+    world_id = next(_NEXT_ID)
+    _WORLDS[world_id] = world
+    return world_id
+
+
+def _world(world_id):
+    try:
+        return _WORLDS[world_id]
+    except KeyError:
+        raise ValueError(f"no kosmos.World registered as {world_id}") from None
+
+
+def _dtype_name(bf16_out):
+    return "bfloat16" if bf16_out else "float32"
+
+
+@torch.library.custom_op("kosmos::ag_gemm", mutates_args=())
+def ag_gemm(world_id: int, x: Tensor, w: Tensor, bf16_out: bool = False) -> Tensor:
+    """`AllGather(x) @ w_r` on every rank (`World.ag_gemm`): `x` `R x m/R x k`, `w`
+    `R x k x n` gives `R x m x n`."""
+    return _world(world_id).ag_gemm(x.contiguous(), w.contiguous(),
+                                    out_dtype=_dtype_name(bf16_out))
+
+
+@ag_gemm.register_fake
+def _(world_id, x, w, bf16_out=False):
+    ranks = x.shape[0]
+    return x.new_empty((ranks, ranks * x.shape[1], w.shape[2]), dtype=_out_dtype(bf16_out))
+
+
+@torch.library.custom_op("kosmos::gemm_rs", mutates_args=())
+def gemm_rs(world_id: int, x: Tensor, w: Tensor, bf16_out: bool = False) -> Tensor:
+    """`ReduceScatter(x_r @ w_r)` (`World.gemm_rs`): `x` `R x m x k`, `w` `R x k x n` gives
+    `R x m/R x n`."""
+    return _world(world_id).gemm_rs(x.contiguous(), w.contiguous(),
+                                    out_dtype=_dtype_name(bf16_out))
+
+
+@gemm_rs.register_fake
+def _(world_id, x, w, bf16_out=False):
+    ranks = x.shape[0]
+    return x.new_empty((ranks, x.shape[1] // ranks, w.shape[2]), dtype=_out_dtype(bf16_out))
+
+
+@torch.library.custom_op("kosmos::gemm_ar", mutates_args=())
+def gemm_ar(world_id: int, x: Tensor, w: Tensor, bf16_out: bool = False) -> Tensor:
+    """`AllReduce(x_r @ w_r)` (`World.gemm_ar`): `x` `R x m x k`, `w` `R x k x n` gives
+    `R x m x n`."""
+    return _world(world_id).gemm_ar(x.contiguous(), w.contiguous(),
+                                    out_dtype=_dtype_name(bf16_out))
+
+
+@gemm_ar.register_fake
+def _(world_id, x, w, bf16_out=False):
+    return x.new_empty((x.shape[0], x.shape[1], w.shape[2]), dtype=_out_dtype(bf16_out))
+
+
+def _backward_op(name, method):
+    """The custom op `kosmos::<name>`: `(dx, dw)` of a fused op by `World.<method>`, `dx` in
+    bfloat16 (the operands' type), `dw` float32."""
+
+    @torch.library.custom_op(f"kosmos::{name}", mutates_args=())
+    def op(world_id: int, dy: Tensor, x: Tensor, w: Tensor) -> Tuple[Tensor, Tensor]:
+        world = _world(world_id)
+        return getattr(world, method)(dy.contiguous(), x.contiguous(), w.contiguous(),
+                                      dx_dtype="bfloat16")
+
+    @op.register_fake
+    def _(world_id, dy, x, w):
+        return x.new_empty(x.shape), w.new_empty(w.shape, dtype=torch.float32)
+
+    return op
+
+
+ag_gemm_backward = _backward_op("ag_gemm_backward", "ag_gemm_backward")
+gemm_rs_backward = _backward_op("gemm_rs_backward", "gemm_rs_backward")
+
+
+@torch.library.custom_op("kosmos::gemm_ar_backward", mutates_args=())
+def gemm_ar_backward(world_id: int, dy: Tensor, x: Tensor, w: Tensor) -> Tuple[Tensor, Tensor]:
+    """Every rank's copy of `Y = sum_r x_r w_r` feeds the loss, so `dx_r = (sum_q dy_q)
+    w_r^T` and `dw_r = x_r^T sum_q dy_q`: local gemms per rank."""
+    del world_id  # the local gemms run where the tensors are
+    total = dy.float().sum(0).to(torch.bfloat16).contiguous()
+    dx = torch.stack([gemm(total, w[r].contiguous(), False, True, True)
+                      for r in range(x.shape[0])])
+    dw = torch.stack([gemm(x[r].contiguous(), total, True, False, False)
+                      for r in range(x.shape[0])])
+    return dx, dw
+
+
+@gemm_ar_backward.register_fake
+def _(world_id, dy, x, w):
+    return x.new_empty(x.shape), w.new_empty(w.shape, dtype=torch.float32)
+
+
+def _fused_autograd(forward, backward):
+    def setup(ctx, inputs, output):
+        world_id, x, w, _ = inputs
+        ctx.save_for_backward(x, w)
+        ctx.world_id = world_id
+
+    def grad(ctx, dy):
+        x, w = ctx.saved_tensors
+        dx, dw = backward(ctx.world_id, dy.to(torch.bfloat16), x, w)
+        return None, dx, dw.to(w.dtype), None
+
+    forward.register_autograd(grad, setup_context=setup)
+
+
+_fused_autograd(ag_gemm, ag_gemm_backward)
+_fused_autograd(gemm_rs, gemm_rs_backward)
+_fused_autograd(gemm_ar, gemm_ar_backward)
+
+
+def _contiguous(t):
+    return None if t is None else t.contiguous()
+
+
+@torch.library.custom_op("kosmos::moe_forward", mutates_args=())
+def moe_forward(world_id: int, x: Tensor, router: Tensor, w1: Tensor, w2: Tensor, topk: int,
+                routing: str = "softmax", normalize: bool = True,
+                bias: Optional[Tensor] = None, groups: int = 1, topk_groups: int = 1,
+                scale: float = 1.0, shared_w1: Optional[Tensor] = None,
+                shared_w2: Optional[Tensor] = None, capacity: Optional[int] = None) -> Tensor:
+    """The MoE layer's forward pass (`World.moe_forward`): `R x tokens x hidden` bfloat16.
+    Forward only: the layer's backward pass is not exposed yet."""
+    shared = None if shared_w1 is None else (shared_w1.contiguous(), _contiguous(shared_w2))
+    return _world(world_id).moe_forward(
+        x.contiguous(), router.contiguous(), w1.contiguous(), w2.contiguous(), topk=topk,
+        routing=routing, normalize=normalize, bias=_contiguous(bias), groups=groups,
+        topk_groups=topk_groups, scale=scale, shared=shared, capacity=capacity)
+
+
+@moe_forward.register_fake
+def _(world_id, x, router, w1, w2, topk, routing="softmax", normalize=True, bias=None,
+      groups=1, topk_groups=1, scale=1.0, shared_w1=None, shared_w2=None, capacity=None):
+    return x.new_empty(x.shape, dtype=torch.bfloat16)
+
+
+class _ParallelLinear(torch.nn.Module):
+    def __init__(self, world, weight_shape, fan_in, bf16_out):
+        super().__init__()
+        self.world = world
+        self.world_id = register_world(world)
+        self.bf16_out = bf16_out
+        self.weight = torch.nn.Parameter(
+            (torch.randn(weight_shape) / fan_in**0.5).to(torch.bfloat16))
+
+
+class ColumnParallelLinear(_ParallelLinear):
+    """`y_r = AllGather(x) @ W_r`: the weight's columns (`out_features`) split over the
+    ranks, `weight` `R x in x out/R`; takes `x` `R x m/R x in` (each rank's rows of a
+    sequence-parallel input) and gives `R x m x out/R` in one fused launch per rank."""
+
+    def __init__(self, world, in_features, out_features, *, bf16_out=True):
+        if out_features % world.ranks:
+            raise ValueError(f"out_features = {out_features} does not split over "
+                             f"{world.ranks} ranks")
+        super().__init__(world, (world.ranks, in_features, out_features // world.ranks),
+                         in_features, bf16_out)
+
+    def forward(self, x):
+        return ag_gemm(self.world_id, x, self.weight, self.bf16_out)
+
+
+class RowParallelLinear(_ParallelLinear):
+    """`y_r = ReduceScatter(x_r @ W_r)`: the weight's rows (`in_features`) split over the
+    ranks, `weight` `R x in/R x out`; takes `x` `R x m x in/R` and gives each rank's rows of
+    the sum, `R x m/R x out`, in one fused launch per rank."""
+
+    def __init__(self, world, in_features, out_features, *, bf16_out=True):
+        if in_features % world.ranks:
+            raise ValueError(f"in_features = {in_features} does not split over "
+                             f"{world.ranks} ranks")
+        super().__init__(world, (world.ranks, in_features // world.ranks, out_features),
+                         in_features, bf16_out)
+
+    def forward(self, x):
+        return gemm_rs(self.world_id, x, self.weight, self.bf16_out)

@@ -1,0 +1,716 @@
+//! `World`: a world of ranks emulated on one device, with the fused tensor-parallel ops
+//! (`kernels::TpOps`) and the MoE layer (`kernels::MoeLayer`) on it.
+//!
+//! Per-rank tensors are host arrays stacked over a leading rank axis (`R x ...`): each call
+//! stages them into the world's symmetric buffers, runs the op, waits for the world
+//! (`World::synchronize`, which is where a bounded wait that gave up is reported, naming
+//! rank, workgroup and task) and copies the results back. Zero-copy world buffers over
+//! framework tensors are not part of this version.
+
+use crate::arrays::{Array, Elem, Place, Want, check_shape};
+use crate::errors::{Failure, Result, guarded};
+use crate::staging::Slab;
+use kernels::{Layout, MoeLayer, MoeOptions, MoeShape, MoeWeights, Routing, TpForward, TpOps};
+use kosmos::bf16;
+use kosmos_runtime::{Device, DeviceScalar, DeviceSpec, SymmetricBuffer, WorldOptions};
+use pyo3::prelude::*;
+use std::time::Duration;
+
+/// A world of `ranks` ranks emulated on one device (`"cpu"` or `"cuda:N"`).
+#[pyclass(module = "kosmos._native")]
+pub struct World {
+    world: kosmos_runtime::World,
+    tp: TpOps,
+    /// The MoE layer of the last shape and options used (it holds buffers for them).
+    moe: Option<MoeLayer>,
+    workgroups: Option<u32>,
+}
+
+/// A host array of the leading-rank-axis form, as the work released from the interpreter
+/// lock sees it.
+#[derive(Copy, Clone)]
+struct Host(Slab);
+
+impl Host {
+    /// Rank `r`'s part of `len` elements.
+    ///
+    /// # Safety
+    ///
+    /// As [`Slab::host`]; `len * (r + 1)` is within the array (its shape was checked).
+    unsafe fn rank<'a, T>(self, r: usize, len: usize) -> &'a [T] {
+        unsafe { &self.0.host::<T>()[r * len..(r + 1) * len] }
+    }
+}
+
+fn import(
+    object: &Bound<'_, PyAny>,
+    name: &'static str,
+    elems: &[Elem],
+    ndim: usize,
+    output: bool,
+) -> Result<Array> {
+    let a = Array::import(
+        object,
+        Want {
+            name,
+            elems,
+            ndim,
+            output,
+        },
+        0,
+    )?;
+    if a.place != Place::Host {
+        return Err(Failure::Value(format!(
+            "{name}: in {}; the world ops take host arrays (numpy arrays, CPU tensors) in this version",
+            a.place
+        )));
+    }
+    Ok(a)
+}
+
+fn input(object: &Bound<'_, PyAny>, name: &'static str, ndim: usize) -> Result<Array> {
+    import(object, name, &[Elem::Bf16], ndim, false)
+}
+
+fn output(object: &Bound<'_, PyAny>, name: &'static str, ndim: usize) -> Result<Array> {
+    import(object, name, &[Elem::F32, Elem::Bf16], ndim, true)
+}
+
+impl World {
+    /// A symmetric buffer of `len` elements per rank, rank `r`'s copy filled by `fill(r, copy)`
+    /// (the rest zero).
+    fn symmetric<T: DeviceScalar + Default>(
+        &mut self,
+        len: usize,
+        fill: impl Fn(usize, &mut [T]),
+    ) -> Result<SymmetricBuffer<T>> {
+        let b = self.world.alloc_symmetric::<T>(len)?;
+        let mut host = vec![T::default(); len];
+        for (r, copy) in b.ranks().iter().enumerate() {
+            host.fill(T::default());
+            fill(r, &mut host);
+            copy.upload(&host)?;
+        }
+        Ok(b)
+    }
+
+    /// Every rank's copy of `len` elements: `src`'s rank parts.
+    fn each_rank<T: DeviceScalar + Default>(
+        &mut self,
+        src: Host,
+        len: usize,
+    ) -> Result<SymmetricBuffer<T>> {
+        // SAFETY: `src` holds ranks x len elements (checked), alive for the call.
+        self.symmetric(len, |r, copy| {
+            copy.copy_from_slice(unsafe { src.rank(r, len) })
+        })
+    }
+
+    /// Every rank's copy of `ranks x shard`: its own part of `src` at `r shard`, zeros for
+    /// the peers' rows the op gathers.
+    fn own_rows(&mut self, src: Host, shard: usize) -> Result<SymmetricBuffer<bf16>> {
+        let ranks = self.ranks();
+        self.symmetric(ranks * shard, |r, copy| {
+            // SAFETY: as in `each_rank`.
+            copy[r * shard..(r + 1) * shard].copy_from_slice(unsafe { src.rank(r, shard) });
+        })
+    }
+
+    /// Every rank's copy is all of `src` (`len` elements): weights every rank holds alike,
+    /// the gathered input of a backward pass.
+    fn replicated<T: DeviceScalar + Default>(
+        &mut self,
+        src: Host,
+        len: usize,
+    ) -> Result<SymmetricBuffer<T>> {
+        // SAFETY: `src` holds `len` elements (checked), alive for the call.
+        self.symmetric(len, |_, copy| {
+            copy.copy_from_slice(unsafe { src.rank(0, len) })
+        })
+    }
+
+    fn ranks(&self) -> usize {
+        self.world.ranks() as usize
+    }
+
+    /// Waits for the world, then copies every rank's copy into `dst`.
+    fn finish<T: DeviceScalar>(&mut self, y: &SymmetricBuffer<T>, dst: Slab) -> Result<()> {
+        self.world.synchronize()?;
+        // SAFETY: the output array (ranks x y.len(), checked), writable, alive for the call.
+        let dst = unsafe { dst.host_mut::<T>() };
+        for (copy, part) in y.ranks().iter().zip(dst.chunks_mut(y.len())) {
+            copy.download_into(part)?;
+        }
+        Ok(())
+    }
+
+    /// Runs `f` with the output staged as a symmetric buffer of its element type, then
+    /// copies it back.
+    fn with_output(
+        &mut self,
+        y: (Slab, Elem),
+        len: usize,
+        f: impl FnOnce(&mut Self, kernels::TpOutput<'_>) -> Result<()>,
+    ) -> Result<()> {
+        match y.1 {
+            Elem::F32 => {
+                let out = self.world.alloc_symmetric::<f32>(len)?;
+                f(self, (&out).into())?;
+                self.finish(&out, y.0)
+            }
+            Elem::Bf16 => {
+                let out = self.world.alloc_symmetric::<bf16>(len)?;
+                f(self, (&out).into())?;
+                self.finish(&out, y.0)
+            }
+        }
+    }
+
+    fn fused(&mut self, call: Fused) -> Result<()> {
+        let r = self.ranks();
+        let (m, n, k) = call.shape;
+        let shard = m / r;
+        let layout = if call.w_transposed {
+            Layout::T
+        } else {
+            Layout::N
+        };
+        self.tp.set_workgroups_per_rank(self.workgroups);
+        match call.op {
+            FusedOp::AgGemm => {
+                let x = self.own_rows(call.x, shard * k)?;
+                let w = self.each_rank(call.w, k * n)?;
+                self.with_output(call.y, m * n, |s, y| {
+                    Ok(s.tp.ag_gemm(&mut s.world, &x, &w, layout, y, m, n, k)?)
+                })
+            }
+            FusedOp::GemmRs | FusedOp::GemmAr => {
+                let x = self.each_rank(call.x, m * k)?;
+                let w = self.each_rank(call.w, k * n)?;
+                let all = call.op == FusedOp::GemmAr;
+                let rows = if all { m } else { shard };
+                self.with_output(call.y, rows * n, |s, y| {
+                    if all {
+                        Ok(s.tp.gemm_ar(&mut s.world, &x, &w, y, m, n, k)?)
+                    } else {
+                        Ok(s.tp.gemm_rs(&mut s.world, &x, &w, layout, y, m, n, k)?)
+                    }
+                })
+            }
+        }
+    }
+
+    fn backward(&mut self, call: Backward) -> Result<()> {
+        let r = self.ranks();
+        let (m, n, k) = call.shape;
+        let shard = m / r;
+        self.tp.set_workgroups_per_rank(self.workgroups);
+        let (dy, x) = match call.of {
+            // dY is whole on every rank; X the gathered input of the forward pass.
+            TpForward::AgGemm => (
+                self.each_rank(call.dy, m * n)?,
+                self.replicated(call.x, m * k)?,
+            ),
+            // dY's rows are gathered in place; X_r is each rank's own.
+            TpForward::GemmRs => (
+                self.own_rows(call.dy, shard * n)?,
+                self.each_rank(call.x, m * k)?,
+            ),
+        };
+        let w = self.each_rank(call.w, k * n)?;
+        let mut dw = self.world.alloc_symmetric::<f32>(k * n)?;
+        let dx_rows = match call.of {
+            TpForward::AgGemm => shard,
+            TpForward::GemmRs => m,
+        };
+        self.with_output(call.dx, dx_rows * k, |s, dx| {
+            Ok(s.tp.backward(&mut s.world, call.of, &dy, &x, &w, dx, &mut dw, (m, n, k))?)
+        })?;
+        self.finish(&dw, call.dw)
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum FusedOp {
+    AgGemm,
+    GemmRs,
+    GemmAr,
+}
+
+/// A checked fused forward op.
+struct Fused {
+    op: FusedOp,
+    x: Host,
+    w: Host,
+    w_transposed: bool,
+    y: (Slab, Elem),
+    shape: (usize, usize, usize),
+}
+
+/// A checked backward pass.
+struct Backward {
+    of: TpForward,
+    dy: Host,
+    x: Host,
+    w: Host,
+    dx: (Slab, Elem),
+    dw: Slab,
+    shape: (usize, usize, usize),
+}
+
+/// `shape[1..]` of a weight stored `k x n`, or `n x k` when transposed.
+fn weight_dims(w: &Array, transposed: bool) -> (usize, usize) {
+    let (a, b) = (w.shape[1], w.shape[2]);
+    if transposed { (b, a) } else { (a, b) }
+}
+
+fn check_ranks(world: &World, arrays: &[&Array]) -> Result<usize> {
+    let r = world.ranks();
+    for a in arrays {
+        if a.shape[0] != r {
+            return Err(Failure::Value(format!(
+                "{}: the leading axis holds the ranks: expected {r}, got shape {:?}",
+                a.name, a.shape
+            )));
+        }
+    }
+    Ok(r)
+}
+
+#[pymethods]
+impl World {
+    /// `ranks` ranks emulated on `device` (`"cpu"`, `"cuda"`, `"cuda:N"`);
+    /// `workgroups_per_rank` fixes the fused launches' grid (default: as many as fit),
+    /// `wait_bound` the polls before a bounded wait gives up, `host_wait_seconds` how long
+    /// the host waits for a launch.
+    #[new]
+    #[pyo3(signature = (ranks, device = "cpu", workgroups_per_rank = None, wait_bound = None, host_wait_seconds = None))]
+    fn new(
+        ranks: u32,
+        device: &str,
+        workgroups_per_rank: Option<u32>,
+        wait_bound: Option<u32>,
+        host_wait_seconds: Option<f64>,
+    ) -> PyResult<World> {
+        Ok(guarded(|| {
+            let device = Device::open(DeviceSpec::parse(device)?)?;
+            let host_wait_limit = host_wait_seconds
+                .map(|s| {
+                    Duration::try_from_secs_f64(s)
+                        .map_err(|e| Failure::Value(format!("host_wait_seconds = {s}: {e}")))
+                })
+                .transpose()?;
+            let options = WorldOptions {
+                wait_bound,
+                host_wait_limit,
+                ..WorldOptions::default()
+            };
+            let world = kosmos_runtime::World::emulated(&device, ranks, options)?;
+            let tp = TpOps::new(&world)?;
+            Ok(World {
+                world,
+                tp,
+                moe: None,
+                workgroups: workgroups_per_rank,
+            })
+        })?)
+    }
+
+    #[getter]
+    fn ranks_count(&self) -> u32 {
+        self.world.ranks()
+    }
+
+    #[getter]
+    fn device(&self) -> String {
+        self.world.device().to_string()
+    }
+
+    /// `y = AllGather(x) op(w_r)`: `x` `R x m/R x k` (each rank's rows), `w` `R x k x n`
+    /// (`R x n x k` when `w_transposed`), `y` `R x m x n` (the same on every rank).
+    #[pyo3(signature = (x, w, y, w_transposed = false))]
+    fn ag_gemm(
+        &mut self,
+        py: Python<'_>,
+        x: &Bound<'_, PyAny>,
+        w: &Bound<'_, PyAny>,
+        y: &Bound<'_, PyAny>,
+        w_transposed: bool,
+    ) -> PyResult<()> {
+        Ok(guarded(|| {
+            let (x, w, y) = (input(x, "x", 3)?, input(w, "w", 3)?, output(y, "y", 3)?);
+            let r = check_ranks(self, &[&x, &w, &y])?;
+            let (k, n) = weight_dims(&w, w_transposed);
+            let m = x.shape[1] * r;
+            check_shape(&x, &[("ranks", r), ("m / ranks", x.shape[1]), ("k", k)])?;
+            check_shape(&y, &[("ranks", r), ("m", m), ("n", n)])?;
+            let call = Fused {
+                op: FusedOp::AgGemm,
+                x: Host(x.slab()),
+                w: Host(w.slab()),
+                w_transposed,
+                y: (y.slab(), y.elem),
+                shape: (m, n, k),
+            };
+            py.detach(|| guarded(|| self.fused(call)))
+        })?)
+    }
+
+    /// `y_r = ReduceScatter(x_r op(w_r))`: `x` `R x m x k`, `w` `R x k x n` (`R x n x k`
+    /// when `w_transposed`), `y` `R x m/R x n`, summed over the ranks in rank order.
+    #[pyo3(signature = (x, w, y, w_transposed = false))]
+    fn gemm_rs(
+        &mut self,
+        py: Python<'_>,
+        x: &Bound<'_, PyAny>,
+        w: &Bound<'_, PyAny>,
+        y: &Bound<'_, PyAny>,
+        w_transposed: bool,
+    ) -> PyResult<()> {
+        self.reduce(py, FusedOp::GemmRs, x, w, y, w_transposed)
+    }
+
+    /// `y = AllReduce(x_r w_r)`: `x` `R x m x k`, `w` `R x k x n`, `y` `R x m x n`.
+    fn gemm_ar(
+        &mut self,
+        py: Python<'_>,
+        x: &Bound<'_, PyAny>,
+        w: &Bound<'_, PyAny>,
+        y: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        self.reduce(py, FusedOp::GemmAr, x, w, y, false)
+    }
+
+    /// The backward pass of `ag_gemm` (`w` stored `k x n`): from `dy` (`R x m x n`), the
+    /// forward pass's `x` (`R x m/R x k`, each rank's rows) and `w` (`R x k x n`), writes
+    /// `dx = ReduceScatter(dy w_r^T)` (`R x m/R x k`) and `dw = X^T dy` (`R x k x n`,
+    /// float32).
+    fn ag_gemm_backward(
+        &mut self,
+        py: Python<'_>,
+        dy: &Bound<'_, PyAny>,
+        x: &Bound<'_, PyAny>,
+        w: &Bound<'_, PyAny>,
+        dx: &Bound<'_, PyAny>,
+        dw: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        self.backward_of(py, TpForward::AgGemm, [dy, x, w, dx, dw])
+    }
+
+    /// The backward pass of `gemm_rs` (`w` stored `k x n`): from `dy` (`R x m/R x n`, each
+    /// rank's rows), the forward pass's `x` (`R x m x k`) and `w` (`R x k x n`), writes
+    /// `dx = AllGather(dy) w_r^T` (`R x m x k`) and `dw = x_r^T AllGather(dy)` (`R x k x n`,
+    /// float32).
+    fn gemm_rs_backward(
+        &mut self,
+        py: Python<'_>,
+        dy: &Bound<'_, PyAny>,
+        x: &Bound<'_, PyAny>,
+        w: &Bound<'_, PyAny>,
+        dx: &Bound<'_, PyAny>,
+        dw: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        self.backward_of(py, TpForward::GemmRs, [dy, x, w, dx, dw])
+    }
+
+    /// The MoE layer's forward pass (`kernels::MoeLayer`): `x` `R x tokens x hidden`,
+    /// `router` `experts x hidden`, `w1` `R x experts/R x 2 ffn x hidden` (gate rows, then
+    /// up rows), `w2` `R x experts/R x hidden x ffn`, optional `bias` (`experts`, float32,
+    /// sigmoid routing) and shared expert (`shared_w1` `2 ffn x hidden`, `shared_w2`
+    /// `hidden x ffn`); writes `out` (`R x tokens x hidden`, bfloat16).
+    #[pyo3(signature = (x, router, w1, w2, out, topk, routing = "softmax", normalize = true, bias = None, groups = 1, topk_groups = 1, scale = 1.0, shared_w1 = None, shared_w2 = None, capacity = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn moe_forward(
+        &mut self,
+        py: Python<'_>,
+        x: &Bound<'_, PyAny>,
+        router: &Bound<'_, PyAny>,
+        w1: &Bound<'_, PyAny>,
+        w2: &Bound<'_, PyAny>,
+        out: &Bound<'_, PyAny>,
+        topk: usize,
+        routing: &str,
+        normalize: bool,
+        bias: Option<&Bound<'_, PyAny>>,
+        groups: u32,
+        topk_groups: u32,
+        scale: f32,
+        shared_w1: Option<&Bound<'_, PyAny>>,
+        shared_w2: Option<&Bound<'_, PyAny>>,
+        capacity: Option<usize>,
+    ) -> PyResult<()> {
+        Ok(guarded(|| {
+            let routing = match routing {
+                "softmax" => Routing::Softmax { normalize },
+                "sigmoid" => Routing::Sigmoid {
+                    groups,
+                    topk_groups,
+                    normalize,
+                    scale,
+                },
+                other => {
+                    return Err(Failure::Value(format!(
+                        "routing = {other:?}: expected \"softmax\" or \"sigmoid\""
+                    )));
+                }
+            };
+            let x = input(x, "x", 3)?;
+            let router = input(router, "router", 2)?;
+            let w1 = input(w1, "w1", 4)?;
+            let w2 = input(w2, "w2", 4)?;
+            let out = import(out, "out", &[Elem::Bf16], 3, true)?;
+            let r = check_ranks(self, &[&x, &w1, &w2, &out])?;
+            let (tokens, hidden) = (x.shape[1], x.shape[2]);
+            let experts = router.shape[0];
+            let (local, ffn) = (w1.shape[1], w1.shape[2] / 2);
+            let shape = MoeShape {
+                experts,
+                topk,
+                tokens,
+                hidden,
+                ffn,
+            };
+            check_shape(&router, &[("experts", experts), ("hidden", hidden)])?;
+            check_shape(
+                &w1,
+                &[
+                    ("ranks", r),
+                    ("experts / ranks", local),
+                    ("2 ffn", 2 * ffn),
+                    ("hidden", hidden),
+                ],
+            )?;
+            check_shape(
+                &w2,
+                &[
+                    ("ranks", r),
+                    ("experts / ranks", local),
+                    ("hidden", hidden),
+                    ("ffn", ffn),
+                ],
+            )?;
+            check_shape(
+                &out,
+                &[("ranks", r), ("tokens", tokens), ("hidden", hidden)],
+            )?;
+            if local * r != experts {
+                return Err(Failure::Value(format!(
+                    "w1: {local} experts on each of {r} ranks, but the router has {experts}"
+                )));
+            }
+            let bias = match (routing, bias) {
+                (Routing::Sigmoid { .. }, Some(b)) => {
+                    let b = import(b, "bias", &[Elem::F32], 1, false)?;
+                    check_shape(&b, &[("experts", experts)])?;
+                    Some(b)
+                }
+                (Routing::Sigmoid { .. }, None) => {
+                    return Err(Failure::Value(
+                        "bias: sigmoid routing takes a selection bias (experts, float32)".into(),
+                    ));
+                }
+                (Routing::Softmax { .. }, Some(_)) => {
+                    return Err(Failure::Value(
+                        "bias: only sigmoid routing takes a selection bias".into(),
+                    ));
+                }
+                (Routing::Softmax { .. }, None) => None,
+            };
+            let shared = match (shared_w1, shared_w2) {
+                (Some(a), Some(b)) => {
+                    let (a, b) = (input(a, "shared_w1", 2)?, input(b, "shared_w2", 2)?);
+                    check_shape(&a, &[("2 ffn", 2 * ffn), ("hidden", hidden)])?;
+                    check_shape(&b, &[("hidden", hidden), ("ffn", ffn)])?;
+                    Some((a, b))
+                }
+                (None, None) => None,
+                _ => {
+                    return Err(Failure::Value(
+                        "shared_w1 and shared_w2 come together".into(),
+                    ));
+                }
+            };
+            let options = MoeOptions {
+                routing,
+                shared_expert: shared.is_some(),
+                capacity,
+            };
+            let call = Moe {
+                shape,
+                options,
+                x: Host(x.slab()),
+                router: Host(router.slab()),
+                bias: bias.as_ref().map(|b| Host(b.slab())),
+                w1: Host(w1.slab()),
+                w2: Host(w2.slab()),
+                shared: shared
+                    .as_ref()
+                    .map(|(a, b)| (Host(a.slab()), Host(b.slab()))),
+                out: out.slab(),
+            };
+            py.detach(|| guarded(|| self.moe(call)))
+        })?)
+    }
+
+    /// Makes the next `ag_gemm`'s communication task `task` of rank `rank` signal a spare
+    /// counter instead of its own: its tiles' bounded waits give up, and the call raises
+    /// `KosmosError` naming rank, workgroup and task (then call `recover`).
+    fn plant_missing_signal(&mut self, rank: u32, task: u32) {
+        self.tp.plant_missing_signal(rank, task);
+    }
+
+    /// Makes the fused ops and the MoE layer usable again after a call whose wait gave up.
+    fn recover(&self) -> PyResult<()> {
+        Ok(guarded(|| {
+            self.tp.recover()?;
+            if let Some(moe) = &self.moe {
+                moe.recover()?;
+            }
+            Ok(())
+        })?)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "World({} ranks on {})",
+            self.world.ranks(),
+            self.world.device()
+        )
+    }
+}
+
+impl World {
+    fn reduce(
+        &mut self,
+        py: Python<'_>,
+        op: FusedOp,
+        x: &Bound<'_, PyAny>,
+        w: &Bound<'_, PyAny>,
+        y: &Bound<'_, PyAny>,
+        w_transposed: bool,
+    ) -> PyResult<()> {
+        Ok(guarded(|| {
+            let (x, w, y) = (input(x, "x", 3)?, input(w, "w", 3)?, output(y, "y", 3)?);
+            let r = check_ranks(self, &[&x, &w, &y])?;
+            let (k, n) = weight_dims(&w, w_transposed);
+            let m = x.shape[1];
+            check_shape(&x, &[("ranks", r), ("m", m), ("k", k)])?;
+            if op == FusedOp::GemmRs {
+                if m % r != 0 {
+                    return Err(Failure::Value(format!(
+                        "x: m = {m} rows do not split evenly over {r} ranks"
+                    )));
+                }
+                check_shape(&y, &[("ranks", r), ("m / ranks", m / r), ("n", n)])?;
+            } else {
+                check_shape(&y, &[("ranks", r), ("m", m), ("n", n)])?;
+            }
+            let call = Fused {
+                op,
+                x: Host(x.slab()),
+                w: Host(w.slab()),
+                w_transposed,
+                y: (y.slab(), y.elem),
+                shape: (m, n, k),
+            };
+            py.detach(|| guarded(|| self.fused(call)))
+        })?)
+    }
+
+    fn backward_of(
+        &mut self,
+        py: Python<'_>,
+        of: TpForward,
+        [dy, x, w, dx, dw]: [&Bound<'_, PyAny>; 5],
+    ) -> PyResult<()> {
+        Ok(guarded(|| {
+            let (dy, x, w) = (input(dy, "dy", 3)?, input(x, "x", 3)?, input(w, "w", 3)?);
+            let dx = output(dx, "dx", 3)?;
+            let dw = import(dw, "dw", &[Elem::F32], 3, true)?;
+            let r = check_ranks(self, &[&dy, &x, &w, &dx, &dw])?;
+            let (k, n) = weight_dims(&w, false);
+            let m = match of {
+                TpForward::AgGemm => x.shape[1] * r,
+                TpForward::GemmRs => x.shape[1],
+            };
+            if m % r != 0 {
+                return Err(Failure::Value(format!(
+                    "x: m = {m} rows do not split evenly over {r} ranks"
+                )));
+            }
+            let (rows_y, rows_x) = match of {
+                TpForward::AgGemm => (m, m / r),
+                TpForward::GemmRs => (m / r, m),
+            };
+            check_shape(&x, &[("ranks", r), ("rows", rows_x), ("k", k)])?;
+            check_shape(&dy, &[("ranks", r), ("rows", rows_y), ("n", n)])?;
+            check_shape(&dx, &[("ranks", r), ("rows", rows_x), ("k", k)])?;
+            check_shape(&dw, &[("ranks", r), ("k", k), ("n", n)])?;
+            let call = Backward {
+                of,
+                dy: Host(dy.slab()),
+                x: Host(x.slab()),
+                w: Host(w.slab()),
+                dx: (dx.slab(), dx.elem),
+                dw: dw.slab(),
+                shape: (m, n, k),
+            };
+            py.detach(|| guarded(|| self.backward(call)))
+        })?)
+    }
+
+    fn moe(&mut self, call: Moe) -> Result<()> {
+        let s = call.shape;
+        let reuse = self
+            .moe
+            .as_ref()
+            .is_some_and(|l| l.shape() == s && l.options() == call.options);
+        if !reuse {
+            // The old layer's buffers go before the new one's are allocated.
+            self.moe = None;
+            self.moe = Some(MoeLayer::new(&mut self.world, s, call.options)?);
+        }
+        let local = s.experts / self.ranks();
+        let x = self.each_rank(call.x, s.tokens * s.hidden)?;
+        // The router, bias and shared expert are the same on every rank.
+        let router = self.replicated(call.router, s.experts * s.hidden)?;
+        let bias = match call.bias {
+            Some(b) => Some(self.replicated(b, s.experts)?),
+            None => None,
+        };
+        let w1 = self.each_rank(call.w1, local * 2 * s.ffn * s.hidden)?;
+        let w2 = self.each_rank(call.w2, local * s.hidden * s.ffn)?;
+        let shared = match call.shared {
+            Some((a, b)) => Some((
+                self.replicated(a, 2 * s.ffn * s.hidden)?,
+                self.replicated(b, s.hidden * s.ffn)?,
+            )),
+            None => None,
+        };
+        let out = self.world.alloc_symmetric::<bf16>(s.tokens * s.hidden)?;
+        let weights = MoeWeights {
+            router: &router,
+            bias: bias.as_ref(),
+            w1: &w1,
+            w2: &w2,
+            shared: shared.as_ref().map(|(a, b)| (a, b)),
+        };
+        let layer = self.moe.as_mut().expect("made above");
+        layer.set_workgroups_per_rank(self.workgroups);
+        layer.forward(&mut self.world, &x, &weights, &out)?;
+        self.finish(&out, call.out)
+    }
+}
+
+/// A checked MoE forward pass.
+struct Moe {
+    shape: MoeShape,
+    options: MoeOptions,
+    x: Host,
+    router: Host,
+    bias: Option<Host>,
+    w1: Host,
+    w2: Host,
+    shared: Option<(Host, Host)>,
+    out: Slab,
+}
