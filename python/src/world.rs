@@ -560,10 +560,10 @@ impl World {
     }
 
     /// Makes the fused ops and the MoE layer usable again after a call whose wait gave up.
-    fn recover(&self) -> PyResult<()> {
+    fn recover(&mut self) -> PyResult<()> {
         Ok(guarded(|| {
             self.tp.recover()?;
-            if let Some(moe) = &self.moe {
+            if let Some(moe) = &mut self.moe {
                 moe.recover()?;
             }
             Ok(())
