@@ -868,12 +868,7 @@ fn store_tile_bf16(
     m: u32,
     n: u32,
 ) {
-    let sg = subgroup_id();
-    frag_store(
-        &tile[((sg >> 2) * 64 + (sg & 3) * 16) * STAGED_ROW],
-        acc,
-        STAGED_ROW,
-    );
+    frag_store(&tile[slab_row(0) * STAGED_ROW], acc, STAGED_ROW);
     barrier();
     let rows = min(m - m0, 128);
     let chunks = min(n - n0, 128) / 8;
@@ -1038,7 +1033,7 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
             let gathered = x.local();
             let weights = w.local();
             let acc = tile_product(stages, gathered, weights, m0, n0, end, n, k, 0, TB, 0);
-            let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
+            let row0 = slab_row(m0);
             let out = y.local();
             let out16 = y16.local();
             store_slab(out, out16, BF16, acc, row0, n0, end, n);
@@ -1147,7 +1142,7 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
             let operand = x.local();
             let weights = w.local();
             let acc = tile_product(stages, operand, weights, m0, col * 128, end, n, k, 0, TB, 0);
-            let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
+            let row0 = slab_row(m0);
             let out16 = y16.local();
             if alone {
                 let out = y.local();
@@ -1334,7 +1329,6 @@ pub fn moe_forward(
     phases: u32,
 ) {
     let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
-    let staging = shared_array::<bf16, { 128 * STAGED_ROW }>();
     start_barrier();
     let rank = team_rank();
     let ranks = world_size();
@@ -1512,27 +1506,21 @@ pub fn moe_forward(
                 let outputs = y.local();
                 if j == local {
                     let w = ws2.local();
-                    product_tile(
-                        stages, a, w, m0, n0, end, hidden, ffn, 0, 1, spare, outputs, 1, staging,
-                    );
+                    down_tile(stages, a, w, spare, outputs, m0, end, n0, hidden, ffn);
                 } else {
                     let w = w2.local();
                     let at = (j as u64) * (hidden as u64) * (ffn as u64);
-                    product_tile(
+                    down_tile(
                         stages,
                         a,
                         &w[at..],
-                        m0,
-                        n0,
-                        end,
-                        hidden,
-                        ffn,
-                        0,
-                        1,
                         spare,
                         outputs,
-                        1,
-                        staging,
+                        m0,
+                        end,
+                        n0,
+                        hidden,
+                        ffn,
                     );
                 }
             }
@@ -1751,7 +1739,7 @@ fn route_block(
         let a = w_router.local();
         let xs = x.local();
         let acc = tile_product(stages, a, xs, e0, t0, experts, tokens, hidden, 0, 1, 0);
-        let row0 = e0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
+        let row0 = slab_row(e0);
         // Only f32 is stored: `x` stands in for the bf16 result.
         store_slab(lt, xs, 0, acc, row0, t0, experts, stride);
     }
@@ -2152,8 +2140,7 @@ fn up_tile(
 ) {
     let acc = tile_product(stages, a, w, a_m0, f0, a_rows, ffn, hidden, 0, 1, ffn);
     let z_cols = (ffn + 63) / 64 * 128;
-    let sg = subgroup_id();
-    let row0 = m0 + (sg >> 2) * 64 + (sg & 3) * 16;
+    let row0 = slab_row(m0);
     let zl = z.local();
     // Only bf16 is stored: `scores` stands in for the f32 result.
     let spare = scores.local();
@@ -2178,6 +2165,34 @@ fn up_tile(
             }
         }
     }
+}
+
+/// A down-projection tile of [`moe_forward`]: rows `m0..end` of `a` (`h`) times `w^T` (`w`:
+/// `hidden x ffn`), columns `n0..n0 + 128`, into `y` rounded to bf16, stored straight from
+/// the fragments: over a `k` this long the staged store of [`store_tile_bf16`] (and the
+/// shared memory it takes) measured slower (bench/RESULTS.md, twenty-fifth batch).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn down_tile(
+    stages: &mut [u32],
+    a: &[bf16],
+    w: &[bf16],
+    spare: &mut [f32],
+    y: &mut [bf16],
+    m0: u32,
+    end: u32,
+    n0: u32,
+    hidden: u32,
+    ffn: u32,
+) {
+    let acc = tile_product(stages, a, w, m0, n0, end, hidden, ffn, 0, 1, 0);
+    store_slab(spare, y, 1, acc, slab_row(m0), n0, end, hidden);
+}
+
+/// The first row of the calling subgroup's 16-row slab of the 128-row tile at row `m0`.
+#[device]
+fn slab_row(m0: u32) -> u32 {
+    m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16
 }
 
 /// The 128 x 128 tile at row `m0`, column `n0` of `op(A) op(B)` ([`tile_product`]'s
@@ -2206,8 +2221,7 @@ fn product_tile(
     if to_bf16 == 1 {
         store_tile_bf16(staging, acc, c16, m0, n0, m, n);
     } else {
-        let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
-        store_slab(c, c16, 0, acc, row0, n0, m, n);
+        store_slab(c, c16, 0, acc, slab_row(m0), n0, m, n);
     }
 }
 
@@ -2234,7 +2248,7 @@ fn block_products(
     staging: &mut [bf16],
 ) {
     let group = subgroup_id() >> 2;
-    let row0 = m0 + group * 64 + (subgroup_id() & 3) * 16;
+    let row0 = slab_row(m0);
     let tiles = (n + 127) / 128;
     // At least one step a tile: an empty sum stores zeros.
     let steps = max((k + 63) / 64, 1);
@@ -3237,7 +3251,7 @@ fn swiglu_backward_tile(
     hidden: u32,
 ) {
     let acc = tile_product(stages, a, w, a_m0, f0, a_rows, ffn, hidden, 0, 0, 0);
-    let row0 = m0 + (subgroup_id() >> 2) * 64 + (subgroup_id() & 3) * 16;
+    let row0 = slab_row(m0);
     let dhl = dh.local();
     let dzl = dz.local();
     store_slab(dhl, dzl, 0, acc, row0, f0, end, ffn);

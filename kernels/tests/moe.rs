@@ -320,8 +320,15 @@ fn small_layer(world: &mut World, tokens: usize, capacity: Option<usize>) -> Moe
         shared_expert: false,
         capacity,
     };
-    MoeLayer::new(world, shape, options).unwrap()
+    let mut layer = MoeLayer::new(world, shape, options).unwrap();
+    layer.set_workgroups_per_rank(Some(FEW_WORKGROUPS));
+    layer
 }
+
+/// Workgroups per rank of the tests that do not vary them: every workgroup of a CPU world
+/// is a thread, and the CPU device's watchdog (2 s) must not take a loaded machine's slow
+/// start of many for a deadlock.
+const FEW_WORKGROUPS: u32 = 3;
 
 /// A world of `ranks` with random tokens and weights of the small shape: the layer, its
 /// tokens, weights and output.
@@ -827,6 +834,7 @@ fn training_steps_lower_the_loss() {
         capacity: None,
     };
     let mut layer = MoeLayer::new(&mut world, shape, options).unwrap();
+    layer.set_workgroups_per_rank(Some(FEW_WORKGROUPS));
     let xs = sym(&mut world, &x);
     let out = world.alloc_symmetric::<bf16>(tokens * HIDDEN).unwrap();
     let grads = DeviceGradients::new(&mut world, &shape, false);
@@ -924,6 +932,7 @@ fn gradients_match_finite_differences_of_the_forward() {
             capacity: None,
         };
         let mut layer = MoeLayer::new(&mut world, shape, options).unwrap();
+        layer.set_workgroups_per_rank(Some(FEW_WORKGROUPS));
         let dout: Vec<Vec<bf16>> = (0..ranks as usize)
             .map(|r| random_bf16(s + 400 + r as u64, tokens * HIDDEN))
             .collect();
