@@ -24,16 +24,16 @@ def gemm(a, b, *, a_transposed=False, b_transposed=False, out=None, out_dtype="f
     return out
 
 
-def _moe_arguments(x, router, w1, w2, topk, routing, normalize, bias, groups, topk_groups,
-                   scale, shared, capacity):
-    """The MoE layer's inputs and options as the native methods take them (`(inputs,
-    options)`: the outputs go in between)."""
+def _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups, topk_groups, scale,
+               shared, capacity):
+    """The MoE layer's inputs and options as the native methods take them: a dict."""
     shared_w1, shared_w2 = shared if shared is not None else (None, None)
-    inputs = (native(x, "x"), native(router, "router"), native(w1, "w1"), native(w2, "w2"))
-    options = (topk, routing, normalize, bias, groups, topk_groups, scale,
-               None if shared_w1 is None else native(shared_w1, "shared_w1"),
-               None if shared_w2 is None else native(shared_w2, "shared_w2"), capacity)
-    return inputs, options
+    return dict(x=native(x, "x"), router=native(router, "router"), w1=native(w1, "w1"),
+                w2=native(w2, "w2"), topk=topk, routing=routing, normalize=normalize,
+                bias=bias, groups=groups, topk_groups=topk_groups, scale=scale,
+                shared_w1=None if shared_w1 is None else native(shared_w1, "shared_w1"),
+                shared_w2=None if shared_w2 is None else native(shared_w2, "shared_w2"),
+                capacity=capacity)
 
 
 class World:
@@ -108,9 +108,9 @@ class World:
         `routing="sigmoid"`; `shared` = (`2 ffn x hidden`, `hidden x ffn`) for a shared
         expert. Gives `R x tokens x hidden` bfloat16."""
         out = _out(out, x, x.shape, "bfloat16")
-        inputs, options = _moe_arguments(x, router, w1, w2, topk, routing, normalize, bias,
-                                         groups, topk_groups, scale, shared, capacity)
-        self._world.moe_forward(*inputs, native(out, "out"), *options)
+        layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups,
+                           topk_groups, scale, shared, capacity)
+        self._world.moe_forward(layer, native(out, "out"))
         return out
 
     def moe_backward(self, dout, x, router, w1, w2, *, topk, routing="softmax", normalize=True,
@@ -134,12 +134,12 @@ class World:
                                     for given, w in zip(out.get("shared", (None, None)), shared))
             d_shared = (native(grads["shared"][0], "d_shared_w1"),
                         native(grads["shared"][1], "d_shared_w2"))
-        inputs, options = _moe_arguments(x, router, w1, w2, topk, routing, normalize, bias,
-                                         groups, topk_groups, scale, shared, capacity)
+        layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups,
+                           topk_groups, scale, shared, capacity)
         self._world.moe_backward(
-            native(dout, "dout"), *inputs, native(grads["x"], "dx"),
+            layer, native(dout, "dout"), native(grads["x"], "dx"),
             native(grads["router"], "d_router"), native(grads["w1"], "dw1"),
-            native(grads["w2"], "dw2"), *options, *d_shared)
+            native(grads["w2"], "dw2"), *d_shared)
         return grads
 
     def plant_missing_signal(self, rank, task):

@@ -461,49 +461,16 @@ impl World {
         self.backward_of(py, TpForward::GemmRs, [dy, x, w, dx, dw])
     }
 
-    /// The MoE layer's forward pass (`kernels::MoeLayer`): `x` `R x tokens x hidden`,
-    /// `router` `experts x hidden`, `w1` `R x experts/R x 2 ffn x hidden` (gate rows, then
-    /// up rows), `w2` `R x experts/R x hidden x ffn`, optional `bias` (`experts`, float32,
-    /// sigmoid routing) and shared expert (`shared_w1` `2 ffn x hidden`, `shared_w2`
-    /// `hidden x ffn`); writes `out` (`R x tokens x hidden`, bfloat16).
-    #[pyo3(signature = (x, router, w1, w2, out, topk, routing = "softmax", normalize = true, bias = None, groups = 1, topk_groups = 1, scale = 1.0, shared_w1 = None, shared_w2 = None, capacity = None))]
-    #[allow(clippy::too_many_arguments)]
+    /// The MoE layer's forward pass (`kernels::MoeLayer`) on `layer` (`MoeArgs`: the tokens,
+    /// weights and options); writes `out` (`R x tokens x hidden`, bfloat16).
     fn moe_forward(
         &mut self,
         py: Python<'_>,
-        x: &Bound<'_, PyAny>,
-        router: &Bound<'_, PyAny>,
-        w1: &Bound<'_, PyAny>,
-        w2: &Bound<'_, PyAny>,
+        layer: MoeArgs<'_>,
         out: &Bound<'_, PyAny>,
-        topk: usize,
-        routing: &str,
-        normalize: bool,
-        bias: Option<&Bound<'_, PyAny>>,
-        groups: u32,
-        topk_groups: u32,
-        scale: f32,
-        shared_w1: Option<&Bound<'_, PyAny>>,
-        shared_w2: Option<&Bound<'_, PyAny>>,
-        capacity: Option<usize>,
     ) -> PyResult<()> {
         Ok(guarded(|| {
-            let layer = self.moe_inputs(MoeArgs {
-                x,
-                router,
-                w1,
-                w2,
-                topk,
-                routing,
-                normalize,
-                bias,
-                groups,
-                topk_groups,
-                scale,
-                shared_w1,
-                shared_w2,
-                capacity,
-            })?;
+            let layer = self.moe_inputs(layer)?;
             let out = import(out, "out", &[Elem::Bf16], 3, true)?;
             check_like(&out, &layer.x)?;
             let call = layer.call(MoeWants::Output(out.slab()));
@@ -511,57 +478,29 @@ impl World {
         })?)
     }
 
-    /// The MoE layer's backward pass, from the output's gradient `dout` (`R x tokens x
-    /// hidden`, bfloat16) and `moe_forward`'s arguments: writes `dx` (`R x tokens x hidden`),
+    /// The MoE layer's backward pass on `layer` (as `moe_forward`'s), from the output's
+    /// gradient `dout` (`R x tokens x hidden`, bfloat16): writes `dx` (`R x tokens x hidden`),
     /// `dw1` and `dw2` (the shapes of `w1`, `w2`), bfloat16, and the gradients of the weights
     /// every rank holds alike, summed over the ranks, float32: `d_router` (`experts x
     /// hidden`) and, with a shared expert, `d_shared_w1`, `d_shared_w2`. The bias gets none.
     /// Nothing is kept between calls: the forward pass runs again for the state the backward
     /// pass reads.
-    #[pyo3(signature = (dout, x, router, w1, w2, dx, d_router, dw1, dw2, topk, routing = "softmax", normalize = true, bias = None, groups = 1, topk_groups = 1, scale = 1.0, shared_w1 = None, shared_w2 = None, capacity = None, d_shared_w1 = None, d_shared_w2 = None))]
+    #[pyo3(signature = (layer, dout, dx, d_router, dw1, dw2, d_shared_w1 = None, d_shared_w2 = None))]
     #[allow(clippy::too_many_arguments)]
     fn moe_backward(
         &mut self,
         py: Python<'_>,
+        layer: MoeArgs<'_>,
         dout: &Bound<'_, PyAny>,
-        x: &Bound<'_, PyAny>,
-        router: &Bound<'_, PyAny>,
-        w1: &Bound<'_, PyAny>,
-        w2: &Bound<'_, PyAny>,
         dx: &Bound<'_, PyAny>,
         d_router: &Bound<'_, PyAny>,
         dw1: &Bound<'_, PyAny>,
         dw2: &Bound<'_, PyAny>,
-        topk: usize,
-        routing: &str,
-        normalize: bool,
-        bias: Option<&Bound<'_, PyAny>>,
-        groups: u32,
-        topk_groups: u32,
-        scale: f32,
-        shared_w1: Option<&Bound<'_, PyAny>>,
-        shared_w2: Option<&Bound<'_, PyAny>>,
-        capacity: Option<usize>,
         d_shared_w1: Option<&Bound<'_, PyAny>>,
         d_shared_w2: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         Ok(guarded(|| {
-            let layer = self.moe_inputs(MoeArgs {
-                x,
-                router,
-                w1,
-                w2,
-                topk,
-                routing,
-                normalize,
-                bias,
-                groups,
-                topk_groups,
-                scale,
-                shared_w1,
-                shared_w2,
-                capacity,
-            })?;
+            let layer = self.moe_inputs(layer)?;
             let dout = input(dout, "dout", 3)?;
             check_like(&dout, &layer.x)?;
             let dx = gradient(dx, "dx", Elem::Bf16, &layer.x)?;
@@ -700,8 +639,8 @@ impl World {
     }
 
     /// Checks the MoE layer's arguments (`moe_forward`'s and `moe_backward`'s alike).
-    fn moe_inputs(&self, a: MoeArgs<'_, '_>) -> Result<MoeInputs> {
-        let routing = match a.routing {
+    fn moe_inputs(&self, a: MoeArgs<'_>) -> Result<MoeInputs> {
+        let routing = match a.routing.as_str() {
             "softmax" => Routing::Softmax {
                 normalize: a.normalize,
             },
@@ -717,10 +656,10 @@ impl World {
                 )));
             }
         };
-        let x = input(a.x, "x", 3)?;
-        let router = input(a.router, "router", 2)?;
-        let w1 = input(a.w1, "w1", 4)?;
-        let w2 = input(a.w2, "w2", 4)?;
+        let x = input(&a.x, "x", 3)?;
+        let router = input(&a.router, "router", 2)?;
+        let w1 = input(&a.w1, "w1", 4)?;
+        let w2 = input(&a.w2, "w2", 4)?;
         let r = check_ranks(self, &[&x, &w1, &w2])?;
         let (tokens, hidden) = (x.shape[1], x.shape[2]);
         let experts = router.shape[0];
@@ -756,7 +695,7 @@ impl World {
                 "w1: {local} experts on each of {r} ranks, but the router has {experts}"
             )));
         }
-        let bias = match (routing, a.bias) {
+        let bias = match (routing, &a.bias) {
             (Routing::Sigmoid { .. }, Some(b)) => {
                 let b = import(b, "bias", &[Elem::F32], 1, false)?;
                 check_shape(&b, &[("experts", experts)])?;
@@ -774,7 +713,7 @@ impl World {
             }
             (Routing::Softmax { .. }, None) => None,
         };
-        let shared = match (a.shared_w1, a.shared_w2) {
+        let shared = match (&a.shared_w1, &a.shared_w2) {
             (Some(w1), Some(w2)) => {
                 let (a, b) = (input(w1, "shared_w1", 2)?, input(w2, "shared_w2", 2)?);
                 check_shape(&a, &[("2 ffn", 2 * ffn), ("hidden", hidden)])?;
@@ -899,21 +838,28 @@ impl World {
     }
 }
 
-/// The MoE layer's arguments, as `moe_forward` and `moe_backward` take them.
-struct MoeArgs<'a, 'py> {
-    x: &'a Bound<'py, PyAny>,
-    router: &'a Bound<'py, PyAny>,
-    w1: &'a Bound<'py, PyAny>,
-    w2: &'a Bound<'py, PyAny>,
+/// The MoE layer's arguments, as `moe_forward` and `moe_backward` take them: a dict with
+/// these keys. `x` `R x tokens x hidden`, `router` `experts x hidden`, `w1` `R x experts/R x
+/// 2 ffn x hidden` (gate rows, then up rows), `w2` `R x experts/R x hidden x ffn`, bfloat16;
+/// `routing` `"softmax"` or `"sigmoid"` (with `bias`: `experts`, float32, and `groups`,
+/// `topk_groups`, `scale`); the shared expert's `shared_w1` (`2 ffn x hidden`) and
+/// `shared_w2` (`hidden x ffn`) or None; `capacity` in rows per rank or None.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct MoeArgs<'py> {
+    x: Bound<'py, PyAny>,
+    router: Bound<'py, PyAny>,
+    w1: Bound<'py, PyAny>,
+    w2: Bound<'py, PyAny>,
     topk: usize,
-    routing: &'a str,
+    routing: String,
     normalize: bool,
-    bias: Option<&'a Bound<'py, PyAny>>,
+    bias: Option<Bound<'py, PyAny>>,
     groups: u32,
     topk_groups: u32,
     scale: f32,
-    shared_w1: Option<&'a Bound<'py, PyAny>>,
-    shared_w2: Option<&'a Bound<'py, PyAny>>,
+    shared_w1: Option<Bound<'py, PyAny>>,
+    shared_w2: Option<Bound<'py, PyAny>>,
     capacity: Option<usize>,
 }
 
