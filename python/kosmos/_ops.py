@@ -24,6 +24,18 @@ def gemm(a, b, *, a_transposed=False, b_transposed=False, out=None, out_dtype="f
     return out
 
 
+def _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups, topk_groups, scale,
+               shared, capacity):
+    """The MoE layer's inputs and options as the native methods take them: a dict."""
+    shared_w1, shared_w2 = shared if shared is not None else (None, None)
+    return dict(x=native(x, "x"), router=native(router, "router"), w1=native(w1, "w1"),
+                w2=native(w2, "w2"), topk=topk, routing=routing, normalize=normalize,
+                bias=bias, groups=groups, topk_groups=topk_groups, scale=scale,
+                shared_w1=None if shared_w1 is None else native(shared_w1, "shared_w1"),
+                shared_w2=None if shared_w2 is None else native(shared_w2, "shared_w2"),
+                capacity=capacity)
+
+
 class World:
     """A world of `ranks` ranks emulated on one device ("cpu" or "cuda:N"), running the fused
     tensor-parallel ops and the MoE layer. Per-rank tensors are host arrays (numpy, torch
@@ -96,15 +108,39 @@ class World:
         `routing="sigmoid"`; `shared` = (`2 ffn x hidden`, `hidden x ffn`) for a shared
         expert. Gives `R x tokens x hidden` bfloat16."""
         out = _out(out, x, x.shape, "bfloat16")
-        shared_w1, shared_w2 = shared if shared is not None else (None, None)
-        self._world.moe_forward(
-            native(x, "x"), native(router, "router"), native(w1, "w1"), native(w2, "w2"),
-            native(out, "out"), topk, routing, normalize, bias, groups, topk_groups, scale,
-            None if shared_w1 is None else native(shared_w1, "shared_w1"),
-            None if shared_w2 is None else native(shared_w2, "shared_w2"),
-            capacity,
-        )
+        layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups,
+                           topk_groups, scale, shared, capacity)
+        self._world.moe_forward(layer, native(out, "out"))
         return out
+
+    def moe_backward(self, dout, x, router, w1, w2, *, topk, routing="softmax", normalize=True,
+                     bias=None, groups=1, topk_groups=1, scale=1.0, shared=None,
+                     capacity=None, out=None):
+        """The gradients of `moe_forward` (the same arguments) from the output's gradient
+        `dout` (`R x tokens x hidden` bfloat16), as a dict keyed by argument: `"x"`, `"w1"`,
+        `"w2"` in their shapes, bfloat16; `"router"` (`experts x hidden`) and, with a shared
+        expert, `"shared"` (a pair like `shared`), float32: the gradients of the weights
+        every rank holds alike, summed over the ranks. The bias gets none (it only selects).
+        Nothing is kept between calls: the forward pass runs again first. `out`: a dict of
+        arrays to write (any of those keys) instead of new ones."""
+        out = out or {}
+        grads = {"x": _out(out.get("x"), x, x.shape, "bfloat16"),
+                 "router": _out(out.get("router"), x, router.shape, "float32"),
+                 "w1": _out(out.get("w1"), x, w1.shape, "bfloat16"),
+                 "w2": _out(out.get("w2"), x, w2.shape, "bfloat16")}
+        d_shared = (None, None)
+        if shared is not None:
+            grads["shared"] = tuple(_out(given, x, w.shape, "float32")
+                                    for given, w in zip(out.get("shared", (None, None)), shared))
+            d_shared = (native(grads["shared"][0], "d_shared_w1"),
+                        native(grads["shared"][1], "d_shared_w2"))
+        layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups,
+                           topk_groups, scale, shared, capacity)
+        self._world.moe_backward(
+            layer, native(dout, "dout"), native(grads["x"], "dx"),
+            native(grads["router"], "d_router"), native(grads["w1"], "dw1"),
+            native(grads["w2"], "dw2"), *d_shared)
+        return grads
 
     def plant_missing_signal(self, rank, task):
         """Makes the next `ag_gemm` lose one signal (a test of the bounded waits): it raises

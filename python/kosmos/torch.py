@@ -1,6 +1,6 @@
 """PyTorch integration: the ops as torch custom ops (`torch.ops.kosmos.*`, with fake
-implementations so `torch.compile` traces them), autograd for `gemm` and the fused
-tensor-parallel ops, and drop-in tensor-parallel linear layers. Importing this module needs
+implementations so `torch.compile` traces them), autograd for `gemm`, the fused
+tensor-parallel ops and the MoE layer, and drop-in tensor-parallel linear layers. Importing this module needs
 torch; the rest of `kosmos` does not.
 
 World ops take a world by the id `register_world` gives (custom ops take tensors and
@@ -15,8 +15,8 @@ from torch import Tensor
 from kosmos import _native
 from kosmos._ops import World
 
-__all__ = ["gemm", "ag_gemm", "gemm_rs", "gemm_ar", "moe_forward", "register_world",
-           "ColumnParallelLinear", "RowParallelLinear"]
+__all__ = ["gemm", "ag_gemm", "gemm_rs", "gemm_ar", "moe_forward", "moe_backward",
+           "register_world", "ColumnParallelLinear", "RowParallelLinear"]
 
 
 def _stream(t):
@@ -204,6 +204,16 @@ def _contiguous(t):
     return None if t is None else t.contiguous()
 
 
+def _moe(method, world_id, tensors, topk, routing, normalize, bias, groups, topk_groups, scale,
+         shared_w1, shared_w2, capacity):
+    """`World.<method>` on the contiguous `tensors` with the MoE layer's options."""
+    shared = None if shared_w1 is None else (shared_w1.contiguous(), _contiguous(shared_w2))
+    return getattr(_world(world_id), method)(
+        *(t.contiguous() for t in tensors), topk=topk, routing=routing, normalize=normalize,
+        bias=_contiguous(bias), groups=groups, topk_groups=topk_groups, scale=scale,
+        shared=shared, capacity=capacity)
+
+
 @torch.library.custom_op("kosmos::moe_forward", mutates_args=())
 def moe_forward(world_id: int, x: Tensor, router: Tensor, w1: Tensor, w2: Tensor, topk: int,
                 routing: str = "softmax", normalize: bool = True,
@@ -211,18 +221,70 @@ def moe_forward(world_id: int, x: Tensor, router: Tensor, w1: Tensor, w2: Tensor
                 scale: float = 1.0, shared_w1: Optional[Tensor] = None,
                 shared_w2: Optional[Tensor] = None, capacity: Optional[int] = None) -> Tensor:
     """The MoE layer's forward pass (`World.moe_forward`): `R x tokens x hidden` bfloat16.
-    Forward only: the layer's backward pass is not exposed yet."""
-    shared = None if shared_w1 is None else (shared_w1.contiguous(), _contiguous(shared_w2))
-    return _world(world_id).moe_forward(
-        x.contiguous(), router.contiguous(), w1.contiguous(), w2.contiguous(), topk=topk,
-        routing=routing, normalize=normalize, bias=_contiguous(bias), groups=groups,
-        topk_groups=topk_groups, scale=scale, shared=shared, capacity=capacity)
+    Differentiable in `x`, `router`, `w1`, `w2` and the shared expert's weights (by
+    `moe_backward`)."""
+    return _moe("moe_forward", world_id, (x, router, w1, w2), topk, routing, normalize, bias,
+                groups, topk_groups, scale, shared_w1, shared_w2, capacity)
 
 
 @moe_forward.register_fake
 def _(world_id, x, router, w1, w2, topk, routing="softmax", normalize=True, bias=None,
       groups=1, topk_groups=1, scale=1.0, shared_w1=None, shared_w2=None, capacity=None):
     return x.new_empty(x.shape, dtype=torch.bfloat16)
+
+
+@torch.library.custom_op("kosmos::moe_backward", mutates_args=())
+def moe_backward(world_id: int, dout: Tensor, x: Tensor, router: Tensor, w1: Tensor,
+                 w2: Tensor, topk: int, routing: str = "softmax", normalize: bool = True,
+                 bias: Optional[Tensor] = None, groups: int = 1, topk_groups: int = 1,
+                 scale: float = 1.0, shared_w1: Optional[Tensor] = None,
+                 shared_w2: Optional[Tensor] = None, capacity: Optional[int] = None
+                 ) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
+    """The gradients of `moe_forward` from `dout` (`World.moe_backward`, which runs the
+    forward pass again): `(dx, d_router, dw1, dw2, d_shared_w1, d_shared_w2)`, `dx`, `dw1`,
+    `dw2` bfloat16, the router's and the shared expert's float32 summed over the ranks (empty
+    tensors without a shared expert)."""
+    grads = _moe("moe_backward", world_id, (dout, x, router, w1, w2), topk, routing, normalize,
+                 bias, groups, topk_groups, scale, shared_w1, shared_w2, capacity)
+    # Outputs may not alias one another: two empty tensors.
+    d_shared_w1, d_shared_w2 = grads.get("shared") or (
+        x.new_empty((0,), dtype=torch.float32), x.new_empty((0,), dtype=torch.float32))
+    return grads["x"], grads["router"], grads["w1"], grads["w2"], d_shared_w1, d_shared_w2
+
+
+@moe_backward.register_fake
+def _(world_id, dout, x, router, w1, w2, topk, routing="softmax", normalize=True, bias=None,
+      groups=1, topk_groups=1, scale=1.0, shared_w1=None, shared_w2=None, capacity=None):
+    def summed(w):
+        shape = (0,) if w is None else w.shape
+        return x.new_empty(shape, dtype=torch.float32)
+
+    return (x.new_empty(x.shape), summed(router), w1.new_empty(w1.shape), w2.new_empty(w2.shape),
+            summed(shared_w1), summed(shared_w2))
+
+
+def _moe_setup(ctx, inputs, output):
+    (world_id, x, router, w1, w2, topk, routing, normalize, bias, groups, topk_groups, scale,
+     shared_w1, shared_w2, capacity) = inputs
+    ctx.save_for_backward(x, router, w1, w2, bias, shared_w1, shared_w2)
+    ctx.options = (world_id, topk, routing, normalize, groups, topk_groups, scale, capacity)
+
+
+def _moe_grad(ctx, dout):
+    """`moe_backward` on the saved inputs; none for the selection bias (it only selects) and
+    the options. The summed float32 gradients come back in their weights' type."""
+    x, router, w1, w2, bias, shared_w1, shared_w2 = ctx.saved_tensors
+    world_id, topk, routing, normalize, groups, topk_groups, scale, capacity = ctx.options
+    dx, d_router, dw1, dw2, d_shared_w1, d_shared_w2 = moe_backward(
+        world_id, dout.to(torch.bfloat16), x, router, w1, w2, topk, routing, normalize, bias,
+        groups, topk_groups, scale, shared_w1, shared_w2, capacity)
+    shared = shared_w1 is not None
+    return (None, dx, d_router.to(router.dtype), dw1, dw2, None, None, None, None, None, None,
+            None, d_shared_w1.to(shared_w1.dtype) if shared else None,
+            d_shared_w2.to(shared_w2.dtype) if shared else None, None)
+
+
+moe_forward.register_autograd(_moe_grad, setup_context=_moe_setup)
 
 
 class _ParallelLinear(torch.nn.Module):

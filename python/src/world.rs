@@ -1,5 +1,5 @@
 //! `World`: a world of ranks emulated on one device, with the fused tensor-parallel ops
-//! (`kernels::TpOps`) and the MoE layer (`kernels::MoeLayer`) on it.
+//! (`kernels::TpOps`) and the MoE layer (`kernels::MoeLayer`, forward and backward) on it.
 //!
 //! Per-rank tensors are host arrays stacked over a leading rank axis (`R x ...`): each call
 //! stages them into the world's symmetric buffers, runs the op, waits for the world
@@ -10,7 +10,10 @@
 use crate::arrays::{Array, Elem, Place, Want, check_shape};
 use crate::errors::{Failure, Result, guarded};
 use crate::staging::Slab;
-use kernels::{Layout, MoeLayer, MoeOptions, MoeShape, MoeWeights, Routing, TpForward, TpOps};
+use kernels::{
+    Layout, MoeForwardPass, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, Routing,
+    TpForward, TpOps,
+};
 use kosmos::bf16;
 use kosmos_runtime::{Device, DeviceScalar, DeviceSpec, SymmetricBuffer, WorldOptions};
 use pyo3::prelude::*;
@@ -140,6 +143,28 @@ impl World {
         let dst = unsafe { dst.host_mut::<T>() };
         for (copy, part) in y.ranks().iter().zip(dst.chunks_mut(y.len())) {
             copy.download_into(part)?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the world, then writes into `dst` (float32) the sum of every rank's copy,
+    /// in rank order: the gradient of a weight every rank holds alike.
+    fn finish_summed<T: DeviceScalar + Default + Into<f32>>(
+        &mut self,
+        parts: &SymmetricBuffer<T>,
+        dst: Slab,
+    ) -> Result<()> {
+        self.world.synchronize()?;
+        // SAFETY: the output array (parts.len() float32s, checked), writable, alive for the
+        // call.
+        let dst = unsafe { dst.host_mut::<f32>() };
+        dst.fill(0.0);
+        let mut part = vec![T::default(); parts.len()];
+        for copy in parts.ranks() {
+            copy.download_into(&mut part)?;
+            for (sum, &v) in dst.iter_mut().zip(&part) {
+                *sum += v.into();
+            }
         }
         Ok(())
     }
@@ -275,6 +300,29 @@ fn check_ranks(world: &World, arrays: &[&Array]) -> Result<usize> {
         }
     }
     Ok(r)
+}
+
+/// `array` has the shape of `like` (a gradient, its input's; `out`, the tokens').
+fn check_like(array: &Array, like: &Array) -> Result<()> {
+    if array.shape != like.shape {
+        return Err(Failure::Value(format!(
+            "{}: expected shape {:?} (that of {}), got {:?}",
+            array.name, like.shape, like.name, array.shape
+        )));
+    }
+    Ok(())
+}
+
+/// The output for the gradient of the input `of`: `elem` elements in its shape.
+fn gradient(
+    object: &Bound<'_, PyAny>,
+    name: &'static str,
+    elem: Elem,
+    of: &Array,
+) -> Result<Array> {
+    let g = import(object, name, &[elem], of.shape.len(), true)?;
+    check_like(&g, of)?;
+    Ok(g)
 }
 
 #[pymethods]
@@ -413,141 +461,72 @@ impl World {
         self.backward_of(py, TpForward::GemmRs, [dy, x, w, dx, dw])
     }
 
-    /// The MoE layer's forward pass (`kernels::MoeLayer`): `x` `R x tokens x hidden`,
-    /// `router` `experts x hidden`, `w1` `R x experts/R x 2 ffn x hidden` (gate rows, then
-    /// up rows), `w2` `R x experts/R x hidden x ffn`, optional `bias` (`experts`, float32,
-    /// sigmoid routing) and shared expert (`shared_w1` `2 ffn x hidden`, `shared_w2`
-    /// `hidden x ffn`); writes `out` (`R x tokens x hidden`, bfloat16).
-    #[pyo3(signature = (x, router, w1, w2, out, topk, routing = "softmax", normalize = true, bias = None, groups = 1, topk_groups = 1, scale = 1.0, shared_w1 = None, shared_w2 = None, capacity = None))]
-    #[allow(clippy::too_many_arguments)]
+    /// The MoE layer's forward pass (`kernels::MoeLayer`) on `layer` (`MoeArgs`: the tokens,
+    /// weights and options); writes `out` (`R x tokens x hidden`, bfloat16).
     fn moe_forward(
         &mut self,
         py: Python<'_>,
-        x: &Bound<'_, PyAny>,
-        router: &Bound<'_, PyAny>,
-        w1: &Bound<'_, PyAny>,
-        w2: &Bound<'_, PyAny>,
+        layer: MoeArgs<'_>,
         out: &Bound<'_, PyAny>,
-        topk: usize,
-        routing: &str,
-        normalize: bool,
-        bias: Option<&Bound<'_, PyAny>>,
-        groups: u32,
-        topk_groups: u32,
-        scale: f32,
-        shared_w1: Option<&Bound<'_, PyAny>>,
-        shared_w2: Option<&Bound<'_, PyAny>>,
-        capacity: Option<usize>,
     ) -> PyResult<()> {
         Ok(guarded(|| {
-            let routing = match routing {
-                "softmax" => Routing::Softmax { normalize },
-                "sigmoid" => Routing::Sigmoid {
-                    groups,
-                    topk_groups,
-                    normalize,
-                    scale,
-                },
-                other => {
-                    return Err(Failure::Value(format!(
-                        "routing = {other:?}: expected \"softmax\" or \"sigmoid\""
-                    )));
-                }
-            };
-            let x = input(x, "x", 3)?;
-            let router = input(router, "router", 2)?;
-            let w1 = input(w1, "w1", 4)?;
-            let w2 = input(w2, "w2", 4)?;
+            let layer = self.moe_inputs(layer)?;
             let out = import(out, "out", &[Elem::Bf16], 3, true)?;
-            let r = check_ranks(self, &[&x, &w1, &w2, &out])?;
-            let (tokens, hidden) = (x.shape[1], x.shape[2]);
-            let experts = router.shape[0];
-            let (local, ffn) = (w1.shape[1], w1.shape[2] / 2);
-            let shape = MoeShape {
-                experts,
-                topk,
-                tokens,
-                hidden,
-                ffn,
-            };
-            check_shape(&router, &[("experts", experts), ("hidden", hidden)])?;
-            check_shape(
-                &w1,
-                &[
-                    ("ranks", r),
-                    ("experts / ranks", local),
-                    ("2 ffn", 2 * ffn),
-                    ("hidden", hidden),
-                ],
-            )?;
-            check_shape(
-                &w2,
-                &[
-                    ("ranks", r),
-                    ("experts / ranks", local),
-                    ("hidden", hidden),
-                    ("ffn", ffn),
-                ],
-            )?;
-            check_shape(
-                &out,
-                &[("ranks", r), ("tokens", tokens), ("hidden", hidden)],
-            )?;
-            if local * r != experts {
-                return Err(Failure::Value(format!(
-                    "w1: {local} experts on each of {r} ranks, but the router has {experts}"
-                )));
-            }
-            let bias = match (routing, bias) {
-                (Routing::Sigmoid { .. }, Some(b)) => {
-                    let b = import(b, "bias", &[Elem::F32], 1, false)?;
-                    check_shape(&b, &[("experts", experts)])?;
-                    Some(b)
-                }
-                (Routing::Sigmoid { .. }, None) => {
-                    return Err(Failure::Value(
-                        "bias: sigmoid routing takes a selection bias (experts, float32)".into(),
-                    ));
-                }
-                (Routing::Softmax { .. }, Some(_)) => {
-                    return Err(Failure::Value(
-                        "bias: only sigmoid routing takes a selection bias".into(),
-                    ));
-                }
-                (Routing::Softmax { .. }, None) => None,
-            };
-            let shared = match (shared_w1, shared_w2) {
-                (Some(a), Some(b)) => {
-                    let (a, b) = (input(a, "shared_w1", 2)?, input(b, "shared_w2", 2)?);
-                    check_shape(&a, &[("2 ffn", 2 * ffn), ("hidden", hidden)])?;
-                    check_shape(&b, &[("hidden", hidden), ("ffn", ffn)])?;
-                    Some((a, b))
-                }
-                (None, None) => None,
+            check_like(&out, &layer.x)?;
+            let call = layer.call(MoeWants::Output(out.slab()));
+            py.detach(|| guarded(|| self.moe(call)))
+        })?)
+    }
+
+    /// The MoE layer's backward pass on `layer` (as `moe_forward`'s), from the output's
+    /// gradient `dout` (`R x tokens x hidden`, bfloat16): writes `dx` (`R x tokens x hidden`),
+    /// `dw1` and `dw2` (the shapes of `w1`, `w2`), bfloat16, and the gradients of the weights
+    /// every rank holds alike, summed over the ranks, float32: `d_router` (`experts x
+    /// hidden`) and, with a shared expert, `d_shared_w1`, `d_shared_w2`. The bias gets none.
+    /// Nothing is kept between calls: the forward pass runs again for the state the backward
+    /// pass reads.
+    #[pyo3(signature = (layer, dout, dx, d_router, dw1, dw2, d_shared_w1 = None, d_shared_w2 = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn moe_backward(
+        &mut self,
+        py: Python<'_>,
+        layer: MoeArgs<'_>,
+        dout: &Bound<'_, PyAny>,
+        dx: &Bound<'_, PyAny>,
+        d_router: &Bound<'_, PyAny>,
+        dw1: &Bound<'_, PyAny>,
+        dw2: &Bound<'_, PyAny>,
+        d_shared_w1: Option<&Bound<'_, PyAny>>,
+        d_shared_w2: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        Ok(guarded(|| {
+            let layer = self.moe_inputs(layer)?;
+            let dout = input(dout, "dout", 3)?;
+            check_like(&dout, &layer.x)?;
+            let dx = gradient(dx, "dx", Elem::Bf16, &layer.x)?;
+            let d_router = gradient(d_router, "d_router", Elem::F32, &layer.router)?;
+            let dw1 = gradient(dw1, "dw1", Elem::Bf16, &layer.w1)?;
+            let dw2 = gradient(dw2, "dw2", Elem::Bf16, &layer.w2)?;
+            let d_shared = match (&layer.shared, d_shared_w1, d_shared_w2) {
+                (Some((a, b)), Some(da), Some(db)) => Some((
+                    gradient(da, "d_shared_w1", Elem::F32, a)?,
+                    gradient(db, "d_shared_w2", Elem::F32, b)?,
+                )),
+                (None, None, None) => None,
                 _ => {
                     return Err(Failure::Value(
-                        "shared_w1 and shared_w2 come together".into(),
+                        "d_shared_w1 and d_shared_w2 come exactly with a shared expert (shared_w1, shared_w2)".into(),
                     ));
                 }
             };
-            let options = MoeOptions {
-                routing,
-                shared_expert: shared.is_some(),
-                capacity,
-            };
-            let call = Moe {
-                shape,
-                options,
-                x: Host(x.slab()),
-                router: Host(router.slab()),
-                bias: bias.as_ref().map(|b| Host(b.slab())),
-                w1: Host(w1.slab()),
-                w2: Host(w2.slab()),
-                shared: shared
-                    .as_ref()
-                    .map(|(a, b)| (Host(a.slab()), Host(b.slab()))),
-                out: out.slab(),
-            };
+            let call = layer.call(MoeWants::Gradients(MoeBackward {
+                dout: Host(dout.slab()),
+                dx: dx.slab(),
+                router: d_router.slab(),
+                w1: dw1.slab(),
+                w2: dw2.slab(),
+                shared: d_shared.as_ref().map(|(a, b)| (a.slab(), b.slab())),
+            }));
             py.detach(|| guarded(|| self.moe(call)))
         })?)
     }
@@ -659,6 +638,113 @@ impl World {
         })?)
     }
 
+    /// Checks the MoE layer's arguments (`moe_forward`'s and `moe_backward`'s alike).
+    fn moe_inputs(&self, a: MoeArgs<'_>) -> Result<MoeInputs> {
+        let routing = match a.routing.as_str() {
+            "softmax" => Routing::Softmax {
+                normalize: a.normalize,
+            },
+            "sigmoid" => Routing::Sigmoid {
+                groups: a.groups,
+                topk_groups: a.topk_groups,
+                normalize: a.normalize,
+                scale: a.scale,
+            },
+            other => {
+                return Err(Failure::Value(format!(
+                    "routing = {other:?}: expected \"softmax\" or \"sigmoid\""
+                )));
+            }
+        };
+        let x = input(&a.x, "x", 3)?;
+        let router = input(&a.router, "router", 2)?;
+        let w1 = input(&a.w1, "w1", 4)?;
+        let w2 = input(&a.w2, "w2", 4)?;
+        let r = check_ranks(self, &[&x, &w1, &w2])?;
+        let (tokens, hidden) = (x.shape[1], x.shape[2]);
+        let experts = router.shape[0];
+        let (local, ffn) = (w1.shape[1], w1.shape[2] / 2);
+        let shape = MoeShape {
+            experts,
+            topk: a.topk,
+            tokens,
+            hidden,
+            ffn,
+        };
+        check_shape(&router, &[("experts", experts), ("hidden", hidden)])?;
+        check_shape(
+            &w1,
+            &[
+                ("ranks", r),
+                ("experts / ranks", local),
+                ("2 ffn", 2 * ffn),
+                ("hidden", hidden),
+            ],
+        )?;
+        check_shape(
+            &w2,
+            &[
+                ("ranks", r),
+                ("experts / ranks", local),
+                ("hidden", hidden),
+                ("ffn", ffn),
+            ],
+        )?;
+        if local * r != experts {
+            return Err(Failure::Value(format!(
+                "w1: {local} experts on each of {r} ranks, but the router has {experts}"
+            )));
+        }
+        let bias = match (routing, &a.bias) {
+            (Routing::Sigmoid { .. }, Some(b)) => {
+                let b = import(b, "bias", &[Elem::F32], 1, false)?;
+                check_shape(&b, &[("experts", experts)])?;
+                Some(b)
+            }
+            (Routing::Sigmoid { .. }, None) => {
+                return Err(Failure::Value(
+                    "bias: sigmoid routing takes a selection bias (experts, float32)".into(),
+                ));
+            }
+            (Routing::Softmax { .. }, Some(_)) => {
+                return Err(Failure::Value(
+                    "bias: only sigmoid routing takes a selection bias".into(),
+                ));
+            }
+            (Routing::Softmax { .. }, None) => None,
+        };
+        let shared = match (&a.shared_w1, &a.shared_w2) {
+            (Some(w1), Some(w2)) => {
+                let (a, b) = (input(w1, "shared_w1", 2)?, input(w2, "shared_w2", 2)?);
+                check_shape(&a, &[("2 ffn", 2 * ffn), ("hidden", hidden)])?;
+                check_shape(&b, &[("hidden", hidden), ("ffn", ffn)])?;
+                Some((a, b))
+            }
+            (None, None) => None,
+            _ => {
+                return Err(Failure::Value(
+                    "shared_w1 and shared_w2 come together".into(),
+                ));
+            }
+        };
+        let options = MoeOptions {
+            routing,
+            shared_expert: shared.is_some(),
+            capacity: a.capacity,
+        };
+        Ok(MoeInputs {
+            shape,
+            options,
+            x,
+            router,
+            bias,
+            w1,
+            w2,
+            shared,
+        })
+    }
+
+    /// Stages the inputs, runs the forward pass and gives what the call wants of it.
     fn moe(&mut self, call: Moe) -> Result<()> {
         let s = call.shape;
         let reuse = self
@@ -697,12 +783,119 @@ impl World {
         };
         let layer = self.moe.as_mut().expect("made above");
         layer.set_workgroups_per_rank(self.workgroups);
-        layer.forward(&mut self.world, &x, &weights, &out)?;
-        self.finish(&out, call.out)
+        let pass = layer.forward(&mut self.world, &x, &weights, &out)?;
+        match call.wants {
+            MoeWants::Output(dst) => self.finish(&out, dst),
+            MoeWants::Gradients(to) => self.moe_gradients(&pass, &x, &weights, to),
+        }
+    }
+
+    /// Queues the backward pass of the layer's forward pass `pass` (of the tokens `x`, with
+    /// `weights`), then copies the gradients out.
+    fn moe_gradients(
+        &mut self,
+        pass: &MoeForwardPass,
+        x: &SymmetricBuffer<bf16>,
+        weights: &MoeWeights<'_>,
+        to: MoeBackward,
+    ) -> Result<()> {
+        let s = self.moe.as_ref().expect("the forward pass made it").shape();
+        let local = s.experts / self.ranks();
+        let dout = self.each_rank(to.dout, s.tokens * s.hidden)?;
+        let dx = self.world.alloc_symmetric::<bf16>(s.tokens * s.hidden)?;
+        let router = self.world.alloc_symmetric::<f32>(s.experts * s.hidden)?;
+        let w1 = self
+            .world
+            .alloc_symmetric::<bf16>(local * 2 * s.ffn * s.hidden)?;
+        let w2 = self
+            .world
+            .alloc_symmetric::<bf16>(local * s.hidden * s.ffn)?;
+        let shared = match to.shared {
+            Some(_) => Some((
+                self.world.alloc_symmetric::<bf16>(2 * s.ffn * s.hidden)?,
+                self.world.alloc_symmetric::<bf16>(s.hidden * s.ffn)?,
+            )),
+            None => None,
+        };
+        let grads = MoeGradients {
+            dx: &dx,
+            router: &router,
+            w1: &w1,
+            w2: &w2,
+            shared: shared.as_ref().map(|(a, b)| (a, b)),
+        };
+        let layer = self.moe.as_mut().expect("the forward pass made it");
+        layer.backward(&mut self.world, pass, x, &dout, weights, &grads)?;
+        self.finish(&dx, to.dx)?;
+        self.finish(&w1, to.w1)?;
+        self.finish(&w2, to.w2)?;
+        self.finish_summed(&router, to.router)?;
+        if let (Some((a, b)), Some((to_a, to_b))) = (&shared, to.shared) {
+            self.finish_summed(a, to_a)?;
+            self.finish_summed(b, to_b)?;
+        }
+        Ok(())
     }
 }
 
-/// A checked MoE forward pass.
+/// The MoE layer's arguments, as `moe_forward` and `moe_backward` take them: a dict with
+/// these keys. `x` `R x tokens x hidden`, `router` `experts x hidden`, `w1` `R x experts/R x
+/// 2 ffn x hidden` (gate rows, then up rows), `w2` `R x experts/R x hidden x ffn`, bfloat16;
+/// `routing` `"softmax"` or `"sigmoid"` (with `bias`: `experts`, float32, and `groups`,
+/// `topk_groups`, `scale`); the shared expert's `shared_w1` (`2 ffn x hidden`) and
+/// `shared_w2` (`hidden x ffn`) or None; `capacity` in rows per rank or None.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct MoeArgs<'py> {
+    x: Bound<'py, PyAny>,
+    router: Bound<'py, PyAny>,
+    w1: Bound<'py, PyAny>,
+    w2: Bound<'py, PyAny>,
+    topk: usize,
+    routing: String,
+    normalize: bool,
+    bias: Option<Bound<'py, PyAny>>,
+    groups: u32,
+    topk_groups: u32,
+    scale: f32,
+    shared_w1: Option<Bound<'py, PyAny>>,
+    shared_w2: Option<Bound<'py, PyAny>>,
+    capacity: Option<usize>,
+}
+
+/// The MoE layer's checked inputs (their memory alive while these live), shape and options.
+struct MoeInputs {
+    shape: MoeShape,
+    options: MoeOptions,
+    x: Array,
+    router: Array,
+    bias: Option<Array>,
+    w1: Array,
+    w2: Array,
+    shared: Option<(Array, Array)>,
+}
+
+impl MoeInputs {
+    /// The call on these inputs that gives `wants`.
+    fn call(&self, wants: MoeWants) -> Moe {
+        Moe {
+            shape: self.shape,
+            options: self.options,
+            x: Host(self.x.slab()),
+            router: Host(self.router.slab()),
+            bias: self.bias.as_ref().map(|b| Host(b.slab())),
+            w1: Host(self.w1.slab()),
+            w2: Host(self.w2.slab()),
+            shared: self
+                .shared
+                .as_ref()
+                .map(|(a, b)| (Host(a.slab()), Host(b.slab()))),
+            wants,
+        }
+    }
+}
+
+/// A checked MoE call: the forward pass, and what the caller wants of it.
 struct Moe {
     shape: MoeShape,
     options: MoeOptions,
@@ -712,5 +905,24 @@ struct Moe {
     w1: Host,
     w2: Host,
     shared: Option<(Host, Host)>,
-    out: Slab,
+    wants: MoeWants,
+}
+
+/// What a MoE call gives.
+enum MoeWants {
+    /// The output (`moe_forward`).
+    Output(Slab),
+    /// The gradients, from the backward pass of the forward pass just run (`moe_backward`).
+    Gradients(MoeBackward),
+}
+
+/// The backward part of a MoE call: the output's gradient, and where each gradient goes.
+struct MoeBackward {
+    dout: Host,
+    dx: Slab,
+    /// float32, summed over the ranks (the shared expert's likewise).
+    router: Slab,
+    w1: Slab,
+    w2: Slab,
+    shared: Option<(Slab, Slab)>,
 }

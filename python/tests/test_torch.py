@@ -169,6 +169,39 @@ def test_moe_forward_op_matches_the_numpy_path_bitwise(gen):
     assert fake.shape == (ranks, tokens, hidden)
 
 
+@pytest.mark.parametrize("shared", [False, True])
+def test_moe_autograd_gives_the_gradients_of_moe_backward(gen, shared):
+    ranks, experts, tokens, hidden, ffn = 2, 8, 16, 32, 24
+    world = kosmos.World(ranks)
+    params = [randn(gen, ranks, tokens, hidden), randn(gen, experts, hidden, scale=0.7),
+              randn(gen, ranks, experts // ranks, 2 * ffn, hidden, scale=0.3),
+              randn(gen, ranks, experts // ranks, hidden, ffn, scale=0.3)]
+    if shared:
+        params += [randn(gen, 2 * ffn, hidden, scale=0.3), randn(gen, hidden, ffn, scale=0.3)]
+    for p in params:
+        p.requires_grad_()
+    x, router, w1, w2 = params[:4]
+    shared_w = tuple(params[4:]) or (None, None)
+    bias = torch.randn(experts, generator=gen) * 0.05
+    options = (2, "sigmoid", True, bias, 2, 1, 1.5)
+    out = kt.moe_forward(kt.register_world(world), x, router, w1, w2, *options, *shared_w)
+    dout = randn(gen, ranks, tokens, hidden)
+    out.backward(dout)
+    want = world.moe_backward(dout, *(p.detach() for p in params[:4]), topk=2,
+                              routing="sigmoid", bias=bias, groups=2, topk_groups=1, scale=1.5,
+                              shared=tuple(p.detach() for p in params[4:]) or None)
+    # The summed float32 gradients come back in their weights' type (bfloat16).
+    wanted = [want["x"], want["router"], want["w1"], want["w2"], *want.get("shared", ())]
+    assert len(wanted) == len(params)
+    for i, (p, w) in enumerate(zip(params, wanted)):
+        assert p.grad.dtype == p.dtype and torch.equal(p.grad, w.to(p.dtype)), i
+        assert p.grad.float().abs().sum() > 0, i
+    with torch._subclasses.fake_tensor.FakeTensorMode():
+        fake = torch.ops.kosmos.moe_backward(
+            0, *(torch.empty(t.shape, dtype=t.dtype) for t in [dout, *params[:4]]), 2)
+    assert [(f.shape, f.dtype) for f in fake[:4]] == [(w.shape, w.dtype) for w in wanted[:4]]
+
+
 @needs_cuda
 def test_cuda_gemm_runs_on_the_current_stream_without_a_copy(gen):
     m, n, k = 256, 128, 192

@@ -125,18 +125,29 @@ def silu(v):
     return v / (1.0 + np.exp(-v))
 
 
+def rounded(v):
+    """`v` rounded to bfloat16, as the kernels round their intermediate values."""
+    return np.asarray(v).astype(BF16).astype(np.float64)
+
+
+def gates(logits, routing):
+    """The experts' softmax probabilities or sigmoid scores: what the picks are weighted by."""
+    if routing["routing"] == "softmax":
+        p = np.exp(logits - logits.max())
+        return p / p.sum()
+    return 1.0 / (1.0 + np.exp(-logits))
+
+
 def route(logits, topk, routing):
     """One token's picks and weights (docs/moe.md), and the margin by which they won: the gap
     to the next candidate (and, for sigmoid routing, to the next group)."""
+    p = gates(logits, routing)
     if routing["routing"] == "softmax":
-        p = np.exp(logits - logits.max())
-        p /= p.sum()
         order = np.argsort(-p, kind="stable")
         picks = order[:topk]
         weights = p[picks] / (p[picks].sum() if routing["normalize"] else 1.0)
         return picks, weights, p[order[topk - 1]] - p[order[topk]]
-    s = 1.0 / (1.0 + np.exp(-logits))
-    key = s + routing["bias"]
+    key = p + routing["bias"]
     groups = key.reshape(routing["groups"], -1)
     group_score = np.sort(groups, axis=1)[:, -2:].sum(axis=1)
     group_order = np.argsort(-group_score, kind="stable")
@@ -149,8 +160,17 @@ def route(logits, topk, routing):
     eligible = eligible.reshape(-1)
     order = np.argsort(-eligible, kind="stable")
     picks = order[:topk]
-    weights = s[picks] / (s[picks].sum() if routing["normalize"] else 1.0) * routing["scale"]
+    weights = p[picks] / (p[picks].sum() if routing["normalize"] else 1.0) * routing["scale"]
     return picks, weights, min(gap, eligible[order[topk - 1]] - eligible[order[topk]])
+
+
+def expert_forward(row, w1, w2):
+    """One SwiGLU expert on one token, rounded where the kernels round (docs/moe.md): the
+    up projection `z` (gate, then up), `h = silu(gate) up` and the output `y`."""
+    ffn = w1.shape[0] // 2
+    z = rounded(w1 @ row)
+    h = rounded(silu(z[:ffn]) * z[ffn:])
+    return z, h, rounded(w2 @ h)
 
 
 def moe_reference(x, router, w1, w2, topk, routing, shared):
@@ -159,14 +179,8 @@ def moe_reference(x, router, w1, w2, topk, routing, shared):
     a rounding could change."""
     ranks, tokens, hidden = x.shape
     experts = router.shape[0]
-    ffn = w1.shape[2] // 2
-    w1_all = f64(w1).reshape(experts, 2 * ffn, hidden)
-    w2_all = f64(w2).reshape(experts, hidden, ffn)
-
-    def expert(row, a, b):
-        z = a @ row
-        return b @ (silu(z[:ffn]) * z[ffn:])
-
+    w1_all = f64(w1).reshape(experts, -1, hidden)
+    w2_all = f64(w2).reshape(experts, hidden, -1)
     out = np.zeros((ranks, tokens, hidden))
     margins = np.zeros((ranks, tokens))
     for r in range(ranks):
@@ -174,10 +188,82 @@ def moe_reference(x, router, w1, w2, topk, routing, shared):
             row = f64(x[r, t])
             picks, weights, margins[r, t] = route(f64(router) @ row, topk, routing)
             for e, wgt in zip(picks, weights):
-                out[r, t] += wgt * expert(row, w1_all[e], w2_all[e])
+                out[r, t] += wgt * expert_forward(row, w1_all[e], w2_all[e])[2]
             if shared is not None:
-                out[r, t] += expert(row, f64(shared[0]), f64(shared[1]))
+                out[r, t] += expert_forward(row, f64(shared[0]), f64(shared[1]))[2]
     return out, margins
+
+
+def expert_backward(row, dout, weight, w1, w2, dw1, dw2):
+    """One expert's backward on one token whose output the layer adds `weight` times: adds
+    its weights' gradients into `dw1`, `dw2` and gives its part of the token's gradient and
+    the gradient of `weight`, `<dout, y>`. `dY` and `dz` are rounded, as the kernels hand
+    them to their GEMMs in bfloat16."""
+    ffn = w1.shape[0] // 2
+    z, h, y = expert_forward(row, w1, w2)
+    dy = rounded(weight * dout)
+    dh = dy @ w2
+    gate, up = z[:ffn], z[ffn:]
+    s = 1.0 / (1.0 + np.exp(-gate))
+    dz = rounded(np.concatenate([dh * up * s * (1.0 + gate * (1.0 - s)), dh * silu(gate)]))
+    dw2 += np.outer(dy, h)
+    dw1 += np.outer(dz, row)
+    return dz @ w1, dout @ y
+
+
+def logits_gradient(logits, picks, dweights, routing):
+    """The router logits' gradient from that of the picks' weights (the picks fixed): back
+    through the scale and normalization, then the softmax over all experts or each pick's
+    sigmoid."""
+    p = gates(logits, routing)
+    raw, scale = p[picks], routing.get("scale", 1.0)
+    if routing["normalize"]:
+        total = raw.sum()
+        draw = scale * (dweights - dweights @ raw / total) / total
+    else:
+        draw = scale * dweights
+    if routing["routing"] == "softmax":
+        dlogits = -p * (draw @ raw)
+        dlogits[picks] += raw * draw
+    else:
+        dlogits = np.zeros_like(logits)
+        dlogits[picks] = draw * raw * (1.0 - raw)
+    return dlogits
+
+
+def moe_backward_reference(x, dout, router, w1, w2, topk, routing, shared):
+    """The layer's gradients in float64 (kosmos-testkernels/src/moe/backward.rs), keyed as
+    `World.moe_backward`'s: the router's and the shared expert's summed over every rank's
+    tokens. Also each token's routing margin (as `moe_reference`)."""
+    ranks, tokens, hidden = x.shape
+    experts = router.shape[0]
+    router64 = f64(router)
+    w1_all = f64(w1).reshape(experts, -1, hidden)
+    w2_all = f64(w2).reshape(experts, hidden, -1)
+    grads = {"x": np.zeros(x.shape), "router": np.zeros(router.shape),
+             "w1": np.zeros(w1_all.shape), "w2": np.zeros(w2_all.shape)}
+    if shared is not None:
+        shared = (f64(shared[0]), f64(shared[1]))
+        grads["shared"] = (np.zeros(shared[0].shape), np.zeros(shared[1].shape))
+    margins = np.zeros((ranks, tokens))
+    for r in range(ranks):
+        for t in range(tokens):
+            row, d = f64(x[r, t]), f64(dout[r, t])
+            logits = router64 @ row
+            picks, weights, margins[r, t] = route(logits, topk, routing)
+            dweights = np.zeros(topk)
+            for i, (e, wgt) in enumerate(zip(picks, weights)):
+                dx, dweights[i] = expert_backward(row, d, wgt, w1_all[e], w2_all[e],
+                                                  grads["w1"][e], grads["w2"][e])
+                grads["x"][r, t] += dx
+            if shared is not None:
+                grads["x"][r, t] += expert_backward(row, d, 1.0, *shared, *grads["shared"])[0]
+            dlogits = logits_gradient(logits, picks, dweights, routing)
+            grads["x"][r, t] += dlogits @ router64
+            grads["router"] += np.outer(dlogits, row)
+    grads["w1"] = grads["w1"].reshape(w1.shape)
+    grads["w2"] = grads["w2"].reshape(w2.shape)
+    return grads, margins
 
 
 ROUTINGS = {
@@ -186,31 +272,72 @@ ROUTINGS = {
     "sigmoid": dict(routing="sigmoid", normalize=True, groups=4, topk_groups=2, scale=2.5),
 }
 
+# The MoE tests' layer: top-2 of 8 experts, 24 tokens per rank, hidden 64, ffn 48.
+EXPERTS, TOPK, TOKENS, HIDDEN, FFN = 8, 2, 24, 64, 48
+
+
+def moe_layer(rng, ranks, routing, shared):
+    """Random tokens and weights (scaled so activations stay near 1), and the routing's
+    options: `x, router, w1, w2, shared, options`."""
+    local = EXPERTS // ranks
+    x = bf16(rng, ranks, TOKENS, HIDDEN)
+    router = bf16(rng, EXPERTS, HIDDEN, scale=4 / HIDDEN**0.5)
+    w1 = bf16(rng, ranks, local, 2 * FFN, HIDDEN, scale=2 / HIDDEN**0.5)
+    w2 = bf16(rng, ranks, local, HIDDEN, FFN, scale=2 / FFN**0.5)
+    shared_w = (bf16(rng, 2 * FFN, HIDDEN, scale=2 / HIDDEN**0.5),
+                bf16(rng, HIDDEN, FFN, scale=2 / FFN**0.5)) if shared else None
+    options = dict(ROUTINGS[routing])
+    if options["routing"] == "sigmoid":
+        options["bias"] = (rng.standard_normal(EXPERTS) * 0.05).astype(np.float32)
+    return x, router, w1, w2, shared_w, options
+
+
+# Picks that won by less than this may be the f32 router's rounding's choice.
+NEAR_TIE = 1e-4
+
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("ranks,shared,routing", [(1, False, "softmax"), (2, True, "softmax-raw"),
                                                   (2, False, "sigmoid"), (2, True, "sigmoid")])
 def test_moe_forward_matches_the_float64_reference(rng, device, ranks, shared, routing):
-    experts, topk, tokens, hidden, ffn = 8, 2, 24, 64, 48
-    local = experts // ranks
-    x = bf16(rng, ranks, tokens, hidden)
-    router = bf16(rng, experts, hidden, scale=4 / hidden**0.5)
-    w1 = bf16(rng, ranks, local, 2 * ffn, hidden, scale=2 / hidden**0.5)
-    w2 = bf16(rng, ranks, local, hidden, ffn, scale=2 / ffn**0.5)
-    shared_w = (bf16(rng, 2 * ffn, hidden, scale=2 / hidden**0.5),
-                bf16(rng, hidden, ffn, scale=2 / ffn**0.5)) if shared else None
-    options = dict(ROUTINGS[routing])
-    if options["routing"] == "sigmoid":
-        options["bias"] = (rng.standard_normal(experts) * 0.05).astype(np.float32)
+    x, router, w1, w2, shared_w, options = moe_layer(rng, ranks, routing, shared)
     out = kosmos.World(ranks, device).moe_forward(
-        x, router, w1, w2, topk=topk, shared=shared_w,
-        out=poisoned((ranks, tokens, hidden), BF16), **options)
-    want, margins = moe_reference(x, router, w1, w2, topk, options, shared_w)
-    # Tokens whose picks won by less than the f32 router's rounding may pick otherwise:
-    # those are left out of the comparison.
-    clear = margins > 1e-4
+        x, router, w1, w2, topk=TOPK, shared=shared_w, out=poisoned(x.shape, BF16), **options)
+    want, margins = moe_reference(x, router, w1, w2, TOPK, options, shared_w)
+    # Tokens whose picks a rounding could change are left out of the comparison.
+    clear = margins > NEAR_TIE
     assert clear.mean() > 0.8
     assert relerr(out[clear], want[clear]) < 3e-2
+
+
+@pytest.mark.parametrize("ranks", [1, 2])
+@pytest.mark.parametrize("routing", ["softmax", "sigmoid"])
+@pytest.mark.parametrize("shared", [False, True])
+def test_moe_backward_matches_the_float64_reference(rng, ranks, routing, shared):
+    x, router, w1, w2, shared_w, options = moe_layer(rng, ranks, routing, shared)
+    dout = bf16(rng, *x.shape)
+    # Every token adds to the weights' gradients, and a token whose picks a rounding could
+    # change has other gradients: tokens are drawn again until every pick is clear.
+    for _ in range(20):
+        want, margins = moe_backward_reference(x, dout, router, w1, w2, TOPK, options, shared_w)
+        if (margins > NEAR_TIE).all():
+            break
+        x = bf16(rng, *x.shape)
+    else:
+        pytest.fail("20 draws of tokens, each with a near-tie pick")
+    out = {"x": poisoned(x.shape, BF16), "router": poisoned(router.shape, np.float32),
+           "w1": poisoned(w1.shape, BF16), "w2": poisoned(w2.shape, BF16)}
+    if shared:
+        out["shared"] = tuple(poisoned(w.shape, np.float32) for w in shared_w)
+    got = kosmos.World(ranks, workgroups_per_rank=3).moe_backward(
+        dout, x, router, w1, w2, topk=TOPK, shared=shared_w, out=out, **options)
+    assert got.keys() == want.keys()
+    for name, grad in got.items():
+        pairs = zip(grad, want[name]) if name == "shared" else [(grad, want[name])]
+        for i, (g, w) in enumerate(pairs):
+            assert g is (out[name][i] if name == "shared" else out[name]), name
+            # Seen: at most 6e-3 (bfloat16 results, roundings the sums may take otherwise).
+            assert relerr(g, w) < 2e-2, f"{name} {i}"
 
 
 def test_moe_forward_refuses_bad_input(rng):
@@ -225,3 +352,21 @@ def test_moe_forward_refuses_bad_input(rng):
         wd.moe_forward(x, router, w1, bf16(rng, 2, 4, 64, 40), topk=2)
     with pytest.raises(ValueError, match="topk = 9"):
         wd.moe_forward(x, router, w1, w2, topk=9)
+
+
+def test_moe_backward_refuses_bad_input(rng):
+    wd = kosmos.World(2)
+    x, router, dout = bf16(rng, 2, 8, 64), bf16(rng, 8, 64), bf16(rng, 2, 8, 64)
+    w1, w2 = bf16(rng, 2, 4, 96, 64), bf16(rng, 2, 4, 64, 48)
+    with pytest.raises(ValueError, match=r"dout: expected shape \[2, 8, 64\] \(that of x\)"):
+        wd.moe_backward(bf16(rng, 2, 8, 32), x, router, w1, w2, topk=2)
+    # moe_forward's checks, shared.
+    with pytest.raises(ValueError, match="w2: expected shape"):
+        wd.moe_backward(dout, x, router, w1, bf16(rng, 2, 4, 64, 40), topk=2)
+    with pytest.raises(ValueError, match="bias: only sigmoid routing takes a selection bias"):
+        wd.moe_backward(dout, x, router, w1, w2, topk=2, bias=np.zeros(8, np.float32))
+    with pytest.raises(ValueError, match="dw1: expected shape"):
+        wd.moe_backward(dout, x, router, w1, w2, topk=2,
+                        out={"w1": poisoned((2, 4, 96, 32), BF16)})
+    with pytest.raises(TypeError, match="d_router: expected float32 elements"):
+        wd.moe_backward(dout, x, router, w1, w2, topk=2, out={"router": poisoned((8, 64), BF16)})
