@@ -9,6 +9,7 @@ use super::Cx;
 use crate::llvm::Fail;
 use crate::target::{FragLayout, LaneTerm, Run, Target};
 use inkwell::IntPredicate;
+use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::types::{BasicTypeEnum, VectorType};
@@ -373,6 +374,18 @@ impl<'ctx> Cx<'_, 'ctx> {
         };
         let v = self.frag_value(value, role);
         let within = within.map(|(rows, cols)| (self.u32_operand(rows), self.u32_operand(cols)));
+        // To shared memory the runs stay: with a padded row stride they are free of bank
+        // conflicts, which 64-byte row pieces would not be.
+        let chunked = pieces == WIDE_PIECES
+            && within.is_none()
+            && self.get_ptr(ptr).1 == AddrSpace::Global
+            && elem == ScalarType::BF16
+            && self.target.has_aligned_wide_bf16_store();
+        let join = if chunked {
+            Some(self.aligned_wide_bf16_store(ptr, stride, v)?)
+        } else {
+            None
+        };
         let len = self.target.frag_layout(FragRole::Acc).elems();
         for j in 0..pieces {
             let piece = if pieces == 1 {
@@ -382,7 +395,53 @@ impl<'ctx> Cx<'_, 'ctx> {
             };
             self.store_piece([ptr, stride], j * FRAG_N, piece, within, elem)?;
         }
+        if let Some(join) = join {
+            self.builder.build_unconditional_branch(join)?;
+            self.builder.position_at_end(join);
+        }
         Ok(())
+    }
+
+    /// Where the tile at `ptr` and its rows (`stride` elements of 2 bytes) are 16-byte
+    /// aligned, stores the whole `frag<wacc>` `v` as bf16 with the target's wider stores and
+    /// goes on at the returned block; elsewhere the builder is left where the layout's runs
+    /// are to be stored, which must then branch to that block.
+    fn aligned_wide_bf16_store(
+        &self,
+        ptr: Value,
+        stride: Value,
+        v: VectorValue<'ctx>,
+    ) -> Result<BasicBlock<'ctx>, Fail> {
+        let (base, _) = self.get_ptr(ptr);
+        let stride = self.u32_operand(stride);
+        let b = &self.builder;
+        let i64t = self.ctx.i64_type();
+        let address = b.build_ptr_to_int(base, i64t, "")?;
+        let row_bytes = b.build_int_z_extend(
+            b.build_int_mul(stride, self.ctx.i32_type().const_int(2, false), "")?,
+            i64t,
+            "",
+        )?;
+        let misaligned = b.build_and(
+            b.build_or(address, row_bytes, "")?,
+            i64t.const_int(15, false),
+            "",
+        )?;
+        let aligned = b.build_int_compare(IntPredicate::EQ, misaligned, i64t.const_zero(), "")?;
+        let (wide, runs, join) = (
+            self.block("store.chunks"),
+            self.block("store.runs"),
+            self.block("store.done"),
+        );
+        b.build_conditional_branch(aligned, wide, runs)?;
+        b.position_at_end(wide);
+        let bf16 = self.ctx.bf16_type().vec_type(v.get_type().get_size());
+        let rounded = b.build_float_trunc(v, bf16, "")?;
+        self.target
+            .emit_aligned_wide_bf16_store(&self.llvm, base, stride, rounded)?;
+        b.build_unconditional_branch(join)?;
+        b.position_at_end(runs);
+        Ok(join)
     }
 
     /// Stores one 16x16 accumulator whose column 0 is column `col0` of the stored tile of

@@ -141,6 +141,26 @@ pub(crate) trait Target {
     ) -> Result<Option<VectorValue<'ctx>>, Fail> {
         Ok(None)
     }
+    /// Whether [`Target::emit_aligned_wide_bf16_store`] is offered: a faster store of a whole
+    /// `frag<wacc>` as bf16 than its layout's runs one by one.
+    fn has_aligned_wide_bf16_store(&self) -> bool {
+        false
+    }
+    /// A `frag<wacc>` (`acc`, already rounded: `<n x bfloat>`) stored whole as bf16 at `base`,
+    /// row stride `stride` elements; the caller branches here only where `base` and the rows
+    /// are 16-byte aligned, and only on a target that has it.
+    fn emit_aligned_wide_bf16_store<'ctx>(
+        &self,
+        _cx: &FnBuilder<'_, 'ctx>,
+        _base: PointerValue<'ctx>,
+        _stride: IntValue<'ctx>,
+        _acc: VectorValue<'ctx>,
+    ) -> Result<(), Fail> {
+        Err(Fail(format!(
+            "{} has no aligned bf16 tile store",
+            self.cpu()
+        )))
+    }
     /// `acc + a x b` on fragments laid out by [`Target::frag_layout`].
     fn emit_mma<'ctx>(
         &self,

@@ -3,13 +3,13 @@
 
 use super::{FragLayout, Target, lane_term, run, subgroup_id};
 use crate::llvm::{AtomicRmw, Fail, FnBuilder, call_result, instruction, scalar_type};
-use inkwell::AddressSpace;
 use inkwell::module::Module;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{
     BasicMetadataValueEnum, BasicValueEnum, FastMathFlags, IntValue, PointerValue, StructValue,
     VectorValue,
 };
+use inkwell::{AddressSpace, IntPredicate};
 use kosmos_ir::{
     ATile, AddrSpace, BTile, Dim, FragRole, IdKind, MmaLayout, Op, Ordering, RmwOp, Scope,
 };
@@ -368,6 +368,88 @@ impl Target for Nvptx {
         let v = cx.insert_fields(i32t.vec_type(4).get_undef(), r.into_struct_value(), 0)?;
         let v = b.build_bit_cast(v, cx.ctx.i16_type().vec_type(8), "")?;
         Ok(Some(v.into_vector_value()))
+    }
+
+    fn has_aligned_wide_bf16_store(&self) -> bool {
+        true
+    }
+
+    /// Lane `4 g + t` holds, for rows `g` and `g + 8` of the 16 x 128 slab, columns `2t, 2t + 1`
+    /// of each of the 16 blocks of 8 columns: a store of the layout's runs writes 4 bytes a
+    /// lane, half a 32-byte sector of each of 8 rows. Here each quad exchanges its pieces of
+    /// four blocks at a time (in round `r`, lane `t` sends its piece of block `t ^ r` to lane
+    /// `t ^ r`), so that lane `t` holds all 8 columns of block `4s + t`: one 16-byte store a
+    /// lane, 64 contiguous bytes of each of 8 rows.
+    fn emit_aligned_wide_bf16_store<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        base: PointerValue<'ctx>,
+        stride: IntValue<'ctx>,
+        acc: VectorValue<'ctx>,
+    ) -> Result<(), Fail> {
+        let b = &cx.builder;
+        let i32t = cx.ctx.i32_type();
+        let c = |x: u64| i32t.const_int(x, false);
+        let words = b
+            .build_bit_cast(acc, i32t.vec_type(acc.get_type().get_size() / 2), "")?
+            .into_vector_value();
+        // Piece `j` (columns 16j..) holds runs (g, 2t), (g + 8, 2t), (g, 8 + 2t), (g + 8, 8 + 2t):
+        // row half `h`'s piece of block `k` is word 4 (k / 2) + 2 (k % 2) + h.
+        let word = |h: u64, block: u64| {
+            b.build_extract_element(words, c(4 * (block / 2) + 2 * (block % 2) + h), "")
+        };
+        let lane = self.id(cx, IdKind::SubgroupLane, Dim::X)?;
+        let g = b.build_right_shift(lane, c(2), false, "")?;
+        let t = b.build_and(lane, c(3), "")?;
+        let pick = |of: &[IntValue<'ctx>; 4], i: IntValue<'ctx>| -> Result<IntValue<'ctx>, Fail> {
+            let mut v = of[3];
+            for k in (0..3).rev() {
+                let is = b.build_int_compare(IntPredicate::EQ, i, c(k as u64), "")?;
+                v = b.build_select(is, of[k], v, "")?.into_int_value();
+            }
+            Ok(v)
+        };
+        for h in 0..2 {
+            let row = b.build_int_add(g, c(8 * h), "")?;
+            let row_at = b.build_int_mul(row, stride, "")?;
+            for set in 0..4 {
+                let mut mine = [c(0); 4];
+                for (k, w) in mine.iter_mut().enumerate() {
+                    *w = word(h, 4 * set + k as u64)?.into_int_value();
+                }
+                let mut out = mine;
+                for r in 1..4 {
+                    let partner = b.build_xor(t, c(r), "")?;
+                    let send = pick(&mine, partner)?;
+                    let args = [
+                        i32t.const_all_ones().into(),
+                        send.into(),
+                        c(r).into(),
+                        c(31).into(),
+                    ];
+                    let got = cx
+                        .call_intrinsic("llvm.nvvm.shfl.sync.bfly.i32", &[], &args)?
+                        .into_int_value();
+                    for (k, slot) in out.iter_mut().enumerate() {
+                        let is = b.build_int_compare(IntPredicate::EQ, partner, c(k as u64), "")?;
+                        *slot = b.build_select(is, got, *slot, "")?.into_int_value();
+                    }
+                }
+                let mut chunk = i32t.vec_type(4).get_undef();
+                for (k, w) in out.iter().enumerate() {
+                    chunk = b.build_insert_element(chunk, *w, c(k as u64), "")?;
+                }
+                // Block `4 set + t`: columns 32 set + 8 t .. + 8.
+                let col = b.build_int_add(b.build_left_shift(t, c(3), "")?, c(32 * set), "")?;
+                let index = b.build_int_add(row_at, col, "")?;
+                let bytes = b.build_int_mul(index, c(2), "")?;
+                let bytes = b.build_int_z_extend(bytes, cx.ctx.i64_type(), "")?;
+                // SAFETY: a plain (not inbounds) byte GEP is defined for any offset.
+                let p = unsafe { b.build_gep(cx.ctx.i8_type(), base, &[bytes], "")? };
+                cx.store(p, chunk, 16)?;
+            }
+        }
+        Ok(())
     }
 
     fn emit_mma<'ctx>(
