@@ -421,28 +421,26 @@ impl Ops {
         let resident = self
             .module
             .max_resident_workgroups(&ops::gemm_pipeline::name::<0, 0, 0, 0>(), block)?;
-        let wide = wide_tiles(mu, nu, resident);
-        let tiles = gemm_tiles(mu, nu, wide);
-        // Boxes: `a` 128 rows of m by 64 of k, or 64 x 64 of a^T; `b` 64 x 64, or all the
-        // tile's columns of b^T (128 or 256) by 64 of k.
+        let wide_rows = wide_rows(mu, nu, resident);
+        // Boxes: `a` 128 rows of m by 64 of k, or 64 x 64 of a^T; `b` 64 x 64, or 128 rows
+        // of b^T by 64 of k.
         let (a_rows, a_cols, a_box) = match a_layout {
             Layout::N => (mu, ku, 128),
             Layout::T => (ku, mu, 64),
         };
         let (b_rows, b_cols, b_box) = match b_layout {
             Layout::N => (ku, nu, 64),
-            Layout::T => (nu, ku, GEMM_TILE << u32::from(wide)),
+            Layout::T => (nu, ku, GEMM_TILE),
         };
         Ok(GemmPlan {
             ops: self,
             a_map: tile_map(a, a_rows, a_cols, a_box)?,
             b_map: tile_map(b, b_rows, b_cols, b_box)?,
             shape: (mu, nu, ku),
-            instance: [u32::from(wide), a_layout.bit(), b_layout.bit()],
-            cfg: LaunchConfig {
-                grid: [resident.clamp(1, tiles), 1, 1],
-                block,
-            },
+            wide_rows,
+            layouts: [a_layout.bit(), b_layout.bit()],
+            resident,
+            block,
         })
     }
 
@@ -573,15 +571,19 @@ pub struct GemmPlan<'a> {
     a_map: TensorMap<'a>,
     b_map: TensorMap<'a>,
     shape: (u32, u32, u32),
-    /// The const generics `WIDE` (128 x 256 output tiles rather than 128 x 128), `TA`, `TB`
-    /// of the kernel instance.
-    instance: [u32; 3],
-    cfg: LaunchConfig,
+    /// Output rows cut in 128 x 256 tiles (the rest in 128 x 128): see [`wide_rows`].
+    wide_rows: u32,
+    /// The const generics `TA`, `TB` of the kernel instance.
+    layouts: [u32; 2],
+    /// Workgroups that fit on the device at once: the most a launch takes.
+    resident: u32,
+    block: [u32; 3],
 }
 
 impl GemmPlan<'_> {
     /// Queues `c = op(a) op(b)` on `stream` (no synchronisation); `c` (`m x n`, row-major) is
-    /// a `&mut Buffer<f32>` or `&mut Buffer<bf16>`.
+    /// a `&mut Buffer<f32>` or `&mut Buffer<bf16>`. One launch, or two where the rows are
+    /// split between tile widths ([`GemmPlan::wide_rows`]).
     pub fn launch<'c>(&self, stream: &Stream, c: impl Into<GemmOutput<'c>>) -> Result<()> {
         const OP: &str = "GemmPlan::launch";
         let ops = self.ops;
@@ -604,16 +606,64 @@ impl GemmPlan<'_> {
                 (spare_f32, c, 1)
             }
         };
-        let [wide, ta, tb] = self.instance;
-        let name = ops::gemm_pipeline::name_of(wide, ta, tb, bf16_out);
-        let (md, cfg, a, b) = (&ops.module, self.cfg, &self.a_map, &self.b_map);
-        ops::gemm_pipeline::launch_instance(md, stream, cfg, &name, a, b, c, c16, m, n, k)?;
+        let [ta, tb] = self.layouts;
+        let (md, a, b) = (&ops.module, &self.a_map, &self.b_map);
+        let wide_end = self.wide_rows.min(m);
+        // Rows `0..wide_end` in wide tiles, then the rest in narrow ones.
+        for (wide, first_row, end) in [(1, 0, wide_end), (0, wide_end, m)] {
+            if first_row == end {
+                continue;
+            }
+            let name = ops::gemm_pipeline::name_of(wide, ta, tb, bf16_out);
+            let cfg = self.launch_config(end - first_row, wide == 1);
+            ops::gemm_pipeline::launch_instance(
+                md, stream, cfg, &name, a, b, c, c16, end, n, k, first_row,
+            )?;
+        }
         Ok(())
     }
 
-    /// Workgroups per launch.
+    /// Output rows `0..wide_rows()` are cut in tiles of 128 x 256, the rest in 128 x 128.
+    pub fn wide_rows(&self) -> usize {
+        self.wide_rows as usize
+    }
+
+    /// The same plan with the first `rows` output rows in 128 x 256 tiles and the rest in
+    /// 128 x 128 (by default the split that [`Ops::gemm_plan`] estimates fastest on this
+    /// device's processors): `rows` a multiple of 128, at most `m` rounded up to one.
+    pub fn with_wide_rows(mut self, rows: usize) -> Result<Self> {
+        let (m, _, _) = self.shape;
+        let most = m.next_multiple_of(GEMM_TILE) as usize;
+        if !rows.is_multiple_of(GEMM_TILE as usize) || rows > most {
+            return Err(Error::Shape {
+                op: "GemmPlan::with_wide_rows",
+                message: format!(
+                    "rows {rows} must be a multiple of {GEMM_TILE} and at most {most}"
+                ),
+            });
+        }
+        self.wide_rows = rows as u32;
+        Ok(self)
+    }
+
+    /// The launch of `rows` output rows in tiles of 128 x 256 (`wide`) or 128 x 128.
+    fn launch_config(&self, rows: u32, wide: bool) -> LaunchConfig {
+        let tiles = gemm_tiles(rows, self.shape.1, wide);
+        LaunchConfig {
+            grid: [self.resident.clamp(1, tiles), 1, 1],
+            block: self.block,
+        }
+    }
+
+    /// Workgroups of the plan's (first) launch.
     pub fn workgroups(&self) -> u32 {
-        self.cfg.grid[0]
+        let (m, _, _) = self.shape;
+        let wide_end = self.wide_rows.min(m);
+        if wide_end > 0 {
+            self.launch_config(wide_end, true).grid[0]
+        } else {
+            self.launch_config(m, false).grid[0]
+        }
     }
 }
 
@@ -655,15 +705,32 @@ fn group_shape(n: u32, k: u32) -> bool {
     n.is_multiple_of(8) && k.is_multiple_of(8)
 }
 
-/// Whether the pipelined gemm of `m x n` takes 128 x 256 tiles on `workgroups` resident
-/// workgroups: they multiply faster, so they win unless their last wave leaves clearly more
-/// of the processors idle than 128 x 128 tiles would.
-fn wide_tiles(m: u32, n: u32, workgroups: u32) -> bool {
-    let busy = |wide| {
-        let tiles = gemm_tiles(m, n, wide);
-        f64::from(tiles) / f64::from(tiles.div_ceil(workgroups) * workgroups)
+/// Time of a 128 x 128 tile of the pipelined gemm over that of a 128 x 256 one: half the
+/// products, at the lower rate of tiles that read their `a` boxes for fewer of them (688
+/// against 761 TF/s at 8192^3 on the H200, bench/RESULTS.md, twelfth batch).
+const NARROW_TILE_COST: f64 = 0.55;
+
+/// The rows of an `m x n` pipelined gemm to cut in 128 x 256 tiles (one launch), the rest
+/// going in 128 x 128 tiles (a second launch), on `workgroups` resident workgroups: the
+/// split with the fewest waves, a wave of wide tiles costing 1 and one of narrow tiles
+/// [`NARROW_TILE_COST`]. Wide tiles multiply faster; narrow ones fill a last wave that wide
+/// ones would leave part empty. A tie keeps the wider split (one launch, where all wide).
+fn wide_rows(m: u32, n: u32, workgroups: u32) -> u32 {
+    let w = workgroups.max(1);
+    let row_tiles = m.div_ceil(GEMM_TILE);
+    let waves = |wide_row_tiles: u32| {
+        let wide = gemm_tiles(wide_row_tiles * GEMM_TILE, n, true);
+        let narrow = gemm_tiles((row_tiles - wide_row_tiles) * GEMM_TILE, n, false);
+        f64::from(wide.div_ceil(w)) + f64::from(narrow.div_ceil(w)) * NARROW_TILE_COST
     };
-    busy(true) >= busy(false) - 0.05
+    let mut best = (row_tiles, waves(row_tiles));
+    for r in (0..row_tiles).rev() {
+        let t = waves(r);
+        if t < best.1 - 1e-9 {
+            best = (r, t);
+        }
+    }
+    best.0 * GEMM_TILE
 }
 
 /// Output tiles of an `m x n` gemm: [`GEMM_TILE`] rows by [`GEMM_TILE`] columns, or twice as
@@ -693,4 +760,24 @@ fn len_u32(op: &'static str, len: usize) -> Result<u32> {
         op,
         message: format!("{len} elements exceed the kernels' u32 indexing"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{gemm_tiles, wide_rows};
+
+    #[test]
+    fn narrow_tiles_fill_the_last_wave() {
+        // Llama-3-70B QKV on the H200's 132 processors: 320 wide tiles take three waves, the
+        // last 42% full; 52 rows of wide tiles (260, two waves) then 120 narrow ones (one
+        // wave) take 2.55 wide waves' time.
+        assert_eq!(wide_rows(8192, 1280, 132), 52 * 128);
+        assert_eq!(gemm_tiles(52 * 128, 1280, true), 260);
+        assert_eq!(gemm_tiles(12 * 128, 1280, false), 120);
+        // 2048 wide tiles: the last of 16 waves is half full, but narrow tiles would not
+        // shorten it.
+        assert_eq!(wide_rows(8192, 8192, 132), 8192);
+        // 64 narrow tiles fit in one wave, as 32 wide ones would, each taking longer.
+        assert_eq!(wide_rows(1000, 1000, 132), 0);
+    }
 }

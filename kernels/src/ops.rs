@@ -608,13 +608,15 @@ const PIPE_STAGE_WORDS: u32 = 12288;
 /// fed by tensor copies. `TA = 0`: `a` is `m x k` row-major, mapped by `a_map` in boxes of
 /// 128 rows x 64 columns; `TA = 1`: `a` holds A^T (`k x m`), in boxes of 64 x 64. `TB = 0`:
 /// `b` is `k x n`, in boxes of 64 x 64; `TB = 1`: `b` holds B^T (`n x k`), in boxes of
-/// 128 x 64 (256 x 64 with `WIDE = 1`). All with the 128-byte swizzle, which the matrix
+/// 128 x 64. All with the 128-byte swizzle, which the matrix
 /// instructions read in either orientation (`mma_group_async_trans`). Elements outside the
 /// matrices arrive as zeros, so any `m`, `n`, `k` works where the maps can be made (rows of
 /// whole 16-byte units). `C` (`m x n`, row-major) goes to `c` (f32) or, with `BF16 = 1`, to
 /// `c16` (rounded to bf16); the other one is not touched. Output tiles are 128 rows by 128
 /// columns, or 256 with `WIDE = 1` (each step then reads its `a` tiles for twice the
-/// products, which pays where there are enough tiles to fill the processors).
+/// products, which pays where there are enough tiles to fill the processors), over rows
+/// `first_row..m` (a multiple of 128): `kernels::GemmPlan` may cut the rows in a wide part
+/// and a narrow one, each its own launch.
 ///
 /// A workgroup is three groups of four subgroups. Group 0 produces: its first subgroup copies
 /// each 64-deep step of a tile into the next stage of a ring of [`PIPE_STAGES`] and the
@@ -655,10 +657,11 @@ pub fn gemm_pipeline<const WIDE: u32, const TA: u32, const TB: u32, const BF16: 
     m: u32,
     n: u32,
     k: u32,
+    first_row: u32,
 ) {
     // Stage `s` at word `s * PIPE_STAGE_WORDS`: `a` (128 rows of the tile, group g's 64 at
     // 2048 g), then `b` in 64-column blocks of 2048 words from word 4096 (a `b^T` box of
-    // 128 or 256 rows lands there as the same bytes).
+    // 128 rows lands there as the same bytes as two blocks).
     let stages = shared_array::<u32, { PIPE_STAGES * PIPE_STAGE_WORDS }>();
     let full = shared_array::<u64, PIPE_STAGES>();
     let empty = shared_array::<u64, PIPE_STAGES>();
@@ -667,7 +670,7 @@ pub fn gemm_pipeline<const WIDE: u32, const TA: u32, const TB: u32, const BF16: 
     let first_lane = subgroup_lane() == 0;
     let tile_cols = 128 << WIDE;
     let tiles_n = (n + tile_cols - 1) / tile_cols;
-    let tiles_m = (m + 127) / 128;
+    let tiles_m = (m - first_row + 127) / 128;
     let tiles = tiles_n * tiles_m;
     let steps = (k + 63) / 64;
     if workitem_id_x() == 0 {
@@ -690,7 +693,7 @@ pub fn gemm_pipeline<const WIDE: u32, const TA: u32, const TB: u32, const BF16: 
         }
         let b_boxes = 2 << WIDE;
         while tile < tiles {
-            let m0 = tile_row(tile, tiles_m, tiles_n) * 128;
+            let m0 = first_row + tile_row(tile, tiles_m, tiles_n) * 128;
             let n0 = tile_col(tile, tiles_m, tiles_n) * tile_cols;
             for step in 0..steps {
                 let s = it % PIPE_STAGES;
@@ -707,7 +710,7 @@ pub fn gemm_pipeline<const WIDE: u32, const TA: u32, const TB: u32, const BF16: 
         regs_inc(232);
         let rows = (group - 1) * 64;
         while tile < tiles {
-            let m0 = tile_row(tile, tiles_m, tiles_n) * 128;
+            let m0 = first_row + tile_row(tile, tiles_m, tiles_n) * 128;
             let n0 = tile_col(tile, tiles_m, tiles_n) * tile_cols;
             let mut left = wide_zero();
             let mut right = wide_zero();
@@ -752,8 +755,8 @@ pub fn gemm_pipeline<const WIDE: u32, const TA: u32, const TB: u32, const BF16: 
 /// Copies the step at depth `k0` of the output tile at (`m0`, `n0`) into stage `s` of
 /// [`gemm_pipeline`]'s ring, completing on `full[s]`, which the subgroup's first lane arms
 /// with the step's bytes: the tile's 128 rows of `a` (one box, or two 64-row boxes of `a^T`
-/// when `ta` is 1) and `b_boxes` 64-column boxes of `b` (or one box of `b^T` when `tb` is 1,
-/// as many rows as the boxes of `b` would have columns). Collective over a subgroup.
+/// when `ta` is 1) and `b_boxes` 64-column boxes of `b` (or half as many 128-row boxes of
+/// `b^T` when `tb` is 1: the same bytes). Collective over a subgroup.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn copy_step(
@@ -790,7 +793,15 @@ fn copy_step(
             );
         }
     } else {
-        copy_tensor(&stages[base + 4096], &b_map, k0, n0, &full[s]);
+        for j in 0..b_boxes / 2 {
+            copy_tensor(
+                &stages[base + 4096 + j * 4096],
+                &b_map,
+                k0,
+                n0 + j * 128,
+                &full[s],
+            );
+        }
     }
 }
 

@@ -130,8 +130,8 @@ fn transposed(x: &[kosmos::bf16], rows: usize, cols: usize) -> Vec<kosmos::bf16>
 /// The pipelined gemm through a plan, for every layout of `a` and `b` and both output
 /// types, on every [`GEMM_SHAPES`] entry the layout allows (the stored rows of each operand
 /// and of `c` must be a multiple of 8 elements), on the CPU device and with two
-/// resident workgroups (each walks many tiles). Each plan launches twice (the second over a
-/// poisoned output again: a plan is reusable).
+/// resident workgroups (each walks many tiles); with the rows split between 128 x 256 and
+/// 128 x 128 tiles as the plan chooses and three other ways.
 #[test]
 fn gemm_plan_matches_reference_in_every_layout() {
     use kernels::Layout::{N, T};
@@ -161,9 +161,16 @@ fn gemm_plan_matches_reference_in_every_layout() {
                 };
                 let a = Buffer::from_slice(&device, &a_s).unwrap();
                 let b = Buffer::from_slice(&device, &b_s).unwrap();
-                let plan = ops.gemm_plan(&a, la, &b, lb, m, n, k).unwrap();
-                let what = |out| format!("{m}x{n}x{k} {la:?}{lb:?} {out}");
-                for run in 0..2 {
+                let chosen = ops.gemm_plan(&a, la, &b, lb, m, n, k).unwrap().wide_rows();
+                // The chosen split of the rows between 128 x 256 and 128 x 128 tiles, then all
+                // narrow, wide tiles over the first 128 rows only, and all wide.
+                let all = m.next_multiple_of(128);
+                let mut splits = vec![chosen, 0, 128.min(all), all];
+                splits.dedup();
+                for rows in splits {
+                    let plan = ops.gemm_plan(&a, la, &b, lb, m, n, k).unwrap();
+                    let plan = plan.with_wide_rows(rows).unwrap();
+                    let what = |out| format!("{m}x{n}x{k} {la:?}{lb:?} {out}, {rows} wide rows");
                     let mut c = poisoned(&device, m * n);
                     plan.launch(&stream, &mut c).unwrap();
                     stream.synchronize().unwrap();
@@ -174,16 +181,18 @@ fn gemm_plan_matches_reference_in_every_layout() {
                         Scale::Each { floor: 1.0 },
                         compare::BF16_DOT_F32,
                     )
-                    .assert(format_args!("{}, run {run}", what("f32")));
+                    .assert(format_args!("{}", what("f32")));
+                    // Launched again into bf16 (a plan is reusable).
+                    let mut c16 =
+                        Buffer::from_slice(&device, &vec![kosmos::bf16::NAN; m * n]).unwrap();
+                    plan.launch(&stream, &mut c16).unwrap();
+                    stream.synchronize().unwrap();
+                    // Rounded to bf16: half an ulp is up to 2^-8 of the value, and the f32
+                    // result it rounds is itself within BF16_DOT_F32: 2^-7.
+                    let got = c16.download().unwrap();
+                    compare::rel_err(&got, &want, Scale::Each { floor: 1.0 }, 1.0 / 128.0)
+                        .assert(format_args!("{}", what("bf16")));
                 }
-                let mut c16 = Buffer::from_slice(&device, &vec![kosmos::bf16::NAN; m * n]).unwrap();
-                plan.launch(&stream, &mut c16).unwrap();
-                stream.synchronize().unwrap();
-                // Rounded to bf16: half an ulp is up to 2^-8 of the value, and the f32
-                // result it rounds is itself within BF16_DOT_F32: 2^-7.
-                let got = c16.download().unwrap();
-                compare::rel_err(&got, &want, Scale::Each { floor: 1.0 }, 1.0 / 128.0)
-                    .assert(format_args!("{}", what("bf16")));
             }
         }
     }
@@ -231,6 +240,21 @@ fn gemm_plan_refuses_rows_it_cannot_map() {
             Err(e) if e.to_string().contains(message) => {}
             Err(e) => panic!("{la:?}{lb:?} {m}x{n}x{k}: {e}"),
             Ok(_) => panic!("{la:?}{lb:?} {m}x{n}x{k}: accepted"),
+        }
+    }
+    // A split of the rows between tile widths that is not whole tiles, or past the matrix.
+    let a = device.alloc::<kosmos::bf16>(200 * 16).unwrap();
+    let b = device.alloc::<kosmos::bf16>(16 * 16).unwrap();
+    for rows in [100, 384] {
+        let plan = ops.gemm_plan(&a, N, &b, N, 200, 16, 16).unwrap();
+        match plan.with_wide_rows(rows) {
+            Err(e) => assert!(
+                e.to_string().contains(&format!(
+                    "rows {rows} must be a multiple of 128 and at most 256"
+                )),
+                "{e}"
+            ),
+            Ok(_) => panic!("{rows} wide rows accepted"),
         }
     }
 }
