@@ -129,27 +129,24 @@ impl<'ctx> Cx<'_, 'ctx> {
         Ok((term(layout.row)?, term(layout.col)?))
     }
 
-    /// Loads a `frag<a>`/`frag<b>` whose element (r, c) is at byte `offset(r, c)` of `base`.
+    /// Loads the `bf16` elements a lane holds in `layout` (as `i16` bits), element (r, c) at
+    /// byte `offset(r, c)` of `base`.
     /// With `rows_contiguous` (the tile's rows lie along the fragment's rows) each run is one
     /// load: runs must not cross a 16-byte chunk of the swizzled tiles (they are at most 8
     /// long and aligned to their length, so they do not). Otherwise (a transposed tile)
     /// each element is loaded on its own.
     fn gather_frag(
         &self,
-        role: FragRole,
+        layout: FragLayout,
         base: PointerValue<'ctx>,
         rows_contiguous: bool,
         offset: &dyn Fn(IntValue<'ctx>, IntValue<'ctx>) -> Result<IntValue<'ctx>, Fail>,
     ) -> Result<VectorValue<'ctx>, Fail> {
-        let layout = self.target.frag_layout(role);
         let (row, col) = self.lane_coords(&layout)?;
         let i32t = self.ctx.i32_type();
         let i16t = self.ctx.i16_type();
         let b = &self.builder;
-        let mut v = self
-            .llvm_type(Type::Frag(role))
-            .into_vector_type()
-            .get_undef();
+        let mut v = i16t.vec_type(layout.elems()).get_undef();
         let mut next = 0u64;
         let pieces = layout.runs.iter().flat_map(|run| {
             let split = if rows_contiguous { 1 } else { run.len };
@@ -199,21 +196,34 @@ impl<'ctx> Cx<'_, 'ctx> {
         let mut pieces: Vec<VectorValue<'ctx>> = (0..WIDE_PIECES)
             .map(|j| self.piece(acc, j, piece_len))
             .collect::<Result<_, _>>()?;
-        for kk in 0..kosmos_ir::GROUP_K / 16 {
-            let a_as_is = layout.a == ATile::MK;
-            let fa = self.gather_frag(FragRole::A, a, a_as_is, &|r, k| {
+        let a_as_is = layout.a == ATile::MK;
+        let b_as_is = layout.b == BTile::KN;
+        // 32 deep at a time where the target has a matrix instruction that deep, else 16.
+        let deep = self.target.deep_frag_layouts();
+        let ([la, lb], depth) = match deep {
+            Some(layouts) => (layouts, 32),
+            None => (
+                [FragRole::A, FragRole::B].map(|r| self.target.frag_layout(r)),
+                16,
+            ),
+        };
+        for k0 in (0..kosmos_ir::GROUP_K).step_by(depth) {
+            let fa = self.gather_frag(la, a, a_as_is, &|r, k| {
                 let i = b.build_int_add(first_row, r, "")?;
-                let k = b.build_int_add(k, c(16 * kk), "")?;
+                let k = b.build_int_add(k, c(k0), "")?;
                 swizzled_operand(b, &c, a_as_is, (i, k), false)
             })?;
             for (j, piece) in pieces.iter_mut().enumerate() {
-                let b_as_is = layout.b == BTile::KN;
-                let fb = self.gather_frag(FragRole::B, b_tile, b_as_is, &|k, n| {
-                    let k = b.build_int_add(k, c(16 * kk), "")?;
+                let fb = self.gather_frag(lb, b_tile, b_as_is, &|k, n| {
+                    let k = b.build_int_add(k, c(k0), "")?;
                     let n = b.build_int_add(n, c(16 * j as u32), "")?;
                     swizzled_operand(b, &c, b_as_is, (k, n), true)
                 })?;
-                *piece = self.target.emit_mma(&self.llvm, fa, fb, *piece)?;
+                *piece = if deep.is_some() {
+                    self.target.emit_deep_mma(&self.llvm, fa, fb, *piece)?
+                } else {
+                    self.target.emit_mma(&self.llvm, fa, fb, *piece)?
+                };
             }
         }
         self.concat_pieces(&pieces)
@@ -344,7 +354,7 @@ impl<'ctx> Cx<'_, 'ctx> {
         let two = self.ctx.i32_type().const_int(2, false);
         // Row-major: element (r, c) at byte 2 (r * stride + c); 32-bit math (tile offsets
         // stay below 2^32 bytes).
-        let v = self.gather_frag(role, base, true, &|r, c| {
+        let v = self.gather_frag(self.target.frag_layout(role), base, true, &|r, c| {
             let index = b.build_int_add(b.build_int_mul(r, stride, "")?, c, "")?;
             Ok(b.build_int_mul(index, two, "")?)
         })?;

@@ -68,6 +68,28 @@ const MFMA_B_ACC: FragLayout = FragLayout {
     runs: &[run(0, 0, 1), run(1, 0, 1), run(2, 0, 1), run(3, 0, 1)],
 };
 
+// `v_mfma_f32_16x16x32_bf16` (wave64, gfx950): lane l holds A[l % 16][8 (l / 16) + i] and
+// B[8 (l / 16) + i][l % 16] for i in 0..8; D as above.
+const MFMA_DEEP_A: FragLayout = FragLayout {
+    row: lane_term(0, 15, 1),
+    col: lane_term(4, 3, 8),
+    runs: &[run(0, 0, 8)],
+};
+const MFMA_DEEP_B: FragLayout = FragLayout {
+    row: lane_term(4, 3, 8),
+    col: lane_term(0, 15, 1),
+    runs: &[
+        run(0, 0, 1),
+        run(1, 0, 1),
+        run(2, 0, 1),
+        run(3, 0, 1),
+        run(4, 0, 1),
+        run(5, 0, 1),
+        run(6, 0, 1),
+        run(7, 0, 1),
+    ],
+};
+
 impl Target for Amdgpu {
     fn triple(&self) -> &'static str {
         "amdgcn-amd-amdhsa"
@@ -253,6 +275,37 @@ impl Target for Amdgpu {
             &[
                 a.into(),
                 b.into(),
+                acc.into(),
+                zero.into(),
+                zero.into(),
+                zero.into(),
+            ],
+        )?;
+        Ok(d.into_vector_value())
+    }
+
+    fn deep_frag_layouts(&self) -> Option<[FragLayout; 2]> {
+        (self.cpu == "gfx950").then_some([MFMA_DEEP_A, MFMA_DEEP_B])
+    }
+
+    /// `v_mfma_f32_16x16x32_bf16`. The 32 x 32 x 16 instruction costs the same matrix cycles
+    /// per product but reads and writes 16 accumulator registers a lane at a time, and would
+    /// not keep the 16 x 16 accumulator layout.
+    fn emit_deep_mma<'ctx>(
+        &self,
+        cx: &FnBuilder<'_, 'ctx>,
+        a: VectorValue<'ctx>,
+        b: VectorValue<'ctx>,
+        acc: VectorValue<'ctx>,
+    ) -> Result<VectorValue<'ctx>, Fail> {
+        let bf16x8 = cx.ctx.bf16_type().vec_type(8);
+        let zero = cx.ctx.i32_type().const_zero();
+        let d = cx.call_intrinsic(
+            "llvm.amdgcn.mfma.f32.16x16x32.bf16",
+            &[],
+            &[
+                cx.builder.build_bit_cast(a, bf16x8, "")?.into(),
+                cx.builder.build_bit_cast(b, bf16x8, "")?.into(),
                 acc.into(),
                 zero.into(),
                 zero.into(),

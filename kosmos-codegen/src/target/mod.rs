@@ -169,6 +169,26 @@ pub(crate) trait Target {
         b: VectorValue<'ctx>,
         acc: VectorValue<'ctx>,
     ) -> Result<VectorValue<'ctx>, Fail>;
+    /// Where a lane's elements of `a` and `b` sit for a matrix instruction 32 deep (`a` 16 x 32,
+    /// `b` 32 x 16, the accumulator as [`Target::frag_layout`] says), if the target has one:
+    /// the fragment lowering of `mma.group` then multiplies 32 deep at a time.
+    fn deep_frag_layouts(&self) -> Option<[FragLayout; 2]> {
+        None
+    }
+    /// `acc + a x b` with the 32-deep instruction of [`Target::deep_frag_layouts`] (`a`, `b`:
+    /// `bf16` bits as `i16`).
+    fn emit_deep_mma<'ctx>(
+        &self,
+        _cx: &FnBuilder<'_, 'ctx>,
+        _a: VectorValue<'ctx>,
+        _b: VectorValue<'ctx>,
+        _acc: VectorValue<'ctx>,
+    ) -> Result<VectorValue<'ctx>, Fail> {
+        Err(Fail(format!(
+            "{} has no 32-deep matrix instruction",
+            self.cpu()
+        )))
+    }
     /// `mma.group` (`wait`) or `mma.group.async` on a `frag<wacc>` (pieces of `frag<acc>`)
     /// with a group-wide matrix instruction, the tiles laid out as `layout`; `None` (the
     /// default) lowers either as 16x16 fragments gathered from the swizzled tiles, each

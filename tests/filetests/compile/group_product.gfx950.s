@@ -149,539 +149,488 @@ group_product:
 	s_load_dword s0, s[0:1], 0x4
 	v_bfe_u32 v1, v0, 10, 10
 	v_bfe_u32 v0, v0, 20, 10
+	v_mov_b32_e32 v45, 0x2280
+	v_mov_b32_e32 v43, 0x2080
 	s_waitcnt lgkmcnt(0)
 	s_lshr_b32 s0, s0, 16
 	v_mad_u32_u24 v0, v0, s0, v1
 	v_mad_u64_u32 v[32:33], s[0:1], v0, s26, v[16:17]
-	v_lshrrev_b32_e32 v2, 2, v32
-	v_and_b32_e32 v34, 12, v2
-	v_lshlrev_b32_e32 v4, 1, v32
-	v_and_b32_e32 v1, 4, v2
-	v_bfe_u32 v0, v32, 3, 1
-	v_and_b32_e32 v12, 14, v4
-	v_bitop3_b32 v4, v34, 6, 2 bitop3:0xc8
-	v_or_b32_e32 v3, v0, v1
-	v_lshlrev_b32_e32 v35, 7, v34
-	v_or_b32_e32 v51, 1, v34
-	v_or_b32_e32 v4, v4, v0
-	v_or_b32_e32 v50, 3, v34
-	v_lshlrev_b32_e32 v15, 4, v3
-	v_bitop3_b32 v3, v51, v0, 5 bitop3:0x6c
-	v_lshlrev_b32_e32 v13, 4, v4
-	v_or_b32_e32 v4, 0x100, v35
-	v_bitop3_b32 v5, v50, v0, 7 bitop3:0x6c
-	v_lshlrev_b32_e32 v16, 4, v3
-	v_or_b32_e32 v3, 0x80, v35
-	v_or3_b32 v9, v4, v13, v12
-	v_lshlrev_b32_e32 v14, 4, v5
-	v_or_b32_e32 v6, 0x180, v35
-	v_or3_b32 v7, v35, v15, v12
-	v_or3_b32 v8, v3, v16, v12
-	v_or3_b32 v5, v6, v14, v12
+	v_and_b32_e32 v34, 15, v32
+	v_lshrrev_b32_e32 v35, 2, v32
+	v_and_or_b32 v1, v35, 48, v34
+	v_bfe_u32 v36, v32, 4, 2
+	v_lshlrev_b32_e32 v11, 7, v1
+	v_lshlrev_b32_e32 v1, 1, v32
+	v_lshlrev_b32_e32 v4, 10, v36
+	v_and_b32_e32 v5, 30, v1
+	s_movk_i32 s1, 0xb0
+	v_bitop3_b32 v8, v5, s1, v4 bitop3:0x36
+	s_movk_i32 s1, 0x190
+	s_movk_i32 s0, 0x90
+	v_bitop3_b32 v9, v5, s1, v4 bitop3:0x36
+	s_movk_i32 s1, 0x2f0
+	v_bitop3_b32 v1, v5, s0, v4 bitop3:0x36
+	s_movk_i32 s0, 0x1b0
+	v_bitop3_b32 v13, v5, s1, v4 bitop3:0x36
+	s_movk_i32 s1, 0x3d0
+	v_bitop3_b32 v2, v5, s0, v4 bitop3:0x36
+	s_movk_i32 s0, 0x2d0
+	v_bitop3_b32 v16, v5, s1, v4 bitop3:0x36
+	s_movk_i32 s1, 0xd0
+	v_lshrrev_b32_e32 v0, 4, v32
+	v_and_b32_e32 v10, 7, v32
+	v_bitop3_b32 v3, v5, s0, v4 bitop3:0x36
+	s_movk_i32 s0, 0x3f0
+	v_bitop3_b32 v17, v5, s1, v4 bitop3:0x36
+	s_movk_i32 s1, 0x1f0
+	v_bitop3_b32 v0, v0, v10, 3 bitop3:0x6c
+	v_or_b32_e32 v12, v5, v4
+	ds_read_u16 v7, v1 offset:8192
+	ds_read_u16 v1, v2 offset:8192
+	ds_read_u16 v2, v3 offset:8192
+	v_bitop3_b32 v3, v5, s0, v4 bitop3:0x36
+	v_bitop3_b32 v19, v5, s1, v4 bitop3:0x36
+	s_movk_i32 s1, 0x290
+	v_lshl_or_b32 v0, v0, 4, v11
+	ds_read_u16 v6, v12 offset:8768
+	ds_read_u16 v31, v12 offset:8800
+	ds_read_u16 v39, v12 offset:8992
 	s_mov_b32 s0, 0x5040100
-	ds_read_u16 v10, v9 offset:8192
-	ds_read_u16 v11, v5 offset:8192
-	ds_read_u16 v17, v7 offset:8192
-	ds_read_u16 v18, v8 offset:8192
-	ds_read_u16 v25, v9 offset:16384
-	ds_read_u16 v33, v8 offset:16384
-	s_waitcnt lgkmcnt(4)
-	v_perm_b32 v9, v11, v10, s0
-	v_and_b32_e32 v53, 15, v32
-	v_bfe_u32 v10, v2, 3, 1
-	v_and_or_b32 v8, v2, 48, v53
-	v_bitop3_b32 v10, v10, v32, 7 bitop3:0x78
-	v_lshlrev_b32_e32 v62, 7, v8
-	v_lshlrev_b32_e32 v63, 1, v1
-	v_lshlrev_b32_e32 v8, 4, v10
-	v_or_b32_e32 v52, 2, v34
-	v_or3_b32 v8, v8, v63, v62
-	ds_read_u16 v40, v7 offset:16384
-	ds_read_b64 v[26:27], v8
-	v_or_b32_e32 v7, 2, v0
-	s_waitcnt lgkmcnt(4)
-	v_perm_b32 v8, v18, v17, s0
-	v_bitop3_b32 v17, v52, v7, 6 bitop3:0x6c
-	v_or_b32_e32 v10, v7, v1
-	v_bitop3_b32 v11, v51, v7, 5 bitop3:0x6c
-	v_lshlrev_b32_e32 v23, 4, v17
-	v_bitop3_b32 v7, v50, v7, 7 bitop3:0x6c
-	v_lshlrev_b32_e32 v64, 4, v10
-	v_or3_b32 v17, v4, v23, v12
-	v_lshlrev_b32_e32 v24, 4, v7
-	v_lshlrev_b32_e32 v65, 4, v11
-	v_or3_b32 v10, v35, v64, v12
-	v_or3_b32 v30, v6, v24, v12
-	v_or3_b32 v7, v3, v65, v12
-	ds_read_u16 v11, v17 offset:8192
-	ds_read_u16 v18, v30 offset:8192
-	ds_read_u16 v28, v10 offset:8192
-	ds_read_u16 v29, v7 offset:8192
-	ds_read_u16 v44, v17 offset:16384
-	ds_read_u16 v45, v7 offset:16384
-	s_waitcnt lgkmcnt(4)
-	v_perm_b32 v7, v18, v11, s0
-	v_or_b32_e32 v11, 4, v0
-	v_bitop3_b32 v2, v0, v2, 4 bitop3:0x72
-	v_lshlrev_b32_e32 v66, 4, v2
-	v_bitop3_b32 v2, v51, v11, 5 bitop3:0x6c
-	v_bitop3_b32 v17, v52, v11, 6 bitop3:0x6c
-	v_bitop3_b32 v11, v50, v11, 7 bitop3:0x6c
-	v_lshlrev_b32_e32 v19, 4, v17
-	v_lshlrev_b32_e32 v20, 4, v11
-	v_or_b32_e32 v11, 6, v0
-	v_bitop3_b32 v1, v0, v1, 6 bitop3:0x36
-	v_bitop3_b32 v0, v52, v0, 6 bitop3:0x4e
-	v_lshlrev_b32_e32 v67, 4, v2
-	v_or3_b32 v36, v4, v19, v12
-	v_lshlrev_b32_e32 v21, 4, v1
-	v_bitop3_b32 v1, v51, v11, 5 bitop3:0x6c
-	v_lshlrev_b32_e32 v17, 4, v0
-	v_bitop3_b32 v0, v50, v11, 7 bitop3:0x6c
-	v_or3_b32 v31, v35, v66, v12
-	v_or3_b32 v2, v3, v67, v12
-	v_or3_b32 v38, v6, v20, v12
-	v_lshlrev_b32_e32 v22, 4, v1
-	v_lshlrev_b32_e32 v18, 4, v0
-	ds_read_u16 v46, v10 offset:16384
-	ds_read_u16 v43, v5 offset:16384
-	ds_read_u16 v0, v36 offset:8192
-	ds_read_u16 v1, v38 offset:8192
-	ds_read_u16 v10, v31 offset:8192
-	ds_read_u16 v47, v2 offset:8192
-	ds_read_u16 v48, v36 offset:16384
-	ds_read_u16 v49, v2 offset:16384
-	s_waitcnt lgkmcnt(4)
-	v_perm_b32 v11, v1, v0, s0
-	v_or_b32_e32 v0, 16, v34
-	v_lshrrev_b32_e32 v0, 3, v0
-	v_bitop3_b32 v0, v0, v32, 7 bitop3:0x78
-	v_lshl_or_b32 v0, v0, 4, v63
-	v_or3_b32 v37, v3, v22, v12
-	v_or3_b32 v42, v6, v18, v12
-	v_perm_b32 v6, v29, v28, s0
-	v_or_b32_e32 v36, 0x800, v35
-	v_or_b32_e32 v54, 0x880, v35
-	v_or_b32_e32 v56, 0x980, v35
-	v_add_u32_e32 v28, v0, v62
-	v_mfma_f32_16x16x16_bf16 v[0:3], v[26:27], v[8:9], 0
-	v_or3_b32 v41, v4, v17, v12
-	v_or3_b32 v4, v54, v16, v12
-	v_or_b32_e32 v55, 0x900, v35
-	v_or3_b32 v57, v56, v14, v12
-	v_or3_b32 v58, v36, v64, v12
-	v_or3_b32 v60, v54, v65, v12
-	v_or3_b32 v5, v55, v13, v12
-	v_or3_b32 v59, v36, v15, v12
-	v_or3_b32 v8, v55, v23, v12
-	ds_read_u16 v9, v4 offset:8192
-	ds_read_u16 v61, v5 offset:8192
-	ds_read_b64 v[28:29], v28
-	ds_read_u16 v68, v59 offset:8192
-	ds_read_u16 v69, v5 offset:16384
-	ds_read_u16 v70, v4 offset:16384
-	ds_read_u16 v4, v57 offset:8192
-	ds_read_u16 v71, v58 offset:8192
-	ds_read_u16 v72, v8 offset:8192
-	ds_read_u16 v73, v60 offset:8192
-	ds_read_u16 v74, v8 offset:16384
-	ds_read_u16 v60, v60 offset:16384
-	ds_read_u16 v58, v58 offset:16384
-	ds_read_u16 v57, v57 offset:16384
+	ds_read_u16 v14, v12 offset:9056
+	ds_read_u16 v18, v12 offset:12288
+	ds_read_u16 v33, v12 offset:12320
+	ds_read_u16 v37, v12 offset:12352
+	ds_read_u16 v15, v12 offset:9024
+	v_bitop3_b32 v20, v5, s1, v4 bitop3:0x36
+	ds_read_u16 v3, v3 offset:8192
+	ds_read_u16 v24, v8 offset:8192
+	ds_read_u16 v25, v9 offset:8192
+	ds_read_u16 v13, v13 offset:8192
+	ds_read_u16 v16, v16 offset:8192
+	ds_read_u16 v17, v17 offset:8192
+	ds_read_u16 v19, v19 offset:8192
+	ds_read_u16 v28, v20 offset:8192
 	s_waitcnt lgkmcnt(7)
-	v_perm_b32 v5, v4, v61, s0
-	v_perm_b32 v4, v9, v68, s0
-	v_or3_b32 v8, v56, v24, v12
-	v_or3_b32 v9, v55, v19, v12
-	v_mfma_f32_16x16x16_bf16 v[0:3], v[28:29], v[4:5], v[0:3]
-	ds_read_u16 v68, v31 offset:16384
-	ds_read_u16 v75, v30 offset:16384
-	v_perm_b32 v10, v47, v10, s0
-	v_or3_b32 v30, v36, v66, v12
-	v_mfma_f32_16x16x16_bf16 v[4:7], v[26:27], v[6:7], 0
-	v_or3_b32 v31, v54, v67, v12
-	ds_read_u16 v47, v8 offset:8192
-	ds_read_u16 v76, v9 offset:8192
-	ds_read_u16 v77, v30 offset:8192
-	ds_read_u16 v78, v31 offset:8192
-	ds_read_u16 v79, v9 offset:16384
-	ds_read_u16 v80, v31 offset:16384
-	ds_read_u16 v81, v30 offset:16384
-	ds_read_u16 v82, v8 offset:16384
-	s_waitcnt lgkmcnt(7)
-	v_perm_b32 v9, v47, v72, s0
-	v_perm_b32 v8, v73, v71, s0
-	v_or3_b32 v39, v35, v21, v12
-	ds_read_u16 v59, v59 offset:16384
-	ds_read_u16 v61, v42 offset:16384
-	v_mfma_f32_16x16x16_bf16 v[4:7], v[28:29], v[8:9], v[4:7]
-	ds_read_u16 v8, v41 offset:8192
-	ds_read_u16 v9, v42 offset:8192
-	ds_read_u16 v30, v39 offset:8192
-	ds_read_u16 v42, v37 offset:8192
-	ds_read_u16 v71, v41 offset:16384
-	ds_read_u16 v72, v37 offset:16384
-	s_waitcnt lgkmcnt(4)
-	v_perm_b32 v31, v9, v8, s0
-	v_or3_b32 v37, v56, v20, v12
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[26:27], v[10:11], 0
-	v_or3_b32 v36, v36, v21, v12
-	v_or3_b32 v41, v54, v22, v12
-	v_or3_b32 v47, v55, v17, v12
-	ds_read_u16 v54, v37 offset:8192
-	ds_read_u16 v55, v47 offset:8192
-	ds_read_u16 v73, v36 offset:8192
-	ds_read_u16 v83, v41 offset:8192
-	ds_read_u16 v84, v47 offset:16384
-	ds_read_u16 v85, v41 offset:16384
-	ds_read_u16 v86, v36 offset:16384
-	ds_read_u16 v87, v37 offset:16384
-	s_waitcnt lgkmcnt(7)
-	v_perm_b32 v37, v54, v76, s0
-	v_perm_b32 v36, v78, v77, s0
-	v_perm_b32 v30, v42, v30, s0
-	ds_read_u16 v76, v39 offset:16384
-	ds_read_u16 v54, v38 offset:16384
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[28:29], v[36:37], v[8:11]
-	v_or3_b32 v41, v56, v18, v12
-	v_or_b32_e32 v77, 0x1000, v35
-	v_or_b32_e32 v88, 0x1080, v35
-	v_mfma_f32_16x16x16_bf16 v[36:39], v[26:27], v[30:31], 0
-	v_or_b32_e32 v30, 32, v34
-	v_lshrrev_b32_e32 v30, 3, v30
-	v_bitop3_b32 v30, v30, v32, 7 bitop3:0x78
-	v_lshl_or_b32 v30, v30, 4, v63
-	v_or3_b32 v78, v77, v15, v12
-	v_or3_b32 v89, v88, v16, v12
-	v_add_u32_e32 v30, v30, v62
-	ds_read_u16 v31, v41 offset:8192
-	ds_read_u16 v90, v41 offset:16384
-	ds_read_u16 v91, v89 offset:16384
-	ds_read_u16 v92, v78 offset:16384
-	ds_read_b64 v[94:95], v30
-	s_waitcnt lgkmcnt(4)
-	v_perm_b32 v31, v31, v55, s0
-	v_perm_b32 v30, v83, v73, s0
-	v_cmp_gt_u32_e32 vcc, s8, v34
-	s_nop 0
-	v_mfma_f32_16x16x16_bf16 v[36:39], v[28:29], v[30:31], v[36:39]
-	v_perm_b32 v31, v43, v25, s0
-	v_perm_b32 v30, v33, v40, s0
-	v_or_b32_e32 v25, 0x1100, v35
-	v_or3_b32 v33, v25, v13, v12
-	v_mfma_f32_16x16x16_bf16 v[40:43], v[26:27], v[30:31], 0
-	v_perm_b32 v31, v57, v69, s0
-	v_perm_b32 v30, v70, v59, s0
-	s_nop 1
-	v_mfma_f32_16x16x16_bf16 v[40:43], v[28:29], v[30:31], v[40:43]
-	v_perm_b32 v31, v75, v44, s0
-	v_perm_b32 v30, v45, v46, s0
-	s_nop 1
-	v_mfma_f32_16x16x16_bf16 v[44:47], v[26:27], v[30:31], 0
-	v_perm_b32 v31, v82, v74, s0
-	v_perm_b32 v30, v60, v58, s0
-	s_nop 1
-	v_mfma_f32_16x16x16_bf16 v[44:47], v[28:29], v[30:31], v[44:47]
-	v_perm_b32 v31, v54, v48, s0
-	v_perm_b32 v30, v49, v68, s0
-	ds_read_u16 v68, v78 offset:8192
-	ds_read_u16 v69, v89 offset:8192
-	ds_read_u16 v70, v33 offset:8192
-	v_mfma_f32_16x16x16_bf16 v[54:57], v[26:27], v[30:31], 0
-	v_perm_b32 v31, v87, v79, s0
-	v_perm_b32 v30, v80, v81, s0
+	v_perm_b32 v3, v3, v14, s0
+	ds_read_u16 v8, v12 offset:8480
+	ds_read_u16 v14, v12 offset:8736
+	ds_read_b128 v[20:23], v0
+	ds_read_u16 v0, v12 offset:8192
+	ds_read_u16 v38, v12 offset:8512
+	ds_read_u16 v29, v12 offset:8544
+	ds_read_u16 v26, v12 offset:8448
+	ds_read_u16 v27, v12 offset:8224
+	ds_read_u16 v30, v12 offset:8256
+	ds_read_u16 v42, v12 offset:21344
+	v_perm_b32 v2, v2, v6, s0
+	s_waitcnt lgkmcnt(9)
+	v_perm_b32 v1, v1, v8, s0
 	s_waitcnt lgkmcnt(6)
-	v_perm_b32 v49, v90, v84, s0
-	v_perm_b32 v48, v85, v86, s0
-	v_mfma_f32_16x16x16_bf16 v[54:57], v[28:29], v[30:31], v[54:57]
-	v_perm_b32 v31, v61, v71, s0
-	v_perm_b32 v30, v72, v76, s0
-	v_or_b32_e32 v71, 0x1180, v35
-	s_nop 0
-	v_mfma_f32_16x16x16_bf16 v[58:61], v[26:27], v[30:31], 0
-	v_or3_b32 v30, v71, v14, v12
-	v_or3_b32 v31, v77, v64, v12
-	v_mfma_f32_16x16x16_bf16 v[26:29], v[28:29], v[48:49], v[58:61]
-	v_or3_b32 v49, v88, v65, v12
-	v_or3_b32 v48, v25, v23, v12
-	s_nop 2
-	ds_read_u16 v58, v30 offset:8192
-	ds_read_u16 v59, v48 offset:8192
-	ds_read_u16 v60, v31 offset:8192
-	ds_read_u16 v61, v49 offset:8192
-	ds_read_u16 v49, v49 offset:16384
-	ds_read_u16 v72, v31 offset:16384
-	ds_read_u16 v73, v30 offset:16384
-	ds_read_u16 v33, v33 offset:16384
-	s_waitcnt lgkmcnt(7)
-	v_perm_b32 v31, v58, v70, s0
-	v_perm_b32 v30, v69, v68, s0
-	v_or3_b32 v68, v88, v67, v12
-	v_or3_b32 v58, v25, v19, v12
-	v_mfma_f32_16x16x16_bf16 v[0:3], v[94:95], v[30:31], v[0:3]
-	v_or3_b32 v30, v71, v24, v12
-	v_or3_b32 v31, v77, v66, v12
-	ds_read_u16 v69, v30 offset:8192
-	ds_read_u16 v70, v58 offset:8192
-	ds_read_u16 v74, v31 offset:8192
-	ds_read_u16 v75, v68 offset:8192
-	ds_read_u16 v68, v68 offset:16384
-	ds_read_u16 v76, v31 offset:16384
-	ds_read_u16 v78, v30 offset:16384
-	ds_read_u16 v48, v48 offset:16384
-	s_waitcnt lgkmcnt(7)
-	v_perm_b32 v31, v69, v59, s0
-	v_perm_b32 v30, v61, v60, s0
-	v_or3_b32 v59, v88, v22, v12
-	v_or3_b32 v25, v25, v17, v12
-	v_mfma_f32_16x16x16_bf16 v[4:7], v[94:95], v[30:31], v[4:7]
-	v_or3_b32 v30, v71, v20, v12
-	v_or3_b32 v31, v77, v21, v12
-	ds_read_u16 v60, v30 offset:8192
-	ds_read_u16 v61, v25 offset:8192
-	ds_read_u16 v69, v31 offset:8192
-	ds_read_u16 v77, v59 offset:8192
-	ds_read_u16 v59, v59 offset:16384
-	ds_read_u16 v79, v31 offset:16384
-	ds_read_u16 v80, v30 offset:16384
-	ds_read_u16 v58, v58 offset:16384
-	s_waitcnt lgkmcnt(7)
-	v_perm_b32 v31, v60, v70, s0
-	v_perm_b32 v30, v75, v74, s0
-	v_or_b32_e32 v70, 0x1800, v35
-	v_or3_b32 v15, v70, v15, v12
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[94:95], v[30:31], v[8:11]
-	v_or3_b32 v30, v71, v18, v12
-	v_or_b32_e32 v71, 0x1880, v35
-	v_or3_b32 v16, v71, v16, v12
-	ds_read_u16 v31, v30 offset:8192
-	ds_read_u16 v74, v15 offset:8192
-	ds_read_u16 v75, v15 offset:16384
-	ds_read_u16 v81, v16 offset:8192
-	ds_read_u16 v15, v30 offset:16384
-	ds_read_u16 v25, v25 offset:16384
-	s_waitcnt lgkmcnt(5)
-	v_perm_b32 v31, v31, v61, s0
-	v_perm_b32 v30, v77, v69, s0
-	s_nop 1
-	v_mfma_f32_16x16x16_bf16 v[36:39], v[94:95], v[30:31], v[36:39]
-	v_perm_b32 v31, v73, v33, s0
-	v_perm_b32 v30, v91, v92, s0
-	s_nop 1
-	v_mfma_f32_16x16x16_bf16 v[40:43], v[94:95], v[30:31], v[40:43]
-	v_or_b32_e32 v30, 48, v34
-	v_lshrrev_b32_e32 v30, 3, v30
-	v_bitop3_b32 v30, v30, v32, 7 bitop3:0x78
-	v_lshl_or_b32 v33, v30, 4, v63
-	v_perm_b32 v31, v78, v48, s0
-	v_perm_b32 v30, v49, v72, s0
-	v_add_u32_e32 v33, v33, v62
-	ds_read_b64 v[72:73], v33
-	ds_read_u16 v33, v16 offset:16384
-	v_mfma_f32_16x16x16_bf16 v[44:47], v[94:95], v[30:31], v[44:47]
-	v_perm_b32 v31, v80, v58, s0
-	v_perm_b32 v30, v68, v76, s0
-	v_or_b32_e32 v16, 0x1900, v35
-	v_or_b32_e32 v48, 0x1980, v35
-	v_mfma_f32_16x16x16_bf16 v[54:57], v[94:95], v[30:31], v[54:57]
+	v_perm_b32 v0, v7, v0, s0
+	s_movk_i32 s1, 0x3b0
+	v_mov_b32_e32 v44, 0x2180
+	v_mfma_f32_16x16x32_bf16 v[6:9], v[20:23], v[0:3], 0
+	v_perm_b32 v3, v16, v15, s0
+	v_perm_b32 v2, v13, v31, s0
+	s_waitcnt lgkmcnt(3)
+	v_perm_b32 v1, v25, v26, s0
 	s_waitcnt lgkmcnt(2)
-	v_perm_b32 v31, v15, v25, s0
-	v_perm_b32 v30, v59, v79, s0
-	v_or3_b32 v13, v16, v13, v12
-	v_or3_b32 v14, v48, v14, v12
-	v_or3_b32 v25, v71, v65, v12
-	v_mfma_f32_16x16x16_bf16 v[58:61], v[94:95], v[30:31], v[26:29]
-	v_or3_b32 v15, v70, v64, v12
-	s_nop 1
-	ds_read_u16 v26, v14 offset:8192
-	ds_read_u16 v27, v13 offset:8192
-	ds_read_u16 v49, v25 offset:16384
-	ds_read_u16 v62, v15 offset:16384
-	ds_read_u16 v63, v14 offset:16384
+	v_perm_b32 v0, v24, v27, s0
+	ds_read_u16 v13, v12 offset:8704
+	ds_read_u16 v16, v12 offset:8288
+	v_mfma_f32_16x16x32_bf16 v[24:27], v[20:23], v[0:3], 0
+	v_bitop3_b32 v0, v5, s1, v4 bitop3:0x36
+	s_movk_i32 s1, 0xf0
+	v_bitop3_b32 v1, v5, s1, v4 bitop3:0x36
+	s_movk_i32 s1, 0x1d0
+	v_bitop3_b32 v2, v5, s1, v4 bitop3:0x36
+	s_movk_i32 s1, 0x2b0
+	v_bitop3_b32 v3, v5, s1, v4 bitop3:0x36
+	s_movk_i32 s1, 0x390
+	v_bitop3_b32 v31, v5, s1, v4 bitop3:0x36
+	s_movk_i32 s1, 0x50
+	v_bitop3_b32 v46, v12, s1, v45 bitop3:0x36
+	v_bitop3_b32 v40, v12, 16, v43 bitop3:0x36
+	v_bitop3_b32 v41, v12, 48, v44 bitop3:0x36
+	ds_read_u16 v0, v0 offset:8192
+	ds_read_u16 v47, v1 offset:8192
+	ds_read_u16 v48, v2 offset:8192
+	ds_read_u16 v49, v3 offset:8192
+	ds_read_u16 v50, v31 offset:8192
+	ds_read_u16 v51, v40 offset:8192
+	ds_read_u16 v52, v41 offset:8192
+	ds_read_u16 v46, v46 offset:8192
+	v_bitop3_b32 v10, v36, v10, 4 bitop3:0x36
+	s_movk_i32 s3, 0x1090
+	s_waitcnt lgkmcnt(7)
+	v_perm_b32 v3, v0, v39, s0
+	v_perm_b32 v2, v28, v13, s0
+	v_perm_b32 v1, v19, v29, s0
+	v_perm_b32 v0, v17, v30, s0
+	v_lshl_or_b32 v10, v10, 4, v11
+	v_bitop3_b32 v11, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x11b0
+	v_mfma_f32_16x16x32_bf16 v[28:31], v[20:23], v[0:3], 0
+	s_waitcnt lgkmcnt(4)
+	v_perm_b32 v2, v49, v14, s0
+	v_bitop3_b32 v14, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x12d0
+	v_perm_b32 v0, v47, v16, s0
+	v_bitop3_b32 v16, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x13f0
+	v_perm_b32 v1, v48, v38, s0
+	ds_read_b128 v[38:41], v10
+	ds_read_u16 v10, v11 offset:8192
+	ds_read_u16 v11, v14 offset:8192
+	ds_read_u16 v14, v16 offset:8192
+	v_bitop3_b32 v16, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x10b0
+	v_bitop3_b32 v17, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x1190
+	ds_read_u16 v15, v12 offset:8960
+	ds_read_u16 v13, v12 offset:16960
+	v_bitop3_b32 v19, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x12f0
+	v_bitop3_b32 v53, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x13d0
+	v_bitop3_b32 v58, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x10d0
+	ds_read_u16 v54, v12 offset:16448
+	ds_read_u16 v55, v12 offset:13152
+	ds_read_u16 v56, v12 offset:16384
+	ds_read_u16 v57, v12 offset:13120
+	v_bitop3_b32 v59, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x11f0
+	v_bitop3_b32 v60, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x1290
+	s_waitcnt lgkmcnt(5)
+	v_perm_b32 v3, v50, v15, s0
+	ds_read_u16 v15, v12 offset:12864
+	v_bitop3_b32 v61, v5, s3, v4 bitop3:0x36
+	ds_read_u16 v16, v16 offset:8192
+	ds_read_u16 v62, v17 offset:8192
+	ds_read_u16 v63, v19 offset:8192
+	ds_read_u16 v53, v53 offset:8192
+	ds_read_u16 v58, v58 offset:8192
+	ds_read_u16 v59, v59 offset:8192
+	ds_read_u16 v60, v60 offset:8192
+	ds_read_u16 v61, v61 offset:8192
+	s_waitcnt lgkmcnt(7)
+	v_perm_b32 v17, v16, v55, s0
+	ds_read_u16 v19, v12 offset:12576
+	ds_read_u16 v55, v12 offset:12832
+	v_perm_b32 v16, v14, v15, s0
+	ds_read_u16 v64, v12 offset:12608
+	ds_read_u16 v65, v12 offset:12640
+	ds_read_u16 v66, v12 offset:12544
+	v_perm_b32 v14, v10, v18, s0
+	s_waitcnt lgkmcnt(4)
+	v_perm_b32 v15, v11, v19, s0
+	s_movk_i32 s3, 0x13b0
+	s_movk_i32 s2, 0x70
+	v_mfma_f32_16x16x32_bf16 v[16:19], v[38:41], v[14:17], v[6:9]
+	s_nop 2
+	ds_read_u16 v6, v12 offset:12896
+	ds_read_u16 v14, v12 offset:13088
+	v_perm_b32 v9, v58, v57, s0
+	s_waitcnt lgkmcnt(2)
+	v_perm_b32 v7, v63, v66, s0
+	v_mov_b32_e32 v63, 0x3280
+	s_waitcnt lgkmcnt(1)
+	v_perm_b32 v8, v53, v6, s0
+	v_perm_b32 v6, v62, v33, s0
+	ds_read_u16 v53, v12 offset:12800
+	ds_read_u16 v58, v12 offset:12384
+	v_mfma_f32_16x16x32_bf16 v[8:11], v[38:41], v[6:9], v[24:27]
+	v_bitop3_b32 v6, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x10f0
+	v_bitop3_b32 v7, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x11d0
+	v_bitop3_b32 v24, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x12b0
+	v_bitop3_b32 v25, v5, s3, v4 bitop3:0x36
+	s_movk_i32 s3, 0x1390
+	v_mov_b32_e32 v33, 0x3080
+	v_mov_b32_e32 v62, 0x3180
+	v_mov_b32_e32 v47, 0x2380
+	v_bitop3_b32 v4, v5, s3, v4 bitop3:0x36
+	v_bitop3_b32 v5, v12, 16, v33 bitop3:0x36
+	v_bitop3_b32 v26, v12, 48, v62 bitop3:0x36
+	v_bitop3_b32 v27, v12, s1, v63 bitop3:0x36
+	ds_read_u16 v6, v6 offset:8192
+	ds_read_u16 v66, v7 offset:8192
+	ds_read_u16 v24, v24 offset:8192
 	ds_read_u16 v25, v25 offset:8192
-	ds_read_u16 v64, v15 offset:8192
-	ds_read_u16 v13, v13 offset:16384
-	s_waitcnt lgkmcnt(6)
-	v_perm_b32 v15, v26, v27, s0
-	v_perm_b32 v14, v81, v74, s0
+	ds_read_u16 v67, v4 offset:8192
+	ds_read_u16 v68, v5 offset:8192
+	ds_read_u16 v69, v26 offset:8192
+	ds_read_u16 v70, v27 offset:8192
+	v_bitop3_b32 v48, v12, s2, v47 bitop3:0x36
+	v_bitop3_b32 v49, v12, 48, v43 bitop3:0x36
+	v_bitop3_b32 v50, v12, 16, v44 bitop3:0x36
+	s_waitcnt lgkmcnt(7)
+	v_perm_b32 v7, v6, v14, s0
+	v_perm_b32 v6, v61, v53, s0
+	v_bitop3_b32 v14, v12, s2, v45 bitop3:0x36
+	v_perm_b32 v5, v60, v65, s0
+	v_perm_b32 v4, v59, v37, s0
+	ds_read_u16 v15, v12 offset:16416
+	ds_read_u16 v57, v12 offset:13056
+	ds_read_u16 v26, v12 offset:17248
+	ds_read_u16 v37, v12 offset:20480
+	ds_read_u16 v59, v12 offset:20512
+	ds_read_u16 v60, v12 offset:20544
+	ds_read_u16 v53, v12 offset:17216
+	v_mfma_f32_16x16x32_bf16 v[4:7], v[38:41], v[4:7], v[28:31]
+	v_bitop3_b32 v27, v12, s1, v47 bitop3:0x36
 	v_lshlrev_b32_e32 v32, 5, v32
-	v_or_b32_e32 v35, v35, v53
-	v_mfma_f32_16x16x16_bf16 v[28:31], v[72:73], v[14:15], v[0:3]
-	s_nop 2
-	v_or3_b32 v1, v48, v24, v12
-	v_or3_b32 v0, v16, v23, v12
-	v_or3_b32 v2, v70, v66, v12
-	v_or3_b32 v3, v71, v67, v12
-	ds_read_u16 v14, v1 offset:8192
-	ds_read_u16 v15, v0 offset:8192
-	ds_read_u16 v65, v1 offset:16384
-	ds_read_u16 v23, v3 offset:8192
-	ds_read_u16 v66, v2 offset:8192
-	ds_read_u16 v67, v0 offset:16384
-	s_waitcnt lgkmcnt(4)
-	v_perm_b32 v1, v14, v15, s0
-	v_perm_b32 v0, v25, v64, s0
-	ds_read_u16 v2, v2 offset:16384
-	ds_read_u16 v3, v3 offset:16384
-	v_mfma_f32_16x16x16_bf16 v[24:27], v[72:73], v[0:1], v[4:7]
-	v_or3_b32 v1, v48, v20, v12
-	v_or3_b32 v0, v16, v19, v12
 	s_nop 0
-	v_or3_b32 v4, v70, v21, v12
-	v_or3_b32 v5, v71, v22, v12
-	ds_read_u16 v6, v1 offset:8192
-	ds_read_u16 v7, v0 offset:8192
-	ds_read_u16 v64, v1 offset:16384
-	ds_read_u16 v14, v5 offset:8192
-	ds_read_u16 v15, v4 offset:8192
-	ds_read_u16 v68, v0 offset:16384
-	s_waitcnt lgkmcnt(4)
-	v_perm_b32 v1, v6, v7, s0
-	v_or3_b32 v6, v16, v17, v12
-	v_or3_b32 v7, v48, v18, v12
-	ds_read_u16 v12, v6 offset:8192
-	ds_read_u16 v16, v7 offset:8192
-	v_perm_b32 v0, v23, v66, s0
-	ds_read_u16 v48, v7 offset:16384
-	ds_read_u16 v66, v6 offset:16384
-	v_mfma_f32_16x16x16_bf16 v[20:23], v[72:73], v[0:1], v[8:11]
-	s_waitcnt lgkmcnt(5)
-	v_perm_b32 v0, v14, v15, s0
+	v_bitop3_b32 v28, v12, s1, v43 bitop3:0x36
+	v_bitop3_b32 v29, v12, s2, v44 bitop3:0x36
+	v_bitop3_b32 v30, v12, 16, v45 bitop3:0x36
+	ds_read_u16 v31, v48 offset:8192
+	ds_read_u16 v48, v49 offset:8192
+	ds_read_u16 v49, v50 offset:8192
+	ds_read_u16 v14, v14 offset:8192
+	ds_read_u16 v50, v27 offset:8192
+	ds_read_u16 v61, v28 offset:8192
+	ds_read_u16 v65, v29 offset:8192
+	ds_read_u16 v71, v30 offset:8192
+	s_waitcnt lgkmcnt(7)
+	v_perm_b32 v31, v31, v26, s0
+	ds_read_u16 v26, v12 offset:16672
+	ds_read_u16 v72, v12 offset:16928
+	v_mfma_f32_16x16x32_bf16 v[0:3], v[20:23], v[0:3], 0
+	v_perm_b32 v28, v51, v56, s0
+	v_perm_b32 v27, v67, v57, s0
+	s_waitcnt lgkmcnt(1)
+	v_perm_b32 v29, v52, v26, s0
+	v_perm_b32 v26, v25, v55, s0
+	v_perm_b32 v25, v24, v64, s0
+	v_perm_b32 v24, v66, v58, s0
+	v_mov_b32_e32 v56, 0x3380
+	v_bitop3_b32 v51, v12, s2, v56 bitop3:0x36
+	v_mfma_f32_16x16x32_bf16 v[24:27], v[38:41], v[24:27], v[0:3]
+	v_bitop3_b32 v55, v12, s1, v33 bitop3:0x36
+	v_bitop3_b32 v57, v12, s2, v62 bitop3:0x36
+	v_bitop3_b32 v58, v12, 16, v63 bitop3:0x36
+	v_bitop3_b32 v0, v12, 48, v33 bitop3:0x36
+	v_bitop3_b32 v1, v12, 16, v62 bitop3:0x36
+	v_bitop3_b32 v2, v12, s2, v63 bitop3:0x36
+	v_bitop3_b32 v3, v12, s1, v56 bitop3:0x36
+	ds_read_u16 v51, v51 offset:8192
+	ds_read_u16 v64, v0 offset:8192
+	ds_read_u16 v66, v1 offset:8192
+	ds_read_u16 v67, v2 offset:8192
+	ds_read_u16 v74, v3 offset:8192
+	ds_read_u16 v75, v55 offset:8192
+	ds_read_u16 v57, v57 offset:8192
+	ds_read_u16 v58, v58 offset:8192
+	ds_read_u16 v55, v12 offset:21312
+	ds_read_u16 v0, v12 offset:20768
+	ds_read_u16 v76, v12 offset:21024
+	ds_read_u16 v52, v12 offset:21056
+	v_perm_b32 v30, v46, v13, s0
+	s_waitcnt lgkmcnt(11)
+	v_perm_b32 v3, v51, v42, s0
 	s_waitcnt lgkmcnt(2)
-	v_perm_b32 v1, v16, v12, s0
-	v_and_b32_e32 v70, 0xfffff800, v32
-	v_mov_b32_e32 v71, 0
-	v_mfma_f32_16x16x16_bf16 v[16:19], v[72:73], v[0:1], v[36:39]
-	v_perm_b32 v0, v33, v75, s0
-	ds_read_u16 v33, v4 offset:16384
-	s_nop 0
-	ds_read_u16 v38, v5 offset:16384
-	v_perm_b32 v1, v63, v13, s0
-	v_mov_b32_e32 v36, s6
-	v_mov_b32_e32 v37, s7
-	v_mfma_f32_16x16x16_bf16 v[12:15], v[72:73], v[0:1], v[40:43]
-	v_perm_b32 v1, v65, v67, s0
-	v_perm_b32 v0, v49, v62, s0
-	v_lshlrev_b32_e32 v67, 2, v53
-	v_or_b32_e32 v62, 64, v53
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[72:73], v[0:1], v[44:47]
-	v_perm_b32 v1, v64, v68, s0
-	v_perm_b32 v0, v3, v2, s0
-	v_or_b32_e32 v68, 16, v53
-	v_lshlrev_b32_e32 v65, 2, v68
-	v_mfma_f32_16x16x16_bf16 v[4:7], v[72:73], v[0:1], v[54:57]
+	v_perm_b32 v1, v69, v0, s0
+	v_perm_b32 v0, v68, v37, s0
+	ds_read_u16 v37, v12 offset:16992
+	ds_read_u16 v42, v12 offset:17184
+	v_mfma_f32_16x16x32_bf16 v[28:31], v[20:23], v[28:31], 0
+	s_waitcnt lgkmcnt(2)
+	v_perm_b32 v2, v70, v52, s0
+	ds_read_u16 v13, v12 offset:16704
+	ds_read_u16 v46, v12 offset:16736
+	ds_read_u16 v73, v12 offset:16640
+	ds_read_u16 v70, v12 offset:20800
+	ds_read_u16 v77, v12 offset:20832
+	ds_read_u16 v51, v12 offset:20736
+	v_mfma_f32_16x16x32_bf16 v[28:31], v[38:41], v[0:3], v[28:31]
+	v_perm_b32 v3, v50, v53, s0
+	ds_read_u16 v50, v12 offset:17152
+	s_waitcnt lgkmcnt(8)
+	v_perm_b32 v2, v14, v37, s0
+	v_bitop3_b32 v14, v12, 48, v47 bitop3:0x36
+	v_perm_b32 v0, v48, v15, s0
+	v_bitop3_b32 v15, v12, s2, v43 bitop3:0x36
+	v_bitop3_b32 v43, v12, s1, v44 bitop3:0x36
+	v_bitop3_b32 v44, v12, 48, v45 bitop3:0x36
+	v_bitop3_b32 v45, v12, 16, v47 bitop3:0x36
+	ds_read_u16 v14, v14 offset:8192
+	ds_read_u16 v47, v45 offset:8192
+	ds_read_u16 v48, v44 offset:8192
+	ds_read_u16 v15, v15 offset:8192
+	ds_read_u16 v53, v43 offset:8192
+	ds_read_u16 v37, v12 offset:16896
+	ds_read_u16 v52, v12 offset:16480
+	s_waitcnt lgkmcnt(11)
+	v_perm_b32 v1, v49, v73, s0
+	s_waitcnt lgkmcnt(6)
+	v_perm_b32 v45, v14, v42, s0
+	s_waitcnt lgkmcnt(5)
+	v_perm_b32 v49, v47, v50, s0
+	s_waitcnt lgkmcnt(2)
+	v_perm_b32 v47, v53, v13, s0
+	ds_read_u16 v13, v12 offset:21088
+	ds_read_u16 v14, v12 offset:21280
+	v_mfma_f32_16x16x32_bf16 v[0:3], v[20:23], v[0:3], 0
+	s_waitcnt lgkmcnt(3)
+	v_perm_b32 v44, v71, v37, s0
+	v_perm_b32 v43, v65, v46, s0
+	v_perm_b32 v42, v61, v54, s0
+	v_perm_b32 v48, v48, v72, s0
+	s_waitcnt lgkmcnt(2)
+	v_perm_b32 v46, v15, v52, s0
+	v_perm_b32 v53, v74, v55, s0
+	s_waitcnt lgkmcnt(1)
+	v_perm_b32 v52, v67, v13, s0
+	v_perm_b32 v51, v66, v51, s0
+	v_perm_b32 v50, v64, v59, s0
+	v_mfma_f32_16x16x32_bf16 v[42:45], v[20:23], v[42:45], 0
+	ds_read_u16 v37, v12 offset:21248
+	ds_read_u16 v13, v12 offset:20992
+	ds_read_u16 v61, v12 offset:20576
+	v_mov_b32_e32 v54, s6
+	v_mfma_f32_16x16x32_bf16 v[46:49], v[20:23], v[46:49], 0
+	v_mov_b32_e32 v55, s7
+	v_and_b32_e32 v66, 0xfffff800, v32
+	v_mov_b32_e32 v67, 0
+	v_mfma_f32_16x16x32_bf16 v[20:23], v[38:41], v[50:53], v[0:3]
+	v_and_b32_e32 v65, 12, v35
+	v_or_b32_e32 v64, 16, v34
+	v_lshlrev_b32_e32 v35, 9, v65
+	v_bitop3_b32 v0, v12, 48, v56 bitop3:0x36
+	v_bitop3_b32 v1, v12, s2, v33 bitop3:0x36
+	v_bitop3_b32 v2, v12, s1, v62 bitop3:0x36
+	v_bitop3_b32 v3, v12, 48, v63 bitop3:0x36
+	v_bitop3_b32 v12, v12, 16, v56 bitop3:0x36
+	ds_read_u16 v0, v0 offset:8192
+	ds_read_u16 v33, v1 offset:8192
+	ds_read_u16 v50, v2 offset:8192
+	ds_read_u16 v51, v3 offset:8192
+	ds_read_u16 v52, v12 offset:8192
+	s_waitcnt lgkmcnt(4)
+	v_perm_b32 v3, v0, v14, s0
+	v_perm_b32 v2, v58, v13, s0
+	v_perm_b32 v1, v57, v77, s0
+	v_perm_b32 v0, v75, v60, s0
+	v_lshlrev_b32_e32 v63, 2, v34
+	v_or_b32_e32 v62, 32, v34
+	v_mfma_f32_16x16x32_bf16 v[12:15], v[38:41], v[0:3], v[42:45]
 	s_waitcnt lgkmcnt(0)
-	v_perm_b32 v0, v38, v33, s0
-	v_lshl_add_u64 v[32:33], v[70:71], 2, v[36:37]
-	v_lshlrev_b32_e32 v70, 2, v35
-	v_perm_b32 v1, v48, v66, s0
-	v_lshl_add_u64 v[48:49], v[32:33], 0, v[70:71]
-	v_lshl_or_b32 v70, v51, 9, v67
-	v_lshl_add_u64 v[36:37], v[32:33], 0, v[70:71]
-	v_lshl_or_b32 v70, v52, 9, v67
-	v_lshl_add_u64 v[38:39], v[32:33], 0, v[70:71]
-	v_lshl_or_b32 v70, v50, 9, v67
-	v_lshlrev_b32_e32 v35, 9, v34
-	v_or_b32_e32 v66, 32, v53
-	v_lshl_add_u64 v[40:41], v[32:33], 0, v[70:71]
-	v_or_b32_e32 v70, v35, v65
-	v_lshlrev_b32_e32 v63, 2, v66
-	v_or_b32_e32 v64, 48, v53
-	v_mfma_f32_16x16x16_bf16 v[0:3], v[72:73], v[0:1], v[58:61]
-	v_lshl_add_u64 v[46:47], v[32:33], 0, v[70:71]
-	v_or_b32_e32 v70, v35, v63
-	v_lshl_add_u64 v[44:45], v[32:33], 0, v[70:71]
+	v_perm_b32 v3, v52, v37, s0
+	v_perm_b32 v2, v51, v76, s0
+	v_perm_b32 v1, v50, v70, s0
+	v_perm_b32 v0, v33, v61, s0
+	v_lshl_add_u64 v[32:33], v[66:67], 2, v[54:55]
+	v_lshl_or_b32 v66, v36, 11, v63
 	v_lshlrev_b32_e32 v61, 2, v64
-	v_or_b32_e32 v70, v35, v61
+	v_mfma_f32_16x16x32_bf16 v[0:3], v[38:41], v[0:3], v[46:49]
 	v_lshlrev_b32_e32 v59, 2, v62
-	v_or_b32_e32 v60, 0x50, v53
-	v_lshl_add_u64 v[42:43], v[32:33], 0, v[70:71]
-	v_or_b32_e32 v70, v35, v59
+	v_or_b32_e32 v60, 48, v34
 	v_lshlrev_b32_e32 v57, 2, v60
-	v_or_b32_e32 v58, 0x60, v53
-	global_store_dword v[36:37], v29, off
-	global_store_dword v[38:39], v30, off
-	global_store_dword v[40:41], v31, off
-	v_lshl_add_u64 v[40:41], v[32:33], 0, v[70:71]
-	v_or_b32_e32 v70, v35, v57
+	v_lshl_add_u64 v[48:49], v[32:33], 0, v[66:67]
+	v_or_b32_e32 v66, v35, v61
+	v_lshl_add_u64 v[46:47], v[32:33], 0, v[66:67]
+	v_or_b32_e32 v66, v35, v59
+	v_or_b32_e32 v58, 64, v34
+	v_lshl_add_u64 v[44:45], v[32:33], 0, v[66:67]
+	v_or_b32_e32 v66, v35, v57
 	v_lshlrev_b32_e32 v55, 2, v58
-	v_or_b32_e32 v56, 0x70, v53
-	v_lshl_add_u64 v[38:39], v[32:33], 0, v[70:71]
-	v_or_b32_e32 v70, v35, v55
-	v_lshlrev_b32_e32 v54, 2, v56
-	v_lshl_add_u64 v[36:37], v[32:33], 0, v[70:71]
-	v_or_b32_e32 v70, v35, v54
-	v_cmp_gt_u32_e64 s[6:7], s9, v53
-	v_lshl_add_u64 v[34:35], v[32:33], 0, v[70:71]
+	v_or_b32_e32 v56, 0x50, v34
+	v_lshl_add_u64 v[42:43], v[32:33], 0, v[66:67]
+	v_or_b32_e32 v66, v35, v55
+	v_lshlrev_b32_e32 v53, 2, v56
+	v_or_b32_e32 v54, 0x60, v34
+	v_lshl_add_u64 v[40:41], v[32:33], 0, v[66:67]
+	v_or_b32_e32 v66, v35, v53
+	v_lshlrev_b32_e32 v51, 2, v54
+	v_or_b32_e32 v52, 0x70, v34
+	v_lshl_add_u64 v[38:39], v[32:33], 0, v[66:67]
+	v_or_b32_e32 v66, v35, v51
+	v_lshlrev_b32_e32 v50, 2, v52
+	v_lshl_add_u64 v[36:37], v[32:33], 0, v[66:67]
+	v_or_b32_e32 v66, v35, v50
+	v_cmp_gt_u32_e64 s[6:7], s9, v34
+	v_cmp_gt_u32_e32 vcc, s8, v65
+	v_lshl_add_u64 v[34:35], v[32:33], 0, v[66:67]
 	s_and_b64 s[2:3], s[6:7], vcc
-	global_store_dword v[48:49], v28, off
-	global_store_dword v[46:47], v24, off
-	global_store_dword v[46:47], v25, off offset:512
-	global_store_dword v[46:47], v26, off offset:1024
-	global_store_dword v[46:47], v27, off offset:1536
-	global_store_dword v[44:45], v20, off
-	global_store_dword v[44:45], v21, off offset:512
-	global_store_dword v[44:45], v22, off offset:1024
-	global_store_dword v[44:45], v23, off offset:1536
-	global_store_dword v[42:43], v16, off
-	global_store_dword v[42:43], v17, off offset:512
-	global_store_dword v[42:43], v18, off offset:1024
-	global_store_dword v[42:43], v19, off offset:1536
-	global_store_dword v[40:41], v12, off
-	global_store_dword v[40:41], v13, off offset:512
-	global_store_dword v[40:41], v14, off offset:1024
-	global_store_dword v[40:41], v15, off offset:1536
-	global_store_dword v[38:39], v8, off
-	global_store_dword v[38:39], v9, off offset:512
-	global_store_dword v[38:39], v10, off offset:1024
-	global_store_dword v[38:39], v11, off offset:1536
-	global_store_dword v[36:37], v4, off
-	global_store_dword v[36:37], v5, off offset:512
-	global_store_dword v[36:37], v6, off offset:1024
-	global_store_dword v[36:37], v7, off offset:1536
+	global_store_dword v[48:49], v16, off
+	global_store_dword v[48:49], v17, off offset:512
+	global_store_dword v[48:49], v18, off offset:1024
+	global_store_dword v[48:49], v19, off offset:1536
+	global_store_dword v[46:47], v8, off
+	global_store_dword v[46:47], v9, off offset:512
+	global_store_dword v[46:47], v10, off offset:1024
+	global_store_dword v[46:47], v11, off offset:1536
+	global_store_dword v[44:45], v4, off
+	global_store_dword v[44:45], v5, off offset:512
+	global_store_dword v[44:45], v6, off offset:1024
+	global_store_dword v[44:45], v7, off offset:1536
+	global_store_dword v[42:43], v24, off
+	global_store_dword v[42:43], v25, off offset:512
+	global_store_dword v[42:43], v26, off offset:1024
+	global_store_dword v[42:43], v27, off offset:1536
+	global_store_dword v[40:41], v28, off
+	global_store_dword v[40:41], v29, off offset:512
+	global_store_dword v[40:41], v30, off offset:1024
+	global_store_dword v[40:41], v31, off offset:1536
+	global_store_dword v[38:39], v20, off
+	global_store_dword v[38:39], v21, off offset:512
+	global_store_dword v[38:39], v22, off offset:1024
+	global_store_dword v[38:39], v23, off offset:1536
+	global_store_dword v[36:37], v12, off
+	global_store_dword v[36:37], v13, off offset:512
+	global_store_dword v[36:37], v14, off offset:1024
+	global_store_dword v[36:37], v15, off offset:1536
 	global_store_dword v[34:35], v0, off
 	global_store_dword v[34:35], v1, off offset:512
 	global_store_dword v[34:35], v2, off offset:1024
 	global_store_dword v[34:35], v3, off offset:1536
 	s_and_saveexec_b64 s[0:1], s[2:3]
 	s_cbranch_execz .LBB0_20
-	global_store_dword v[48:49], v28, off
+	global_store_dword v[48:49], v16, off
 .LBB0_20:
 	s_or_b64 exec, exec, s[0:1]
-	v_cmp_gt_u32_e64 s[0:1], s8, v51
-	v_lshlrev_b32_e32 v28, 9, v51
+	v_or_b32_e32 v48, 1, v65
+	v_cmp_gt_u32_e64 s[0:1], s8, v48
+	v_lshlrev_b32_e32 v16, 9, v48
 	s_and_b64 s[4:5], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[2:3], s[4:5]
 	s_cbranch_execz .LBB0_22
-	v_or_b32_e32 v48, v28, v67
+	v_or_b32_e32 v48, v16, v63
 	v_mov_b32_e32 v49, 0
 	v_lshl_add_u64 v[48:49], v[32:33], 0, v[48:49]
-	global_store_dword v[48:49], v29, off
+	global_store_dword v[48:49], v17, off
 .LBB0_22:
 	s_or_b64 exec, exec, s[2:3]
-	v_cmp_gt_u32_e64 s[2:3], s8, v52
-	v_lshlrev_b32_e32 v29, 9, v52
+	v_or_b32_e32 v48, 2, v65
+	v_cmp_gt_u32_e64 s[2:3], s8, v48
+	v_lshlrev_b32_e32 v17, 9, v48
 	s_and_b64 s[10:11], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[4:5], s[10:11]
 	s_cbranch_execz .LBB0_24
-	v_or_b32_e32 v48, v29, v67
+	v_or_b32_e32 v48, v17, v63
 	v_mov_b32_e32 v49, 0
 	v_lshl_add_u64 v[48:49], v[32:33], 0, v[48:49]
-	global_store_dword v[48:49], v30, off
+	global_store_dword v[48:49], v18, off
 .LBB0_24:
 	s_or_b64 exec, exec, s[4:5]
-	v_cmp_gt_u32_e64 s[4:5], s8, v50
-	v_lshlrev_b32_e32 v30, 9, v50
+	v_or_b32_e32 v48, 3, v65
+	v_cmp_gt_u32_e64 s[4:5], s8, v48
+	v_lshlrev_b32_e32 v18, 9, v48
 	s_and_b64 s[10:11], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[6:7], s[10:11]
 	s_cbranch_execz .LBB0_26
-	v_or_b32_e32 v48, v30, v67
+	v_or_b32_e32 v48, v18, v63
 	v_mov_b32_e32 v49, 0
 	v_lshl_add_u64 v[48:49], v[32:33], 0, v[48:49]
-	global_store_dword v[48:49], v31, off
+	global_store_dword v[48:49], v19, off
 .LBB0_26:
 	s_or_b64 exec, exec, s[6:7]
-	v_cmp_gt_u32_e64 s[6:7], s9, v68
+	v_cmp_gt_u32_e64 s[6:7], s9, v64
 	s_and_b64 s[12:13], vcc, s[6:7]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execnz .LBB0_61
@@ -700,13 +649,13 @@ group_product:
 	s_and_saveexec_b64 s[6:7], s[10:11]
 	s_cbranch_execz .LBB0_31
 .LBB0_30:
-	v_or_b32_e32 v24, v30, v65
-	v_mov_b32_e32 v25, 0
-	v_lshl_add_u64 v[24:25], v[32:33], 0, v[24:25]
-	global_store_dword v[24:25], v27, off
+	v_or_b32_e32 v8, v18, v61
+	v_mov_b32_e32 v9, 0
+	v_lshl_add_u64 v[8:9], v[32:33], 0, v[8:9]
+	global_store_dword v[8:9], v11, off
 .LBB0_31:
 	s_or_b64 exec, exec, s[6:7]
-	v_cmp_gt_u32_e64 s[6:7], s9, v66
+	v_cmp_gt_u32_e64 s[6:7], s9, v62
 	s_and_b64 s[12:13], vcc, s[6:7]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execnz .LBB0_64
@@ -725,13 +674,13 @@ group_product:
 	s_and_saveexec_b64 s[6:7], s[10:11]
 	s_cbranch_execz .LBB0_36
 .LBB0_35:
-	v_or_b32_e32 v20, v30, v63
-	v_mov_b32_e32 v21, 0
-	v_lshl_add_u64 v[20:21], v[32:33], 0, v[20:21]
-	global_store_dword v[20:21], v23, off
+	v_or_b32_e32 v4, v18, v59
+	v_mov_b32_e32 v5, 0
+	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
+	global_store_dword v[4:5], v7, off
 .LBB0_36:
 	s_or_b64 exec, exec, s[6:7]
-	v_cmp_gt_u32_e64 s[6:7], s9, v64
+	v_cmp_gt_u32_e64 s[6:7], s9, v60
 	s_and_b64 s[12:13], vcc, s[6:7]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execnz .LBB0_67
@@ -750,13 +699,13 @@ group_product:
 	s_and_saveexec_b64 s[6:7], s[10:11]
 	s_cbranch_execz .LBB0_41
 .LBB0_40:
-	v_or_b32_e32 v16, v30, v61
-	v_mov_b32_e32 v17, 0
-	v_lshl_add_u64 v[16:17], v[32:33], 0, v[16:17]
-	global_store_dword v[16:17], v19, off
+	v_or_b32_e32 v4, v18, v57
+	v_mov_b32_e32 v5, 0
+	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
+	global_store_dword v[4:5], v27, off
 .LBB0_41:
 	s_or_b64 exec, exec, s[6:7]
-	v_cmp_gt_u32_e64 s[6:7], s9, v62
+	v_cmp_gt_u32_e64 s[6:7], s9, v58
 	s_and_b64 s[12:13], vcc, s[6:7]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execnz .LBB0_70
@@ -775,13 +724,13 @@ group_product:
 	s_and_saveexec_b64 s[6:7], s[10:11]
 	s_cbranch_execz .LBB0_46
 .LBB0_45:
-	v_or_b32_e32 v12, v30, v59
-	v_mov_b32_e32 v13, 0
-	v_lshl_add_u64 v[12:13], v[32:33], 0, v[12:13]
-	global_store_dword v[12:13], v15, off
+	v_or_b32_e32 v4, v18, v55
+	v_mov_b32_e32 v5, 0
+	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
+	global_store_dword v[4:5], v31, off
 .LBB0_46:
 	s_or_b64 exec, exec, s[6:7]
-	v_cmp_gt_u32_e64 s[6:7], s9, v60
+	v_cmp_gt_u32_e64 s[6:7], s9, v56
 	s_and_b64 s[12:13], vcc, s[6:7]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execnz .LBB0_73
@@ -800,13 +749,13 @@ group_product:
 	s_and_saveexec_b64 s[6:7], s[10:11]
 	s_cbranch_execz .LBB0_51
 .LBB0_50:
-	v_or_b32_e32 v8, v30, v57
-	v_mov_b32_e32 v9, 0
-	v_lshl_add_u64 v[8:9], v[32:33], 0, v[8:9]
-	global_store_dword v[8:9], v11, off
+	v_or_b32_e32 v4, v18, v53
+	v_mov_b32_e32 v5, 0
+	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
+	global_store_dword v[4:5], v23, off
 .LBB0_51:
 	s_or_b64 exec, exec, s[6:7]
-	v_cmp_gt_u32_e64 s[6:7], s9, v58
+	v_cmp_gt_u32_e64 s[6:7], s9, v54
 	s_and_b64 s[12:13], vcc, s[6:7]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execnz .LBB0_76
@@ -825,13 +774,13 @@ group_product:
 	s_and_saveexec_b64 s[6:7], s[10:11]
 	s_cbranch_execz .LBB0_56
 .LBB0_55:
-	v_or_b32_e32 v4, v30, v55
+	v_or_b32_e32 v4, v18, v51
 	v_mov_b32_e32 v5, 0
 	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
-	global_store_dword v[4:5], v7, off
+	global_store_dword v[4:5], v15, off
 .LBB0_56:
 	s_or_b64 exec, exec, s[6:7]
-	v_cmp_gt_u32_e64 s[6:7], s9, v56
+	v_cmp_gt_u32_e64 s[6:7], s9, v52
 	s_and_b64 s[10:11], vcc, s[6:7]
 	s_and_saveexec_b64 s[8:9], s[10:11]
 	s_cbranch_execnz .LBB0_79
@@ -852,150 +801,150 @@ group_product:
 .LBB0_60:
 	s_endpgm
 .LBB0_61:
-	global_store_dword v[46:47], v24, off
+	global_store_dword v[46:47], v8, off
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execz .LBB0_28
 .LBB0_62:
-	v_or_b32_e32 v46, v28, v65
+	v_or_b32_e32 v46, v16, v61
 	v_mov_b32_e32 v47, 0
 	v_lshl_add_u64 v[46:47], v[32:33], 0, v[46:47]
-	global_store_dword v[46:47], v25, off
+	global_store_dword v[46:47], v9, off
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[10:11], s[12:13]
 	s_cbranch_execz .LBB0_29
 .LBB0_63:
-	v_or_b32_e32 v24, v29, v65
-	v_mov_b32_e32 v25, 0
-	v_lshl_add_u64 v[24:25], v[32:33], 0, v[24:25]
-	global_store_dword v[24:25], v26, off
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[10:11], s[6:7], s[4:5]
-	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execnz .LBB0_30
-	s_branch .LBB0_31
-.LBB0_64:
-	global_store_dword v[44:45], v20, off
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[0:1]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_33
-.LBB0_65:
-	v_or_b32_e32 v24, v28, v63
-	v_mov_b32_e32 v25, 0
-	v_lshl_add_u64 v[24:25], v[32:33], 0, v[24:25]
-	global_store_dword v[24:25], v21, off
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[2:3]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_34
-.LBB0_66:
-	v_or_b32_e32 v20, v29, v63
-	v_mov_b32_e32 v21, 0
-	v_lshl_add_u64 v[20:21], v[32:33], 0, v[20:21]
-	global_store_dword v[20:21], v22, off
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[10:11], s[6:7], s[4:5]
-	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execnz .LBB0_35
-	s_branch .LBB0_36
-.LBB0_67:
-	global_store_dword v[42:43], v16, off
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[0:1]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_38
-.LBB0_68:
-	v_or_b32_e32 v20, v28, v61
-	v_mov_b32_e32 v21, 0
-	v_lshl_add_u64 v[20:21], v[32:33], 0, v[20:21]
-	global_store_dword v[20:21], v17, off
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[2:3]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_39
-.LBB0_69:
-	v_or_b32_e32 v16, v29, v61
-	v_mov_b32_e32 v17, 0
-	v_lshl_add_u64 v[16:17], v[32:33], 0, v[16:17]
-	global_store_dword v[16:17], v18, off
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[10:11], s[6:7], s[4:5]
-	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execnz .LBB0_40
-	s_branch .LBB0_41
-.LBB0_70:
-	global_store_dword v[40:41], v12, off
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[0:1]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_43
-.LBB0_71:
-	v_or_b32_e32 v16, v28, v59
-	v_mov_b32_e32 v17, 0
-	v_lshl_add_u64 v[16:17], v[32:33], 0, v[16:17]
-	global_store_dword v[16:17], v13, off
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[2:3]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_44
-.LBB0_72:
-	v_or_b32_e32 v12, v29, v59
-	v_mov_b32_e32 v13, 0
-	v_lshl_add_u64 v[12:13], v[32:33], 0, v[12:13]
-	global_store_dword v[12:13], v14, off
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[10:11], s[6:7], s[4:5]
-	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execnz .LBB0_45
-	s_branch .LBB0_46
-.LBB0_73:
-	global_store_dword v[38:39], v8, off
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[0:1]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_48
-.LBB0_74:
-	v_or_b32_e32 v12, v28, v57
-	v_mov_b32_e32 v13, 0
-	v_lshl_add_u64 v[12:13], v[32:33], 0, v[12:13]
-	global_store_dword v[12:13], v9, off
-	s_or_b64 exec, exec, s[10:11]
-	s_and_b64 s[12:13], s[6:7], s[2:3]
-	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_49
-.LBB0_75:
-	v_or_b32_e32 v8, v29, v57
+	v_or_b32_e32 v8, v17, v61
 	v_mov_b32_e32 v9, 0
 	v_lshl_add_u64 v[8:9], v[32:33], 0, v[8:9]
 	global_store_dword v[8:9], v10, off
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[10:11], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[6:7], s[10:11]
-	s_cbranch_execnz .LBB0_50
-	s_branch .LBB0_51
-.LBB0_76:
-	global_store_dword v[36:37], v4, off
+	s_cbranch_execnz .LBB0_30
+	s_branch .LBB0_31
+.LBB0_64:
+	global_store_dword v[44:45], v4, off
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[0:1]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_53
-.LBB0_77:
-	v_or_b32_e32 v8, v28, v55
+	s_cbranch_execz .LBB0_33
+.LBB0_65:
+	v_or_b32_e32 v8, v16, v59
 	v_mov_b32_e32 v9, 0
 	v_lshl_add_u64 v[8:9], v[32:33], 0, v[8:9]
 	global_store_dword v[8:9], v5, off
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[12:13], s[6:7], s[2:3]
 	s_and_saveexec_b64 s[10:11], s[12:13]
-	s_cbranch_execz .LBB0_54
-.LBB0_78:
-	v_or_b32_e32 v4, v29, v55
+	s_cbranch_execz .LBB0_34
+.LBB0_66:
+	v_or_b32_e32 v4, v17, v59
 	v_mov_b32_e32 v5, 0
 	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
 	global_store_dword v[4:5], v6, off
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[10:11], s[6:7], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[10:11]
+	s_cbranch_execnz .LBB0_35
+	s_branch .LBB0_36
+.LBB0_67:
+	global_store_dword v[42:43], v24, off
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[0:1]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execz .LBB0_38
+.LBB0_68:
+	v_or_b32_e32 v4, v16, v57
+	v_mov_b32_e32 v5, 0
+	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
+	global_store_dword v[4:5], v25, off
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[2:3]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execz .LBB0_39
+.LBB0_69:
+	v_or_b32_e32 v4, v17, v57
+	v_mov_b32_e32 v5, 0
+	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
+	global_store_dword v[4:5], v26, off
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[10:11], s[6:7], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[10:11]
+	s_cbranch_execnz .LBB0_40
+	s_branch .LBB0_41
+.LBB0_70:
+	global_store_dword v[40:41], v28, off
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[0:1]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execz .LBB0_43
+.LBB0_71:
+	v_or_b32_e32 v4, v16, v55
+	v_mov_b32_e32 v5, 0
+	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
+	global_store_dword v[4:5], v29, off
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[2:3]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execz .LBB0_44
+.LBB0_72:
+	v_or_b32_e32 v4, v17, v55
+	v_mov_b32_e32 v5, 0
+	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
+	global_store_dword v[4:5], v30, off
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[10:11], s[6:7], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[10:11]
+	s_cbranch_execnz .LBB0_45
+	s_branch .LBB0_46
+.LBB0_73:
+	global_store_dword v[38:39], v20, off
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[0:1]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execz .LBB0_48
+.LBB0_74:
+	v_or_b32_e32 v4, v16, v53
+	v_mov_b32_e32 v5, 0
+	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
+	global_store_dword v[4:5], v21, off
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[2:3]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execz .LBB0_49
+.LBB0_75:
+	v_or_b32_e32 v4, v17, v53
+	v_mov_b32_e32 v5, 0
+	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
+	global_store_dword v[4:5], v22, off
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[10:11], s[6:7], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[10:11]
+	s_cbranch_execnz .LBB0_50
+	s_branch .LBB0_51
+.LBB0_76:
+	global_store_dword v[36:37], v12, off
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[0:1]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execz .LBB0_53
+.LBB0_77:
+	v_or_b32_e32 v4, v16, v51
+	v_mov_b32_e32 v5, 0
+	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
+	global_store_dword v[4:5], v13, off
+	s_or_b64 exec, exec, s[10:11]
+	s_and_b64 s[12:13], s[6:7], s[2:3]
+	s_and_saveexec_b64 s[10:11], s[12:13]
+	s_cbranch_execz .LBB0_54
+.LBB0_78:
+	v_or_b32_e32 v4, v17, v51
+	v_mov_b32_e32 v5, 0
+	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
+	global_store_dword v[4:5], v14, off
 	s_or_b64 exec, exec, s[10:11]
 	s_and_b64 s[10:11], s[6:7], s[4:5]
 	s_and_saveexec_b64 s[6:7], s[10:11]
@@ -1008,7 +957,7 @@ group_product:
 	s_and_saveexec_b64 s[0:1], s[8:9]
 	s_cbranch_execz .LBB0_58
 .LBB0_80:
-	v_or_b32_e32 v4, v28, v54
+	v_or_b32_e32 v4, v16, v50
 	v_mov_b32_e32 v5, 0
 	v_lshl_add_u64 v[4:5], v[32:33], 0, v[4:5]
 	global_store_dword v[4:5], v1, off
@@ -1017,7 +966,7 @@ group_product:
 	s_and_saveexec_b64 s[0:1], s[2:3]
 	s_cbranch_execz .LBB0_59
 .LBB0_81:
-	v_or_b32_e32 v0, v29, v54
+	v_or_b32_e32 v0, v17, v50
 	v_mov_b32_e32 v1, 0
 	v_lshl_add_u64 v[0:1], v[32:33], 0, v[0:1]
 	global_store_dword v[0:1], v2, off
@@ -1026,7 +975,7 @@ group_product:
 	s_and_saveexec_b64 s[2:3], s[0:1]
 	s_cbranch_execz .LBB0_60
 .LBB0_82:
-	v_or_b32_e32 v0, v30, v54
+	v_or_b32_e32 v0, v18, v50
 	v_mov_b32_e32 v1, 0
 	v_lshl_add_u64 v[0:1], v[32:33], 0, v[0:1]
 	global_store_dword v[0:1], v3, off
@@ -1052,9 +1001,9 @@ group_product:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 2
-		.amdhsa_next_free_vgpr 96
+		.amdhsa_next_free_vgpr 78
 		.amdhsa_next_free_sgpr 31
-		.amdhsa_accum_offset 96
+		.amdhsa_accum_offset 80
 		.amdhsa_reserve_vcc 1
 		.amdhsa_reserve_xnack_mask 1
 		.amdhsa_float_round_mode_32 0
@@ -1077,7 +1026,7 @@ group_product:
 .Lfunc_end0:
 	.size	group_product, .Lfunc_end0-group_product
 
-	.set group_product.num_vgpr, 96
+	.set group_product.num_vgpr, 78
 	.set group_product.num_agpr, 0
 	.set group_product.numbered_sgpr, 31
 	.set group_product.num_named_barrier, 0
@@ -1142,7 +1091,7 @@ amdhsa.kernels:
     .sgpr_spill_count: 0
     .symbol:         group_product.kd
     .uses_dynamic_stack: false
-    .vgpr_count:     96
+    .vgpr_count:     78
     .vgpr_spill_count: 0
     .wavefront_size: 64
 amdhsa.target:   amdgcn-amd-amdhsa--gfx950
