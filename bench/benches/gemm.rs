@@ -217,7 +217,7 @@ fn bench_layout(
 }
 
 /// Shapes checked and reported beside the standard ones: odd sizes (no tensor maps: the
-/// fragment gemm), a small cube and a short K.
+/// any-shape gemm), a small cube and a short K.
 const ODD_SHAPES: [Shape; 3] = [
     Shape {
         name: "odd 8191^3",
@@ -291,7 +291,7 @@ fn bench_odd(
     let path = if plans.is_some() {
         "pipeline"
     } else {
-        "gemm (fragments)"
+        "gemm (any shape)"
     };
     Ok((path, ours_ms, cublas_ms, err))
 }

@@ -267,7 +267,7 @@ impl Ops {
     /// runs, on CUDA and the CPU device, `ops::gemm_pipeline` (a warp-specialised persistent
     /// pipeline fed by tensor copies, through a [`GemmPlan`] made and waited for here),
     /// elsewhere `ops::gemm_group` (group-wide products fed by asynchronous copies); otherwise
-    /// `ops::gemm` (16x16 fragments, any shape).
+    /// `ops::gemm` (the group-wide products on tiles staged element by element, any shape).
     #[allow(clippy::too_many_arguments)]
     pub fn gemm(
         &self,
@@ -366,7 +366,7 @@ impl Ops {
     }
 
     /// Launches instance `PERSISTENT` of the gemm kernel for this shape: `gemm_group` when
-    /// [`group_shape`] allows, else the fragment `gemm`.
+    /// [`group_shape`] allows, else the any-shape `gemm`.
     #[allow(clippy::too_many_arguments)]
     fn launch_gemm<const PERSISTENT: u32>(
         &self,

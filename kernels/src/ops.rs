@@ -123,30 +123,27 @@ fn operands_fit(a: &[bf16], b: &[bf16], need_a: u64, need_b: u64) -> bool {
     need_a <= a.len() && need_b <= b.len()
 }
 
-/// `C = A B` (A `m x k`, B `k x n`, row-major bf16; C f32, f32 accumulation) on register
-/// fragments, any sizes (ragged edges masked).
+/// `C = A B` (A `m x k`, B `k x n`, row-major bf16; C f32, f32 accumulation), any sizes
+/// (ragged edges masked): the fallback of [`gemm_group`] for rows that are not whole
+/// 16-byte chunks, which neither its 16-byte copies nor tensor maps can read.
 ///
-/// A workgroup of 8 subgroups computes 128 x 128 output tiles; the subgroups form a 2 x 4
-/// grid over the tile, each accumulating a 64 x 32 sub-tile as 4 x 2 fragments (`cIJ`), so
-/// every `a` fragment feeds two `mma`s and every `b` fragment four. Per 64-deep step the
-/// tile's `a` (128 x 64, row stride 72) and `b` (64 x 128, row stride 136) are staged in
-/// shared memory (64 deep rather than 32 halves the barriers per `mma`; with the scratch
-/// below it stays just under the 48 KiB of static shared memory CUDA allows), zero outside the matrices; the padded strides are multiples of 8, as
-/// fragment loads need, and odd numbers of 16-byte units, so the rows of a matrix load hit
-/// distinct banks. When K and N are multiples of 8 the staging moves 16-byte vectors (each
-/// wholly inside or wholly outside the matrix), otherwise single elements.
-///
-/// Tiles are numbered in groups of 8 tile rows that walk the tile columns together, so the
-/// tiles running at one time share their `a` rows and `b` columns in L2. Interior tiles
-/// store their fragments straight to `c` (when N is a multiple of 8); edge tiles pass each
-/// fragment through a per-subgroup scratch in shared memory and store the part inside `c`.
+/// The tiles and products are [`gemm_group`]'s (a workgroup of 8 subgroups, 128 x 128 output
+/// tiles, each subgroup a 16 x 128 slab in one wide accumulator, 64-deep steps through the
+/// swizzled layout `mma_group` reads), but each step is staged element by element
+/// ([`stage_elements`]), zeros outside the matrices, through one stage of 32 KiB:
+/// `min_resident = 2` lets one workgroup multiply while the other stages. Tiles inside `c`
+/// whose rows are whole 16-byte chunks are stored straight; the others go slab by slab
+/// through an 8 KiB scratch, then element by element.
 ///
 /// `PERSISTENT = 0`: one workgroup per tile (`workgroup_id_x`), `counter` unused.
 /// `PERSISTENT = 1`: workgroup `w` starts with tile `w`, then pulls tile
 /// `grid + atomic_add(counter[0], 1)` (`counter[0]` is 0 at launch) until none are left.
-/// Launch with `8 * subgroup_size()` work-items; the subgroup size is read, never assumed.
+/// Tiles are numbered in groups of 8 tile rows that walk the tile columns together
+/// ([`tile_row`]). Launch with `8 * subgroup_size()` work-items.
 #[kernel(
     max_workgroup_size = 512,
+    max_subgroups = 8,
+    min_resident = 2,
     instances(PERSISTENT = 0),
     instances(PERSISTENT = 1)
 )]
@@ -159,187 +156,64 @@ pub fn gemm<const PERSISTENT: u32>(
     n: u32,
     k: u32,
 ) {
-    let a_tile = shared_array::<bf16, { 128 * 72 }>();
-    let b_tile = shared_array::<bf16, { 64 * 136 }>();
-    let scratch = shared_array::<f32, { 8 * 16 * 24 }>();
+    // `a` (128 rows of 64, group g's at element 4096 g), then `b` (two 64-column blocks of
+    // 64 rows from element 8192).
+    let stage = shared_array::<bf16, { 2 * STEP_WORDS }>();
+    let scratch = shared_array::<f32, { 16 * 128 }>();
     let claimed = shared_array::<u32, 1>();
     let tid = workitem_id_x();
-    let threads = workgroup_size_x();
     let sg = subgroup_id();
-    let sub_row = (sg >> 2) * 64;
-    let sub_col = (sg & 3) * 32;
+    let group = sg >> 2;
     let tiles_n = (n + 127) / 128;
     let tiles_m = (m + 127) / 128;
     let tiles = tiles_n * tiles_m;
-    let vectors = (k & 7) == 0 && (n & 7) == 0;
-    let zero: bf16 = 0.0;
-    // The main loop reads `a` and `b` and the tiles without bounds checks (checked, the loop
-    // spills registers on gfx942): inside the matrices, `a` up to element `m k - 1` and `b` up
-    // to `k n - 1`. Slices too short for that end the kernel with the bounds error of the last
-    // element it would read.
-    let need_a = (m as u64) * (k as u64);
-    let need_b = (k as u64) * (n as u64);
-    if !operands_fit(a, b, need_a, need_b) {
+    let steps = (k + 63) / 64;
+    // The staging reads `a` and `b` unchecked, inside the matrices: slices too short for
+    // them end the kernel with the bounds error of the last element it would read.
+    if !operands_fit(a, b, (m as u64) * (k as u64), (k as u64) * (n as u64)) {
         return;
     }
     let mut tile = workgroup_id_x();
     while tile < tiles {
-        // Grouped order: runs of 8 tile rows, column by column.
         let m0 = tile_row(tile, tiles_m, tiles_n) * 128;
         let n0 = tile_col(tile, tiles_m, tiles_n) * 128;
-
-        let mut c00 = frag_zero();
-        let mut c01 = frag_zero();
-        let mut c10 = frag_zero();
-        let mut c11 = frag_zero();
-        let mut c20 = frag_zero();
-        let mut c21 = frag_zero();
-        let mut c30 = frag_zero();
-        let mut c31 = frag_zero();
-        for k0 in (0..k).step_by(64) {
-            // SAFETY (every `get_unchecked` of this loop): global elements are read only
-            // inside the matrices (the conditions before each read; rows of whole 8-element
-            // vectors when `vectors`), so below `need_a` / `need_b`; tile offsets stay below
-            // 128 * 72 and 64 * 136 by the loop bounds.
-            if vectors {
-                for i in (tid..1024).step_by(threads) {
-                    let r = i >> 3;
-                    let col = (i & 7) * 8;
-                    let mut v = splat8(zero);
-                    unsafe {
-                        if m0 + r < m && k0 + col < k {
-                            v = load_vec8(a.get_unchecked((m0 + r) * k + k0 + col));
-                        }
-                        store_vec8(a_tile.get_unchecked_mut(r * 72 + col), v);
-                    }
-                }
-                for i in (tid..1024).step_by(threads) {
-                    let r = i >> 4;
-                    let col = (i & 15) * 8;
-                    let mut v = splat8(zero);
-                    unsafe {
-                        if k0 + r < k && n0 + col < n {
-                            v = load_vec8(b.get_unchecked((k0 + r) * n + n0 + col));
-                        }
-                        store_vec8(b_tile.get_unchecked_mut(r * 136 + col), v);
-                    }
-                }
-            } else {
-                for i in (tid..8192).step_by(threads) {
-                    let r = i >> 6;
-                    let col = i & 63;
-                    let mut v = zero;
-                    unsafe {
-                        if m0 + r < m && k0 + col < k {
-                            v = *a.get_unchecked((m0 + r) * k + k0 + col);
-                        }
-                        *a_tile.get_unchecked_mut(r * 72 + col) = v;
-                    }
-                }
-                for i in (tid..8192).step_by(threads) {
-                    let r = i >> 7;
-                    let col = i & 127;
-                    let mut v = zero;
-                    unsafe {
-                        if k0 + r < k && n0 + col < n {
-                            v = *b.get_unchecked((k0 + r) * n + n0 + col);
-                        }
-                        *b_tile.get_unchecked_mut(r * 136 + col) = v;
-                    }
-                }
-            }
+        let mut acc = wide_zero();
+        for s in 0..steps {
+            stage_elements(stage, a, b, m0, n0, s * 64, m, n, k);
             barrier();
-            // Two 32-deep halves; inside each, both 16-deep quarters written out: straight-line
-            // code lets the fragment loads of one quarter overlap the `mma`s of the other.
-            // SAFETY: the fragments lie inside the tiles (rows below 128 and 64, columns
-            // below 64 and 128).
+            // SAFETY: both tiles lie inside the stage.
             unsafe {
-                for kh in (0..64u32).step_by(32) {
-                    let a0 = frag_load_a(a_tile.get_unchecked(sub_row * 72 + kh), 72);
-                    let a1 = frag_load_a(a_tile.get_unchecked((sub_row + 16) * 72 + kh), 72);
-                    let a2 = frag_load_a(a_tile.get_unchecked((sub_row + 32) * 72 + kh), 72);
-                    let a3 = frag_load_a(a_tile.get_unchecked((sub_row + 48) * 72 + kh), 72);
-                    let b0 = frag_load_b(b_tile.get_unchecked(kh * 136 + sub_col), 136);
-                    let b1 = frag_load_b(b_tile.get_unchecked(kh * 136 + sub_col + 16), 136);
-                    c00 = mma(a0, b0, c00);
-                    c01 = mma(a0, b1, c01);
-                    c10 = mma(a1, b0, c10);
-                    c11 = mma(a1, b1, c11);
-                    c20 = mma(a2, b0, c20);
-                    c21 = mma(a2, b1, c21);
-                    c30 = mma(a3, b0, c30);
-                    c31 = mma(a3, b1, c31);
-                    let a0 = frag_load_a(a_tile.get_unchecked(sub_row * 72 + kh + 16), 72);
-                    let a1 = frag_load_a(a_tile.get_unchecked((sub_row + 16) * 72 + kh + 16), 72);
-                    let a2 = frag_load_a(a_tile.get_unchecked((sub_row + 32) * 72 + kh + 16), 72);
-                    let a3 = frag_load_a(a_tile.get_unchecked((sub_row + 48) * 72 + kh + 16), 72);
-                    let b0 = frag_load_b(b_tile.get_unchecked((kh + 16) * 136 + sub_col), 136);
-                    let b1 = frag_load_b(b_tile.get_unchecked((kh + 16) * 136 + sub_col + 16), 136);
-                    c00 = mma(a0, b0, c00);
-                    c01 = mma(a0, b1, c01);
-                    c10 = mma(a1, b0, c10);
-                    c11 = mma(a1, b1, c11);
-                    c20 = mma(a2, b0, c20);
-                    c21 = mma(a2, b1, c21);
-                    c30 = mma(a3, b0, c30);
-                    c31 = mma(a3, b1, c31);
-                }
+                acc = mma_group(
+                    stage.get_unchecked(group * 4096),
+                    stage.get_unchecked(8192),
+                    acc,
+                );
             }
+            // Every lane is done with the stage before the next step refills it.
             barrier();
         }
-
-        let r0 = m0 + sub_row;
-        let col0 = n0 + sub_col;
         if m0 + 128 <= m && n0 + 128 <= n && (n & 7) == 0 {
-            frag_store(&c[r0 * n + col0], c00, n);
-            frag_store(&c[r0 * n + col0 + 16], c01, n);
-            frag_store(&c[(r0 + 16) * n + col0], c10, n);
-            frag_store(&c[(r0 + 16) * n + col0 + 16], c11, n);
-            frag_store(&c[(r0 + 32) * n + col0], c20, n);
-            frag_store(&c[(r0 + 32) * n + col0 + 16], c21, n);
-            frag_store(&c[(r0 + 48) * n + col0], c30, n);
-            frag_store(&c[(r0 + 48) * n + col0 + 16], c31, n);
+            frag_store(&c[(m0 + group * 64 + (sg & 3) * 16) * n + n0], acc, n);
         } else {
-            // The branch is uniform over the workgroup, so the barriers are too.
-            let mine = sg * 384;
-            for f in 0..8u32 {
-                let mut t = c00;
-                if f == 1 {
-                    t = c01;
+            // Fragment stores need rows of whole 16-byte chunks: each subgroup's slab goes
+            // through `scratch` in turn, then to `c` element by element. The branch is
+            // uniform over the workgroup, so the barriers are too.
+            for j in 0..8 {
+                if sg == j {
+                    frag_store(&scratch[0], acc, 128);
                 }
-                if f == 2 {
-                    t = c10;
-                }
-                if f == 3 {
-                    t = c11;
-                }
-                if f == 4 {
-                    t = c20;
-                }
-                if f == 5 {
-                    t = c21;
-                }
-                if f == 6 {
-                    t = c30;
-                }
-                if f == 7 {
-                    t = c31;
-                }
-                frag_store(&scratch[mine], t, 24);
                 barrier();
-                let fr = r0 + (f >> 1) * 16;
-                let fc = col0 + (f & 1) * 16;
-                for e in (subgroup_lane()..256).step_by(subgroup_size()) {
-                    let row = fr + (e >> 4);
-                    let col = fc + (e & 15);
+                let row0 = m0 + (j >> 2) * 64 + (j & 3) * 16;
+                for e in (tid..2048).step_by(workgroup_size_x()) {
+                    let row = row0 + (e >> 7);
+                    let col = n0 + (e & 127);
                     if row < m && col < n {
-                        c[row * n + col] = scratch[mine + (e >> 4) * 24 + (e & 15)];
+                        c[row * n + col] = scratch[e];
                     }
                 }
                 barrier();
             }
         }
-
         if PERSISTENT == 1 {
             if tid == 0 {
                 claimed[0] = num_workgroups_x()
@@ -351,6 +225,67 @@ pub fn gemm<const PERSISTENT: u32>(
             barrier();
         } else {
             tile = tiles;
+        }
+    }
+}
+
+/// Stages the 64-deep step at `k0` of the output tile at (`m0`, `n0`) for [`gemm`]: 128 rows
+/// of `a` and 64 rows of 128 columns of `b`, each lane 8 consecutive elements of a row at a
+/// time (their loads all issued before the first store, so they wait once), each at its
+/// place in the swizzled layout of `mma_group` (the 8 columns from `8 ch` of a 64-element row
+/// `r` in chunk `ch ^ r % 8`), zeros outside the matrices. `a` and `b` must hold their
+/// `m x k` and `k x n` elements.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn stage_elements(
+    stage: &mut [bf16],
+    a: &[bf16],
+    b: &[bf16],
+    m0: u32,
+    n0: u32,
+    k0: u32,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    for i in (workitem_id_x()..1024).step_by(workgroup_size_x()) {
+        let r = i >> 3;
+        let ch = i & 7;
+        let row = m0 + r;
+        let at = r * 64 + (ch ^ (r & 7)) * 8;
+        stage_chunk(stage, at, a, row * k, row < m, k0 + ch * 8, k);
+    }
+    for i in (workitem_id_x()..1024).step_by(workgroup_size_x()) {
+        let r = i >> 4;
+        let ch = i & 15;
+        let row = k0 + r;
+        let at = 8192 + (ch >> 3) * 4096 + r * 64 + ((ch & 7) ^ (r & 7)) * 8;
+        stage_chunk(stage, at, b, row * n, row < k, n0 + ch * 8, n);
+    }
+}
+
+/// Copies elements `col .. col + 8` of the row of `src` starting at element `row_at` into
+/// `stage` from `at`, zeros past `cols` or where the row is not `inside`.
+#[device]
+fn stage_chunk(
+    stage: &mut [bf16],
+    at: u32,
+    src: &[bf16],
+    row_at: u32,
+    inside: bool,
+    col: u32,
+    cols: u32,
+) {
+    let zero: bf16 = 0.0;
+    for e in 0..8 {
+        let mut v = zero;
+        // SAFETY: the element lies inside the matrix, which the caller checked `src` holds;
+        // `at + e` lies in the stage (the callers' layout).
+        unsafe {
+            if inside && col + e < cols {
+                v = *src.get_unchecked(row_at + col + e);
+            }
+            *stage.get_unchecked_mut(at + e) = v;
         }
     }
 }

@@ -98,8 +98,8 @@ pub const CASES: &[Case] = &[
     },
 ];
 
-/// The kernels crate's fragment gemm (its one-shot instance, launched directly so that the
-/// launch alone is timed), on edge and interior tiles of both staging paths.
+/// The kernels crate's any-shape gemm (its one-shot instance, launched directly so that the
+/// launch alone is timed), on edge and interior tiles.
 fn kernels_gemm(device: &Device, _reference: &Module, seed: u64) -> Result<Outcome> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let (m, n, kk) = (257usize, 136usize, 72usize);

@@ -97,10 +97,13 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// the twentieth and twenty-first batches for the tensor-parallel ops; the twenty-second
 /// for `moe_forward`, whose router, layout and fold code lives beside the tiles: 6.3 ms
 /// at two workgroups per processor against 8.7 ms at one, Qwen3 proxy).
-/// `ag_gemm`'s bf16 instances spill 64 bytes more for the quad exchange of their bf16 tile
+/// The any-shape `gemm` (two workgroups per processor as well) spills 24 bytes in its
+/// persistent instance, which keeps its tile loop going across claims. `ag_gemm`'s bf16
+/// instances spill 64 bytes more for the quad exchange of their bf16 tile
 /// stores. `moe_backward` holds six tile products (router, expert input and weight gradients) beside
 /// its scheduling state.
-const SM90A_SPILL_ALLOWED: [(&str, u64); 4] = [
+const SM90A_SPILL_ALLOWED: [(&str, u64); 5] = [
+    ("gemm__persistent1", 64),
     ("ag_gemm", 160),
     ("gemm_rs", 128),
     ("moe_forward", 3072),
@@ -259,18 +262,19 @@ fn histogram_uses_atomic_adds() {
     }
 }
 
-/// The kernels crate's gemm, both instances: matrix instructions, matrix loads from shared
-/// memory and 16-byte global loads for the staging.
+/// The kernels crate's any-shape gemm, both instances: group-wide matrix instructions on
+/// elements staged one by one (2-byte global loads and shared stores), with the proxy fence
+/// before the products on sm_90a.
 #[test]
 fn gemm_uses_matrix_instructions() {
     for name in kernels::ops::gemm::INSTANCES {
         assert_has(
             module_ptx_of(kernels::MODULE, name),
             &[
-                "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
-                "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
-                "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
-                "ld.global.v4",
+                "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
+                "ld.global.b16",
+                "st.shared.b16",
+                "fence.proxy.async.shared::cta",
                 "bar.sync",
             ],
             &format!("sm_90a {name}"),
@@ -278,7 +282,7 @@ fn gemm_uses_matrix_instructions() {
         for (target, dis) in module_amd_disassembly_of(kernels::MODULE, name) {
             assert_has(
                 &dis,
-                &["v_mfma_f32_16x16x16_bf16", "s_barrier"],
+                &[group_mfma(target), "ds_write_b16", "s_barrier"],
                 &format!("{target} {name}"),
             );
         }
