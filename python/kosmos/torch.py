@@ -1,7 +1,7 @@
 """PyTorch integration: the ops as torch custom ops (`torch.ops.kosmos.*`, with fake
 implementations so `torch.compile` traces them), autograd for `gemm`, the fused
-tensor-parallel ops and the MoE layer, and drop-in tensor-parallel linear layers. Importing this module needs
-torch; the rest of `kosmos` does not.
+tensor-parallel ops and the MoE layer, and drop-in modules (tensor-parallel linear layers, an
+expert-parallel MoE layer). Importing this module needs torch; the rest of `kosmos` does not.
 
 World ops take a world by the id `register_world` gives (custom ops take tensors and
 scalars only)."""
@@ -16,7 +16,7 @@ from kosmos import _native
 from kosmos._ops import World
 
 __all__ = ["gemm", "ag_gemm", "gemm_rs", "gemm_ar", "moe_forward", "moe_backward",
-           "register_world", "ColumnParallelLinear", "RowParallelLinear"]
+           "register_world", "ColumnParallelLinear", "RowParallelLinear", "MoELayer"]
 
 
 def _stream(t):
@@ -327,3 +327,42 @@ class RowParallelLinear(_ParallelLinear):
 
     def forward(self, x):
         return gemm_rs(self.world_id, x, self.weight, self.bf16_out)
+
+
+class MoELayer(torch.nn.Module):
+    """An expert-parallel Mixture-of-Experts layer (`moe_forward`, one fused launch per rank
+    and direction): `experts` SwiGLU experts of `ffn` features split over the world's ranks,
+    `router` `experts x hidden`, `w1` `R x experts/R x 2 ffn x hidden` (gate rows, then up
+    rows), `w2` `R x experts/R x hidden x ffn`, all bfloat16, and with `shared=True` a shared
+    expert (`shared_w1` `2 ffn x hidden`, `shared_w2` `hidden x ffn`) every token also takes.
+    Takes `x` `R x tokens x hidden` (each rank's tokens) and gives the layer's output in the
+    same shape. The routing options are `moe_forward`'s; a `bias` (sigmoid routing's
+    selection bias, float32) is a buffer, not a parameter: it only selects."""
+
+    def __init__(self, world, hidden, ffn, experts, topk, *, routing="softmax", normalize=True,
+                 groups=1, topk_groups=1, scale=1.0, bias=False, shared=False, capacity=None):
+        super().__init__()
+        if experts % world.ranks:
+            raise ValueError(f"experts = {experts} does not split over {world.ranks} ranks")
+        self.world = world
+        self.world_id = register_world(world)
+        self.options = dict(topk=topk, routing=routing, normalize=normalize, groups=groups,
+                            topk_groups=topk_groups, scale=scale, capacity=capacity)
+
+        def weight(*shape, fan_in):
+            return torch.nn.Parameter((torch.randn(shape) / fan_in**0.5).to(torch.bfloat16))
+
+        local = experts // world.ranks
+        self.router = weight(experts, hidden, fan_in=hidden)
+        self.w1 = weight(world.ranks, local, 2 * ffn, hidden, fan_in=hidden)
+        self.w2 = weight(world.ranks, local, hidden, ffn, fan_in=ffn)
+        self.shared_w1 = weight(2 * ffn, hidden, fan_in=hidden) if shared else None
+        self.shared_w2 = weight(hidden, ffn, fan_in=ffn) if shared else None
+        self.register_buffer("bias", torch.zeros(experts) if bias else None)
+
+    def forward(self, x):
+        o = self.options
+        return moe_forward(self.world_id, x, self.router, self.w1, self.w2, o["topk"],
+                           o["routing"], o["normalize"], self.bias, o["groups"],
+                           o["topk_groups"], o["scale"], self.shared_w1, self.shared_w2,
+                           o["capacity"])

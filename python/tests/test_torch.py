@@ -149,6 +149,34 @@ def test_parallel_linear_layers_chain(gen):
     assert torch.isfinite(x.grad.float()).all() and x.grad.abs().sum() > 0
 
 
+def test_moe_layer_module_runs_the_layer_and_its_gradients(gen):
+    ranks, experts, tokens, hidden, ffn = 2, 8, 16, 32, 24
+    world = kosmos.World(ranks)
+    layer = kt.MoELayer(world, hidden, ffn, experts, 2, routing="sigmoid", groups=2,
+                        scale=1.5, bias=True, shared=True)
+    names = {n for n, _ in layer.named_parameters()}
+    assert names == {"router", "w1", "w2", "shared_w1", "shared_w2"}
+    assert layer.w1.shape == (ranks, experts // ranks, 2 * ffn, hidden)
+    layer.bias.copy_(torch.randn(experts, generator=gen) * 0.05)
+    x = randn(gen, ranks, tokens, hidden).requires_grad_()
+    y = layer(x)
+    assert y.shape == x.shape and y.dtype == torch.bfloat16
+    shared = (layer.shared_w1.detach(), layer.shared_w2.detach())
+    weights = [p.detach() for p in (x, layer.router, layer.w1, layer.w2)]
+    options = dict(topk=2, routing="sigmoid", bias=layer.bias, groups=2, scale=1.5,
+                   shared=shared)
+    assert torch.equal(y.detach(), world.moe_forward(*weights, **options))
+    dout = randn(gen, ranks, tokens, hidden)
+    y.backward(dout)
+    want = world.moe_backward(dout, *weights, **options)
+    for p, w in [(x, want["x"]), (layer.router, want["router"]), (layer.w1, want["w1"]),
+                 (layer.w2, want["w2"]), (layer.shared_w1, want["shared"][0]),
+                 (layer.shared_w2, want["shared"][1])]:
+        assert torch.equal(p.grad, w.to(p.dtype))
+    with pytest.raises(ValueError, match="experts = 7 does not split over 2 ranks"):
+        kt.MoELayer(world, hidden, ffn, 7, 2)
+
+
 def test_moe_forward_op_matches_the_numpy_path_bitwise(gen):
     ranks, experts, tokens, hidden, ffn = 2, 8, 16, 32, 24
     world = kosmos.World(ranks)
