@@ -267,21 +267,14 @@ impl Target for Amdgpu {
         b: VectorValue<'ctx>,
         acc: VectorValue<'ctx>,
     ) -> Result<VectorValue<'ctx>, Fail> {
-        // `.1k` takes bf16 bits as <4 x i16>; cbsz, abid, blgp 0: no broadcast or swizzle.
-        let zero = cx.ctx.i32_type().const_zero();
-        let d = cx.call_intrinsic(
+        // `.1k` takes bf16 bits as <4 x i16>.
+        mfma(
+            cx,
             "llvm.amdgcn.mfma.f32.16x16x16bf16.1k",
-            &[],
-            &[
-                a.into(),
-                b.into(),
-                acc.into(),
-                zero.into(),
-                zero.into(),
-                zero.into(),
-            ],
-        )?;
-        Ok(d.into_vector_value())
+            a.into(),
+            b.into(),
+            acc,
+        )
     }
 
     fn deep_frag_layouts(&self) -> Option<[FragLayout; 2]> {
@@ -299,21 +292,31 @@ impl Target for Amdgpu {
         acc: VectorValue<'ctx>,
     ) -> Result<VectorValue<'ctx>, Fail> {
         let bf16x8 = cx.ctx.bf16_type().vec_type(8);
-        let zero = cx.ctx.i32_type().const_zero();
-        let d = cx.call_intrinsic(
-            "llvm.amdgcn.mfma.f32.16x16x32.bf16",
-            &[],
-            &[
-                cx.builder.build_bit_cast(a, bf16x8, "")?.into(),
-                cx.builder.build_bit_cast(b, bf16x8, "")?.into(),
-                acc.into(),
-                zero.into(),
-                zero.into(),
-                zero.into(),
-            ],
-        )?;
-        Ok(d.into_vector_value())
+        let a = cx.builder.build_bit_cast(a, bf16x8, "")?;
+        let b = cx.builder.build_bit_cast(b, bf16x8, "")?;
+        mfma(cx, "llvm.amdgcn.mfma.f32.16x16x32.bf16", a, b, acc)
     }
+}
+
+/// `acc + a x b` by the MFMA intrinsic `name`, with cbsz, abid and blgp 0: no broadcast or
+/// swizzle of the operands.
+fn mfma<'ctx>(
+    cx: &FnBuilder<'_, 'ctx>,
+    name: &str,
+    a: BasicValueEnum<'ctx>,
+    b: BasicValueEnum<'ctx>,
+    acc: VectorValue<'ctx>,
+) -> Result<VectorValue<'ctx>, Fail> {
+    let zero = cx.ctx.i32_type().const_zero();
+    let args = [
+        a.into(),
+        b.into(),
+        acc.into(),
+        zero.into(),
+        zero.into(),
+        zero.into(),
+    ];
+    Ok(cx.call_intrinsic(name, &[], &args)?.into_vector_value())
 }
 
 /// `dim`'s workgroup size, from the dispatch packet.
