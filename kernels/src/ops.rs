@@ -636,7 +636,10 @@ pub fn gemm_pipeline<const WIDE: u32, const TA: u32, const TB: u32, const BF16: 
                 // does not wait.
                 mbar_wait(&empty[s], ((it / PIPE_STAGES) & 1) ^ 1);
                 let k0 = step * 64;
-                copy_step(&a_map, &b_map, stages, full, s, m0, n0, k0, TA, TB, b_boxes);
+                let base = s * PIPE_STAGE_WORDS;
+                copy_step(
+                    &a_map, &b_map, stages, full, s, base, m0, n0, k0, TA, TB, b_boxes,
+                );
                 it += 1;
             }
             tile += num_workgroups_x();
@@ -687,8 +690,8 @@ pub fn gemm_pipeline<const WIDE: u32, const TA: u32, const TB: u32, const BF16: 
     }
 }
 
-/// Copies the step at depth `k0` of the output tile at (`m0`, `n0`) into stage `s` of
-/// [`gemm_pipeline`]'s ring, completing on `full[s]`, which the subgroup's first lane arms
+/// Copies the step at depth `k0` of the output tile at (`m0`, `n0`) into stage `s` of a
+/// pipeline's ring (at word `base` of `stages`), completing on `full[s]`, which the subgroup's first lane arms
 /// with the step's bytes: the tile's 128 rows of `a` (one box, or two 64-row boxes of `a^T`
 /// when `ta` is 1) and `b_boxes` 64-column boxes of `b` (or half as many 128-row boxes of
 /// `b^T` when `tb` is 1: the same bytes). Collective over a subgroup.
@@ -700,6 +703,7 @@ fn copy_step(
     stages: &mut [u32],
     full: &mut [u64],
     s: u32,
+    base: u32,
     m0: u32,
     n0: u32,
     k0: u32,
@@ -710,7 +714,6 @@ fn copy_step(
     if subgroup_lane() == 0 {
         mbar_arrive_expect(&full[s], 16384 + b_boxes * 8192);
     }
-    let base = s * PIPE_STAGE_WORDS;
     if ta == 0 {
         copy_tensor(&stages[base], &a_map, k0, m0, &full[s]);
     } else {
@@ -718,7 +721,7 @@ fn copy_step(
         copy_tensor(&stages[base + 2048], &a_map, m0 + 64, k0, &full[s]);
     }
     if tb == 0 {
-        for j in 0..b_boxes {
+        for j in 0u32..b_boxes {
             copy_tensor(
                 &stages[base + 4096 + j * 2048],
                 &b_map,
@@ -728,7 +731,7 @@ fn copy_step(
             );
         }
     } else {
-        for j in 0..b_boxes / 2 {
+        for j in 0u32..b_boxes / 2 {
             copy_tensor(
                 &stages[base + 4096 + j * 4096],
                 &b_map,
@@ -840,6 +843,9 @@ fn store_tile_bf16(
 /// so that the next launch needs no host work.
 #[device]
 fn rearm(ready: &Sym<[u32]>, count: u32, queues: &Sym<[u32]>, head_count: u32) {
+    // Every subgroup is done first: the team barrier's arrival is lane 0's, and the
+    // subgroups of a warp-specialised workgroup finish their roles at different times.
+    barrier();
     team_barrier();
     if team_workgroup() == 0 {
         let counters = ready.local();
@@ -928,39 +934,7 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
             let rows = min(shard_rows - block * 128, 128);
             let from = x.peer(src);
             let gathered = x.local();
-            // Four 16-byte chunks per lane and pass, loaded before any is stored; past the
-            // block's last chunk a lane copies its first one again (the same bytes).
-            let chunks = rows * k / 8;
-            for i in (lane..chunks).step_by(lanes * 4) {
-                let at = first * k + i * 8;
-                let at1 = if i + lanes < chunks {
-                    at + lanes * 8
-                } else {
-                    at
-                };
-                let at2 = if i + 2 * lanes < chunks {
-                    at + lanes * 16
-                } else {
-                    at
-                };
-                let at3 = if i + 3 * lanes < chunks {
-                    at + lanes * 24
-                } else {
-                    at
-                };
-                // SAFETY: every chunk lies in the block's rows, within `x`'s `m k` elements
-                // (checked by the host).
-                unsafe {
-                    let v0 = load_vec8(from.get_unchecked(at));
-                    let v1 = load_vec8(from.get_unchecked(at1));
-                    let v2 = load_vec8(from.get_unchecked(at2));
-                    let v3 = load_vec8(from.get_unchecked(at3));
-                    store_vec8(gathered.get_unchecked_mut(at), v0);
-                    store_vec8(gathered.get_unchecked_mut(at1), v1);
-                    store_vec8(gathered.get_unchecked_mut(at2), v2);
-                    store_vec8(gathered.get_unchecked_mut(at3), v3);
-                }
-            }
+            copy_chunks(from, gathered, first * k, rows * k / 8, lane, lanes);
             // A planted missing signal goes to the spare counter, which nobody waits on.
             let slot = if rank * 65536 + t == missing {
                 ranks * blocks
@@ -1102,41 +1076,449 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
         |t| {
             let block = t / tiles_n;
             let n0 = t % tiles_n * 128;
-            let rows = min(shard_rows - block * 128, 128);
-            let cols = min(n - n0, 128);
-            // Four neighbouring columns per lane (`n` is a multiple of 8: all four lie inside
-            // together), their loads from one rank independent of each other.
-            for e in (lane * 4..rows * 128).step_by(lanes * 4) {
-                let c = e & 127;
-                if c < cols {
-                    let row = block * 128 + (e >> 7);
-                    let at = (rank * shard_rows + row) * n + n0 + c;
-                    let mut s0 = 0.0f32;
-                    let mut s1 = 0.0f32;
-                    let mut s2 = 0.0f32;
-                    let mut s3 = 0.0f32;
-                    for s in 0..ranks {
-                        let part = partial.peer(s);
-                        // SAFETY: `at + 3 < m n`, which the host checked `partial` holds.
-                        unsafe {
-                            s0 += *part.get_unchecked(at);
-                            s1 += *part.get_unchecked(at + 1);
-                            s2 += *part.get_unchecked(at + 2);
-                            s3 += *part.get_unchecked(at + 3);
-                        }
-                    }
-                    if AR == 0 {
-                        put4(y, y16, BF16, rank, row * n + n0 + c, s0, s1, s2, s3);
-                    } else {
-                        for d in 0..ranks {
-                            put4(y, y16, BF16, d, at, s0, s1, s2, s3);
-                        }
-                    }
-                }
-            }
+            reduce_tile(
+                partial, y, y16, BF16, AR, shard_rows, block, n0, n, lane, lanes,
+            );
         },
     );
     rearm(ready, blocks * tiles_n, queues, 2);
+}
+
+/// Stages of a fused pipeline's ring ([`tp_pipeline`]), of [`STEP_WORDS`] each (192 KiB).
+const FUSED_STAGES: u32 = 6;
+/// Task slots between a fused pipeline's producer subgroup and its consumers.
+const TASK_SLOTS: u32 = 2;
+/// A task slot's value that ends the consumers' loop.
+const NO_TASK: u32 = 4294967295;
+/// Words of a rank's tensor maps in the `maps` argument of [`tp_pipeline`]: the map of `x`
+/// (boxes of 128 rows x 64), then, from word 16, that of `w` (64 x 64, or 128 rows x 64 of
+/// `W^T`).
+pub const FUSED_MAP_WORDS: u32 = 32;
+/// [`tp_pipeline`]'s `OP`: all-gather + GEMM.
+pub const TP_ALL_GATHER: u32 = 0;
+/// [`tp_pipeline`]'s `OP`: GEMM + reduce-scatter.
+pub const TP_REDUCE_SCATTER: u32 = 1;
+/// [`tp_pipeline`]'s `OP`: GEMM + all-reduce.
+pub const TP_ALL_REDUCE: u32 = 2;
+
+/// Sets up the barrier objects of a fused pipeline (one thread), before a workgroup barrier:
+/// each stage's `full` (the producer's arrival with the copies' bytes) and `empty` (one
+/// arrival per consumer subgroup), each task slot's `task_full` (the producer's) and
+/// `task_empty` (one per consumer subgroup).
+#[device]
+fn init_fused_ring(
+    full: &mut [u64],
+    empty: &mut [u64],
+    task_full: &mut [u64],
+    task_empty: &mut [u64],
+) {
+    if workitem_id_x() == 0 {
+        for s in 0..FUSED_STAGES {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], 8);
+        }
+        for s in 0..TASK_SLOTS {
+            mbar_init(&task_full[s], 1);
+            mbar_init(&task_empty[s], 8);
+        }
+    }
+    barrier();
+}
+
+/// The producer subgroup hands task `t` (or [`NO_TASK`]) to the consumers in the slot of its
+/// `posted`-th task, once they have taken the task that slot held before.
+#[device]
+fn post_task(
+    tasks: &mut [u32],
+    task_full: &mut [u64],
+    task_empty: &mut [u64],
+    posted: u32,
+    t: u32,
+) {
+    let slot = posted % TASK_SLOTS;
+    mbar_wait(&task_empty[slot], ((posted / TASK_SLOTS) & 1) ^ 1);
+    if subgroup_lane() == 0 {
+        tasks[slot] = t;
+        mbar_arrive(&task_full[slot]);
+    }
+}
+
+/// A consumer subgroup's `taken`-th task from the producer ([`post_task`]); its lanes meet
+/// at a shuffle after reading the slot, then give the slot back.
+#[device]
+fn take_task(tasks: &[u32], task_full: &mut [u64], task_empty: &mut [u64], taken: u32) -> u32 {
+    let slot = taken % TASK_SLOTS;
+    mbar_wait(&task_full[slot], (taken / TASK_SLOTS) & 1);
+    let t = subgroup_shuffle(tasks[slot], 0);
+    if subgroup_lane() == 0 {
+        mbar_arrive(&task_empty[slot]);
+    }
+    t
+}
+
+/// The rank whose rows compute task `t` of rank `rank`'s fused op covers: for the all-gather (`gather`
+/// 1), the shard it reads — this rank's first, then the next ones round the ring, as they
+/// arrive; for the reductions, the owner of its rows — block row by block row, the owners
+/// from the next rank round the ring, as they reduce.
+#[device]
+fn task_rank(gather: u32, t: u32, rank: u32, ranks: u32, blocks: u32, tiles_n: u32) -> u32 {
+    if gather == 1 {
+        (rank + t / (blocks * tiles_n)) % ranks
+    } else {
+        (rank + 1 + t / tiles_n % ranks) % ranks
+    }
+}
+
+/// The block row (of 128 rows, within [`task_rank`]'s shard) of compute task `t`: in the
+/// grouped order of [`tile_row`] within a shard for the all-gather.
+#[device]
+fn task_block(gather: u32, t: u32, ranks: u32, blocks: u32, tiles_n: u32) -> u32 {
+    if gather == 1 {
+        tile_row(t % (blocks * tiles_n), blocks, tiles_n)
+    } else {
+        t / (ranks * tiles_n)
+    }
+}
+
+/// The tile column of compute task `t` (see [`task_block`]).
+#[device]
+fn task_col(gather: u32, t: u32, ranks: u32, blocks: u32, tiles_n: u32) -> u32 {
+    if gather == 1 {
+        tile_col(t % (blocks * tiles_n), blocks, tiles_n)
+    } else {
+        t % tiles_n
+    }
+}
+
+/// A fused tensor-parallel op as one warp-specialised persistent launch per rank, fed by
+/// tensor copies (CUDA and the CPU device): `OP` [`TP_ALL_GATHER`] computes what [`ag_gemm`]
+/// does, [`TP_REDUCE_SCATTER`] and [`TP_ALL_REDUCE`] what [`gemm_rs`] does with `AR` 0 and
+/// 1 — the same operands, results and demand order — over output tiles of 128 x 128. `maps` holds each rank's [`FUSED_MAP_WORDS`] words of
+/// tensor maps of its own `x` (`M x k`) and `w`; `ready` a counter per block of rows
+/// (`ranks * ceil(shard_rows / 128)` and a spare one) for the all-gather, per 128 x 128 tile
+/// of the rank's rows for the reductions; `queues` the two queue heads; all zero. `partial`
+/// (`M x n` f32) is the reductions' (the all-gather does not touch it), `missing` the
+/// all-gather's planted missing signal (as for [`ag_gemm`]).
+///
+/// A workgroup is four groups of four subgroups, one workgroup per processor:
+/// - subgroup 0 produces: it takes the output tiles by ticket (the all-gather's in arrival
+///   order, waiting — bounded — for a peer shard's rows; the reductions' partial tiles in the
+///   order their owners reduce them), hands each to the consumers through a ring of
+///   [`TASK_SLOTS`], and copies its 64-deep steps into the stage ring;
+/// - group 1 communicates, each subgroup on its own: the all-gather's pulls of a peer's
+///   block of rows (signalling its counter), or this rank's reductions of 128 x 128 tiles
+///   once all `8 ranks` signals of their partials are in (summed in rank order);
+/// - groups 2 and 3 consume: each multiplies 64 rows of the tile and stores them — to the
+///   result, or (reductions over several ranks) to this rank's `partial`, each subgroup then
+///   signalling the owner's counter of its slab.
+///
+/// So every workgroup moves data and multiplies at once, without a split of processors or
+/// anything else to tune. A wait that gives up ends the producer's tiles with [`NO_TASK`]
+/// and the workgroup winds down (the error names rank, workgroup, task and counter).
+#[kernel(
+    max_workgroup_size = 512,
+    max_subgroups = 16,
+    min_resident = 1,
+    instances(OP = 0, TB = 0, BF16 = 0),
+    instances(OP = 0, TB = 0, BF16 = 1),
+    instances(OP = 0, TB = 1, BF16 = 0),
+    instances(OP = 0, TB = 1, BF16 = 1),
+    instances(OP = 1, TB = 0, BF16 = 0),
+    instances(OP = 1, TB = 0, BF16 = 1),
+    instances(OP = 1, TB = 1, BF16 = 0),
+    instances(OP = 1, TB = 1, BF16 = 1),
+    instances(OP = 2, TB = 0, BF16 = 0),
+    instances(OP = 2, TB = 0, BF16 = 1)
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
+    team: &Team,
+    x: &Sym<[bf16]>,
+    w: &Sym<[bf16]>,
+    maps: &Sym<[u64]>,
+    y: &Sym<[f32]>,
+    y16: &Sym<[bf16]>,
+    partial: &Sym<[f32]>,
+    ready: &Sym<[u32]>,
+    queues: &Sym<[u32]>,
+    shard_rows: u32,
+    n: u32,
+    k: u32,
+    missing: u32,
+) {
+    let stages = shared_array::<u32, { FUSED_STAGES * STEP_WORDS }>();
+    let full = shared_array::<u64, FUSED_STAGES>();
+    let empty = shared_array::<u64, FUSED_STAGES>();
+    let tasks = shared_array::<u32, TASK_SLOTS>();
+    let task_full = shared_array::<u64, TASK_SLOTS>();
+    let task_empty = shared_array::<u64, TASK_SLOTS>();
+    start_barrier();
+    init_fused_ring(full, empty, task_full, task_empty);
+    let rank = team_rank();
+    let ranks = world_size();
+    let gather = if OP == TP_ALL_GATHER { 1 } else { 0 };
+    // Results straight from the tiles: the all-gather's, and a reduction over one rank.
+    let direct = gather == 1 || ranks == 1;
+    let blocks = (shard_rows + 127) / 128;
+    let tiles_n = (n + 127) / 128;
+    let tiles = ranks * blocks * tiles_n;
+    let comm = if gather == 1 {
+        (ranks - 1) * blocks
+    } else if direct {
+        0
+    } else {
+        blocks * tiles_n
+    };
+    let steps = (k + 63) / 64;
+    let heads = queues.local();
+    let sg = subgroup_id();
+    let group = sg >> 2;
+    if sg == 0 {
+        let mut it = 0;
+        let mut posted = 0;
+        let mut more = true;
+        while more {
+            let t = subgroup_claim(&heads[0], tiles);
+            let src = task_rank(gather, t, rank, ranks, blocks, tiles_n);
+            let block = task_block(gather, t, ranks, blocks, tiles_n);
+            let mut go = t < tiles;
+            // The all-gather's own shard (its first tiles) waits for nothing.
+            if go && gather == 1 && src != rank {
+                go = subgroup_wait(&ready.local()[src * blocks + block], 1, Scope::Agent, t);
+                // The rows came by plain stores; the tensor copies that read them are of
+                // another proxy.
+                fence_proxy_async();
+            }
+            post_task(
+                tasks,
+                task_full,
+                task_empty,
+                posted,
+                if go { t } else { NO_TASK },
+            );
+            posted += 1;
+            if go {
+                let m0 = src * shard_rows + block * 128;
+                let n0 = task_col(gather, t, ranks, blocks, tiles_n) * 128;
+                let own = maps.local();
+                for step in 0..steps {
+                    let s = (it + step) % FUSED_STAGES;
+                    // A fresh barrier counts its previous round as complete: the first
+                    // round passes.
+                    mbar_wait(&empty[s], (((it + step) / FUSED_STAGES) & 1) ^ 1);
+                    let base = s * STEP_WORDS;
+                    copy_step(
+                        &own[0],
+                        &own[16],
+                        stages,
+                        full,
+                        s,
+                        base,
+                        m0,
+                        n0,
+                        step * 64,
+                        0,
+                        TB,
+                        2,
+                    );
+                }
+                it += steps;
+            }
+            more = go;
+        }
+    } else if group == 1 {
+        let lane = subgroup_lane();
+        let mut more = true;
+        while more {
+            let t = subgroup_claim(&heads[1], comm);
+            let mut go = t < comm;
+            if go && gather == 1 {
+                let src = (rank + 1 + t / blocks) % ranks;
+                let block = t % blocks;
+                let first = src * shard_rows + block * 128;
+                let rows = min(shard_rows - block * 128, 128);
+                let from = x.peer(src);
+                let gathered = x.local();
+                copy_chunks(from, gathered, first * k, rows * k / 8, lane, 32);
+                // The tensor copies that read these rows are of another proxy.
+                fence_proxy_async();
+                // A planted missing signal goes to the spare counter, which nobody waits on.
+                let slot = if rank * 65536 + t == missing {
+                    ranks * blocks
+                } else {
+                    src * blocks + block
+                };
+                subgroup_signal(&ready.local()[slot], 1, Scope::Agent);
+            }
+            if go && gather == 0 {
+                // While this rank's producers still hand out tiles, tiles are being made
+                // (producers wait for their consumers only): poll without a bound, as a
+                // dispatch loop waits only once no other work is left; then the bounded
+                // wait (at once if the tile is in).
+                let counter = ready.local();
+                while atomic_load(&heads[0], Ordering::Relaxed, Scope::Agent) < tiles
+                    && atomic_load(&counter[t], Ordering::Relaxed, Scope::System) < ranks * 8
+                {
+                    sleep(256);
+                }
+                go = subgroup_wait(&counter[t], ranks * 8, Scope::System, t);
+                if go {
+                    let block = t / tiles_n;
+                    let n0 = t % tiles_n * 128;
+                    let all = if OP == TP_ALL_REDUCE { 1 } else { 0 };
+                    reduce_tile(
+                        partial, y, y16, BF16, all, shard_rows, block, n0, n, lane, 32,
+                    );
+                }
+            }
+            more = go;
+        }
+    } else if group > 1 {
+        let rows = (group - 2) * 64;
+        let first_lane = subgroup_lane() == 0;
+        let mut it = 0;
+        let mut taken = 0;
+        let mut more = true;
+        while more {
+            let t = take_task(tasks, task_full, task_empty, taken);
+            taken += 1;
+            if t != NO_TASK {
+                let mut acc = wide_zero();
+                for step in 0..steps {
+                    let s = (it + step) % FUSED_STAGES;
+                    mbar_wait(&full[s], ((it + step) / FUSED_STAGES) & 1);
+                    let base = s * STEP_WORDS;
+                    acc = multiply_async(stages, base + rows * 32, base + 4096, acc, 0, TB);
+                    acc = mma_wait(1, acc);
+                    // The products of the previous step have finished: its stage goes back.
+                    if step > 0 && first_lane {
+                        mbar_arrive(&empty[(it + step + FUSED_STAGES - 1) % FUSED_STAGES]);
+                    }
+                }
+                acc = mma_wait(0, acc);
+                if first_lane {
+                    mbar_arrive(&empty[(it + steps + FUSED_STAGES - 1) % FUSED_STAGES]);
+                }
+                it += steps;
+                let src = task_rank(gather, t, rank, ranks, blocks, tiles_n);
+                let block = task_block(gather, t, ranks, blocks, tiles_n);
+                let n0 = task_col(gather, t, ranks, blocks, tiles_n) * 128;
+                let row0 = src * shard_rows + block * 128 + rows + (sg & 3) * 16;
+                // Rows past the shard's end belong to the next shard: not written.
+                let end = (src + 1) * shard_rows;
+                let out16 = y16.local();
+                if direct {
+                    let out = y.local();
+                    store_slab(out, out16, BF16, acc, row0, n0, end, n);
+                } else {
+                    let partials = partial.local();
+                    store_slab(partials, out16, 0, acc, row0, n0, end, n);
+                    let counter = block * tiles_n + n0 / 128;
+                    subgroup_signal(&ready.peer(src)[counter], 1, Scope::System);
+                }
+            }
+            more = t != NO_TASK;
+        }
+    }
+    let counters = if gather == 1 {
+        ranks * blocks + 1
+    } else {
+        blocks * tiles_n
+    };
+    rearm(ready, counters, queues, 2);
+}
+
+/// Copies `chunks` 16-byte chunks (8 elements each) from element `at` of `from` to the same
+/// place in `to`, lane `lane` of `lanes` taking chunks `lane, lane + lanes, ...`: four per
+/// pass, all loaded before any is stored (past the last chunk a lane copies its pass's first
+/// one again: the same bytes). `from` and `to` must hold every chunk (unchecked).
+#[device]
+fn copy_chunks(from: &[bf16], to: &mut [bf16], at: u32, chunks: u32, lane: u32, lanes: u32) {
+    for i in (lane..chunks).step_by(lanes * 4) {
+        let at0 = at + i * 8;
+        let at1 = if i + lanes < chunks {
+            at0 + lanes * 8
+        } else {
+            at0
+        };
+        let at2 = if i + 2 * lanes < chunks {
+            at0 + lanes * 16
+        } else {
+            at0
+        };
+        let at3 = if i + 3 * lanes < chunks {
+            at0 + lanes * 24
+        } else {
+            at0
+        };
+        // SAFETY: every chunk lies in `from` and `to` (the caller's bound).
+        unsafe {
+            let v0 = load_vec8(from.get_unchecked(at0));
+            let v1 = load_vec8(from.get_unchecked(at1));
+            let v2 = load_vec8(from.get_unchecked(at2));
+            let v3 = load_vec8(from.get_unchecked(at3));
+            store_vec8(to.get_unchecked_mut(at0), v0);
+            store_vec8(to.get_unchecked_mut(at1), v1);
+            store_vec8(to.get_unchecked_mut(at2), v2);
+            store_vec8(to.get_unchecked_mut(at3), v3);
+        }
+    }
+}
+
+/// This rank's reduction of its output tile at block row `block`, column `n0` of a
+/// reduce-scatter (`all = 0`) or all-reduce (`all = 1`): the tile's rows of every rank's
+/// `partial` (`M x n` f32, `M = ranks * shard_rows`) summed in rank order 0, 1, ..., written
+/// to this rank's `y` (`shard_rows x n`) or to every rank's (`M x n`) — `y16`, rounded to
+/// bf16, when `to_bf16` is 1. Lane `lane` of `lanes` takes four neighbouring columns a pass
+/// (`n` is a multiple of 8: all four lie inside together), its loads from one rank
+/// independent of each other.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn reduce_tile(
+    partial: &Sym<[f32]>,
+    y: &Sym<[f32]>,
+    y16: &Sym<[bf16]>,
+    to_bf16: u32,
+    all: u32,
+    shard_rows: u32,
+    block: u32,
+    n0: u32,
+    n: u32,
+    lane: u32,
+    lanes: u32,
+) {
+    let rank = team_rank();
+    let ranks = world_size();
+    let rows = min(shard_rows - block * 128, 128);
+    let cols = min(n - n0, 128);
+    for e in (lane * 4..rows * 128).step_by(lanes * 4) {
+        let c = e & 127;
+        if c < cols {
+            let row = block * 128 + (e >> 7);
+            let at = (rank * shard_rows + row) * n + n0 + c;
+            let mut s0 = 0.0f32;
+            let mut s1 = 0.0f32;
+            let mut s2 = 0.0f32;
+            let mut s3 = 0.0f32;
+            for s in 0..ranks {
+                let part = partial.peer(s);
+                // SAFETY: `at + 3 < M n`, which the host checked `partial` holds.
+                unsafe {
+                    s0 += *part.get_unchecked(at);
+                    s1 += *part.get_unchecked(at + 1);
+                    s2 += *part.get_unchecked(at + 2);
+                    s3 += *part.get_unchecked(at + 3);
+                }
+            }
+            if all == 0 {
+                put4(y, y16, to_bf16, rank, row * n + n0 + c, s0, s1, s2, s3);
+            } else {
+                for d in 0..ranks {
+                    put4(y, y16, to_bf16, d, at, s0, s1, s2, s3);
+                }
+            }
+        }
+    }
 }
 
 /// The reduce-scatter of an unfused sequence (a GEMM per rank, then this): rank `r`'s

@@ -11,10 +11,19 @@
 
 use crate::{Error, Layout, Ops, Result, check_len, ops, subgroup_size};
 use kosmos::bf16;
-use kosmos::runtime::{Module, Stream, SymmetricBuffer, World};
+use kosmos::runtime::{
+    Buffer, DeviceKind, Module, Stream, Swizzle, SymmetricBuffer, TensorMap, TensorShape, World,
+};
 
-/// Subgroups of a fused-op workgroup (two groups of four: a 128 x 128 output tile).
+/// Subgroups of a fused-op workgroup on the group mainloop (two groups of four: a 128 x 128
+/// output tile).
 const TP_SUBGROUPS: u32 = 8;
+/// Subgroups of a fused-op workgroup on the pipeline (producer, communication and two
+/// consumer groups of four).
+const TP_PIPE_SUBGROUPS: u32 = 16;
+/// Sets of tensor maps kept (a set per distinct `x`, `w` and shape of a call): a training
+/// step's fused calls each find theirs, with no host write per call.
+const MAP_SETS: usize = 16;
 
 /// The forward op whose backward pass [`TpOps::backward`] runs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -68,9 +77,22 @@ struct Workspace {
     spare_bf16: SymmetricBuffer<bf16>,
 }
 
+/// Each rank's tensor maps of one call's `x` and `w` (see `ops::FUSED_MAP_WORDS`), and what
+/// they were made for: every rank's addresses of `x` and `w`, the shape and `w`'s layout.
+struct MapSet {
+    key: (Vec<u64>, Vec<u64>, [u32; 4]),
+    maps: SymmetricBuffer<u64>,
+}
+
 /// The fused ops, loaded on every device of one world.
 pub struct TpOps {
     modules: Vec<Module>,
+    /// Whether the launches run the warp-specialised pipeline (`ops::tp_pipeline`, on CUDA
+    /// and the CPU device) rather than the group mainloop (`ops::ag_gemm`, `ops::gemm_rs`,
+    /// elsewhere).
+    pipeline: bool,
+    /// The tensor maps of recent calls, newest last.
+    map_sets: Vec<MapSet>,
     /// Per device of the world (in [`World::devices`] order): the local GEMMs of the
     /// backward passes.
     local: Vec<Ops>,
@@ -99,8 +121,14 @@ impl TpOps {
             .into_iter()
             .map(Ops::new)
             .collect::<Result<_>>()?;
+        let pipeline = world
+            .devices()
+            .iter()
+            .all(|d| matches!(d.kind(), DeviceKind::Cuda | DeviceKind::Cpu));
         Ok(TpOps {
             modules,
+            pipeline,
+            map_sets: Vec::new(),
             local,
             workspace: None,
             workgroups: None,
@@ -113,6 +141,30 @@ impl TpOps {
     /// are bitwise the same for every count.
     pub fn set_workgroups_per_rank(&mut self, workgroups: Option<u32>) {
         self.workgroups = workgroups;
+    }
+
+    /// The most workgroups per rank that every fused op's launch can keep resident on
+    /// `world` (what [`TpOps::set_workgroups_per_rank`] may ask for at most).
+    pub fn max_workgroups_per_rank(&self, world: &World) -> Result<u32> {
+        let names = if self.pipeline {
+            [
+                ops::tp_pipeline::name::<{ ops::TP_ALL_GATHER }, 0, 0>(),
+                ops::tp_pipeline::name::<{ ops::TP_REDUCE_SCATTER }, 0, 0>(),
+                ops::tp_pipeline::name::<{ ops::TP_ALL_REDUCE }, 0, 0>(),
+            ]
+        } else {
+            [
+                ops::ag_gemm::name::<0, 0>(),
+                ops::gemm_rs::name::<0, 0, 0>(),
+                ops::gemm_rs::name::<0, 0, 1>(),
+            ]
+        };
+        let block = self.block(world);
+        let mut fewest = u32::MAX;
+        for name in names {
+            fewest = fewest.min(world.persistent_workgroups(&self.modules, &name, block)?);
+        }
+        Ok(fewest)
     }
 
     /// `Y = AllGather_M(X) op(W_r)` on every rank: `x` is the gathered `m x k` input, in
@@ -138,7 +190,20 @@ impl TpOps {
         let blocks = d.shard.div_ceil(128) * world.ranks();
         self.ensure_workspace(world, blocks as usize + 1, 0)?;
         let missing = self.missing.take().map_or(u32::MAX, |(r, t)| r * 65536 + t);
-        let name = ops::ag_gemm::name_of(w_layout.bit(), y.bf16_bit());
+        let (tb, bf16_out) = (w_layout.bit(), y.bf16_bit());
+        if self.pipeline {
+            return self.launch_pipeline(
+                world,
+                ops::TP_ALL_GATHER,
+                x,
+                w,
+                tb,
+                &y,
+                (m, n, k),
+                missing,
+            );
+        }
+        let name = ops::ag_gemm::name_of(tb, bf16_out);
         let (per_rank, block) = self.grid(world, &name)?;
         let ws = self.workspace.as_ref().expect("allocated above");
         let (y32, y16) = outputs(&y, ws);
@@ -152,7 +217,7 @@ impl TpOps {
                 )
             };
         }
-        match (w_layout.bit(), y.bf16_bit()) {
+        match (tb, bf16_out) {
             (0, 0) => launch!(0, 0),
             (0, _) => launch!(0, 1),
             (_, 0) => launch!(1, 0),
@@ -219,7 +284,15 @@ impl TpOps {
         let d = operands(op, world, x, w, (&y, y_rows), (m, n, k))?;
         let tiles = d.shard.div_ceil(128) * d.n.div_ceil(128);
         self.ensure_workspace(world, tiles as usize, m * n)?;
-        let name = ops::gemm_rs::name_of(w_layout.bit(), y.bf16_bit(), all as u32);
+        let (tb, bf16_out, ar) = (w_layout.bit(), y.bf16_bit(), all as u32);
+        if self.pipeline {
+            let op = match all {
+                false => ops::TP_REDUCE_SCATTER,
+                true => ops::TP_ALL_REDUCE,
+            };
+            return self.launch_pipeline(world, op, x, w, tb, &y, (m, n, k), u32::MAX);
+        }
+        let name = ops::gemm_rs::name_of(tb, bf16_out, ar);
         let (per_rank, block) = self.grid(world, &name)?;
         let ws = self.workspace.as_ref().expect("allocated above");
         let (y32, y16) = outputs(&y, ws);
@@ -233,7 +306,7 @@ impl TpOps {
                 )
             };
         }
-        match (w_layout.bit(), y.bf16_bit(), all) {
+        match (tb, bf16_out, all) {
             (0, 0, false) => launch!(0, 0, 0),
             (0, _, false) => launch!(0, 1, 0),
             (_, 0, false) => launch!(1, 0, 0),
@@ -241,6 +314,52 @@ impl TpOps {
             (_, 0, true) => launch!(0, 0, 1),
             (_, _, true) => launch!(0, 1, 1),
         }
+        .map_err(Error::World)
+    }
+
+    /// Queues `ops::tp_pipeline` for collective `op` (checked operands, workspace in place),
+    /// its tensor maps made or found.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_pipeline(
+        &mut self,
+        world: &mut World,
+        op: u32,
+        x: &SymmetricBuffer<bf16>,
+        w: &SymmetricBuffer<bf16>,
+        tb: u32,
+        y: &TpOutput<'_>,
+        (m, n, k): (usize, usize, usize),
+        missing: u32,
+    ) -> Result<()> {
+        self.ensure_maps(world, x, w, tb, (m, n, k))?;
+        let ranks = world.ranks();
+        let shard = (m / ranks as usize) as u32;
+        let (n, k) = (n as u32, k as u32);
+        let name = ops::tp_pipeline::name_of(op, tb, y.bf16_bit());
+        let (per_rank, block) = self.grid(world, &name)?;
+        let ws = self.workspace.as_ref().expect("allocated by the caller");
+        let (y32, y16) = outputs(y, ws);
+        let maps = &self.map_sets.last().expect("made above").maps;
+        let (partial, ready, queues) = (&ws.partial, &ws.ready, &ws.queues);
+        ops::tp_pipeline::launch_instance(
+            world,
+            &self.modules,
+            per_rank,
+            block,
+            &name,
+            x,
+            w,
+            maps,
+            y32,
+            y16,
+            partial,
+            ready,
+            queues,
+            shard,
+            n,
+            k,
+            missing,
+        )
         .map_err(Error::World)
     }
 
@@ -340,14 +459,71 @@ impl TpOps {
         self.workspace.as_ref().map_or(Ok(()), Workspace::reset)
     }
 
+    /// Makes the newest map set hold every rank's tensor maps of `x` (`m x k`) and `w` (`k x
+    /// n`, or `n x k` with `tb`), as the pipelines read them: reused when a recent call had
+    /// the same buffers and shape, else written (a synchronous copy per rank; the oldest of
+    /// [`MAP_SETS`] sets is given back once the launches queued on it have finished).
+    fn ensure_maps(
+        &mut self,
+        world: &mut World,
+        x: &SymmetricBuffer<bf16>,
+        w: &SymmetricBuffer<bf16>,
+        tb: u32,
+        (m, n, k): (usize, usize, usize),
+    ) -> Result<()> {
+        let addresses = |b: &SymmetricBuffer<bf16>| -> Vec<u64> {
+            b.ranks().iter().map(Buffer::device_ptr).collect()
+        };
+        let key = (
+            addresses(x),
+            addresses(w),
+            [m as u32, n as u32, k as u32, tb],
+        );
+        if let Some(at) = self.map_sets.iter().position(|set| set.key == key) {
+            let set = self.map_sets.remove(at);
+            self.map_sets.push(set);
+            return Ok(());
+        }
+        if self.map_sets.len() == MAP_SETS {
+            world.synchronize()?;
+            self.map_sets.remove(0);
+        }
+        let words = ops::FUSED_MAP_WORDS as usize;
+        let maps = world.alloc_symmetric::<u64>(words)?;
+        let (m, n, k) = (m as u32, n as u32, k as u32);
+        for (r, copy) in maps.ranks().iter().enumerate() {
+            let mut all = vec![0u64; words];
+            let x_map = tile_map_words(&x.ranks()[r], m, k, 128)?;
+            let w_map = match tb {
+                0 => tile_map_words(&w.ranks()[r], k, n, 64)?,
+                _ => tile_map_words(&w.ranks()[r], n, k, 128)?,
+            };
+            all[..x_map.len()].copy_from_slice(&x_map);
+            all[words / 2..words / 2 + w_map.len()].copy_from_slice(&w_map);
+            copy.upload(&all)?;
+        }
+        self.map_sets.push(MapSet { key, maps });
+        Ok(())
+    }
+
     /// Workgroups per rank and lanes per workgroup of a launch of `kernel`.
     fn grid(&self, world: &World, kernel: &str) -> Result<(u32, u32)> {
-        let block = TP_SUBGROUPS * subgroup_size(world.device());
+        let block = self.block(world);
         let per_rank = match self.workgroups {
             Some(n) => n,
             None => world.persistent_workgroups(&self.modules, kernel, block)?,
         };
         Ok((per_rank, block))
+    }
+
+    /// Lanes per workgroup of the fused launches.
+    fn block(&self, world: &World) -> u32 {
+        let subgroups = if self.pipeline {
+            TP_PIPE_SUBGROUPS
+        } else {
+            TP_SUBGROUPS
+        };
+        subgroups * subgroup_size(world.device())
     }
 
     /// Makes the workspace hold `counters` readiness counters and `partial` partial-product
@@ -395,6 +571,24 @@ impl Workspace {
         }
         Ok(())
     }
+}
+
+/// The words of a tensor map of a `rows x cols` row-major bf16 tensor in boxes of `box_rows x
+/// 64` with the 128-byte swizzle (the layout the group matrix instructions read).
+fn tile_map_words(
+    buffer: &Buffer<bf16>,
+    rows: u32,
+    cols: u32,
+    box_rows: u32,
+) -> Result<[u64; kosmos::runtime::TENSOR_MAP_WORDS]> {
+    let shape = TensorShape {
+        rows: rows.into(),
+        cols: cols.into(),
+        row_stride: cols.into(),
+        box_rows,
+        box_cols: 64,
+    };
+    Ok(TensorMap::encode(buffer, shape, Swizzle::B128)?)
 }
 
 /// The f32 and bf16 result arguments of a launch: `y` and the workspace's spare of the

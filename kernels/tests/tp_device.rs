@@ -42,8 +42,13 @@ fn download(y: &SymmetricBuffer<f32>) -> Vec<Vec<f32>> {
     y.ranks().iter().map(|b| b.download().unwrap()).collect()
 }
 
-/// One world with its ops and operands.
+/// The tests take turns on the GPU: a stream capture in one would otherwise see another's
+/// host-to-device copies (which a capturing device refuses).
+static GPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// One world with its ops and operands, and this test's turn on the GPU.
 struct Setup {
+    _turn: std::sync::MutexGuard<'static, ()>,
     world: World,
     ops: TpOps,
     local: Ops,
@@ -97,6 +102,9 @@ impl Operands {
 
 impl Setup {
     fn new(ranks: u32, options: WorldOptions) -> Setup {
+        let turn = GPU
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let device = device();
         let mut world = World::emulated(&device, ranks, options).unwrap();
         let ops = TpOps::new(&world).unwrap();
@@ -128,6 +136,7 @@ impl Setup {
         let ys = world.alloc_symmetric::<f32>(m / r * n).unwrap();
         let ya = world.alloc_symmetric::<f32>(m * n).unwrap();
         Setup {
+            _turn: turn,
             world,
             ops,
             local: Ops::new(&device).unwrap(),
@@ -180,24 +189,8 @@ fn fused_ops_match_the_unfused_path_for_every_workgroup_count() {
         let mut s = Setup::new(ranks, WorldOptions::default());
         let r = ranks as usize;
         let (m, n, k, kr) = (s.op.m, s.op.n, s.op.k, s.op.kr);
-        let image = kernels::KERNELS.image().unwrap();
-        let modules = s.world.load_module(&image).unwrap();
-        let block = 8 * kernels::subgroup_size(s.world.device());
-        // The fewest of the ops' resident workgroups (the all-gather runs two per processor,
-        // the reductions one): every count up to it is tried on all three.
-        let resident = [
-            kernels::ops::ag_gemm::name::<0, 0>(),
-            kernels::ops::gemm_rs::name::<0, 0, 0>(),
-            kernels::ops::gemm_rs::name::<0, 0, 1>(),
-        ]
-        .iter()
-        .map(|name| {
-            s.world
-                .persistent_workgroups(&modules, name, block)
-                .unwrap()
-        })
-        .min()
-        .unwrap();
+        // Every count up to the fewest the three ops keep resident is tried on all three.
+        let resident = s.ops.max_workgroups_per_rank(&s.world).unwrap();
         let mut runs = Vec::new();
         for per_rank in [1, resident.div_ceil(2), resident] {
             s.ops.set_workgroups_per_rank(Some(per_rank));

@@ -288,8 +288,26 @@ fn expand(
         }
     };
     // Instances picked at run time: by the name `name_of` gives.
-    let launch_instance = if consts.is_empty() || def.has_team() {
+    let launch_instance = if consts.is_empty() {
         quote!()
+    } else if def.has_team() {
+        quote! {
+            /// Queues the instance `instance` (a name from `name_of`, one of `INSTANCES`)
+            /// like `launch`, for const values chosen at run time.
+            #[allow(clippy::too_many_arguments)]
+            pub fn launch_instance<M: #rt::WorldModules + ?Sized>(
+                world: &mut #rt::World,
+                modules: &M,
+                per_rank: u32,
+                block: u32,
+                instance: &str,
+                #(#params),*
+            ) -> ::std::result::Result<(), #rt::WorldError> {
+                let kernel: &str = instance;
+                #(#sym_checks)*
+                world.launch(modules, kernel, per_rank, block, &[#(#args),*])
+            }
+        }
     } else {
         quote! {
             /// Launches the instance `instance` (a name from `name_of`, one of `INSTANCES`)

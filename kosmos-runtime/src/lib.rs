@@ -53,7 +53,7 @@ pub use error::{Error, Result};
 pub use image::{EmbeddedModule, ModuleImage};
 pub use module::{ARG_ALIGN, KernelArg, LaunchConfig, Module};
 pub use stream::{Event, Stream};
-pub use tensor_map::{MAX_BOX_DIM, Swizzle, TensorMap, TensorShape};
+pub use tensor_map::{MAX_BOX_DIM, Swizzle, TENSOR_MAP_WORDS, TensorMap, TensorShape};
 pub use world::{
     SymmetricBuffer, World, WorldError, WorldGraph, WorldModules, WorldOptions, copy_from_peer,
     copy_range_from_peer,

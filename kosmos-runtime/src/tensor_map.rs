@@ -22,6 +22,9 @@ pub enum Swizzle {
     B128,
 }
 
+/// `u64` words of a tensor map.
+pub const TENSOR_MAP_WORDS: usize = (TENSOR_MAP_BYTES / 8) as usize;
+
 /// Largest box dimension (the copy engine's limit).
 pub const MAX_BOX_DIM: u32 = 256;
 
@@ -55,13 +58,30 @@ impl<'a> TensorMap<'a> {
         shape: TensorShape,
         swizzle: Swizzle,
     ) -> Result<TensorMap<'a>> {
-        let elem = T::SCALAR_TYPE;
+        let words = TensorMap::encode(buffer, shape, swizzle)?;
+        Ok(TensorMap {
+            words: Buffer::from_slice(buffer.device(), &words)?,
+            box_bytes: shape.box_rows * shape.box_cols * T::SCALAR_TYPE.size_bytes(),
+            _tensor: PhantomData,
+        })
+    }
+
+    /// The [`TENSOR_MAP_WORDS`] words of [`TensorMap::tiled`]'s map, checked the same way,
+    /// for a kernel that finds its maps in a buffer (`copy_tensor(.., &maps[i], ..)`): one
+    /// per rank of a world in a symmetric buffer, each rank's copy holding the maps of its
+    /// own tensors. Such words name `buffer`'s address without borrowing it: they must not
+    /// be used after it is dropped.
+    pub fn encode<T: DeviceScalar>(
+        buffer: &Buffer<T>,
+        shape: TensorShape,
+        swizzle: Swizzle,
+    ) -> Result<[u64; TENSOR_MAP_WORDS]> {
         check(buffer, shape, swizzle)?;
-        let e = u64::from(elem.size_bytes());
-        let words = match buffer.device().kind() {
+        let e = u64::from(T::SCALAR_TYPE.size_bytes());
+        Ok(match buffer.device().kind() {
             DeviceKind::Cuda => crate::cuda::encode_tensor_map(buffer, shape, swizzle)?,
             DeviceKind::Cpu | DeviceKind::Hip => {
-                let mut words = [0u64; (TENSOR_MAP_BYTES / 8) as usize];
+                let mut words = [0u64; TENSOR_MAP_WORDS];
                 words[map_word::BASE] = buffer.device_ptr();
                 words[map_word::COLS] = shape.cols;
                 words[map_word::ROWS] = shape.rows;
@@ -75,11 +95,6 @@ impl<'a> TensorMap<'a> {
                 };
                 words
             }
-        };
-        Ok(TensorMap {
-            words: Buffer::from_slice(buffer.device(), &words)?,
-            box_bytes: shape.box_rows * shape.box_cols * elem.size_bytes(),
-            _tensor: PhantomData,
         })
     }
 

@@ -239,6 +239,74 @@ impl Sched {
         (out[0], claimed)
     }
 
+    /// Runs `f` on lane 0 of the calling subgroup only; the `count` `u32` values it returns
+    /// go to every lane of the subgroup by shuffle. No workgroup barrier: each subgroup
+    /// calls it on its own (all its lanes together).
+    fn one_subgroup_lane(
+        &self,
+        b: &mut KernelBuilder,
+        count: usize,
+        f: impl FnOnce(&mut KernelBuilder) -> Vec<Value>,
+    ) -> Vec<Value> {
+        let lane = b.subgroup_lane();
+        let zero = b.const_u32(0);
+        let first = b.cmp(CmpPred::Eq, lane, zero);
+        let out = b.if_else(first, &vec![Type::U32; count], f, |b| {
+            vec![b.const_u32(0); count]
+        });
+        out.into_iter()
+            .map(|v| {
+                b.value(kosmos_ir::Op::Shuffle {
+                    value: v,
+                    lane: zero,
+                })
+            })
+            .collect()
+    }
+
+    /// [`Sched::claim`] for one subgroup: lane 0 takes the ticket, every lane of the
+    /// subgroup gets it. For workgroups whose subgroups take different roles (a producer
+    /// subgroup feeding the others through shared memory), where a workgroup barrier would
+    /// stall the roles that do not claim.
+    pub fn subgroup_claim(&self, b: &mut KernelBuilder, head: Value, len: Value) -> Value {
+        self.one_subgroup_lane(b, 1, |b| vec![ticket_lane0(b, head, len)])[0]
+    }
+
+    /// [`Sched::wait`] for one subgroup: lane 0 polls as `wait` does and, when it gives up,
+    /// writes the same error record and raises the abort flag. Returns whether the counter
+    /// was reached (`i1`, the same in every lane); rather than leave the kernel, the caller
+    /// winds its role down (the roles it feeds must be told to stop).
+    pub fn subgroup_wait(
+        &self,
+        b: &mut KernelBuilder,
+        counter: Value,
+        expected: Value,
+        scope: Scope,
+        task: Value,
+        counter_id: Value,
+    ) -> Value {
+        let status = self.one_subgroup_lane(b, 1, |b| {
+            vec![self.wait_lane0(b, counter, expected, scope, task, counter_id)]
+        })[0];
+        let ok = b.const_u32(WAIT_OK);
+        b.cmp(CmpPred::Eq, status, ok)
+    }
+
+    /// [`Sched::signal`] for one subgroup: every lane fences its writes (release at
+    /// `scope`), the lanes meet at a shuffle, then lane 0 adds `n` with a release at `scope`.
+    pub fn subgroup_signal(&self, b: &mut KernelBuilder, counter: Value, n: Value, scope: Scope) {
+        b.fence(Ordering::Release, scope);
+        // Lane 0 learns it is lane 0 from a shuffle, which every lane reaches only after
+        // its fence: no lane's writes can follow the signal.
+        let lane = b.subgroup_lane();
+        let met = b.value(kosmos_ir::Op::Shuffle { value: lane, lane });
+        let zero = b.const_u32(0);
+        let first = b.cmp(CmpPred::Eq, met, zero);
+        b.if_then(first, |b| {
+            b.atomic_rmw(RmwOp::Add, counter, n, Ordering::Release, scope);
+        });
+    }
+
     /// Marks readiness: once every lane's writes are done (a barrier), lane 0 adds `n`
     /// (`u32`) to the counter with a release at `scope` — agent for consumers on this
     /// device, system for consumers on other devices or the host.

@@ -100,11 +100,13 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// The any-shape `gemm` (two workgroups per processor as well) spills 24 bytes in its
 /// persistent instance, which keeps its tile loop going across claims. `ag_gemm`'s bf16
 /// instances spill 64 bytes more for the quad exchange of their bf16 tile
-/// stores. `moe_backward` holds six tile products (router, expert input and weight gradients) beside
+/// stores; `tp_pipeline`'s bf16 reductions 236 (512 lanes leave 128 registers a lane; the
+/// bf16 tile store of one rank's result and the reductions' rounding sit beside the tile). `moe_backward` holds six tile products (router, expert input and weight gradients) beside
 /// its scheduling state.
-const SM90A_SPILL_ALLOWED: [(&str, u64); 5] = [
+const SM90A_SPILL_ALLOWED: [(&str, u64); 6] = [
     ("gemm__persistent1", 64),
     ("ag_gemm", 160),
+    ("tp_pipeline", 256),
     ("gemm_rs", 128),
     ("moe_forward", 3072),
     ("moe_backward", 3840),

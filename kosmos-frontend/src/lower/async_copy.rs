@@ -5,12 +5,15 @@
 use super::bounds::{Elem, Reach};
 use super::intrinsics::Call;
 use super::{Binding, Lower, err, strip_parens};
+use kosmos_ir::async_copy::TENSOR_MAP_BYTES;
 use kosmos_ir::{AddrSpace, CmpPred, KernelBuilder, Op, ScalarType as S, Value};
 use syn::{Expr, Result};
 
 /// Polls `mbar_wait` makes before it gives up (each `try_wait` itself waits a while on
 /// NVIDIA): seconds on a GPU, far beyond any copy.
 pub(super) const MBAR_WAIT_POLLS: u32 = 1 << 22;
+
+const TENSOR_MAP_USAGE: &str = "expected `&map`, a `&TensorMap` parameter of the kernel, or `&maps[i]`, a map's first word in a global `u64` slice";
 
 impl Lower {
     /// The barrier object `arg` of intrinsic `name`: `&bars[i]`, an element of a shared
@@ -97,7 +100,7 @@ impl Lower {
         let args = &call.args;
         let what = "the destination of `copy_tensor`";
         let dst = self.elem_ref_in(b, args[0], (&call.name, what), true, AddrSpace::Shared)?;
-        let map = self.tensor_map(args[1])?;
+        let map = self.tensor_map(b, args[1])?;
         let [x, y] = [args[2], args[3]].map(|a| self.coordinate(b, a));
         let (x, y) = (x?, y?);
         let bar = self.barrier_ref(b, args[4], &call.name)?;
@@ -121,24 +124,54 @@ impl Lower {
         Ok(())
     }
 
-    /// The tensor map parameter `&map`.
-    pub(super) fn tensor_map(&mut self, e: &Expr) -> Result<Value> {
-        let ident = match strip_parens(e) {
-            Expr::Reference(r) if r.mutability.is_none() => match strip_parens(&r.expr) {
-                Expr::Path(p) => p.path.get_ident().cloned(),
-                _ => None,
-            },
-            _ => None,
+    /// A tensor map: the parameter `&map`, or `&maps[i]`, the 16 `u64` words of a map kept
+    /// from element `i` of a global `u64` slice (a rank's copy of a symmetric buffer holds
+    /// that rank's maps: its tensors' addresses differ from its peers'). The words are
+    /// bounds-checked; out of bounds, the failure is recorded and the slice's first map used.
+    pub(super) fn tensor_map(&mut self, b: &mut KernelBuilder, e: &Expr) -> Result<Value> {
+        let Expr::Reference(r) = strip_parens(e) else {
+            return err(e, TENSOR_MAP_USAGE);
         };
-        match ident.map(|i| self.lookup(&i.to_string())) {
-            Some(Some(Binding::TensorMap(ptr))) => Ok(ptr),
-            _ => err(e, "expected `&map`, a `&TensorMap` parameter of the kernel"),
+        if r.mutability.is_some() {
+            return err(e, TENSOR_MAP_USAGE);
+        }
+        match strip_parens(&r.expr) {
+            Expr::Path(p) => match p.path.get_ident().map(|i| self.lookup(&i.to_string())) {
+                Some(Some(Binding::TensorMap(ptr))) => Ok(ptr),
+                _ => err(e, TENSOR_MAP_USAGE),
+            },
+            Expr::Index(ix) => {
+                let el = self.element(b, &ix.expr, &ix.index, false, e)?;
+                if el.elem != S::U64 {
+                    return err(e, TENSOR_MAP_USAGE);
+                }
+                let words = (TENSOR_MAP_BYTES / 8) as u32;
+                let first: Expr = syn::parse_quote!(0u32);
+                let base = self.element(b, &ix.expr, &first, false, e)?.ptr;
+                let ptr = el.ptr;
+                Ok(Lower::guarded(
+                    b,
+                    el.bound,
+                    Reach::Run(words),
+                    None,
+                    &[kosmos_ir::Type::GLOBAL_PTR],
+                    |_| vec![ptr],
+                    |_| vec![base],
+                )[0])
+            }
+            _ => err(e, TENSOR_MAP_USAGE),
         }
     }
 
     /// A box coordinate: an `i32` or a `u32`.
     fn coordinate(&mut self, b: &mut KernelBuilder, e: &Expr) -> Result<Value> {
-        let v = self.value(b, e, None)?;
+        // Coordinates are `u32` unless the expression says `i32` (a constant is a `u32`).
+        let ty = match self.infer(e) {
+            Some(S::I32) => S::I32,
+            _ => S::U32,
+        };
+        let ty = Some(ty);
+        let v = self.value(b, e, ty)?;
         match v.ty {
             S::I32 | S::U32 => Ok(v.v),
             t => err(

@@ -123,7 +123,7 @@ impl Lower {
                         mutable: p.mutable,
                     }
                 }
-                DeviceParamTy::TensorMap => Binding::TensorMap(self.tensor_map(arg)?),
+                DeviceParamTy::TensorMap => Binding::TensorMap(self.tensor_map(b, arg)?),
                 DeviceParamTy::Sym(elem) => Binding::Sym(self.sym_arg(arg, *elem)?),
             };
             scope.insert(p.name.to_string(), binding);

@@ -321,6 +321,21 @@ const INTRINSICS: &[Intrinsic] = &[
         &["capacity", "needed"],
         Effect(Lower::report_overflow),
     ),
+    def(
+        "subgroup_claim",
+        &["&head[i]", "len"],
+        Scalar(Fixed(S::U32), Lower::subgroup_claim),
+    ),
+    def(
+        "subgroup_wait",
+        &["&counter[i]", "expected", "scope", "task"],
+        Scalar(Fixed(S::I1), Lower::subgroup_wait),
+    ),
+    def(
+        "subgroup_signal",
+        &["&counter[i]", "n", "scope"],
+        Effect(Lower::subgroup_signal),
+    ),
     def("start_barrier", NONE, Effect(Lower::start_barrier)),
     def("team_barrier", NONE, Effect(Lower::team_barrier)),
     def("dispatch", DISPATCH, Effect(Lower::dispatch)),

@@ -102,6 +102,52 @@ impl Lower {
         Ok(u32_val(self.sched(call)?.claim(b, ptr, len.v)))
     }
 
+    /// `subgroup_claim(&head[i], len)`: `claim` by the calling subgroup alone (lane 0's
+    /// ticket, shuffled to its lanes), for kernels whose subgroups take different roles.
+    pub(super) fn subgroup_claim(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        let (name, args) = (&call.name, &call.args);
+        let (ptr, _) = self.counter_ref(b, args[0], name)?;
+        let len = self.value(b, args[1], Some(S::U32))?;
+        Ok(u32_val(self.sched(call)?.subgroup_claim(b, ptr, len.v)))
+    }
+
+    /// `subgroup_wait(&counter[i], expected, scope, task)`: `wait` by the calling subgroup
+    /// alone; `false` when it gave up (recorded as `wait` records it) or the world aborted,
+    /// and the caller winds its role down instead of leaving the kernel.
+    pub(super) fn subgroup_wait(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        let (name, args) = (&call.name, &call.args);
+        let (ptr, index) = self.counter_ref(b, args[0], name)?;
+        let expected = self.value(b, args[1], Some(S::U32))?;
+        let scope = scope(args[2])?;
+        let task = self.value(b, args[3], Some(S::U32))?;
+        let id = counter_id(b, index);
+        let ok = self
+            .sched(call)?
+            .subgroup_wait(b, ptr, expected.v, scope, task.v, id);
+        Ok(Val { v: ok, ty: S::I1 })
+    }
+
+    /// `subgroup_signal(&counter[i], n, scope)`: `signal` once the calling subgroup's lanes
+    /// have written their part (each fences, they meet, lane 0 adds).
+    pub(super) fn subgroup_signal(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let (name, args) = (&call.name, &call.args);
+        let (ptr, _) = self.counter_ref(b, args[0], name)?;
+        let n = self.value(b, args[1], Some(S::U32))?;
+        let scope = scope(args[2])?;
+        self.sched(call)?.subgroup_signal(b, ptr, n.v, scope);
+        Ok(())
+    }
+
     /// The scheduling context, or an error at `call` for a kernel without a team.
     fn sched(&self, call: &Call) -> Result<&Rc<Sched>> {
         self.sched_at(call.call, &call.name)
