@@ -1,21 +1,18 @@
 //! The timeline of a tensor-parallel MLP block's forward pass (as `kernels::TpMlp` runs it:
 //! the fused all-gather+GEMM FC1, GELU, the fused GEMM+reduce-scatter FC2) on an emulated world: one
-//! row per workgroup of every rank, one bar per task, coloured by role. It shows the
-//! workgroups of one persistent launch switching between moving data and multiplying.
+//! row per workgroup of every rank, one bar per task, coloured by role: the tiles its
+//! consumer subgroups multiply above, the pulls and reductions of its communication
+//! subgroups (and the producer's waits for a peer's rows) below. It shows every workgroup of
+//! one persistent launch moving data and multiplying at once.
 //!
 //! `cargo run --release -p kernels --example tp_timeline -- [out.svg]` (default
 //! `tp-timeline.svg`); on the first GPU, else (`KOSMOS_DEVICE=cpu`, or no GPU) on the CPU
 //! device with a smaller block.
-//!
-//! In FC2 the tasks every workgroup may take at once are the GEMM tiles, and the gated ones
-//! (which wait for every rank's partial tile) are the reductions, which pull the peers'
-//! partials: the dispatch loop records them as `comm` and `compute` by queue, so FC2's
-//! records are relabelled here by what they do.
 
 use kernels::{Layout, TpOps};
 use kosmos::bf16;
 use kosmos::runtime::{Device, DeviceKind, SymmetricBuffer, World, WorldOptions};
-use kosmos_sched::{Role, TraceEvent, trace};
+use kosmos_sched::trace;
 use kosmos_testkernels::random_bf16;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -70,7 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (fc2, _) = world.trace()?;
         if pass == 1 {
             events = fc1;
-            events.extend(fc2.into_iter().map(by_what_it_does));
+            events.extend(fc2);
         }
     }
     let title = format!(
@@ -81,14 +78,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(&out, trace::svg_timeline(&events, &title))?;
     println!("{} task records -> {out}", events.len());
     Ok(())
-}
-
-/// FC2's records with their roles named by what the tasks do (see the module docs).
-fn by_what_it_does(mut e: TraceEvent) -> TraceEvent {
-    e.role = match e.role {
-        Role::Comm => Role::Compute,
-        Role::Compute => Role::Comm,
-        Role::Wait => Role::Wait,
-    };
-    e
 }

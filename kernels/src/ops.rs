@@ -1284,7 +1284,9 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
             let mut go = t < tiles;
             // The all-gather's own shard (its first tiles) waits for nothing.
             if go && gather == 1 && src != rank {
+                let since = clock();
                 go = subgroup_wait(&ready.local()[src * blocks + block], 1, Scope::Agent, t);
+                subgroup_trace(Role::Wait, t, since);
                 // The rows came by plain stores; the tensor copies that read them are of
                 // another proxy.
                 fence_proxy_async();
@@ -1331,6 +1333,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
         let mut more = true;
         while more {
             let t = subgroup_claim(&heads[1], comm);
+            let since = clock();
             let mut go = t < comm;
             if go && gather == 1 {
                 let src = (rank + 1 + t / blocks) % ranks;
@@ -1349,6 +1352,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
                     src * blocks + block
                 };
                 subgroup_signal(&ready.local()[slot], 1, Scope::Agent);
+                subgroup_trace(Role::Comm, t, since);
             }
             if go && gather == 0 {
                 // While this rank's producers still hand out tiles, tiles are being made
@@ -1369,6 +1373,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
                     reduce_tile(
                         partial, y, y16, BF16, all, shard_rows, block, n0, n, lane, 32,
                     );
+                    subgroup_trace(Role::Comm, t, since);
                 }
             }
             more = go;
@@ -1381,6 +1386,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
         let mut more = true;
         while more {
             let t = take_task(tasks, task_full, task_empty, taken);
+            let since = clock();
             taken += 1;
             if t != NO_TASK {
                 let mut acc = wide_zero();
@@ -1415,6 +1421,10 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
                     store_slab(partials, out16, 0, acc, row0, n0, end, n);
                     let counter = block * tiles_n + n0 / 128;
                     subgroup_signal(&ready.peer(src)[counter], 1, Scope::System);
+                }
+                // One record per tile, from its first consumer subgroup.
+                if sg == 8 {
+                    subgroup_trace(Role::Compute, t, since);
                 }
             }
             more = t != NO_TASK;

@@ -484,6 +484,11 @@ impl TpOps {
             self.map_sets.push(set);
             return Ok(());
         }
+        if world.is_capturing() {
+            return Err(Error::World(kosmos::runtime::WorldError::InCapture {
+                what: "writing the tensor maps of buffers no call used before (make one call with them before capturing)",
+            }));
+        }
         if self.map_sets.len() == MAP_SETS {
             world.synchronize()?;
             self.map_sets.remove(0);

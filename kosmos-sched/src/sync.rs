@@ -606,8 +606,36 @@ impl Sched {
         }
         let start = b.clock();
         body(b);
+        self.record_task(b, self.lane0, role, task, start);
+    }
+
+    /// [`Sched::traced`] for a task one subgroup ran from clock `start` (a `u64` of
+    /// `clock()`) until now: its lane 0 appends the record, under the workgroup's index. In
+    /// a warp-specialised workgroup, subgroups of different roles record overlapping
+    /// intervals. Nothing without tracing built in.
+    pub fn subgroup_trace(&self, b: &mut KernelBuilder, role: Role, task: Value, start: Value) {
+        if !self.options.trace {
+            return;
+        }
+        let lane = b.subgroup_lane();
+        let zero = b.const_u32(0);
+        let first = b.cmp(CmpPred::Eq, lane, zero);
+        self.record_task(b, first, role, task, start);
+    }
+
+    /// Where `first` (`i1`) holds: appends a (workgroup, rank, `role`, `task`, `start`, now)
+    /// record to the control buffer if the world keeps a trace
+    /// (`WorldOptions::trace_capacity`; dropped, but counted, once the buffer is full).
+    fn record_task(
+        &self,
+        b: &mut KernelBuilder,
+        first: Value,
+        role: Role,
+        task: Value,
+        start: Value,
+    ) {
         let end = b.clock();
-        b.if_then(self.lane0, |b| {
+        b.if_then(first, |b| {
             // A world without trace capacity (the default) costs a load per task here.
             let cap_ptr = word(b, self.control, control::TRACE_CAPACITY);
             let cap = b.load(cap_ptr, Type::U32);

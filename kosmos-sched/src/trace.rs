@@ -51,7 +51,8 @@ pub fn chrome_json(events: &[TraceEvent]) -> String {
 }
 
 /// An SVG timeline: one row per (rank, workgroup), a rectangle per interval coloured by
-/// role, a time axis in microseconds and a legend.
+/// role (compute in the row's upper half, communication and waits in its lower half), a
+/// time axis in microseconds and a legend.
 pub fn svg_timeline(events: &[TraceEvent], title: &str) -> String {
     let mut rows: Vec<(u32, u32)> = events.iter().map(|e| (e.rank, e.workgroup)).collect();
     rows.sort_unstable();
@@ -90,13 +91,16 @@ pub fn svg_timeline(events: &[TraceEvent], title: &str) -> String {
         let Some(row) = rows.iter().position(|r| *r == (e.rank, e.workgroup)) else {
             continue;
         };
-        let y = top + row as f64 * row_h + 1.0;
+        // Compute above, communication and waits below: the subgroups of a
+        // warp-specialised workgroup run both at once.
+        let half = (row_h - 2.0) / 2.0;
+        let below = if e.role == Role::Compute { 0.0 } else { half };
+        let y = top + row as f64 * row_h + 1.0 + below;
         let (x0, x1) = (x(e.start), x(e.end.max(e.start)));
         let _ = writeln!(
             s,
-            r#"<rect x="{x0:.2}" y="{y}" width="{:.2}" height="{}" fill="{}"><title>{} task {}: {} ns</title></rect>"#,
+            r#"<rect x="{x0:.2}" y="{y}" width="{:.2}" height="{half}" fill="{}"><title>{} task {}: {} ns</title></rect>"#,
             (x1 - x0).max(0.5),
-            row_h - 2.0,
             role_colour(e.role),
             e.role.name(),
             e.task,

@@ -336,6 +336,11 @@ const INTRINSICS: &[Intrinsic] = &[
         &["&counter[i]", "n", "scope"],
         Effect(Lower::subgroup_signal),
     ),
+    def(
+        "subgroup_trace",
+        &["role", "task", "since (a `clock()`)"],
+        Effect(Lower::subgroup_trace),
+    ),
     def("start_barrier", NONE, Effect(Lower::start_barrier)),
     def("team_barrier", NONE, Effect(Lower::team_barrier)),
     def("dispatch", DISPATCH, Effect(Lower::dispatch)),

@@ -288,7 +288,7 @@ fn atomic_value(
 const SHARED_LEN: &str = "the length of a shared array";
 
 /// The variant name of `Enum::Variant` (or a longer path ending so) when `Enum` is `enum_name`.
-fn variant<'a>(e: &'a Expr, enum_name: &str) -> Option<&'a syn::Ident> {
+pub(super) fn variant<'a>(e: &'a Expr, enum_name: &str) -> Option<&'a syn::Ident> {
     let Expr::Path(p) = strip_parens(e) else {
         return None;
     };

@@ -10,7 +10,7 @@ use super::memory::scope;
 use super::{Binding, Lower, SymParam, Val, err, strip_parens};
 use crate::sig::rust_name;
 use kosmos_ir::{KernelBuilder, ScalarType, Type, Value};
-use kosmos_sched::{Queues, Sched};
+use kosmos_sched::{Queues, Role, Sched};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -145,6 +145,31 @@ impl Lower {
         let n = self.value(b, args[1], Some(S::U32))?;
         let scope = scope(args[2])?;
         self.sched(call)?.subgroup_signal(b, ptr, n.v, scope);
+        Ok(())
+    }
+
+    /// `subgroup_trace(Role::Compute | Role::Comm | Role::Wait, task, since)`: with tracing
+    /// built in, the calling subgroup's lane 0 records task `task` in that role from clock
+    /// `since` (`clock()`) until now, in the world's trace.
+    pub(super) fn subgroup_trace(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let args = &call.args;
+        let role = match super::memory::variant(args[0], "Role")
+            .map(|v| v.to_string())
+            .as_deref()
+        {
+            Some("Compute") => Role::Compute,
+            Some("Comm") => Role::Comm,
+            Some("Wait") => Role::Wait,
+            _ => {
+                return err(
+                    args[0],
+                    "expected a role: `Role::Compute`, `Role::Comm` or `Role::Wait`",
+                );
+            }
+        };
+        let task = self.value(b, args[1], Some(S::U32))?;
+        let since = self.value(b, args[2], Some(S::U64))?;
+        self.sched(call)?.subgroup_trace(b, role, task.v, since.v);
         Ok(())
     }
 

@@ -566,6 +566,12 @@ impl World {
         Ok(())
     }
 
+    /// Whether launches are being recorded ([`World::capture`]) rather than queued: work
+    /// that must happen at once (a host write) is refused then.
+    pub fn is_capturing(&self) -> bool {
+        self.capturing
+    }
+
     /// Rewrites the peer tables if a buffer was dropped since they were written (never
     /// while capturing: the captured launches would name tables about to be freed).
     fn refresh_tables(&mut self) -> Result<(), WorldError> {
