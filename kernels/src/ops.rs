@@ -1084,7 +1084,11 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
     rearm(ready, blocks * tiles_n, queues, 2);
 }
 
-/// Stages of a fused pipeline's ring ([`tp_pipeline`]), of [`STEP_WORDS`] each (192 KiB).
+/// Stages of a fused pipeline's ring ([`tp_pipeline`]): six of [`STEP_WORDS`] for 128 x 128
+/// tiles, four of 12288 words (`a`, then four 64-column boxes of `b`) for 128 x 256 tiles,
+/// in the same 192 KiB.
+const FUSED_RING_WORDS: u32 = 49152;
+/// Stages of the narrow ring (the wide one has two fewer); barrier objects for that many.
 const FUSED_STAGES: u32 = 6;
 /// Task slots between a fused pipeline's producer subgroup and its consumers.
 const TASK_SLOTS: u32 = 2;
@@ -1216,22 +1220,32 @@ fn task_col(gather: u32, t: u32, ranks: u32, blocks: u32, tiles_n: u32) -> u32 {
 /// anything else to tune. A wait that gives up ends the producer's tiles with [`NO_TASK`]
 /// and the workgroup winds down (the error names rank, workgroup, task and counter).
 #[kernel(
-    max_workgroup_size = 512,
-    max_subgroups = 16,
+    max_workgroup_size = 384,
+    max_subgroups = 12,
     min_resident = 1,
-    instances(OP = 0, TB = 0, BF16 = 0),
-    instances(OP = 0, TB = 0, BF16 = 1),
-    instances(OP = 0, TB = 1, BF16 = 0),
-    instances(OP = 0, TB = 1, BF16 = 1),
-    instances(OP = 1, TB = 0, BF16 = 0),
-    instances(OP = 1, TB = 0, BF16 = 1),
-    instances(OP = 1, TB = 1, BF16 = 0),
-    instances(OP = 1, TB = 1, BF16 = 1),
-    instances(OP = 2, TB = 0, BF16 = 0),
-    instances(OP = 2, TB = 0, BF16 = 1)
+    instances(OP = 0, TB = 0, BF16 = 0, WIDE = 0),
+    instances(OP = 0, TB = 0, BF16 = 1, WIDE = 0),
+    instances(OP = 0, TB = 1, BF16 = 0, WIDE = 0),
+    instances(OP = 0, TB = 1, BF16 = 1, WIDE = 0),
+    instances(OP = 0, TB = 0, BF16 = 0, WIDE = 1),
+    instances(OP = 0, TB = 0, BF16 = 1, WIDE = 1),
+    instances(OP = 0, TB = 1, BF16 = 0, WIDE = 1),
+    instances(OP = 0, TB = 1, BF16 = 1, WIDE = 1),
+    instances(OP = 1, TB = 0, BF16 = 0, WIDE = 0),
+    instances(OP = 1, TB = 0, BF16 = 1, WIDE = 0),
+    instances(OP = 1, TB = 1, BF16 = 0, WIDE = 0),
+    instances(OP = 1, TB = 1, BF16 = 1, WIDE = 0),
+    instances(OP = 1, TB = 0, BF16 = 0, WIDE = 1),
+    instances(OP = 1, TB = 0, BF16 = 1, WIDE = 1),
+    instances(OP = 1, TB = 1, BF16 = 0, WIDE = 1),
+    instances(OP = 1, TB = 1, BF16 = 1, WIDE = 1),
+    instances(OP = 2, TB = 0, BF16 = 0, WIDE = 0),
+    instances(OP = 2, TB = 0, BF16 = 1, WIDE = 0),
+    instances(OP = 2, TB = 0, BF16 = 0, WIDE = 1),
+    instances(OP = 2, TB = 0, BF16 = 1, WIDE = 1)
 )]
 #[allow(clippy::too_many_arguments)]
-pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
+pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u32>(
     team: &Team,
     x: &Sym<[bf16]>,
     w: &Sym<[bf16]>,
@@ -1246,7 +1260,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
     k: u32,
     missing: u32,
 ) {
-    let stages = shared_array::<u32, { FUSED_STAGES * STEP_WORDS }>();
+    let stages = shared_array::<u32, FUSED_RING_WORDS>();
     let full = shared_array::<u64, FUSED_STAGES>();
     let empty = shared_array::<u64, FUSED_STAGES>();
     let tasks = shared_array::<u32, TASK_SLOTS>();
@@ -1259,20 +1273,31 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
     let gather = if OP == TP_ALL_GATHER { 1 } else { 0 };
     // Results straight from the tiles: the all-gather's, and a reduction over one rank.
     let direct = gather == 1 || ranks == 1;
+    let ring = FUSED_STAGES - 2 * WIDE;
+    let stage_words = STEP_WORDS + 4096 * WIDE;
+    let tile_cols = 128 << WIDE;
     let blocks = (shard_rows + 127) / 128;
-    let tiles_n = (n + 127) / 128;
+    let tiles_n = (n + tile_cols - 1) / tile_cols;
+    // 128 x 128 reduction tiles per block row.
+    let reduced_n = (n + 127) / 128;
     let tiles = ranks * blocks * tiles_n;
     let comm = if gather == 1 {
         (ranks - 1) * blocks
     } else if direct {
         0
     } else {
-        blocks * tiles_n
+        blocks * reduced_n
     };
     let steps = (k + 63) / 64;
     let heads = queues.local();
     let sg = subgroup_id();
     let group = sg >> 2;
+    // The consumers' accumulators take the registers the other roles do not need.
+    if group == 0 {
+        regs_dec(88);
+    } else {
+        regs_inc(208);
+    }
     if sg == 0 {
         let mut it = 0;
         let mut posted = 0;
@@ -1282,10 +1307,28 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
             let src = task_rank(gather, t, rank, ranks, blocks, tiles_n);
             let block = task_block(gather, t, ranks, blocks, tiles_n);
             let mut go = t < tiles;
-            // The all-gather's own shard (its first tiles) waits for nothing.
+            // The all-gather's own shard (its first tiles) waits for nothing. A peer's
+            // block that has not arrived yet: pull blocks meanwhile (the role switch of a
+            // dispatch loop), then wait, bounded, once no pull is left to take.
             if go && gather == 1 && src != rank {
                 let since = clock();
-                go = subgroup_wait(&ready.local()[src * blocks + block], 1, Scope::Agent, t);
+                let counter = ready.local();
+                let slot = src * blocks + block;
+                let mut waiting = true;
+                while waiting {
+                    let seen = atomic_load(&counter[slot], Ordering::Acquire, Scope::Agent);
+                    if subgroup_shuffle(seen, 0) > 0 {
+                        waiting = false;
+                    } else {
+                        let p = subgroup_claim(&heads[1], comm);
+                        if p < comm {
+                            pull_block(x, ready, p, blocks, shard_rows, k, missing);
+                        } else {
+                            go = subgroup_wait(&counter[slot], 1, Scope::Agent, t);
+                            waiting = false;
+                        }
+                    }
+                }
                 subgroup_trace(Role::Wait, t, since);
                 // The rows came by plain stores; the tensor copies that read them are of
                 // another proxy.
@@ -1301,60 +1344,35 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
             posted += 1;
             if go {
                 let m0 = src * shard_rows + block * 128;
-                let n0 = task_col(gather, t, ranks, blocks, tiles_n) * 128;
+                let n0 = task_col(gather, t, ranks, blocks, tiles_n) * tile_cols;
                 let own = maps.local();
                 for step in 0..steps {
-                    let s = (it + step) % FUSED_STAGES;
+                    let s = (it + step) % ring;
                     // A fresh barrier counts its previous round as complete: the first
                     // round passes.
-                    mbar_wait(&empty[s], (((it + step) / FUSED_STAGES) & 1) ^ 1);
-                    let base = s * STEP_WORDS;
+                    mbar_wait(&empty[s], (((it + step) / ring) & 1) ^ 1);
+                    let base = s * stage_words;
+                    let b_boxes = 2 << WIDE;
+                    let k0 = step * 64;
                     copy_step(
-                        &own[0],
-                        &own[16],
-                        stages,
-                        full,
-                        s,
-                        base,
-                        m0,
-                        n0,
-                        step * 64,
-                        0,
-                        TB,
-                        2,
+                        &own[0], &own[16], stages, full, s, base, m0, n0, k0, 0, TB, b_boxes,
                     );
                 }
                 it += steps;
             }
             more = go;
         }
-    } else if group == 1 {
+    } else if group == 0 {
         let lane = subgroup_lane();
         let mut more = true;
         while more {
             let t = subgroup_claim(&heads[1], comm);
-            let since = clock();
             let mut go = t < comm;
             if go && gather == 1 {
-                let src = (rank + 1 + t / blocks) % ranks;
-                let block = t % blocks;
-                let first = src * shard_rows + block * 128;
-                let rows = min(shard_rows - block * 128, 128);
-                let from = x.peer(src);
-                let gathered = x.local();
-                copy_chunks(from, gathered, first * k, rows * k / 8, lane, 32);
-                // The tensor copies that read these rows are of another proxy.
-                fence_proxy_async();
-                // A planted missing signal goes to the spare counter, which nobody waits on.
-                let slot = if rank * 65536 + t == missing {
-                    ranks * blocks
-                } else {
-                    src * blocks + block
-                };
-                subgroup_signal(&ready.local()[slot], 1, Scope::Agent);
-                subgroup_trace(Role::Comm, t, since);
+                pull_block(x, ready, t, blocks, shard_rows, k, missing);
             }
             if go && gather == 0 {
+                let since = clock();
                 // While this rank's producers still hand out tiles, tiles are being made
                 // (producers wait for their consumers only): poll without a bound, as a
                 // dispatch loop waits only once no other work is left; then the bounded
@@ -1367,8 +1385,8 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
                 }
                 go = subgroup_wait(&counter[t], ranks * 8, Scope::System, t);
                 if go {
-                    let block = t / tiles_n;
-                    let n0 = t % tiles_n * 128;
+                    let block = t / reduced_n;
+                    let n0 = t % reduced_n * 128;
                     let all = if OP == TP_ALL_REDUCE { 1 } else { 0 };
                     reduce_tile(
                         partial, y, y16, BF16, all, shard_rows, block, n0, n, lane, 32,
@@ -1378,8 +1396,8 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
             }
             more = go;
         }
-    } else if group > 1 {
-        let rows = (group - 2) * 64;
+    } else {
+        let rows = (group - 1) * 64;
         let first_lane = subgroup_lane() == 0;
         let mut it = 0;
         let mut taken = 0;
@@ -1389,53 +1407,114 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32>(
             let since = clock();
             taken += 1;
             if t != NO_TASK {
-                let mut acc = wide_zero();
+                let mut left = wide_zero();
+                let mut right = wide_zero();
                 for step in 0..steps {
-                    let s = (it + step) % FUSED_STAGES;
-                    mbar_wait(&full[s], ((it + step) / FUSED_STAGES) & 1);
-                    let base = s * STEP_WORDS;
-                    acc = multiply_async(stages, base + rows * 32, base + 4096, acc, 0, TB);
-                    acc = mma_wait(1, acc);
+                    let s = (it + step) % ring;
+                    mbar_wait(&full[s], ((it + step) / ring) & 1);
+                    let base = s * stage_words;
+                    let a = base + rows * 32;
+                    left = multiply_async(stages, a, base + 4096, left, 0, TB);
+                    if WIDE == 1 {
+                        right = multiply_async(stages, a, base + 8192, right, 0, TB);
+                        left = mma_wait(2, left);
+                        right = mma_wait(2, right);
+                    } else {
+                        left = mma_wait(1, left);
+                    }
                     // The products of the previous step have finished: its stage goes back.
                     if step > 0 && first_lane {
-                        mbar_arrive(&empty[(it + step + FUSED_STAGES - 1) % FUSED_STAGES]);
+                        mbar_arrive(&empty[(it + step + ring - 1) % ring]);
                     }
                 }
-                acc = mma_wait(0, acc);
+                left = mma_wait(0, left);
+                if WIDE == 1 {
+                    right = mma_wait(0, right);
+                }
                 if first_lane {
-                    mbar_arrive(&empty[(it + steps + FUSED_STAGES - 1) % FUSED_STAGES]);
+                    mbar_arrive(&empty[(it + steps + ring - 1) % ring]);
                 }
                 it += steps;
                 let src = task_rank(gather, t, rank, ranks, blocks, tiles_n);
                 let block = task_block(gather, t, ranks, blocks, tiles_n);
-                let n0 = task_col(gather, t, ranks, blocks, tiles_n) * 128;
+                let n0 = task_col(gather, t, ranks, blocks, tiles_n) * tile_cols;
                 let row0 = src * shard_rows + block * 128 + rows + (sg & 3) * 16;
                 // Rows past the shard's end belong to the next shard: not written.
                 let end = (src + 1) * shard_rows;
                 let out16 = y16.local();
                 if direct {
                     let out = y.local();
-                    store_slab(out, out16, BF16, acc, row0, n0, end, n);
+                    store_slab(out, out16, BF16, left, row0, n0, end, n);
+                    if WIDE == 1 && n0 + 128 < n {
+                        store_slab(out, out16, BF16, right, row0, n0 + 128, end, n);
+                    }
                 } else {
                     let partials = partial.local();
-                    store_slab(partials, out16, 0, acc, row0, n0, end, n);
-                    let counter = block * tiles_n + n0 / 128;
-                    subgroup_signal(&ready.peer(src)[counter], 1, Scope::System);
+                    let owner = ready.peer(src);
+                    let counter = block * reduced_n + n0 / 128;
+                    store_slab(partials, out16, 0, left, row0, n0, end, n);
+                    subgroup_signal(&owner[counter], 1, Scope::System);
+                    if WIDE == 1 && n0 + 128 < n {
+                        store_slab(partials, out16, 0, right, row0, n0 + 128, end, n);
+                        subgroup_signal(&owner[counter + 1], 1, Scope::System);
+                    }
                 }
                 // One record per tile, from its first consumer subgroup.
-                if sg == 8 {
+                if sg == 4 {
                     subgroup_trace(Role::Compute, t, since);
                 }
             }
             more = t != NO_TASK;
         }
     }
+    if group == 0 {
+        regs_inc(168);
+    } else {
+        regs_dec(168);
+    }
     let counters = if gather == 1 {
         ranks * blocks + 1
     } else {
-        blocks * tiles_n
+        blocks * reduced_n
     };
     rearm(ready, counters, queues, 2);
+}
+
+/// The all-gather's pull `t` of rank `team_rank()` by the calling subgroup: a peer's block of
+/// up to 128 rows of `x` (`k` columns) into this rank's copy — the next rank's blocks first,
+/// then the one after, round the ring (the order the tiles need them) — then its
+/// block's counter in `ready` signalled (the spare counter after the last block instead
+/// when `missing` names this pull: a planted missing signal).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn pull_block(
+    x: &Sym<[bf16]>,
+    ready: &Sym<[u32]>,
+    t: u32,
+    blocks: u32,
+    shard_rows: u32,
+    k: u32,
+    missing: u32,
+) {
+    let since = clock();
+    let rank = team_rank();
+    let ranks = world_size();
+    let src = (rank + 1 + t / blocks) % ranks;
+    let block = t % blocks;
+    let first = src * shard_rows + block * 128;
+    let rows = min(shard_rows - block * 128, 128);
+    let from = x.peer(src);
+    let gathered = x.local();
+    copy_chunks(from, gathered, first * k, rows * k / 8, subgroup_lane(), 32);
+    // The tensor copies that read these rows are of another proxy.
+    fence_proxy_async();
+    let slot = if rank * 65536 + t == missing {
+        ranks * blocks
+    } else {
+        src * blocks + block
+    };
+    subgroup_signal(&ready.local()[slot], 1, Scope::Agent);
+    subgroup_trace(Role::Comm, t, since);
 }
 
 /// Copies `chunks` 16-byte chunks (8 elements each) from element `at` of `from` to the same

@@ -18,9 +18,9 @@ use kosmos::runtime::{
 /// Subgroups of a fused-op workgroup on the group mainloop (two groups of four: a 128 x 128
 /// output tile).
 const TP_SUBGROUPS: u32 = 8;
-/// Subgroups of a fused-op workgroup on the pipeline (producer, communication and two
-/// consumer groups of four).
-const TP_PIPE_SUBGROUPS: u32 = 16;
+/// Subgroups of a fused-op workgroup on the pipeline (a producer and three communication
+/// subgroups, two consumer groups of four).
+const TP_PIPE_SUBGROUPS: u32 = 12;
 /// Sets of tensor maps kept (a set per distinct `x`, `w` and shape of a call): a training
 /// step's fused calls each find theirs, with no host write per call.
 const MAP_SETS: usize = 16;
@@ -98,6 +98,9 @@ pub struct TpOps {
     local: Vec<Ops>,
     workspace: Option<Workspace>,
     workgroups: Option<u32>,
+    /// 128 x 256 output tiles (`Some(true)`) or 128 x 128 (`Some(false)`); `None`: chosen
+    /// per call.
+    wide_tiles: Option<bool>,
     /// (rank, communication task) of the next `ag_gemm` whose signal goes astray.
     missing: Option<(u32, u32)>,
 }
@@ -132,6 +135,7 @@ impl TpOps {
             local,
             workspace: None,
             workgroups: None,
+            wide_tiles: None,
             missing: None,
         })
     }
@@ -143,14 +147,22 @@ impl TpOps {
         self.workgroups = workgroups;
     }
 
+    /// The output tiles of the pipelined launches (CUDA and the CPU device): 128 x 256
+    /// (`Some(true)`), 128 x 128 (`Some(false)`), or `None` (the default) for 128 x 256
+    /// wherever they make at least two waves of the launch's workgroups. Results are bitwise
+    /// the same either way.
+    pub fn set_wide_tiles(&mut self, wide: Option<bool>) {
+        self.wide_tiles = wide;
+    }
+
     /// The most workgroups per rank that every fused op's launch can keep resident on
     /// `world` (what [`TpOps::set_workgroups_per_rank`] may ask for at most).
     pub fn max_workgroups_per_rank(&self, world: &World) -> Result<u32> {
         let names = if self.pipeline {
             [
-                ops::tp_pipeline::name::<{ ops::TP_ALL_GATHER }, 0, 0>(),
-                ops::tp_pipeline::name::<{ ops::TP_REDUCE_SCATTER }, 0, 0>(),
-                ops::tp_pipeline::name::<{ ops::TP_ALL_REDUCE }, 0, 0>(),
+                ops::tp_pipeline::name::<{ ops::TP_ALL_GATHER }, 0, 0, 0>(),
+                ops::tp_pipeline::name::<{ ops::TP_REDUCE_SCATTER }, 0, 0, 0>(),
+                ops::tp_pipeline::name::<{ ops::TP_ALL_REDUCE }, 0, 0, 0>(),
             ]
         } else {
             [
@@ -317,8 +329,8 @@ impl TpOps {
         .map_err(Error::World)
     }
 
-    /// Queues `ops::tp_pipeline` for collective `op` (checked operands, workspace in place),
-    /// its tensor maps made or found.
+    /// Queues `ops::tp_pipeline` for collective `op` (checked operands, workspace in place):
+    /// its tensor maps made or found, its tiles as [`TpOps::set_wide_tiles`] says.
     #[allow(clippy::too_many_arguments)]
     fn launch_pipeline(
         &mut self,
@@ -335,8 +347,13 @@ impl TpOps {
         let ranks = world.ranks();
         let shard = (m / ranks as usize) as u32;
         let (n, k) = (n as u32, k as u32);
-        let name = ops::tp_pipeline::name_of(op, tb, y.bf16_bit());
-        let (per_rank, block) = self.grid(world, &name)?;
+        let narrow = ops::tp_pipeline::name_of(op, tb, y.bf16_bit(), 0);
+        let (per_rank, block) = self.grid(world, &narrow)?;
+        let wide_tiles = ranks * shard.div_ceil(128) * n.div_ceil(256);
+        let wide = self
+            .wide_tiles
+            .unwrap_or(wide_tiles >= 2 * per_rank * ranks);
+        let name = ops::tp_pipeline::name_of(op, tb, y.bf16_bit(), u32::from(wide));
         let ws = self.workspace.as_ref().expect("allocated by the caller");
         let (y32, y16) = outputs(y, ws);
         let maps = &self.map_sets.last().expect("made above").maps;

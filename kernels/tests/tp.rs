@@ -42,8 +42,8 @@ fn poison<T: DeviceScalar>(y: &SymmetricBuffer<T>, nan: T) {
     }
 }
 
-/// Runs `op` with 1 and then 3 workgroups per rank (output poisoned before each), checks
-/// the two results are bitwise equal and returns them.
+/// Runs `op` with 1 workgroup per rank and 128 x 128 tiles, then 3 and 128 x 256 (output
+/// poisoned before each), checks the two results are bitwise equal and returns them.
 fn twice<T: DeviceScalar + PartialEq + std::fmt::Debug>(
     ops: &mut TpOps,
     y: &SymmetricBuffer<T>,
@@ -52,15 +52,16 @@ fn twice<T: DeviceScalar + PartialEq + std::fmt::Debug>(
     mut op: impl FnMut(&mut TpOps) -> Result<(), Error>,
 ) -> Vec<Vec<T>> {
     let mut runs = Vec::new();
-    for per_rank in [1, 3] {
+    for (per_rank, wide) in [(1, false), (3, true)] {
         poison(y, nan);
         ops.set_workgroups_per_rank(Some(per_rank));
+        ops.set_wide_tiles(Some(wide));
         op(ops).unwrap_or_else(|e| panic!("{what}: {e}"));
         runs.push(download(y));
     }
     assert!(
         runs[0] == runs[1],
-        "{what}: 1 and 3 workgroups per rank differ"
+        "{what}: 1 and 3 workgroups per rank (narrow and wide tiles) differ"
     );
     runs.pop().unwrap()
 }
