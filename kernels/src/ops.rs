@@ -1558,9 +1558,9 @@ fn copy_chunks(from: &[bf16], to: &mut [bf16], at: u32, chunks: u32, lane: u32, 
 /// reduce-scatter (`all = 0`) or all-reduce (`all = 1`): the tile's rows of every rank's
 /// `partial` (`M x n` f32, `M = ranks * shard_rows`) summed in rank order 0, 1, ..., written
 /// to this rank's `y` (`shard_rows x n`) or to every rank's (`M x n`) — `y16`, rounded to
-/// bf16, when `to_bf16` is 1. Lane `lane` of `lanes` takes four neighbouring columns a pass
-/// (`n` is a multiple of 8: all four lie inside together), its loads from one rank
-/// independent of each other.
+/// bf16, when `to_bf16` is 1. Lane `lane` of `lanes` takes four runs of four neighbouring
+/// columns at once (`n` is a multiple of 8: a run lies inside whole), and for each rank
+/// loads all sixteen before adding any: one rank's loads are in flight together.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn reduce_tile(
@@ -1580,30 +1580,107 @@ fn reduce_tile(
     let ranks = world_size();
     let rows = min(shard_rows - block * 128, 128);
     let cols = min(n - n0, 128);
-    for e in (lane * 4..rows * 128).step_by(lanes * 4) {
-        let c = e & 127;
-        if c < cols {
-            let row = block * 128 + (e >> 7);
-            let at = (rank * shard_rows + row) * n + n0 + c;
-            let mut s0 = 0.0f32;
-            let mut s1 = 0.0f32;
-            let mut s2 = 0.0f32;
-            let mut s3 = 0.0f32;
-            for s in 0..ranks {
-                let part = partial.peer(s);
-                // SAFETY: `at + 3 < M n`, which the host checked `partial` holds.
-                unsafe {
-                    s0 += *part.get_unchecked(at);
-                    s1 += *part.get_unchecked(at + 1);
-                    s2 += *part.get_unchecked(at + 2);
-                    s3 += *part.get_unchecked(at + 3);
-                }
+    let first_row = rank * shard_rows + block * 128;
+    let span = lanes * 4;
+    for e in (lane * 4..rows * 128).step_by(span * 4) {
+        // Run `j` is at element `e + j span` of the tile; one that lies outside loads the
+        // tile's first elements (or run 0's) again and is not stored.
+        let in0 = (e & 127) < cols;
+        let at0 = if in0 {
+            (first_row + (e >> 7)) * n + n0 + (e & 127)
+        } else {
+            first_row * n + n0
+        };
+        let e1 = e + span;
+        let in1 = e1 < rows * 128 && (e1 & 127) < cols;
+        let at1 = if in1 {
+            (first_row + (e1 >> 7)) * n + n0 + (e1 & 127)
+        } else {
+            at0
+        };
+        let e2 = e + 2 * span;
+        let in2 = e2 < rows * 128 && (e2 & 127) < cols;
+        let at2 = if in2 {
+            (first_row + (e2 >> 7)) * n + n0 + (e2 & 127)
+        } else {
+            at0
+        };
+        let e3 = e + 3 * span;
+        let in3 = e3 < rows * 128 && (e3 & 127) < cols;
+        let at3 = if in3 {
+            (first_row + (e3 >> 7)) * n + n0 + (e3 & 127)
+        } else {
+            at0
+        };
+        let mut s0 = 0.0f32;
+        let mut s1 = 0.0f32;
+        let mut s2 = 0.0f32;
+        let mut s3 = 0.0f32;
+        let mut s4 = 0.0f32;
+        let mut s5 = 0.0f32;
+        let mut s6 = 0.0f32;
+        let mut s7 = 0.0f32;
+        let mut s8 = 0.0f32;
+        let mut s9 = 0.0f32;
+        let mut s10 = 0.0f32;
+        let mut s11 = 0.0f32;
+        let mut s12 = 0.0f32;
+        let mut s13 = 0.0f32;
+        let mut s14 = 0.0f32;
+        let mut s15 = 0.0f32;
+        for s in 0..ranks {
+            let part = partial.peer(s);
+            // SAFETY: every run lies in the rows of `partial`'s `M x n` (the host's bound).
+            unsafe {
+                let v0 = *part.get_unchecked(at0);
+                let v1 = *part.get_unchecked(at0 + 1);
+                let v2 = *part.get_unchecked(at0 + 2);
+                let v3 = *part.get_unchecked(at0 + 3);
+                let v4 = *part.get_unchecked(at1);
+                let v5 = *part.get_unchecked(at1 + 1);
+                let v6 = *part.get_unchecked(at1 + 2);
+                let v7 = *part.get_unchecked(at1 + 3);
+                let v8 = *part.get_unchecked(at2);
+                let v9 = *part.get_unchecked(at2 + 1);
+                let v10 = *part.get_unchecked(at2 + 2);
+                let v11 = *part.get_unchecked(at2 + 3);
+                let v12 = *part.get_unchecked(at3);
+                let v13 = *part.get_unchecked(at3 + 1);
+                let v14 = *part.get_unchecked(at3 + 2);
+                let v15 = *part.get_unchecked(at3 + 3);
+                s0 += v0;
+                s1 += v1;
+                s2 += v2;
+                s3 += v3;
+                s4 += v4;
+                s5 += v5;
+                s6 += v6;
+                s7 += v7;
+                s8 += v8;
+                s9 += v9;
+                s10 += v10;
+                s11 += v11;
+                s12 += v12;
+                s13 += v13;
+                s14 += v14;
+                s15 += v15;
             }
-            if all == 0 {
-                put4(y, y16, to_bf16, rank, row * n + n0 + c, s0, s1, s2, s3);
-            } else {
-                for d in 0..ranks {
-                    put4(y, y16, to_bf16, d, at, s0, s1, s2, s3);
+        }
+        // Rank `rank`'s rows start at row 0 of its reduce-scatter result.
+        let shift = if all == 0 { rank * shard_rows * n } else { 0 };
+        for d in 0..ranks {
+            if all == 1 || d == rank {
+                if in0 {
+                    put4(y, y16, to_bf16, d, at0 - shift, s0, s1, s2, s3);
+                }
+                if in1 {
+                    put4(y, y16, to_bf16, d, at1 - shift, s4, s5, s6, s7);
+                }
+                if in2 {
+                    put4(y, y16, to_bf16, d, at2 - shift, s8, s9, s10, s11);
+                }
+                if in3 {
+                    put4(y, y16, to_bf16, d, at3 - shift, s12, s13, s14, s15);
                 }
             }
         }
