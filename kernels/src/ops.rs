@@ -1197,28 +1197,31 @@ fn task_col(gather: u32, t: u32, ranks: u32, blocks: u32, tiles_n: u32) -> u32 {
 /// A fused tensor-parallel op as one warp-specialised persistent launch per rank, fed by
 /// tensor copies (CUDA and the CPU device): `OP` [`TP_ALL_GATHER`] computes what [`ag_gemm`]
 /// does, [`TP_REDUCE_SCATTER`] and [`TP_ALL_REDUCE`] what [`gemm_rs`] does with `AR` 0 and
-/// 1 — the same operands, results and demand order — over output tiles of 128 x 128. `maps` holds each rank's [`FUSED_MAP_WORDS`] words of
+/// 1 — the same operands, results and demand order — over output tiles of 128 rows by 128
+/// columns, or 256 with `WIDE = 1`. `maps` holds each rank's [`FUSED_MAP_WORDS`] words of
 /// tensor maps of its own `x` (`M x k`) and `w`; `ready` a counter per block of rows
 /// (`ranks * ceil(shard_rows / 128)` and a spare one) for the all-gather, per 128 x 128 tile
 /// of the rank's rows for the reductions; `queues` the two queue heads; all zero. `partial`
 /// (`M x n` f32) is the reductions' (the all-gather does not touch it), `missing` the
 /// all-gather's planted missing signal (as for [`ag_gemm`]).
 ///
-/// A workgroup is four groups of four subgroups, one workgroup per processor:
+/// A workgroup is three groups of four subgroups, one workgroup per processor:
 /// - subgroup 0 produces: it takes the output tiles by ticket (the all-gather's in arrival
-///   order, waiting — bounded — for a peer shard's rows; the reductions' partial tiles in the
-///   order their owners reduce them), hands each to the consumers through a ring of
-///   [`TASK_SLOTS`], and copies its 64-deep steps into the stage ring;
-/// - group 1 communicates, each subgroup on its own: the all-gather's pulls of a peer's
-///   block of rows (signalling its counter), or this rank's reductions of 128 x 128 tiles
-///   once all `8 ranks` signals of their partials are in (summed in rank order);
-/// - groups 2 and 3 consume: each multiplies 64 rows of the tile and stores them — to the
+///   order — while a peer's block is missing it pulls blocks itself, then waits, bounded,
+///   once none is left to take; the reductions' partial tiles in the order their owners
+///   reduce them), hands each to the consumers through a ring of [`TASK_SLOTS`], and copies
+///   its 64-deep steps into the stage ring;
+/// - subgroups 1-3 communicate, each on its own: the all-gather's pulls of a peer's block of
+///   rows (signalling its counter), or this rank's reductions of 128 x 128 tiles once all
+///   `8 ranks` signals of their partials are in (summed in rank order);
+/// - groups 1 and 2 consume: each multiplies 64 rows of the tile and stores them — to the
 ///   result, or (reductions over several ranks) to this rank's `partial`, each subgroup then
-///   signalling the owner's counter of its slab.
+///   signalling the owner's counter of each 16 x 128 slab.
 ///
 /// So every workgroup moves data and multiplies at once, without a split of processors or
 /// anything else to tune. A wait that gives up ends the producer's tiles with [`NO_TASK`]
-/// and the workgroup winds down (the error names rank, workgroup, task and counter).
+/// and the workgroup winds down (the error names rank, workgroup, task and counter). The
+/// consumers' registers: see the spill allowance of `tests/tests/binaries.rs`.
 #[kernel(
     max_workgroup_size = 384,
     max_subgroups = 12,
@@ -1292,12 +1295,6 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
     let heads = queues.local();
     let sg = subgroup_id();
     let group = sg >> 2;
-    // The consumers' accumulators take the registers the other roles do not need.
-    if group == 0 {
-        regs_dec(88);
-    } else {
-        regs_inc(208);
-    }
     if sg == 0 {
         let mut it = 0;
         let mut posted = 0;
@@ -1466,11 +1463,6 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             }
             more = t != NO_TASK;
         }
-    }
-    if group == 0 {
-        regs_inc(168);
-    } else {
-        regs_dec(168);
     }
     let counters = if gather == 1 {
         ranks * blocks + 1
