@@ -149,8 +149,9 @@ impl TpOps {
 
     /// The output tiles of the pipelined launches (CUDA and the CPU device): 128 x 256
     /// (`Some(true)`), 128 x 128 (`Some(false)`), or `None` (the default) for 128 x 256
-    /// wherever they make at least two waves of the launch's workgroups. Results are bitwise
-    /// the same either way.
+    /// wherever they make at least two waves of a rank's workgroups (on the H200 the narrow
+    /// ones measured slower even where they fill the last wave better: QKV at world size 1,
+    /// bench/RESULTS.md). Results are bitwise the same either way.
     pub fn set_wide_tiles(&mut self, wide: Option<bool>) {
         self.wide_tiles = wide;
     }
@@ -349,10 +350,9 @@ impl TpOps {
         let (n, k) = (n as u32, k as u32);
         let narrow = ops::tp_pipeline::name_of(op, tb, y.bf16_bit(), 0);
         let (per_rank, block) = self.grid(world, &narrow)?;
+        // Each rank's launch covers every rank's rows (a gathered shard or an owner's).
         let wide_tiles = ranks * shard.div_ceil(128) * n.div_ceil(256);
-        let wide = self
-            .wide_tiles
-            .unwrap_or(wide_tiles >= 2 * per_rank * ranks);
+        let wide = self.wide_tiles.unwrap_or(wide_tiles >= 2 * per_rank);
         let name = ops::tp_pipeline::name_of(op, tb, y.bf16_bit(), u32::from(wide));
         let ws = self.workspace.as_ref().expect("allocated by the caller");
         let (y32, y16) = outputs(y, ws);
