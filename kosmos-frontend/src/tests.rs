@@ -493,6 +493,21 @@ fn scheduling_misuse_is_reported_at_its_tokens() {
             "report_overflow",
         ),
         (
+            "fn k(out: &mut [u32]) { out[1] = subgroup_claim(&out[0], 4); }",
+            "`subgroup_claim` needs a world: make `team: &Team` the kernel's first parameter",
+            "subgroup_claim",
+        ),
+        (
+            "fn k(team: &Team, c: &mut [u32]) { subgroup_trace(Role::Busy, 0, clock()); }",
+            "expected a role: `Role::Compute`, `Role::Comm` or `Role::Wait`",
+            "Role::Busy",
+        ),
+        (
+            "fn k(team: &Team, c: &mut [f32]) { subgroup_signal(&c[0], 1, Scope::System); }",
+            "`subgroup_signal` takes a `u32` counter, found f32",
+            "&c[0]",
+        ),
+        (
             "fn k(out: &mut [u32], team: &Team) { }",
             "`&Team` is the first parameter of a kernel",
             "&Team",

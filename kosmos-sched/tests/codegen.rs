@@ -157,3 +157,41 @@ fn gfx942_overflow_report_counts_its_record_and_raises_the_abort_flag() {
     // The record's slot, then the flag (control word 4) stored at system scope.
     assert_contains(overflow, &["global_atomic_add", "offset:16 sc0 sc1"]);
 }
+
+/// A kernel whose subgroups each signal the counter at parameter `counter` after a store of
+/// their own.
+fn subgroup_signal_module() -> kosmos_ir::VerifiedModule {
+    let mut b = kosmos_ir::KernelBuilder::new("subgroup_signal", 64);
+    let team = Team::params(&mut b);
+    let data = b.param("data", kosmos_ir::Type::GLOBAL_PTR);
+    let counter = b.param("counter", kosmos_ir::Type::GLOBAL_PTR);
+    let sched = Sched::new(&mut b, team, SchedOptions::default());
+    let lane = b.workitem_id(kosmos_ir::Dim::X);
+    let at = b.ptr_offset(data, lane, kosmos_ir::Type::U32);
+    b.store(at, lane);
+    let one = b.const_u32(1);
+    sched.subgroup_signal(&mut b, counter, one, Scope::System);
+    kosmos_ir::verify_module(kosmos_ir::Module {
+        kernels: vec![b.finish()],
+    })
+    .unwrap()
+}
+
+#[test]
+fn sm_90a_subgroup_signal_fences_meets_then_releases() {
+    let art = compile(
+        &subgroup_signal_module(),
+        TargetKind::Sm90a,
+        &Options::default(),
+    )
+    .unwrap();
+    let ptx = art.text().unwrap();
+    assemble_ptx(ptx).unwrap();
+    // Every lane's fence, the shuffle that lane 0 learns it is lane 0 from, then its release.
+    let fence = ptx.find("fence.acq_rel.sys").expect("a system-scope fence");
+    let meet = ptx.find("shfl.sync").expect("a shuffle");
+    let add = ptx
+        .find("atom.release.sys.global.add.u32")
+        .expect("a release add");
+    assert!(fence < meet && meet < add, "{ptx}");
+}

@@ -151,3 +151,90 @@ fn a_wait_names_its_call_in_its_failure_record() {
         "{wait:?}"
     );
 }
+
+/// A kernel that copies one 8 x 64 box through the map at word `16 which` of `maps` (a
+/// `u64` slice holding several maps).
+const MAP_FROM_SLICE: &str = r#"
+    #[kernel(max_workgroup_size = 32)]
+    fn k(maps: &[u64], which: u32, out: &mut [bf16], box_bytes: u32) {
+        let stage = shared_array::<bf16, 512>();
+        let full = shared_array::<u64, 1>();
+        let lane = workitem_id_x();
+        if lane == 0 {
+            mbar_init(&full[0], 1);
+            mbar_arrive_expect(&full[0], box_bytes);
+        }
+        barrier();
+        copy_tensor(&stage[0], &maps[which * 16], 0, 0, &full[0]);
+        mbar_wait(&full[0], 0);
+        for i in (lane..512).step_by(32) {
+            out[i] = stage[i];
+        }
+    }
+"#;
+
+#[test]
+fn maps_kept_in_a_slice_pick_their_tensor_and_are_bounds_checked() {
+    let kernels = lower_source(MAP_FROM_SLICE).unwrap_or_else(|e| panic!("{e}"));
+    let device = Device::cpu().unwrap();
+    let module = device
+        .load_module(&ModuleImage::new(
+            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
+        ))
+        .unwrap();
+    let shape = TensorShape {
+        rows: 8,
+        cols: 64,
+        row_stride: 64,
+        box_rows: 8,
+        box_cols: 64,
+    };
+    // Two tensors of different constants, their maps one after the other.
+    let tensors: Vec<Buffer<half::bf16>> = [1.0f32, 2.0]
+        .iter()
+        .map(|&v| Buffer::from_slice(&device, &vec![half::bf16::from_f32(v); 512]).unwrap())
+        .collect();
+    let mut words = Vec::new();
+    for t in &tensors {
+        words.extend(TensorMap::encode(t, shape, Swizzle::None).unwrap());
+    }
+    let maps = Buffer::from_slice(&device, &words).unwrap();
+    let stream = device.stream().unwrap();
+    for (which, want) in [(0u32, 1.0f32), (1, 2.0)] {
+        let out = Buffer::from_slice(&device, &[half::bf16::from_f32(f32::NAN); 512]).unwrap();
+        let args = [
+            KernelArg::from(&maps),
+            KernelArg::from(which),
+            KernelArg::from(&out),
+            KernelArg::from(1024u32),
+        ];
+        module
+            .launch(&stream, "k", LaunchConfig::linear(1, 32), &args)
+            .unwrap();
+        let got = out.download().unwrap();
+        assert!(
+            got.iter().all(|v| v.to_f32() == want),
+            "map {which}: {got:?}"
+        );
+    }
+    // A third map would end past the slice: the launch fails naming the access.
+    let out = Buffer::from_slice(&device, &[half::bf16::ZERO; 512]).unwrap();
+    let args = [
+        KernelArg::from(&maps),
+        KernelArg::from(2u32),
+        KernelArg::from(&out),
+        KernelArg::from(1024u32),
+    ];
+    let e = module
+        .launch(&stream, "k", LaunchConfig::linear(1, 32), &args)
+        .and_then(|()| stream.synchronize())
+        .expect_err("an out-of-bounds map must fail the launch");
+    assert!(e.to_string().contains("maps"), "{e}");
+}
+
+#[test]
+fn a_map_must_be_a_map_parameter_or_a_u64_element() {
+    let src = MAP_FROM_SLICE.replace("maps: &[u64]", "maps: &[f32]");
+    let e = lower_source(&src).expect_err("an f32 element is no map");
+    assert!(e.to_string().contains("global `u64` slice"), "{e}");
+}
