@@ -552,14 +552,23 @@ impl<'a> From<&'a mut Buffer<bf16>> for GemmOutput<'a> {
 /// The map of a `rows x cols` row-major bf16 tensor in boxes of `box_rows x 64` with the
 /// 128-byte swizzle (the layout the group matrix instructions read).
 fn tile_map(buffer: &Buffer<bf16>, rows: u32, cols: u32, box_rows: u32) -> Result<TensorMap<'_>> {
-    let shape = TensorShape {
+    Ok(TensorMap::tiled(
+        buffer,
+        tile_shape(rows, cols, box_rows),
+        Swizzle::B128,
+    )?)
+}
+
+/// The shape of [`tile_map`]'s map: a `rows x cols` row-major tensor, boxes of `box_rows x
+/// 64` elements.
+pub(crate) fn tile_shape(rows: u32, cols: u32, box_rows: u32) -> TensorShape {
+    TensorShape {
         rows: rows.into(),
         cols: cols.into(),
         row_stride: cols.into(),
         box_rows,
         box_cols: 64,
-    };
-    Ok(TensorMap::tiled(buffer, shape, Swizzle::B128)?)
+    }
 }
 
 /// Workgroups of [`ops::gemm_pipeline`] have this many subgroups of 32 lanes.

@@ -12,7 +12,7 @@
 use crate::{Error, Layout, Ops, Result, check_len, ops, subgroup_size};
 use kosmos::bf16;
 use kosmos::runtime::{
-    Buffer, DeviceKind, Module, Stream, Swizzle, SymmetricBuffer, TensorMap, TensorShape, World,
+    Buffer, DeviceKind, Module, Stream, Swizzle, SymmetricBuffer, TensorMap, World,
 };
 
 /// Subgroups of a fused-op workgroup on the group mainloop (two groups of four: a 128 x 128
@@ -595,21 +595,15 @@ impl Workspace {
     }
 }
 
-/// The words of a tensor map of a `rows x cols` row-major bf16 tensor in boxes of `box_rows x
-/// 64` with the 128-byte swizzle (the layout the group matrix instructions read).
+/// The words of [`crate::tile_shape`]'s map of a `rows x cols` row-major bf16 tensor (boxes
+/// of `box_rows x 64`, the 128-byte swizzle: the layout the group matrix instructions read).
 fn tile_map_words(
     buffer: &Buffer<bf16>,
     rows: u32,
     cols: u32,
     box_rows: u32,
 ) -> Result<[u64; kosmos::runtime::TENSOR_MAP_WORDS]> {
-    let shape = TensorShape {
-        rows: rows.into(),
-        cols: cols.into(),
-        row_stride: cols.into(),
-        box_rows,
-        box_cols: 64,
-    };
+    let shape = crate::tile_shape(rows, cols, box_rows);
     Ok(TensorMap::encode(buffer, shape, Swizzle::B128)?)
 }
 
