@@ -147,6 +147,27 @@ impl TpOps {
         self.workgroups = workgroups;
     }
 
+    /// Runs the fused ops on the warp-specialised pipeline (`true`, the default on CUDA and
+    /// the CPU device) or on the group mainloop that HIP runs (`false`); the results are
+    /// bitwise the same. Refused, naming the device, where the pipeline cannot run.
+    pub fn set_pipeline(&mut self, on: bool) -> Result<()> {
+        let elsewhere = self
+            .local
+            .iter()
+            .map(Ops::device)
+            .find(|d| !matches!(d.kind(), DeviceKind::Cuda | DeviceKind::Cpu));
+        if on && let Some(d) = elsewhere {
+            return Err(Error::Shape {
+                op: "TpOps::set_pipeline",
+                message: format!(
+                    "the pipelined fused ops run on CUDA and the CPU device, not on {d}"
+                ),
+            });
+        }
+        self.pipeline = on;
+        Ok(())
+    }
+
     /// The output tiles of the pipelined launches (CUDA and the CPU device): 128 x 256
     /// (`Some(true)`), 128 x 128 (`Some(false)`), or `None` (the default) for 128 x 256
     /// wherever they make at least two waves of a rank's workgroups (on the H200 the narrow

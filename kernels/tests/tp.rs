@@ -1,8 +1,8 @@
 //! The fused tensor-parallel ops on CPU-device worlds of 1 to 8 ranks with ragged shapes
 //! (tiles cut by the shard, `n` and `k` edges), against unfused f64 host references;
 //! outputs poisoned before every run, inputs fresh random values (seed printed; set
-//! `KOSMOS_SEED` to replay). Each op also runs with two workgroup counts, whose results
-//! must be bitwise equal.
+//! `KOSMOS_SEED` to replay). Each op also runs with two workgroup counts and both tile
+//! widths of the pipeline, and on the group mainloop (HIP's kernels): all bitwise equal.
 
 mod common;
 use common::{download, sym, world};
@@ -42,9 +42,10 @@ fn poison<T: DeviceScalar>(y: &SymmetricBuffer<T>, nan: T) {
     }
 }
 
-/// Runs `op` with 1 workgroup per rank and 128 x 128 tiles, then 3 and 128 x 256 (output
-/// poisoned before each), checks the two results are bitwise equal and returns them.
-fn twice<T: DeviceScalar + PartialEq + std::fmt::Debug>(
+/// Runs `op` on the pipeline with 1 workgroup per rank and 128 x 128 tiles, then 3 and
+/// 128 x 256, then on the group mainloop (HIP's kernels) with 2 (output poisoned before
+/// each), checks the three results are bitwise equal and returns them.
+fn thrice<T: DeviceScalar + PartialEq + std::fmt::Debug>(
     ops: &mut TpOps,
     y: &SymmetricBuffer<T>,
     nan: T,
@@ -52,8 +53,9 @@ fn twice<T: DeviceScalar + PartialEq + std::fmt::Debug>(
     mut op: impl FnMut(&mut TpOps) -> Result<(), Error>,
 ) -> Vec<Vec<T>> {
     let mut runs = Vec::new();
-    for (per_rank, wide) in [(1, false), (3, true)] {
+    for (pipeline, per_rank, wide) in [(true, 1, false), (true, 3, true), (false, 2, false)] {
         poison(y, nan);
+        ops.set_pipeline(pipeline).unwrap();
         ops.set_workgroups_per_rank(Some(per_rank));
         ops.set_wide_tiles(Some(wide));
         op(ops).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -63,7 +65,11 @@ fn twice<T: DeviceScalar + PartialEq + std::fmt::Debug>(
         runs[0] == runs[1],
         "{what}: 1 and 3 workgroups per rank (narrow and wide tiles) differ"
     );
-    runs.pop().unwrap()
+    assert!(
+        runs[0] == runs[2],
+        "{what}: the pipeline and the group mainloop differ"
+    );
+    runs.swap_remove(0)
 }
 
 fn check<T: Copy + Into<f64>>(got: &[T], want: &[f64], tolerance: f64, what: String) {
@@ -116,7 +122,7 @@ fn ag_gemm_matches_the_unfused_reference() {
             let w = sym(world, &stored(&ws, layout, k, n));
             let what = format!("ag_gemm R={ranks} m={m} n={n} k={k} {layout:?}");
             let x = sym(world, &own);
-            let got = twice(ops, &y, f32::NAN, &what, |ops| {
+            let got = thrice(ops, &y, f32::NAN, &what, |ops| {
                 // The gather fills the peers' rows in: put them back to poison each run.
                 for (r, d) in own.iter().enumerate() {
                     x.rank(r as u32).unwrap().upload(d).unwrap();
@@ -133,7 +139,7 @@ fn ag_gemm_matches_the_unfused_reference() {
                 );
                 assert_eq!(x.rank(r as u32).unwrap().download().unwrap(), x_all);
             }
-            let got16 = twice(ops, &y16, bf16::NAN, &what, |ops| {
+            let got16 = thrice(ops, &y16, bf16::NAN, &what, |ops| {
                 ops.ag_gemm(world, &x, &w, layout, &y16, m, n, k)?;
                 Ok(world.synchronize()?)
             });
@@ -171,11 +177,11 @@ fn gemm_rs_and_gemm_ar_match_the_unfused_reference() {
         for layout in [Layout::N, Layout::T] {
             let w = sym(world, &stored(&ws, layout, k, n));
             let what = format!("gemm_rs R={ranks} m={m} n={n} k={k} {layout:?}");
-            let got = twice(ops, &y, f32::NAN, &what, |ops| {
+            let got = thrice(ops, &y, f32::NAN, &what, |ops| {
                 ops.gemm_rs(world, &x, &w, layout, &y, m, n, k)?;
                 Ok(world.synchronize()?)
             });
-            let got16 = twice(ops, &y16, bf16::NAN, &what, |ops| {
+            let got16 = thrice(ops, &y16, bf16::NAN, &what, |ops| {
                 ops.gemm_rs(world, &x, &w, layout, &y16, m, n, k)?;
                 Ok(world.synchronize()?)
             });
@@ -193,7 +199,7 @@ fn gemm_rs_and_gemm_ar_match_the_unfused_reference() {
         let w = sym(world, &ws);
         let y = world.alloc_symmetric::<f32>(m * n).unwrap();
         let what = format!("gemm_ar R={ranks} m={m} n={n} k={k}");
-        let got = twice(ops, &y, f32::NAN, &what, |ops| {
+        let got = thrice(ops, &y, f32::NAN, &what, |ops| {
             ops.gemm_ar(world, &x, &w, &y, m, n, k)?;
             Ok(world.synchronize()?)
         });
