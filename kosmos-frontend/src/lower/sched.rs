@@ -9,7 +9,7 @@ use super::intrinsics::{Call, u32_val};
 use super::memory::scope;
 use super::{Binding, Lower, SymParam, Val, err, strip_parens};
 use crate::sig::rust_name;
-use kosmos_ir::{KernelBuilder, ScalarType, Type, Value};
+use kosmos_ir::{KernelBuilder, ScalarType, Scope, Type, Value};
 use kosmos_sched::{Queues, Role, Sched};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -70,23 +70,14 @@ impl Lower {
     }
 
     pub(super) fn signal(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
-        let (name, args) = (&call.name, &call.args);
-        let (ptr, _) = self.counter_ref(b, args[0], name)?;
-        let n = self.value(b, args[1], Some(S::U32))?;
-        let scope = scope(args[2])?;
-        self.sched(call)?.signal(b, ptr, n.v, scope);
+        let (ptr, n, scope) = self.signal_args(b, call)?;
+        self.sched(call)?.signal(b, ptr, n, scope);
         Ok(())
     }
 
     pub(super) fn wait(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
-        let (name, args) = (&call.name, &call.args);
-        let (ptr, index) = self.counter_ref(b, args[0], name)?;
-        let expected = self.value(b, args[1], Some(S::U32))?;
-        let scope = scope(args[2])?;
-        let task = self.value(b, args[3], Some(S::U32))?;
-        let id = counter_id(b, index);
-        self.sched(call)?
-            .wait(b, ptr, expected.v, scope, task.v, id);
+        let (ptr, expected, scope, task, id) = self.wait_args(b, call)?;
+        self.sched(call)?.wait(b, ptr, expected, scope, task, id);
         Ok(())
     }
 
@@ -96,10 +87,8 @@ impl Lower {
         call: &Call,
         _: Option<ScalarType>,
     ) -> Result<Val> {
-        let (name, args) = (&call.name, &call.args);
-        let (ptr, _) = self.counter_ref(b, args[0], name)?;
-        let len = self.value(b, args[1], Some(S::U32))?;
-        Ok(u32_val(self.sched(call)?.claim(b, ptr, len.v)))
+        let (head, len) = self.claim_args(b, call)?;
+        Ok(u32_val(self.sched(call)?.claim(b, head, len)))
     }
 
     /// `subgroup_claim(&head[i], len)`: `claim` by the calling subgroup alone (lane 0's
@@ -110,10 +99,8 @@ impl Lower {
         call: &Call,
         _: Option<ScalarType>,
     ) -> Result<Val> {
-        let (name, args) = (&call.name, &call.args);
-        let (ptr, _) = self.counter_ref(b, args[0], name)?;
-        let len = self.value(b, args[1], Some(S::U32))?;
-        Ok(u32_val(self.sched(call)?.subgroup_claim(b, ptr, len.v)))
+        let (head, len) = self.claim_args(b, call)?;
+        Ok(u32_val(self.sched(call)?.subgroup_claim(b, head, len)))
     }
 
     /// `subgroup_wait(&counter[i], expected, scope, task)`: `wait` by the calling subgroup
@@ -125,27 +112,49 @@ impl Lower {
         call: &Call,
         _: Option<ScalarType>,
     ) -> Result<Val> {
-        let (name, args) = (&call.name, &call.args);
-        let (ptr, index) = self.counter_ref(b, args[0], name)?;
-        let expected = self.value(b, args[1], Some(S::U32))?;
-        let scope = scope(args[2])?;
-        let task = self.value(b, args[3], Some(S::U32))?;
-        let id = counter_id(b, index);
-        let ok = self
-            .sched(call)?
-            .subgroup_wait(b, ptr, expected.v, scope, task.v, id);
+        let (ptr, expected, scope, task, id) = self.wait_args(b, call)?;
+        let sched = self.sched(call)?;
+        let ok = sched.subgroup_wait(b, ptr, expected, scope, task, id);
         Ok(Val { v: ok, ty: S::I1 })
     }
 
     /// `subgroup_signal(&counter[i], n, scope)`: `signal` once the calling subgroup's lanes
     /// have written their part (each fences, they meet, lane 0 adds).
     pub(super) fn subgroup_signal(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
-        let (name, args) = (&call.name, &call.args);
-        let (ptr, _) = self.counter_ref(b, args[0], name)?;
-        let n = self.value(b, args[1], Some(S::U32))?;
-        let scope = scope(args[2])?;
-        self.sched(call)?.subgroup_signal(b, ptr, n.v, scope);
+        let (ptr, n, scope) = self.signal_args(b, call)?;
+        self.sched(call)?.subgroup_signal(b, ptr, n, scope);
         Ok(())
+    }
+
+    /// The arguments of `claim` and `subgroup_claim`: the head counter's pointer and the
+    /// queue's length.
+    fn claim_args(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<(Value, Value)> {
+        let (ptr, _) = self.counter_ref(b, call.args[0], &call.name)?;
+        let len = self.value(b, call.args[1], Some(S::U32))?;
+        Ok((ptr, len.v))
+    }
+
+    /// The arguments of `signal` and `subgroup_signal`: the counter's pointer, the count
+    /// and the scope.
+    fn signal_args(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<(Value, Value, Scope)> {
+        let (ptr, _) = self.counter_ref(b, call.args[0], &call.name)?;
+        let n = self.value(b, call.args[1], Some(S::U32))?;
+        Ok((ptr, n.v, scope(call.args[2])?))
+    }
+
+    /// The arguments of `wait` and `subgroup_wait`: the counter's pointer, the expected
+    /// count, the scope, the task and the counter's id in error records.
+    fn wait_args(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+    ) -> Result<(Value, Value, Scope, Value, Value)> {
+        let args = &call.args;
+        let (ptr, index) = self.counter_ref(b, args[0], &call.name)?;
+        let expected = self.value(b, args[1], Some(S::U32))?;
+        let scope = scope(args[2])?;
+        let task = self.value(b, args[3], Some(S::U32))?;
+        Ok((ptr, expected.v, scope, task.v, counter_id(b, index)))
     }
 
     /// `subgroup_trace(Role::Compute | Role::Comm | Role::Wait, task, since)`: with tracing
