@@ -123,11 +123,8 @@ impl TpOps {
             .devices()
             .into_iter()
             .map(Ops::new)
-            .collect::<Result<_>>()?;
-        let pipeline = world
-            .devices()
-            .iter()
-            .all(|d| matches!(d.kind(), DeviceKind::Cuda | DeviceKind::Cpu));
+            .collect::<Result<Vec<_>>>()?;
+        let pipeline = without_pipeline(&local).is_none();
         Ok(TpOps {
             modules,
             pipeline,
@@ -151,12 +148,7 @@ impl TpOps {
     /// the CPU device) or on the group mainloop that HIP runs (`false`); the results are
     /// bitwise the same. Refused, naming the device, where the pipeline cannot run.
     pub fn set_pipeline(&mut self, on: bool) -> Result<()> {
-        let elsewhere = self
-            .local
-            .iter()
-            .map(Ops::device)
-            .find(|d| !matches!(d.kind(), DeviceKind::Cuda | DeviceKind::Cpu));
-        if on && let Some(d) = elsewhere {
+        if on && let Some(d) = without_pipeline(&self.local) {
             return Err(Error::Shape {
                 op: "TpOps::set_pipeline",
                 message: format!(
@@ -626,6 +618,16 @@ fn tile_map_words(
 ) -> Result<[u64; kosmos::runtime::TENSOR_MAP_WORDS]> {
     let shape = crate::tile_shape(rows, cols, box_rows);
     Ok(TensorMap::encode(buffer, shape, Swizzle::B128)?)
+}
+
+/// The first device of `local` (the ops of a world's devices) where `ops::tp_pipeline`
+/// cannot run: it needs tensor copies and the group matrix instructions of sm_90a (or the
+/// CPU device's emulation of them).
+fn without_pipeline(local: &[Ops]) -> Option<&kosmos::runtime::Device> {
+    local
+        .iter()
+        .map(Ops::device)
+        .find(|d| !matches!(d.kind(), DeviceKind::Cuda | DeviceKind::Cpu))
 }
 
 /// The f32 and bf16 result arguments of a launch: `y` and the workspace's spare of the
