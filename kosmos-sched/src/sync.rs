@@ -239,29 +239,26 @@ impl Sched {
         (out[0], claimed)
     }
 
-    /// Runs `f` on lane 0 of the calling subgroup only; the `count` `u32` values it returns
-    /// go to every lane of the subgroup by shuffle. No workgroup barrier: each subgroup
-    /// calls it on its own (all its lanes together).
+    /// Runs `f` on lane 0 of the calling subgroup only; the `u32` it returns goes to every
+    /// lane of the subgroup by shuffle. No workgroup barrier: each subgroup calls it on its
+    /// own (all its lanes together).
     fn one_subgroup_lane(
         &self,
         b: &mut KernelBuilder,
-        count: usize,
-        f: impl FnOnce(&mut KernelBuilder) -> Vec<Value>,
-    ) -> Vec<Value> {
-        let lane = b.subgroup_lane();
+        f: impl FnOnce(&mut KernelBuilder) -> Value,
+    ) -> Value {
+        let first = subgroup_lane0(b);
+        let out = b.if_else(
+            first,
+            &[Type::U32],
+            |b| vec![f(b)],
+            |b| vec![b.const_u32(0)],
+        )[0];
         let zero = b.const_u32(0);
-        let first = b.cmp(CmpPred::Eq, lane, zero);
-        let out = b.if_else(first, &vec![Type::U32; count], f, |b| {
-            vec![b.const_u32(0); count]
-        });
-        out.into_iter()
-            .map(|v| {
-                b.value(kosmos_ir::Op::Shuffle {
-                    value: v,
-                    lane: zero,
-                })
-            })
-            .collect()
+        b.value(kosmos_ir::Op::Shuffle {
+            value: out,
+            lane: zero,
+        })
     }
 
     /// [`Sched::claim`] for one subgroup: lane 0 takes the ticket, every lane of the
@@ -269,7 +266,7 @@ impl Sched {
     /// subgroup feeding the others through shared memory), where a workgroup barrier would
     /// stall the roles that do not claim.
     pub fn subgroup_claim(&self, b: &mut KernelBuilder, head: Value, len: Value) -> Value {
-        self.one_subgroup_lane(b, 1, |b| vec![ticket_lane0(b, head, len)])[0]
+        self.one_subgroup_lane(b, |b| ticket_lane0(b, head, len))
     }
 
     /// [`Sched::wait`] for one subgroup: lane 0 polls as `wait` does and, when it gives up,
@@ -285,9 +282,9 @@ impl Sched {
         task: Value,
         counter_id: Value,
     ) -> Value {
-        let status = self.one_subgroup_lane(b, 1, |b| {
-            vec![self.wait_lane0(b, counter, expected, scope, task, counter_id)]
-        })[0];
+        let status = self.one_subgroup_lane(b, |b| {
+            self.wait_lane0(b, counter, expected, scope, task, counter_id)
+        });
         let ok = b.const_u32(WAIT_OK);
         b.cmp(CmpPred::Eq, status, ok)
     }
@@ -617,9 +614,7 @@ impl Sched {
         if !self.options.trace {
             return;
         }
-        let lane = b.subgroup_lane();
-        let zero = b.const_u32(0);
-        let first = b.cmp(CmpPred::Eq, lane, zero);
+        let first = subgroup_lane0(b);
         self.record_task(b, first, role, task, start);
     }
 
@@ -672,6 +667,13 @@ impl Sched {
             });
         });
     }
+}
+
+/// Whether this lane is lane 0 of its subgroup (`i1`).
+fn subgroup_lane0(b: &mut KernelBuilder) -> Value {
+    let lane = b.subgroup_lane();
+    let zero = b.const_u32(0);
+    b.cmp(CmpPred::Eq, lane, zero)
 }
 
 /// Lane 0's part of [`Sched::claim`]: the ticket (an empty queue is only loaded).
