@@ -5,6 +5,8 @@
 
 /// Bytes of a tensor map; maps are 64-byte aligned in global memory.
 pub const TENSOR_MAP_BYTES: u64 = 128;
+/// `u64` words of a tensor map.
+pub const TENSOR_MAP_WORDS: usize = (TENSOR_MAP_BYTES / 8) as usize;
 
 /// The emulated tensor map: 16 little-endian `u64` words, unused words zero. Word `i` holds
 /// the field named by the constant of value `i`.

@@ -495,7 +495,7 @@ pub(crate) fn encode_tensor_map<T: DeviceScalar>(
     buffer: &Buffer<T>,
     shape: TensorShape,
     swizzle: Swizzle,
-) -> Result<[u64; 16]> {
+) -> Result<[u64; kosmos_ir::async_copy::TENSOR_MAP_WORDS]> {
     use sys::{
         CUtensorMapFloatOOBfill as Fill, CUtensorMapInterleave as Interleave,
         CUtensorMapL2promotion as L2, CUtensorMapSwizzle as Sw,

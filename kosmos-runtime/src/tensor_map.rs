@@ -9,7 +9,8 @@ use crate::buffer::{Buffer, DeviceScalar};
 use crate::device::DeviceKind;
 use crate::error::{Error, Result};
 use crate::module::KernelArg;
-use kosmos_ir::async_copy::{TENSOR_MAP_BYTES, map_word};
+pub use kosmos_ir::async_copy::TENSOR_MAP_WORDS;
+use kosmos_ir::async_copy::map_word;
 use std::marker::PhantomData;
 
 /// How a box is laid out in shared memory.
@@ -21,9 +22,6 @@ pub enum Swizzle {
     /// layout `mma_group` reads (`CU_TENSOR_MAP_SWIZZLE_128B`).
     B128,
 }
-
-/// `u64` words of a tensor map.
-pub const TENSOR_MAP_WORDS: usize = (TENSOR_MAP_BYTES / 8) as usize;
 
 /// Largest box dimension (the copy engine's limit).
 pub const MAX_BOX_DIM: u32 = 256;

@@ -5,7 +5,7 @@
 use super::bounds::{Elem, Reach};
 use super::intrinsics::Call;
 use super::{Binding, Lower, err, strip_parens};
-use kosmos_ir::async_copy::TENSOR_MAP_BYTES;
+use kosmos_ir::async_copy::TENSOR_MAP_WORDS;
 use kosmos_ir::{AddrSpace, CmpPred, KernelBuilder, Op, ScalarType as S, Value};
 use syn::{Expr, Result};
 
@@ -145,14 +145,13 @@ impl Lower {
                 if el.elem != S::U64 {
                     return err(e, TENSOR_MAP_USAGE);
                 }
-                let words = (TENSOR_MAP_BYTES / 8) as u32;
                 let first: Expr = syn::parse_quote!(0u32);
                 let base = self.element(b, &ix.expr, &first, false, e)?.ptr;
                 let ptr = el.ptr;
                 Ok(Lower::guarded(
                     b,
                     el.bound,
-                    Reach::Run(words),
+                    Reach::Run(TENSOR_MAP_WORDS as u32),
                     None,
                     &[kosmos_ir::Type::GLOBAL_PTR],
                     |_| vec![ptr],
