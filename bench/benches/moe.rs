@@ -7,7 +7,9 @@
 //! - against our own unfused sequence of the same work (`MoeLayer::forward_unfused`: router
 //!   and layout, pushes, expert GEMMs, fold as four launches, no overlap between them), and a
 //!   dense cuBLAS GEMM pair of the same FLOPs per rank (`T K` rows through the gate+up and the
-//!   down projection): the bound a grouped GEMM approaches. Ratios: baseline time / ours.
+//!   down projection): the bound a grouped GEMM approaches; and the same launch with its
+//!   expert tiles on the group mainloop (`MoeLayer::set_pipeline(false)`, HIP's forward
+//!   pass) rather than the warp-specialised pipeline. Ratios: baseline time / ours.
 //!
 //! With `KOSMOS_BENCH_BACKWARD=1`, also one training step of the layer (`forward` then
 //! `MoeLayer::backward` for a random `dOut`: `dx`, the router's and every expert's weight
@@ -501,6 +503,12 @@ fn run() -> Result<ExitCode> {
             let ms = gemm::world_median_ms(&mut world, |w| {
                 Ok(layer.forward(w, x, &weights, out).map(drop)?)
             })?;
+            // The same launch with its expert tiles on the group mainloop (HIP's).
+            layer.set_pipeline(false)?;
+            let mainloop_ms = gemm::world_median_ms(&mut world, |w| {
+                Ok(layer.forward(w, x, &weights, out).map(drop)?)
+            })?;
+            layer.set_pipeline(true)?;
             let tflops = flops * f64::from(ranks) / (ms * 1e-3) / 1e12;
             // The dense pair does one rank's FLOPs.
             let dense = dense_ms * f64::from(ranks) / ms;
@@ -511,6 +519,7 @@ fn run() -> Result<ExitCode> {
                 format!("{ms:.3}"),
                 format!("{tflops:.1}"),
                 format!("{:.3}", unfused_ms / ms),
+                format!("{:.3}", mainloop_ms / ms),
                 format!("{dense:.3}"),
                 format!("{err:.1e}"),
             ]);
@@ -520,6 +529,7 @@ fn run() -> Result<ExitCode> {
                 ("tokens_per_rank", Field::Int(tokens as u64)),
                 ("moe_forward_ms", Field::Num(ms)),
                 ("unfused_ms", Field::Num(unfused_ms)),
+                ("group_mainloop_ms", Field::Num(mainloop_ms)),
                 ("tflops", Field::Num(tflops)),
                 ("dense_cublas_pair_ms", Field::Num(dense_ms)),
                 ("max_rel_err", Field::Num(err)),
@@ -556,6 +566,7 @@ fn run() -> Result<ExitCode> {
                 "ms",
                 "TF/s",
                 "vs unfused",
+                "vs group mainloop",
                 "vs dense cuBLAS",
                 "rel err"
             ],

@@ -16,6 +16,7 @@
 //! # Ok(()) }
 //! ```
 
+mod maps;
 pub mod mlp;
 pub mod moe;
 pub mod ops;

@@ -6,6 +6,7 @@
 //! [`kosmos::runtime::WorldError::CapacityExceeded`] at [`World::synchronize`] instead of
 //! dropping tokens. docs/moe.md has the math, the layouts and the schedule.
 
+use crate::maps::{MapCache, addresses, runs_pipelines, tile_map_words};
 use crate::{Error, Result, check_len, ops, subgroup_size};
 use kosmos::bf16;
 use kosmos::runtime::{Module, SymmetricBuffer, World};
@@ -18,7 +19,10 @@ const PHASES_IN_ORDER: [u32; 4] = [1, 2, 4, 8];
 
 /// Subgroups of a `moe_forward` workgroup (a 128 x 128 GEMM tile).
 const MOE_SUBGROUPS: u32 = 8;
+/// Subgroups of a `moe_pipeline` workgroup (a producer, three more, two consumer groups).
+const MOE_PIPE_SUBGROUPS: u32 = 12;
 const OP: &str = "moe_forward";
+const PIPE_KERNEL: &str = "moe_pipeline";
 const BACKWARD_OP: &str = "moe_backward";
 
 /// Tells layers apart, so that a forward pass is only differentiated by its own layer.
@@ -153,6 +157,13 @@ pub struct MoeLayer {
     no_bias: SymmetricBuffer<f32>,
     no_weights: SymmetricBuffer<bf16>,
     workgroups: Option<u32>,
+    /// Whether the forward pass runs `ops::moe_pipeline` (CUDA, the CPU device) rather than
+    /// `ops::moe_forward` (elsewhere).
+    pipeline: bool,
+    /// A device of the world where the pipeline cannot run.
+    without_pipeline: Option<String>,
+    /// Tensor maps of the pipeline's operands (`ops::MOE_MAP_WORDS` a rank).
+    maps: MapCache,
     /// The rank of the next forward pass whose pushes go unsignalled.
     silent: Option<u32>,
     id: u64,
@@ -233,6 +244,11 @@ impl MoeLayer {
             .map_err(Error::World)?;
         let (t, k, e) = (shape.tokens, shape.topk, shape.experts);
         let rows = dims.expert_rows(options.shared_expert);
+        let without_pipeline = world
+            .devices()
+            .iter()
+            .find(|d| !runs_pipelines(d))
+            .map(ToString::to_string);
         let saved = MoeSaved {
             scores: world.alloc_symmetric(t * e)?,
             weights: world.alloc_symmetric(t * k)?,
@@ -254,6 +270,9 @@ impl MoeLayer {
             no_bias: world.alloc_symmetric(e)?,
             no_weights: world.alloc_symmetric(8)?,
             workgroups: None,
+            pipeline: without_pipeline.is_none(),
+            without_pipeline,
+            maps: MapCache::default(),
             silent: None,
             id: LAYER_IDS.fetch_add(1, Ordering::Relaxed),
             generation: 0,
@@ -284,6 +303,23 @@ impl MoeLayer {
     /// the same for every count.
     pub fn set_workgroups_per_rank(&mut self, workgroups: Option<u32>) {
         self.workgroups = workgroups;
+    }
+
+    /// Runs the forward pass's expert tiles on the warp-specialised pipeline (`true`, the
+    /// default on CUDA and the CPU device: `ops::moe_pipeline`) or on the group mainloop
+    /// that HIP runs (`false`: `ops::moe_forward`); the results are bitwise the same.
+    /// Refused, naming the device, where the pipeline cannot run.
+    pub fn set_pipeline(&mut self, on: bool) -> Result<()> {
+        if on && let Some(d) = &self.without_pipeline {
+            return Err(Error::Shape {
+                op: "MoeLayer::set_pipeline",
+                message: format!(
+                    "the pipelined forward pass runs on CUDA and the CPU device, not on {d}"
+                ),
+            });
+        }
+        self.pipeline = on;
+        Ok(())
     }
 
     /// Queues the layer's forward pass on every rank: `out[t]` (`tokens x hidden` bf16) from
@@ -364,15 +400,16 @@ impl MoeLayer {
     }
 
     /// Checks the weights (and the routing's and options' parts of them): the bias and the
-    /// shared expert's weights to pass, stand-ins where the layer has none.
+    /// shared expert's weights to pass, `None` where the layer has none (see
+    /// [`MoeLayer::standins`]).
+    #[allow(clippy::type_complexity)]
     fn checked_weights<'w>(
-        &'w self,
+        &self,
         op: &'static str,
         weights: &MoeWeights<'w>,
     ) -> Result<(
-        &'w SymmetricBuffer<f32>,
-        &'w SymmetricBuffer<bf16>,
-        &'w SymmetricBuffer<bf16>,
+        Option<&'w SymmetricBuffer<f32>>,
+        Option<(&'w SymmetricBuffer<bf16>, &'w SymmetricBuffer<bf16>)>,
     )> {
         let s = self.shape;
         let local = self.dims.local() as usize;
@@ -389,19 +426,19 @@ impl MoeLayer {
         let bias = match (weights.bias, sigmoid) {
             (Some(bias), true) => {
                 check_len(op, "bias", bias.len(), &[s.experts])?;
-                bias
+                Some(bias)
             }
-            (None, false) => &self.no_bias,
+            (None, false) => None,
             (None, true) => return refuse("sigmoid routing needs `bias`"),
             (Some(_), false) => return refuse("`bias` is given, but softmax routing has none"),
         };
-        let (ws1, ws2) = match (weights.shared, self.options.shared_expert) {
+        let shared = match (weights.shared, self.options.shared_expert) {
             (Some((ws1, ws2)), true) => {
                 check_len(op, "shared.0 (w1)", ws1.len(), &[2 * s.ffn, s.hidden])?;
                 check_len(op, "shared.1 (w2)", ws2.len(), &[s.hidden, s.ffn])?;
-                (ws1, ws2)
+                Some((ws1, ws2))
             }
-            (None, false) => (&self.no_weights, &self.no_weights),
+            (None, false) => None,
             (None, true) => {
                 return refuse("the options ask for a shared expert: `shared` is missing");
             }
@@ -409,7 +446,22 @@ impl MoeLayer {
                 return refuse("`shared` is given, but the options have no shared expert");
             }
         };
-        Ok((bias, ws1, ws2))
+        Ok((bias, shared))
+    }
+
+    /// The bias and shared expert's weights to pass (`checked_weights`' answer): stand-ins
+    /// where the layer has none.
+    fn standins<'a>(
+        &'a self,
+        bias: Option<&'a SymmetricBuffer<f32>>,
+        shared: Option<(&'a SymmetricBuffer<bf16>, &'a SymmetricBuffer<bf16>)>,
+    ) -> (
+        &'a SymmetricBuffer<f32>,
+        &'a SymmetricBuffer<bf16>,
+        &'a SymmetricBuffer<bf16>,
+    ) {
+        let (ws1, ws2) = shared.unwrap_or((&self.no_weights, &self.no_weights));
+        (bias.unwrap_or(&self.no_bias), ws1, ws2)
     }
 
     /// `(groups, topk_groups, normalize, scale)` of the routing (softmax: one group, scale 1).
@@ -428,8 +480,14 @@ impl MoeLayer {
     /// Workgroups per rank and the launch's block, and the `lag` of expert tiles whose
     /// round is `round` tasks: twice the workgroups of tasks in between (the second pass of
     /// a row tile trails its first by `lag` rounds).
-    fn workgroups_and_lag(&self, world: &World, op: &str, round: u32) -> Result<(u32, u32, u32)> {
-        let block = MOE_SUBGROUPS * subgroup_size(world.device());
+    fn workgroups_and_lag(
+        &self,
+        world: &World,
+        op: &str,
+        subgroups: u32,
+        round: u32,
+    ) -> Result<(u32, u32, u32)> {
+        let block = subgroups * subgroup_size(world.device());
         let per_rank = match self.workgroups {
             Some(n) => n,
             None => world.persistent_workgroups(&self.modules, op, block)?,
@@ -449,61 +507,84 @@ impl MoeLayer {
         let (d, s) = (self.dims, self.shape);
         check_len(OP, "x", x.len(), &[s.tokens, s.hidden])?;
         check_len(OP, "out", out.len(), &[s.tokens, s.hidden])?;
-        let (bias, ws1, ws2) = self.checked_weights(OP, weights)?;
+        let (bias, shared) = self.checked_weights(OP, weights)?;
+        if self.pipeline {
+            self.maps.get(
+                world,
+                maps_key(x, weights),
+                ops::MOE_MAP_WORDS as usize,
+                |r| pipeline_maps(r, &self.dims, &self.saved, x, weights),
+            )?;
+        }
+        let (bias, ws1, ws2) = self.standins(bias, shared);
         let sigmoid = matches!(self.options.routing, Routing::Sigmoid { .. });
         let (groups, topk_groups, normalize, scale) = self.routing_parameters();
         let round = d.ffn.div_ceil(64) + d.hidden.div_ceil(128);
-        let (per_rank, block, lag) = self.workgroups_and_lag(world, OP, round)?;
+        let (kernel, subgroups) = match self.pipeline {
+            true => (PIPE_KERNEL, MOE_PIPE_SUBGROUPS),
+            false => (OP, MOE_SUBGROUPS),
+        };
+        let (per_rank, block, lag) = self.workgroups_and_lag(world, kernel, subgroups, round)?;
         let [o_send, o_dest, o_blocks, o_local, o_status, o_tiles, o_list] = d.plan_offsets().0;
         let silent = self.silent.unwrap_or(u32::MAX);
         let v = &self.saved;
-        ops::moe_forward::launch(
-            world,
-            &self.modules,
-            per_rank,
-            block,
-            x,
-            weights.router,
-            bias,
-            weights.w1,
-            weights.w2,
-            ws1,
-            ws2,
-            out,
-            &v.scores,
-            &v.weights,
-            &v.routing,
-            &self.logits,
-            &v.plan,
-            &self.sync,
-            &v.recv,
-            &v.z,
-            &v.h,
-            &v.y,
-            d.tokens,
-            d.hidden,
-            d.ffn,
-            d.experts,
-            d.topk,
-            d.capacity,
-            d.max_tiles,
-            o_send,
-            o_dest,
-            o_blocks,
-            o_local,
-            o_status,
-            o_tiles,
-            o_list,
-            lag,
-            self.options.shared_expert as u32,
-            sigmoid as u32,
-            groups,
-            topk_groups,
-            normalize as u32,
-            scale,
-            silent,
-            phases,
-        )
+        // The two kernels take the same arguments, the pipeline's tensor maps after `y`.
+        macro_rules! launch {
+            ($kernel:ident $(, $maps:expr)?) => {
+                ops::$kernel::launch(
+                    world,
+                    &self.modules,
+                    per_rank,
+                    block,
+                    x,
+                    weights.router,
+                    bias,
+                    weights.w1,
+                    weights.w2,
+                    ws1,
+                    ws2,
+                    out,
+                    &v.scores,
+                    &v.weights,
+                    &v.routing,
+                    &self.logits,
+                    &v.plan,
+                    &self.sync,
+                    &v.recv,
+                    &v.z,
+                    &v.h,
+                    &v.y,
+                    $($maps,)?
+                    d.tokens,
+                    d.hidden,
+                    d.ffn,
+                    d.experts,
+                    d.topk,
+                    d.capacity,
+                    d.max_tiles,
+                    o_send,
+                    o_dest,
+                    o_blocks,
+                    o_local,
+                    o_status,
+                    o_tiles,
+                    o_list,
+                    lag,
+                    self.options.shared_expert as u32,
+                    sigmoid as u32,
+                    groups,
+                    topk_groups,
+                    normalize as u32,
+                    scale,
+                    silent,
+                    phases,
+                )
+            };
+        }
+        match self.pipeline {
+            true => launch!(moe_pipeline, self.maps.newest()),
+            false => launch!(moe_forward),
+        }
         .map_err(Error::World)?;
         self.silent = None;
         Ok(())
@@ -559,7 +640,8 @@ impl MoeLayer {
         if self.backward.is_none() {
             self.backward = Some(self.backward_buffers(world)?);
         }
-        let (_, ws1, ws2) = self.checked_weights(op, weights)?;
+        let (bias, shared) = self.checked_weights(op, weights)?;
+        let (_, ws1, ws2) = self.standins(bias, shared);
         let (dws1, dws2) = match (grads.shared, self.options.shared_expert) {
             (Some((a, b)), true) => {
                 check_len(op, "grads.shared.0 (w1)", a.len(), &[2 * s.ffn, s.hidden])?;
@@ -579,7 +661,7 @@ impl MoeLayer {
         let sigmoid = matches!(self.options.routing, Routing::Sigmoid { .. });
         let (_, _, normalize, scale) = self.routing_parameters();
         let round = d.ffn.div_ceil(128) + d.hidden.div_ceil(128);
-        let (per_rank, block, lag) = self.workgroups_and_lag(world, op, round)?;
+        let (per_rank, block, lag) = self.workgroups_and_lag(world, op, MOE_SUBGROUPS, round)?;
         let b = self.backward.as_ref().expect("allocated above");
         let [o_send, o_dest, _, o_local, o_status, o_tiles, o_list] = d.plan_offsets().0;
         let v = &self.saved;
@@ -761,4 +843,49 @@ fn check_shape(ranks: u32, s: &MoeShape, options: &MoeOptions) -> Result<Dims> {
         capacity: capacity as u32,
         max_tiles: max_tiles as u32,
     })
+}
+
+/// What [`MoeLayer`]'s pipeline maps depend on besides the layer: every rank's addresses of
+/// `x` and the weights.
+fn maps_key(x: &SymmetricBuffer<bf16>, weights: &MoeWeights) -> Vec<u64> {
+    let mut key = addresses(x);
+    key.extend(addresses(weights.w1));
+    key.extend(addresses(weights.w2));
+    if let Some((ws1, ws2)) = weights.shared {
+        key.extend(addresses(ws1));
+        key.extend(addresses(ws2));
+    }
+    key
+}
+
+/// Rank `r`'s tensor maps of `ops::moe_pipeline` (`ops::MOE_MAP_WORDS`, in its order): the
+/// activations' boxes 128 rows x 64, the weights' 64 x 64; zeros for a shared expert the
+/// layer does not have.
+fn pipeline_maps(
+    r: usize,
+    d: &Dims,
+    saved: &MoeSaved,
+    x: &SymmetricBuffer<bf16>,
+    weights: &MoeWeights,
+) -> Result<Vec<u64>> {
+    let (hidden, ffn, local) = (d.hidden, d.ffn, d.local());
+    let rows = (saved.h.len() / ffn as usize) as u32;
+    let none = [0; kosmos::runtime::TENSOR_MAP_WORDS];
+    let (ws1, ws2) = match weights.shared {
+        Some((ws1, ws2)) => (
+            tile_map_words(&ws1.ranks()[r], 2 * ffn, hidden, 64)?,
+            tile_map_words(&ws2.ranks()[r], hidden, ffn, 64)?,
+        ),
+        None => (none, none),
+    };
+    Ok([
+        tile_map_words(&saved.recv.ranks()[r], d.capacity, hidden, 128)?,
+        tile_map_words(&x.ranks()[r], d.tokens, hidden, 128)?,
+        tile_map_words(&weights.w1.ranks()[r], local * 2 * ffn, hidden, 64)?,
+        ws1,
+        tile_map_words(&saved.h.ranks()[r], rows, ffn, 128)?,
+        tile_map_words(&weights.w2.ranks()[r], local * hidden, ffn, 64)?,
+        ws2,
+    ]
+    .concat())
 }

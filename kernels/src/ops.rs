@@ -391,8 +391,9 @@ pub const STEP_WORDS: u32 = 8192;
 /// `pair` (with `tb = 1`; 0 otherwise) pairs rows of `B^T` instead: output columns 0..64
 /// are rows `n0..` and columns 64..128 rows `pair + n0..`, both halves bounded by `n` (how
 /// a SwiGLU projection gets the gate and up columns of the same features into one tile).
-/// Collective over a workgroup of 8 subgroups; shared by [`gemm_group`], the fused
-/// tensor-parallel ops and [`moe_forward`].
+/// Collective over a workgroup's first 8 subgroups (others only pass its barriers, their
+/// accumulator zero); shared by [`gemm_group`], the fused tensor-parallel ops and the MoE
+/// kernels.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn tile_product(
@@ -420,19 +421,21 @@ fn tile_product(
         if s < steps {
             let base = (s & 1) * STEP_WORDS;
             let k0 = s * 64;
-            if ta == 0 {
-                stage_rows(stages, base, a, m0, k0, m, k, 0);
-            } else {
-                stage_columns(stages, base, a, k0, m0, k, m);
-            }
-            if tb == 0 {
-                stage_columns(stages, base + 4096, b, k0, n0, k, n);
-            } else {
-                stage_rows(stages, base + 4096, b, n0, k0, n, k, pair);
+            if group < 2 {
+                if ta == 0 {
+                    stage_rows(stages, base, a, m0, k0, m, k, 0);
+                } else {
+                    stage_columns(stages, base, a, k0, m0, k, m);
+                }
+                if tb == 0 {
+                    stage_columns(stages, base + 4096, b, k0, n0, k, n);
+                } else {
+                    stage_rows(stages, base + 4096, b, n0, k0, n, k, pair);
+                }
             }
             async_commit();
         }
-        if s > 0 {
+        if s > 0 && group < 2 {
             let base = ((s - 1) & 1) * STEP_WORDS;
             // SAFETY: both tiles lie inside the stage at `base`.
             unsafe {
@@ -456,7 +459,8 @@ fn tile_product(
 /// [`STEP_WORDS`] says), zeros outside the matrix. Lanes keep their chunk column from pass
 /// to pass and move whole multiples of 8 rows, so the swizzle is the lane's own; the trip
 /// count is a constant, so the loop unrolls. With `pair` not 0, rows 64.. of the box are
-/// rows `pair + r0..` of `src` instead (both halves bounded by `rows`).
+/// rows `pair + r0..` of `src` instead (both halves bounded by `rows`). Collective over the
+/// workgroup's first 8 subgroups (as [`stage_columns`]).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn stage_rows(
@@ -474,7 +478,8 @@ fn stage_rows(
     let col = (tid & 7) * 8;
     let at = to + ((tid & 7) ^ (row & 7)) * 4;
     for j in 0..128 / subgroup_size() {
-        let r = row + j * (workgroup_size_x() >> 3);
+        // Eight subgroups' lanes cover eight chunks of as many rows at a pass.
+        let r = row + j * subgroup_size();
         let second = pair != 0 && r >= 64;
         let within = if second { r - 64 } else { r };
         let first_row = if second { pair + r0 } else { r0 };
@@ -515,7 +520,7 @@ fn stage_columns(
     let col = (tid & 15) * 8;
     let at = to + ((tid & 15) >> 3) * 2048 + ((tid & 7) ^ (row & 7)) * 4;
     for j in 0..128 / subgroup_size() {
-        let r = row + j * (workgroup_size_x() >> 4);
+        let r = row + j * (subgroup_size() >> 1);
         let inside = r0 + r < rows && c0 + col < cols;
         let from = if inside {
             (r0 + r) * cols + c0 + col
@@ -1817,83 +1822,39 @@ pub fn moe_forward(
     let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
     start_barrier();
     let rank = team_rank();
-    let ranks = world_size();
-    let local = experts / ranks;
-    let blocks = (tokens + 127) / 128;
+    let local = experts / world_size();
     let picks = tokens * topk;
     let heads = sync.local();
-    // Phases 1 and 2: the router blocks; the layout task once they are all done; the fill
-    // tasks once it has the send offsets.
-    dispatch(
-        &heads[MOE_NEVER],
-        0,
-        &heads[0],
-        if (phases & 1) == 1 { 2 * blocks + 1 } else { 0 },
-        Scope::Agent,
-        |t| {
-            (
-                &sync.local()[if t < blocks {
-                    MOE_NEVER
-                } else if t == blocks {
-                    MOE_ROUTED
-                } else {
-                    MOE_LAID_OUT
-                }],
-                if t < blocks {
-                    0
-                } else if t == blocks {
-                    blocks
-                } else {
-                    1
-                },
-            )
-        },
-        |t| {},
-        |t| {
-            if t < blocks {
-                route_block(
-                    stages,
-                    x,
-                    w_router,
-                    bias,
-                    scores,
-                    weights,
-                    routing,
-                    logits,
-                    plan,
-                    t,
-                    tokens,
-                    hidden,
-                    experts,
-                    topk,
-                    sigmoid,
-                    groups,
-                    topk_groups,
-                    normalize,
-                    scale,
-                    o_blocks,
-                );
-                signal(&sync.local()[MOE_ROUTED], 1, Scope::Agent);
-            } else if t == blocks {
-                lay_out(
-                    stages, plan, sync, tokens, experts, capacity, shared, o_send, o_dest,
-                    o_blocks, o_local, o_status, o_tiles,
-                );
-                signal(&sync.local()[MOE_PLANNED], 1, Scope::Agent);
-            } else {
-                let b = t - blocks - 1;
-                fill_send_list(
-                    routing, plan, b, tokens, experts, topk, o_send, o_blocks, o_list,
-                );
-                signal(&sync.local()[MOE_PLANNED], 1, Scope::Agent);
-            }
-        },
-    );
-    wait(
-        &sync.local()[MOE_PLANNED],
-        blocks + 1,
-        Scope::Agent,
-        2 * blocks + 1,
+    moe_plan(
+        stages,
+        x,
+        w_router,
+        bias,
+        scores,
+        weights,
+        routing,
+        logits,
+        plan,
+        sync,
+        tokens,
+        hidden,
+        experts,
+        topk,
+        capacity,
+        shared,
+        o_send,
+        o_dest,
+        o_blocks,
+        o_local,
+        o_status,
+        o_tiles,
+        o_list,
+        sigmoid,
+        groups,
+        topk_groups,
+        normalize,
+        scale,
+        phases,
     );
     let row_tiles = plan.local()[o_status];
     let ok = plan.local()[o_status + 1];
@@ -1920,10 +1881,10 @@ pub fn moe_forward(
         |t| {
             (
                 &sync.local()[expert_gate(
-                    plan, t, 0, row_tiles, up_tiles, round, lag, local, o_local, o_tiles,
+                    plan, t, 0, row_tiles, up_tiles, 1, round, lag, local, o_local, o_tiles,
                 )],
                 expert_gate(
-                    plan, t, 1, row_tiles, up_tiles, round, lag, local, o_local, o_tiles,
+                    plan, t, 1, row_tiles, up_tiles, 1, round, lag, local, o_local, o_tiles,
                 ),
             )
         },
@@ -2012,7 +1973,508 @@ pub fn moe_forward(
             }
         },
     );
-    // Phase 4: every expert output is in place once the whole world is here.
+    moe_fold(
+        stages, routing, weights, plan, out, y, scores, sync, tokens, hidden, experts, topk,
+        capacity, shared, o_dest, ok, max_tiles, phases,
+    );
+}
+
+/// Words of a rank's tensor maps in the `maps` argument of [`moe_pipeline`], 16 each: `recv`
+/// and `x` (boxes of 128 rows x 64), `w1` and `ws1` (64 x 64), `h` (128 x 64), `w2` and
+/// `ws2` (64 x 64).
+pub const MOE_MAP_WORDS: u32 = 112;
+const MAP_RECV: u32 = 0;
+const MAP_X: u32 = 16;
+const MAP_W1: u32 = 32;
+const MAP_WS1: u32 = 48;
+const MAP_H: u32 = 64;
+const MAP_W2: u32 = 80;
+const MAP_WS2: u32 = 96;
+
+/// [`moe_forward`] as a warp-specialised launch fed by tensor copies (CUDA and the CPU
+/// device): the same arguments, work, order and results, bitwise, plus `maps` (each rank's
+/// [`MOE_MAP_WORDS`] words of maps of its own tensors). The router, layout, pushes and fold
+/// run on whole workgroups as in [`moe_forward`] (the router's tiles on the first two groups);
+/// the expert tiles run as [`tp_pipeline`]'s: subgroup 0 takes them by ticket in the same
+/// rounds, waits (bounded) for its gate — an up-projection tile for its expert's rows, a
+/// down-projection tile for the eight slab signals of each of its row tile's up-projection
+/// tiles — and copies its 64-deep steps into the ring, up to a ring ahead of the products;
+/// groups 1 and 2 multiply 64 rows each and store their slabs (an up-projection subgroup then
+/// forms `h` of its 16 rows and signals). A workgroup takes expert tiles once no push is
+/// left to claim (the pushes' rows gate the tiles). One workgroup of 12 subgroups per
+/// processor.
+#[kernel(max_workgroup_size = 384, max_subgroups = 12, min_resident = 1)]
+#[allow(clippy::too_many_arguments)]
+pub fn moe_pipeline(
+    team: &Team,
+    x: &Sym<[bf16]>,
+    w_router: &Sym<[bf16]>,
+    bias: &Sym<[f32]>,
+    w1: &Sym<[bf16]>,
+    w2: &Sym<[bf16]>,
+    ws1: &Sym<[bf16]>,
+    ws2: &Sym<[bf16]>,
+    out: &Sym<[bf16]>,
+    scores: &Sym<[f32]>,
+    weights: &Sym<[f32]>,
+    routing: &Sym<[u32]>,
+    logits: &Sym<[f32]>,
+    plan: &Sym<[u32]>,
+    sync: &Sym<[u32]>,
+    recv: &Sym<[bf16]>,
+    z: &Sym<[bf16]>,
+    h: &Sym<[bf16]>,
+    y: &Sym<[bf16]>,
+    maps: &Sym<[u64]>,
+    tokens: u32,
+    hidden: u32,
+    ffn: u32,
+    experts: u32,
+    topk: u32,
+    capacity: u32,
+    max_tiles: u32,
+    o_send: u32,
+    o_dest: u32,
+    o_blocks: u32,
+    o_local: u32,
+    o_status: u32,
+    o_tiles: u32,
+    o_list: u32,
+    lag: u32,
+    shared: u32,
+    sigmoid: u32,
+    groups: u32,
+    topk_groups: u32,
+    normalize: u32,
+    scale: f32,
+    silent: u32,
+    phases: u32,
+) {
+    let stages = shared_array::<u32, FUSED_RING_WORDS>();
+    let full = shared_array::<u64, FUSED_STAGES>();
+    let empty = shared_array::<u64, FUSED_STAGES>();
+    let tasks = shared_array::<u32, TASK_SLOTS>();
+    let task_full = shared_array::<u64, TASK_SLOTS>();
+    let task_empty = shared_array::<u64, TASK_SLOTS>();
+    start_barrier();
+    init_fused_ring(full, empty, task_full, task_empty);
+    let rank = team_rank();
+    let local = experts / world_size();
+    let picks = tokens * topk;
+    let heads = sync.local();
+    moe_plan(
+        stages,
+        x,
+        w_router,
+        bias,
+        scores,
+        weights,
+        routing,
+        logits,
+        plan,
+        sync,
+        tokens,
+        hidden,
+        experts,
+        topk,
+        capacity,
+        shared,
+        o_send,
+        o_dest,
+        o_blocks,
+        o_local,
+        o_status,
+        o_tiles,
+        o_list,
+        sigmoid,
+        groups,
+        topk_groups,
+        normalize,
+        scale,
+        phases,
+    );
+    let row_tiles = plan.local()[o_status];
+    let ok = plan.local()[o_status + 1];
+    let sends = if ok == 1 && (phases & 2) == 2 {
+        (picks + 127) / 128
+    } else {
+        0
+    };
+    let up_tiles = (ffn + 63) / 64;
+    let down_tiles = (hidden + 127) / 128;
+    let round = up_tiles + down_tiles;
+    let expert_tasks = if row_tiles > 0 && (phases & 4) == 4 {
+        (row_tiles + lag) * round
+    } else {
+        0
+    };
+    // Phase 3, the pushes: whole workgroups, first come first served.
+    dispatch(
+        &heads[1],
+        sends,
+        &heads[MOE_NEVER],
+        0,
+        Scope::System,
+        |t| (&sync.local()[MOE_NEVER], 0),
+        |t| {
+            send_rows(
+                x, routing, plan, sync, recv, t, rank, tokens, hidden, experts, topk, o_send,
+                o_dest, o_list, silent,
+            );
+        },
+        |t| {},
+    );
+    // Then the expert tiles, on the ring the router's staging used: its plain shared
+    // accesses come before the tensor copies'.
+    fence_proxy_async();
+    barrier();
+    let sg = subgroup_id();
+    let group = sg >> 2;
+    if sg == 0 {
+        let mut it = 0;
+        let mut posted = 0;
+        let mut more = true;
+        while more {
+            let t = subgroup_claim(&heads[2], expert_tasks);
+            let r = t / round;
+            let i = t % round;
+            let up = i < up_tiles;
+            let mut go = t < expert_tasks;
+            // The first rounds' down slots and the last rounds' up slots are empty.
+            let live = go && if up { r < row_tiles } else { r >= lag };
+            if live {
+                let since = clock();
+                let gate = expert_gate(
+                    plan, t, 0, row_tiles, up_tiles, 8, round, lag, local, o_local, o_tiles,
+                );
+                let count = expert_gate(
+                    plan, t, 1, row_tiles, up_tiles, 8, round, lag, local, o_local, o_tiles,
+                );
+                go = subgroup_wait(&sync.local()[gate], count, Scope::System, t);
+                subgroup_trace(Role::Wait, t, since);
+                // The rows came by plain stores; the tensor copies that read them are of
+                // another proxy.
+                fence_proxy_async();
+            }
+            if live || !go {
+                post_task(
+                    tasks,
+                    task_full,
+                    task_empty,
+                    posted,
+                    if go { t } else { NO_TASK },
+                );
+                posted += 1;
+            }
+            if live && go {
+                let g = if up { r } else { r - lag };
+                let p = plan.local();
+                let j = p[o_tiles + g];
+                let m0 = p[o_local + 3 * j] + (g - p[o_local + 3 * j + 2]) * 128;
+                let own = maps.local();
+                // Operands: (map, first row) of `a`, then of the two 64-row boxes of `b^T`.
+                let mut a_map = MAP_H;
+                let mut a_row = m0;
+                let mut b_map = if j == local { MAP_WS2 } else { MAP_W2 };
+                let mut b_row = (j % local) * hidden + (i - up_tiles) * 128;
+                let mut b_pair = b_row + 64;
+                let mut k = ffn;
+                if up {
+                    let f0 = i * 64;
+                    k = hidden;
+                    if j == local {
+                        // The shared expert: rows of `x`, kept after the `capacity`
+                        // routed rows.
+                        a_map = MAP_X;
+                        a_row = m0 - capacity;
+                        b_map = MAP_WS1;
+                        b_row = f0;
+                    } else {
+                        a_map = MAP_RECV;
+                        b_map = MAP_W1;
+                        b_row = j * 2 * ffn + f0;
+                    }
+                    b_pair = b_row + ffn;
+                }
+                let steps = (k + 63) / 64;
+                for step in 0..steps {
+                    let s = (it + step) % FUSED_STAGES;
+                    // A fresh barrier counts its previous round as complete: the first
+                    // round passes.
+                    mbar_wait(&empty[s], (((it + step) / FUSED_STAGES) & 1) ^ 1);
+                    let base = s * STEP_WORDS;
+                    let k0 = step * 64;
+                    if subgroup_lane() == 0 {
+                        mbar_arrive_expect(&full[s], 32768);
+                    }
+                    copy_tensor(&stages[base], &own[a_map], k0, a_row, &full[s]);
+                    copy_tensor(&stages[base + 4096], &own[b_map], k0, b_row, &full[s]);
+                    copy_tensor(&stages[base + 6144], &own[b_map], k0, b_pair, &full[s]);
+                }
+                it += steps;
+            }
+            more = go;
+        }
+    } else if group > 0 {
+        let rows = (group - 1) * 64;
+        let first_lane = subgroup_lane() == 0;
+        let mut it = 0;
+        let mut taken = 0;
+        let mut more = true;
+        while more {
+            let t = take_task(tasks, task_full, task_empty, taken);
+            let since = clock();
+            taken += 1;
+            if t != NO_TASK {
+                let r = t / round;
+                let i = t % round;
+                let up = i < up_tiles;
+                let steps = if up {
+                    (hidden + 63) / 64
+                } else {
+                    (ffn + 63) / 64
+                };
+                let mut acc = wide_zero();
+                for step in 0..steps {
+                    let s = (it + step) % FUSED_STAGES;
+                    mbar_wait(&full[s], ((it + step) / FUSED_STAGES) & 1);
+                    let base = s * STEP_WORDS;
+                    acc = multiply_async(stages, base + rows * 32, base + 4096, acc, 0, 1);
+                    acc = mma_wait(1, acc);
+                    // The products of the previous step have finished: its stage goes back.
+                    if step > 0 && first_lane {
+                        mbar_arrive(&empty[(it + step + FUSED_STAGES - 1) % FUSED_STAGES]);
+                    }
+                }
+                acc = mma_wait(0, acc);
+                if first_lane {
+                    mbar_arrive(&empty[(it + steps + FUSED_STAGES - 1) % FUSED_STAGES]);
+                }
+                it += steps;
+                let g = if up { r } else { r - lag };
+                let p = plan.local();
+                let j = p[o_tiles + g];
+                let first = p[o_local + 3 * j];
+                let end = first + p[o_local + 3 * j + 1];
+                let row0 = first + (g - p[o_local + 3 * j + 2]) * 128 + rows + (sg & 3) * 16;
+                // Only bf16 is stored: `scores` stands in for the f32 result.
+                let spare = scores.local();
+                if up {
+                    swiglu_slab(spare, z, h, acc, row0, end, i * 64, ffn);
+                    subgroup_signal(
+                        &sync.local()[MOE_SYNC_HEAD_WORDS + local + g],
+                        1,
+                        Scope::Agent,
+                    );
+                } else {
+                    let n0 = (i - up_tiles) * 128;
+                    let outputs = y.local();
+                    store_slab(spare, outputs, 1, acc, row0, n0, end, hidden);
+                }
+                // One record per tile, from its first consumer subgroup.
+                if sg == 4 {
+                    subgroup_trace(Role::Compute, t, since);
+                }
+            }
+            more = t != NO_TASK;
+        }
+    }
+    moe_fold(
+        stages, routing, weights, plan, out, y, scores, sync, tokens, hidden, experts, topk,
+        capacity, shared, o_dest, ok, max_tiles, phases,
+    );
+}
+
+/// A subgroup's 16-row slab `acc` of an up-projection tile of [`moe_pipeline`] (columns
+/// 0..64 the gate features `f0..`, 64..128 the same up features) at row `row0`, rows below
+/// `end`: into `z` rounded to bf16 as [`up_tile`] stores it, then `h = silu(gate) up` of the
+/// rounded values, each lane two features of all 16 rows, made visible to tensor copies.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn swiglu_slab(
+    spare: &mut [f32],
+    z: &Sym<[bf16]>,
+    h: &Sym<[bf16]>,
+    acc: WideAcc,
+    row0: u32,
+    end: u32,
+    f0: u32,
+    ffn: u32,
+) {
+    let z_cols = (ffn + 63) / 64 * 128;
+    let zl = z.local();
+    store_slab(spare, zl, 1, acc, row0, 2 * f0, end, z_cols);
+    // The subgroup's lanes read what the others stored.
+    fence(Ordering::AcqRel, Scope::Workgroup);
+    let last_row = subgroup_shuffle(min(row0 + 15, end - 1), 0);
+    fence(Ordering::AcqRel, Scope::Workgroup);
+    if row0 < end {
+        let hl = h.local();
+        let lane = subgroup_lane();
+        // Past the last row or feature, a lane forms the last one again (the same value).
+        let last_col = min(ffn - f0, 64) - 1;
+        for half in 0..2 {
+            let c = min(lane + half * 32, last_col);
+            for rr in 0..16 {
+                let row = min(row0 + rr, last_row);
+                let at = row * z_cols + 2 * f0 + c;
+                // SAFETY: `row` is below `end`, within the `z` and `h` rows the host sized;
+                // column `2 f0 + c + 64` below `z_cols`, `f0 + c` below `ffn`. Unchecked, the
+                // loop has no branches to keep its loads from overlapping.
+                unsafe {
+                    let gate = *zl.get_unchecked(at) as f32;
+                    let up = *zl.get_unchecked(at + 64) as f32;
+                    *hl.get_unchecked_mut(row * ffn + f0 + c) =
+                        (gate / (1.0 + exp(-gate)) * up) as bf16;
+                }
+            }
+        }
+    }
+    // The down-projection tiles read `h` by tensor copies.
+    fence_proxy_async();
+}
+
+/// Phases 1 and 2 of [`moe_forward`] and [`moe_pipeline`] (their arguments): the router
+/// blocks; the layout task once they are all done; the fill tasks once it has the send
+/// offsets. Returns once the rank's plan is complete (its status in `plan`).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn moe_plan(
+    stages: &mut [u32],
+    x: &Sym<[bf16]>,
+    w_router: &Sym<[bf16]>,
+    bias: &Sym<[f32]>,
+    scores: &Sym<[f32]>,
+    weights: &Sym<[f32]>,
+    routing: &Sym<[u32]>,
+    logits: &Sym<[f32]>,
+    plan: &Sym<[u32]>,
+    sync: &Sym<[u32]>,
+    tokens: u32,
+    hidden: u32,
+    experts: u32,
+    topk: u32,
+    capacity: u32,
+    shared: u32,
+    o_send: u32,
+    o_dest: u32,
+    o_blocks: u32,
+    o_local: u32,
+    o_status: u32,
+    o_tiles: u32,
+    o_list: u32,
+    sigmoid: u32,
+    groups: u32,
+    topk_groups: u32,
+    normalize: u32,
+    scale: f32,
+    phases: u32,
+) {
+    let blocks = (tokens + 127) / 128;
+    let heads = sync.local();
+    dispatch(
+        &heads[MOE_NEVER],
+        0,
+        &heads[0],
+        if (phases & 1) == 1 { 2 * blocks + 1 } else { 0 },
+        Scope::Agent,
+        |t| {
+            (
+                &sync.local()[if t < blocks {
+                    MOE_NEVER
+                } else if t == blocks {
+                    MOE_ROUTED
+                } else {
+                    MOE_LAID_OUT
+                }],
+                if t < blocks {
+                    0
+                } else if t == blocks {
+                    blocks
+                } else {
+                    1
+                },
+            )
+        },
+        |t| {},
+        |t| {
+            if t < blocks {
+                route_block(
+                    stages,
+                    x,
+                    w_router,
+                    bias,
+                    scores,
+                    weights,
+                    routing,
+                    logits,
+                    plan,
+                    t,
+                    tokens,
+                    hidden,
+                    experts,
+                    topk,
+                    sigmoid,
+                    groups,
+                    topk_groups,
+                    normalize,
+                    scale,
+                    o_blocks,
+                );
+                signal(&sync.local()[MOE_ROUTED], 1, Scope::Agent);
+            } else if t == blocks {
+                lay_out(
+                    stages, plan, sync, tokens, experts, capacity, shared, o_send, o_dest,
+                    o_blocks, o_local, o_status, o_tiles,
+                );
+                signal(&sync.local()[MOE_PLANNED], 1, Scope::Agent);
+            } else {
+                let b = t - blocks - 1;
+                fill_send_list(
+                    routing, plan, b, tokens, experts, topk, o_send, o_blocks, o_list,
+                );
+                signal(&sync.local()[MOE_PLANNED], 1, Scope::Agent);
+            }
+        },
+    );
+    wait(
+        &sync.local()[MOE_PLANNED],
+        blocks + 1,
+        Scope::Agent,
+        2 * blocks + 1,
+    );
+}
+
+/// Phase 4 of [`moe_forward`] and [`moe_pipeline`] (their arguments; `ok` the plan's
+/// status), then the counters zeroed for the next launch.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn moe_fold(
+    stages: &mut [u32],
+    routing: &Sym<[u32]>,
+    weights: &Sym<[f32]>,
+    plan: &Sym<[u32]>,
+    out: &Sym<[bf16]>,
+    y: &Sym<[bf16]>,
+    scores: &Sym<[f32]>,
+    sync: &Sym<[u32]>,
+    tokens: u32,
+    hidden: u32,
+    experts: u32,
+    topk: u32,
+    capacity: u32,
+    shared: u32,
+    o_dest: u32,
+    ok: u32,
+    max_tiles: u32,
+    phases: u32,
+) {
+    let local = experts / world_size();
+    let heads = sync.local();
+    // Phase 4: every expert output is in place once the whole world is here — every
+    // subgroup of it: the team barrier's arrival is lane 0's, and a warp-specialised
+    // workgroup's subgroups finish their roles at different times.
+    barrier();
     team_barrier();
     let folds = if ok == 1 && (phases & 8) == 8 {
         (tokens + MOE_FOLD_TOKENS - 1) / MOE_FOLD_TOKENS
@@ -2044,8 +2506,8 @@ pub fn moe_forward(
 /// What expert task `t` of [`moe_forward`] waits for: the index of its counter in `sync`
 /// (`part` 0) or the count it waits for (`part` 1). An up-projection tile of a routed
 /// expert waits for all of the expert's rows, a down-projection tile for its row tile's
-/// up-projection tiles; the shared expert's up-projection tiles and the empty slots of the
-/// first and last rounds wait for nothing.
+/// up-projection tiles (`signals` each); the shared expert's up-projection tiles and the
+/// empty slots of the first and last rounds wait for nothing.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn expert_gate(
@@ -2054,6 +2516,7 @@ fn expert_gate(
     part: u32,
     row_tiles: u32,
     up_tiles: u32,
+    signals: u32,
     round: u32,
     lag: u32,
     local: u32,
@@ -2070,7 +2533,7 @@ fn expert_gate(
     let mut expected = 0u32;
     if live && !up {
         counter = MOE_SYNC_HEAD_WORDS + local + g;
-        expected = up_tiles;
+        expected = up_tiles * signals;
     }
     if live && up && j != local {
         counter = MOE_SYNC_HEAD_WORDS + j;
@@ -2225,9 +2688,11 @@ fn route_block(
         let a = w_router.local();
         let xs = x.local();
         let acc = tile_product(stages, a, xs, e0, t0, experts, tokens, hidden, 0, 1, 0);
-        let row0 = slab_row(e0);
-        // Only f32 is stored: `x` stands in for the bf16 result.
-        store_slab(lt, xs, 0, acc, row0, t0, experts, stride);
+        // Only f32 is stored: `x` stands in for the bf16 result. The tile is the first 8
+        // subgroups'.
+        if subgroup_id() < 8 {
+            store_slab(lt, xs, 0, acc, slab_row(e0), t0, experts, stride);
+        }
     }
     barrier();
     if lane < rows {
@@ -2550,6 +3015,8 @@ fn send_rows(
             }
         }
     }
+    // The owner's tensor copies (another proxy) read these rows.
+    fence_proxy_async();
     count_pushed_rows(
         routing,
         plan,

@@ -9,11 +9,10 @@
 //! for the whole layer (`m` rows of tokens over all ranks; `n`, `k` as each rank's GEMM
 //! sees them) and checked before any launch, with errors naming the argument.
 
+use crate::maps::{MapCache, addresses, runs_pipelines, tile_map_words};
 use crate::{Error, Layout, Ops, Result, check_len, ops, subgroup_size};
 use kosmos::bf16;
-use kosmos::runtime::{
-    Buffer, DeviceKind, Module, Stream, Swizzle, SymmetricBuffer, TensorMap, World,
-};
+use kosmos::runtime::{Module, Stream, SymmetricBuffer, World};
 
 /// Subgroups of a fused-op workgroup on the group mainloop (two groups of four: a 128 x 128
 /// output tile).
@@ -21,9 +20,6 @@ const TP_SUBGROUPS: u32 = 8;
 /// Subgroups of a fused-op workgroup on the pipeline (a producer and three communication
 /// subgroups, two consumer groups of four).
 const TP_PIPE_SUBGROUPS: u32 = 12;
-/// Sets of tensor maps kept (a set per distinct `x`, `w` and shape of a call): a training
-/// step's fused calls each find theirs, with no host write per call.
-const MAP_SETS: usize = 16;
 
 /// The forward op whose backward pass [`TpOps::backward`] runs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -77,13 +73,6 @@ struct Workspace {
     spare_bf16: SymmetricBuffer<bf16>,
 }
 
-/// Each rank's tensor maps of one call's `x` and `w` (see `ops::FUSED_MAP_WORDS`), and what
-/// they were made for: every rank's addresses of `x` and `w`, the shape and `w`'s layout.
-struct MapSet {
-    key: (Vec<u64>, Vec<u64>, [u32; 4]),
-    maps: SymmetricBuffer<u64>,
-}
-
 /// The fused ops, loaded on every device of one world.
 pub struct TpOps {
     modules: Vec<Module>,
@@ -91,8 +80,8 @@ pub struct TpOps {
     /// and the CPU device) rather than the group mainloop (`ops::ag_gemm`, `ops::gemm_rs`,
     /// elsewhere).
     pipeline: bool,
-    /// The tensor maps of recent calls, newest last.
-    map_sets: Vec<MapSet>,
+    /// The tensor maps of recent calls (`ops::FUSED_MAP_WORDS` a rank).
+    maps: MapCache,
     /// Per device of the world (in [`World::devices`] order): the local GEMMs of the
     /// backward passes.
     local: Vec<Ops>,
@@ -128,7 +117,7 @@ impl TpOps {
         Ok(TpOps {
             modules,
             pipeline,
-            map_sets: Vec::new(),
+            maps: MapCache::default(),
             local,
             workspace: None,
             workgroups: None,
@@ -357,7 +346,6 @@ impl TpOps {
         (m, n, k): (usize, usize, usize),
         missing: u32,
     ) -> Result<()> {
-        self.ensure_maps(world, x, w, tb, (m, n, k))?;
         let ranks = world.ranks();
         let shard = (m / ranks as usize) as u32;
         let (n, k) = (n as u32, k as u32);
@@ -369,7 +357,7 @@ impl TpOps {
         let name = ops::tp_pipeline::name_of(op, tb, y.bf16_bit(), u32::from(wide));
         let ws = self.workspace.as_ref().expect("allocated by the caller");
         let (y32, y16) = outputs(y, ws);
-        let maps = &self.map_sets.last().expect("made above").maps;
+        let maps = pipeline_maps(&mut self.maps, world, x, w, tb, (m, n as usize, k as usize))?;
         let (partial, ready, queues) = (&ws.partial, &ws.ready, &ws.queues);
         ops::tp_pipeline::launch_instance(
             world,
@@ -489,58 +477,6 @@ impl TpOps {
         self.workspace.as_ref().map_or(Ok(()), Workspace::reset)
     }
 
-    /// Makes the newest map set hold every rank's tensor maps of `x` (`m x k`) and `w` (`k x
-    /// n`, or `n x k` with `tb`), as the pipelines read them: reused when a recent call had
-    /// the same buffers and shape, else written (a synchronous copy per rank; the oldest of
-    /// [`MAP_SETS`] sets is given back once the launches queued on it have finished).
-    fn ensure_maps(
-        &mut self,
-        world: &mut World,
-        x: &SymmetricBuffer<bf16>,
-        w: &SymmetricBuffer<bf16>,
-        tb: u32,
-        (m, n, k): (usize, usize, usize),
-    ) -> Result<()> {
-        let addresses = |b: &SymmetricBuffer<bf16>| -> Vec<u64> {
-            b.ranks().iter().map(Buffer::device_ptr).collect()
-        };
-        let key = (
-            addresses(x),
-            addresses(w),
-            [m as u32, n as u32, k as u32, tb],
-        );
-        if let Some(at) = self.map_sets.iter().position(|set| set.key == key) {
-            let set = self.map_sets.remove(at);
-            self.map_sets.push(set);
-            return Ok(());
-        }
-        if world.is_capturing() {
-            return Err(Error::World(kosmos::runtime::WorldError::InCapture {
-                what: "writing the tensor maps of buffers no call used before (make one call with them before capturing)",
-            }));
-        }
-        if self.map_sets.len() == MAP_SETS {
-            world.synchronize()?;
-            self.map_sets.remove(0);
-        }
-        let words = ops::FUSED_MAP_WORDS as usize;
-        let maps = world.alloc_symmetric::<u64>(words)?;
-        let (m, n, k) = (m as u32, n as u32, k as u32);
-        for (r, copy) in maps.ranks().iter().enumerate() {
-            let mut all = vec![0u64; words];
-            let x_map = tile_map_words(&x.ranks()[r], m, k, 128)?;
-            let w_map = match tb {
-                0 => tile_map_words(&w.ranks()[r], k, n, 64)?,
-                _ => tile_map_words(&w.ranks()[r], n, k, 128)?,
-            };
-            all[..x_map.len()].copy_from_slice(&x_map);
-            all[words / 2..words / 2 + w_map.len()].copy_from_slice(&w_map);
-            copy.upload(&all)?;
-        }
-        self.map_sets.push(MapSet { key, maps });
-        Ok(())
-    }
-
     /// Workgroups per rank and lanes per workgroup of a launch of `kernel`.
     fn grid(&self, world: &World, kernel: &str) -> Result<(u32, u32)> {
         let block = self.block(world);
@@ -608,26 +544,36 @@ impl Workspace {
     }
 }
 
-/// The words of [`crate::tile_shape`]'s map of a `rows x cols` row-major bf16 tensor (boxes
-/// of `box_rows x 64`, the 128-byte swizzle: the layout the group matrix instructions read).
-fn tile_map_words(
-    buffer: &Buffer<bf16>,
-    rows: u32,
-    cols: u32,
-    box_rows: u32,
-) -> Result<[u64; kosmos::runtime::TENSOR_MAP_WORDS]> {
-    let shape = crate::tile_shape(rows, cols, box_rows);
-    Ok(TensorMap::encode(buffer, shape, Swizzle::B128)?)
+/// Every rank's tensor maps of `x` (`m x k`) and `w` (`k x n`, or `n x k` with `tb`), as
+/// the pipelines read them: the cache's set for these buffers and shape.
+fn pipeline_maps<'c>(
+    cache: &'c mut MapCache,
+    world: &mut World,
+    x: &SymmetricBuffer<bf16>,
+    w: &SymmetricBuffer<bf16>,
+    tb: u32,
+    (m, n, k): (usize, usize, usize),
+) -> Result<&'c SymmetricBuffer<u64>> {
+    let mut key = addresses(x);
+    key.extend(addresses(w));
+    key.extend([m, n, k, tb as usize].map(|v| v as u64));
+    let (m, n, k) = (m as u32, n as u32, k as u32);
+    let words = ops::FUSED_MAP_WORDS as usize;
+    cache.get(world, key, words, |r| {
+        let x_map = tile_map_words(&x.ranks()[r], m, k, 128)?;
+        let w_map = match tb {
+            0 => tile_map_words(&w.ranks()[r], k, n, 64)?,
+            _ => tile_map_words(&w.ranks()[r], n, k, 128)?,
+        };
+        Ok([x_map, w_map].concat())
+    })
 }
 
 /// The first device of `local` (the ops of a world's devices) where `ops::tp_pipeline`
 /// cannot run: it needs tensor copies and the group matrix instructions of sm_90a (or the
 /// CPU device's emulation of them).
 fn without_pipeline(local: &[Ops]) -> Option<&kosmos::runtime::Device> {
-    local
-        .iter()
-        .map(Ops::device)
-        .find(|d| !matches!(d.kind(), DeviceKind::Cuda | DeviceKind::Cpu))
+    local.iter().map(Ops::device).find(|d| !runs_pipelines(d))
 }
 
 /// The f32 and bf16 result arguments of a launch: `y` and the workspace's spare of the

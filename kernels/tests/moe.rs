@@ -251,6 +251,22 @@ fn check_forward(
         download(&out) == runs[1],
         "{what}: the unfused sequence differs"
     );
+    // The group mainloop (HIP's forward pass) gives the same bits as the pipeline (the
+    // default here), in the output and in what the backward pass reads.
+    let activations = |layer: &MoeLayer| (download(&layer.saved().h), download(&layer.saved().y));
+    let pipelined = activations(&layer);
+    layer.set_pipeline(false).unwrap();
+    for b in out.ranks() {
+        b.fill(bf16::NAN).unwrap();
+    }
+    layer
+        .forward(&mut world, &xs, &weights.args(sigmoid), &out)
+        .unwrap_or_else(|e| panic!("{what}, group mainloop: {e}"));
+    world.synchronize().unwrap();
+    assert!(
+        download(&out) == runs[1] && activations(&layer) == pipelined,
+        "{what}: the group mainloop differs from the pipeline"
+    );
     let routing_words = download(&layer.saved().routing);
     let picked_weights = download(&layer.saved().weights);
     for r in 0..r_us {

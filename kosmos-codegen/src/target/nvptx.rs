@@ -224,7 +224,9 @@ impl Target for Nvptx {
                 Ok(vec![])
             }
             Op::FenceProxyAsync => {
-                cx.inline_asm(None, "fence.proxy.async.shared::cta;", "~{memory}", &[])?;
+                // Every state space: rows that plain stores put in global memory are read by
+                // tensor copies too, not only shared tiles.
+                cx.inline_asm(None, "fence.proxy.async;", "~{memory}", &[])?;
                 Ok(vec![])
             }
             Op::MmaWait { pending, .. } => {
