@@ -478,21 +478,23 @@ impl MoeLayer {
     }
 
     /// Workgroups per rank and the launch's block, and the `lag` of expert tiles whose
-    /// round is `round` tasks: twice the workgroups of tasks in between (the second pass of
-    /// a row tile trails its first by `lag` rounds).
+    /// round is `round` tasks, for workgroups that hold up to `in_flight` tasks at once:
+    /// twice the tasks the workgroups hold in between (the second pass of a row tile trails
+    /// its first by `lag` rounds).
     fn workgroups_and_lag(
         &self,
         world: &World,
         op: &str,
         subgroups: u32,
-        round: u32,
+        (round, in_flight): (u32, u32),
     ) -> Result<(u32, u32, u32)> {
         let block = subgroups * subgroup_size(world.device());
         let per_rank = match self.workgroups {
             Some(n) => n,
             None => world.persistent_workgroups(&self.modules, op, block)?,
         };
-        Ok((per_rank, block, (2 * per_rank).div_ceil(round) + 1))
+        let lag = (2 * in_flight * per_rank).div_ceil(round) + 1;
+        Ok((per_rank, block, lag))
     }
 
     /// Checks the arguments and queues one launch of the phases `phases` (`ops::moe_forward`).
@@ -519,12 +521,22 @@ impl MoeLayer {
         let (bias, ws1, ws2) = self.standins(bias, shared);
         let sigmoid = matches!(self.options.routing, Routing::Sigmoid { .. });
         let (groups, topk_groups, normalize, scale) = self.routing_parameters();
-        let round = d.ffn.div_ceil(64) + d.hidden.div_ceil(128);
-        let (kernel, subgroups) = match self.pipeline {
-            true => (PIPE_KERNEL, MOE_PIPE_SUBGROUPS),
-            false => (OP, MOE_SUBGROUPS),
+        // A round of expert tasks: the up-projection tiles of a row tile, then the
+        // down-projection tiles of another; the pipeline's tiles are twice as wide, and its
+        // workgroups hold a task in their consumers' hands and one in a slot.
+        let (kernel, subgroups, tasks) = match self.pipeline {
+            true => (
+                PIPE_KERNEL,
+                MOE_PIPE_SUBGROUPS,
+                (d.ffn.div_ceil(128) + d.hidden.div_ceil(256), 2),
+            ),
+            false => (
+                OP,
+                MOE_SUBGROUPS,
+                (d.ffn.div_ceil(64) + d.hidden.div_ceil(128), 1),
+            ),
         };
-        let (per_rank, block, lag) = self.workgroups_and_lag(world, kernel, subgroups, round)?;
+        let (per_rank, block, lag) = self.workgroups_and_lag(world, kernel, subgroups, tasks)?;
         let [o_send, o_dest, o_blocks, o_local, o_status, o_tiles, o_list] = d.plan_offsets().0;
         let silent = self.silent.unwrap_or(u32::MAX);
         let v = &self.saved;
@@ -661,7 +673,8 @@ impl MoeLayer {
         let sigmoid = matches!(self.options.routing, Routing::Sigmoid { .. });
         let (_, _, normalize, scale) = self.routing_parameters();
         let round = d.ffn.div_ceil(128) + d.hidden.div_ceil(128);
-        let (per_rank, block, lag) = self.workgroups_and_lag(world, op, MOE_SUBGROUPS, round)?;
+        let (per_rank, block, lag) =
+            self.workgroups_and_lag(world, op, MOE_SUBGROUPS, (round, 1))?;
         let b = self.backward.as_ref().expect("allocated above");
         let [o_send, o_dest, _, o_local, o_status, o_tiles, o_list] = d.plan_offsets().0;
         let v = &self.saved;

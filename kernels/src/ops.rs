@@ -1990,6 +1990,10 @@ const MAP_WS1: u32 = 48;
 const MAP_H: u32 = 64;
 const MAP_W2: u32 = 80;
 const MAP_WS2: u32 = 96;
+/// Stages of [`moe_pipeline`]'s ring, each a step of a 128 x 256 tile (words): 128 rows of
+/// `a`, then four 64-row boxes of `b^T`.
+const MOE_RING: u32 = 4;
+const MOE_STAGE_WORDS: u32 = 12288;
 
 /// [`moe_forward`] as a warp-specialised launch fed by tensor copies (CUDA and the CPU
 /// device): the same arguments, work, order and results, bitwise, plus `maps` (each rank's
@@ -2100,8 +2104,9 @@ pub fn moe_pipeline(
     } else {
         0
     };
-    let up_tiles = (ffn + 63) / 64;
-    let down_tiles = (hidden + 127) / 128;
+    // Tiles of 128 rows by 256 columns: 128 features' gate and up values, or 256 outputs.
+    let up_tiles = (ffn + 127) / 128;
+    let down_tiles = (hidden + 255) / 256;
     let round = up_tiles + down_tiles;
     let expert_tasks = if row_tiles > 0 && (phases & 4) == 4 {
         (row_tiles + lag) * round
@@ -2172,16 +2177,24 @@ pub fn moe_pipeline(
                 let j = p[o_tiles + g];
                 let m0 = p[o_local + 3 * j] + (g - p[o_local + 3 * j + 2]) * 128;
                 let own = maps.local();
-                // Operands: (map, first row) of `a`, then of the two 64-row boxes of `b^T`.
+                // Operands: (map, first row) of `a`; the map of `b^T` and the first rows of
+                // its four 64-row boxes: `b_row + b_step * {0, 1}`, then `b_row + b_half +
+                // b_step * {0, 1}`.
                 let mut a_map = MAP_H;
                 let mut a_row = m0;
                 let mut b_map = if j == local { MAP_WS2 } else { MAP_W2 };
-                let mut b_row = (j % local) * hidden + (i - up_tiles) * 128;
-                let mut b_pair = b_row + 64;
+                let mut b_row = (j % local) * hidden + (i - up_tiles) * 256;
+                let mut b_step = 64;
+                let mut b_half = 128;
                 let mut k = ffn;
                 if up {
-                    let f0 = i * 64;
+                    // Gate rows of 64 features, their up rows, then the next 64 features':
+                    // each 128-column half of the tile is [gate | up] of 64 features, as
+                    // `z` keeps them.
+                    let f0 = i * 128;
                     k = hidden;
+                    b_step = ffn;
+                    b_half = 64;
                     if j == local {
                         // The shared expert: rows of `x`, kept after the `capacity`
                         // routed rows.
@@ -2194,22 +2207,24 @@ pub fn moe_pipeline(
                         b_map = MAP_W1;
                         b_row = j * 2 * ffn + f0;
                     }
-                    b_pair = b_row + ffn;
                 }
                 let steps = (k + 63) / 64;
                 for step in 0..steps {
-                    let s = (it + step) % FUSED_STAGES;
+                    let s = (it + step) % MOE_RING;
                     // A fresh barrier counts its previous round as complete: the first
                     // round passes.
-                    mbar_wait(&empty[s], (((it + step) / FUSED_STAGES) & 1) ^ 1);
-                    let base = s * STEP_WORDS;
+                    mbar_wait(&empty[s], (((it + step) / MOE_RING) & 1) ^ 1);
+                    let base = s * MOE_STAGE_WORDS;
                     let k0 = step * 64;
                     if subgroup_lane() == 0 {
-                        mbar_arrive_expect(&full[s], 32768);
+                        mbar_arrive_expect(&full[s], 49152);
                     }
                     copy_tensor(&stages[base], &own[a_map], k0, a_row, &full[s]);
-                    copy_tensor(&stages[base + 4096], &own[b_map], k0, b_row, &full[s]);
-                    copy_tensor(&stages[base + 6144], &own[b_map], k0, b_pair, &full[s]);
+                    for q in 0u32..4 {
+                        let row = b_row + (q >> 1) * b_half + (q & 1) * b_step;
+                        let at = base + 4096 + q * 2048;
+                        copy_tensor(&stages[at], &own[b_map], k0, row, &full[s]);
+                    }
                 }
                 it += steps;
             }
@@ -2234,21 +2249,26 @@ pub fn moe_pipeline(
                 } else {
                     (ffn + 63) / 64
                 };
-                let mut acc = wide_zero();
+                let mut left = wide_zero();
+                let mut right = wide_zero();
                 for step in 0..steps {
-                    let s = (it + step) % FUSED_STAGES;
-                    mbar_wait(&full[s], ((it + step) / FUSED_STAGES) & 1);
-                    let base = s * STEP_WORDS;
-                    acc = multiply_async(stages, base + rows * 32, base + 4096, acc, 0, 1);
-                    acc = mma_wait(1, acc);
+                    let s = (it + step) % MOE_RING;
+                    mbar_wait(&full[s], ((it + step) / MOE_RING) & 1);
+                    let base = s * MOE_STAGE_WORDS;
+                    let a = base + rows * 32;
+                    left = multiply_async(stages, a, base + 4096, left, 0, 1);
+                    right = multiply_async(stages, a, base + 8192, right, 0, 1);
+                    left = mma_wait(2, left);
+                    right = mma_wait(2, right);
                     // The products of the previous step have finished: its stage goes back.
                     if step > 0 && first_lane {
-                        mbar_arrive(&empty[(it + step + FUSED_STAGES - 1) % FUSED_STAGES]);
+                        mbar_arrive(&empty[(it + step + MOE_RING - 1) % MOE_RING]);
                     }
                 }
-                acc = mma_wait(0, acc);
+                left = mma_wait(0, left);
+                right = mma_wait(0, right);
                 if first_lane {
-                    mbar_arrive(&empty[(it + steps + FUSED_STAGES - 1) % FUSED_STAGES]);
+                    mbar_arrive(&empty[(it + steps + MOE_RING - 1) % MOE_RING]);
                 }
                 it += steps;
                 let g = if up { r } else { r - lag };
@@ -2260,16 +2280,23 @@ pub fn moe_pipeline(
                 // Only bf16 is stored: `scores` stands in for the f32 result.
                 let spare = scores.local();
                 if up {
-                    swiglu_slab(spare, z, h, acc, row0, end, i * 64, ffn);
+                    let f0 = i * 128;
+                    swiglu_slab(spare, z, h, left, row0, end, f0, ffn);
+                    if f0 + 64 < ffn {
+                        swiglu_slab(spare, z, h, right, row0, end, f0 + 64, ffn);
+                    }
                     subgroup_signal(
                         &sync.local()[MOE_SYNC_HEAD_WORDS + local + g],
                         1,
                         Scope::Agent,
                     );
                 } else {
-                    let n0 = (i - up_tiles) * 128;
+                    let n0 = (i - up_tiles) * 256;
                     let outputs = y.local();
-                    store_slab(spare, outputs, 1, acc, row0, n0, end, hidden);
+                    store_slab(spare, outputs, 1, left, row0, n0, end, hidden);
+                    if n0 + 128 < hidden {
+                        store_slab(spare, outputs, 1, right, row0, n0 + 128, end, hidden);
+                    }
                 }
                 // One record per tile, from its first consumer subgroup.
                 if sg == 4 {

@@ -166,23 +166,34 @@ fn inputs(
     hot: Option<&[usize]>,
     s: u64,
 ) -> (reference::MoeShape, HostWeights, Vec<Vec<bf16>>) {
+    inputs_of(ranks, small_shape(tokens), shared, hot, s)
+}
+
+/// [`inputs`] of a layer of any `shape`.
+fn inputs_of(
+    ranks: u32,
+    shape: MoeShape,
+    shared: bool,
+    hot: Option<&[usize]>,
+    s: u64,
+) -> (reference::MoeShape, HostWeights, Vec<Vec<bf16>>) {
     let r_us = ranks as usize;
     let ref_shape = reference::MoeShape {
         ranks: r_us,
-        experts: EXPERTS,
-        tokens,
-        hidden: HIDDEN,
-        ffn: FFN,
-        topk: TOPK,
+        experts: shape.experts,
+        tokens: shape.tokens,
+        hidden: shape.hidden,
+        ffn: shape.ffn,
+        topk: shape.topk,
     };
-    let mut host = HostWeights::random(s, r_us, &small_shape(tokens), shared);
+    let mut host = HostWeights::random(s, r_us, &shape, shared);
     let mut x: Vec<Vec<bf16>> = (0..r_us)
-        .map(|r| random_bf16(s + 200 + r as u64, tokens * HIDDEN))
+        .map(|r| random_bf16(s + 200 + r as u64, shape.tokens * shape.hidden))
         .collect();
     if let Some(hot) = hot {
         host.router = reference::skewed_router(&ref_shape, hot, 7);
         for xr in &mut x {
-            reference::anchor_tokens(xr, HIDDEN);
+            reference::anchor_tokens(xr, shape.hidden);
         }
     }
     (ref_shape, host, x)
@@ -193,16 +204,16 @@ fn inputs(
 /// and 3 workgroups per rank bitwise equal; `hot` as [`inputs`] says.
 fn check_forward(
     ranks: u32,
-    tokens: usize,
+    shape: MoeShape,
     routing: Routing,
     shared: bool,
     hot: Option<&[usize]>,
     s: u64,
 ) -> MoeReference {
-    let what = format!("{ranks} ranks, {tokens} tokens, {routing:?}, shared expert {shared}");
+    let tokens = shape.tokens;
+    let what = format!("{ranks} ranks, {shape:?}, {routing:?}, shared expert {shared}");
     let r_us = ranks as usize;
-    let shape = small_shape(tokens);
-    let (ref_shape, host, x) = inputs(ranks, tokens, shared, hot, s);
+    let (ref_shape, host, x) = inputs_of(ranks, shape, shared, hot, s);
     let want = MoeReference::new(
         &x,
         &ref_shape,
@@ -219,7 +230,9 @@ fn check_forward(
     let mut layer = MoeLayer::new(&mut world, shape, options).unwrap();
     let weights = DeviceWeights::new(&mut world, &host);
     let xs = sym(&mut world, &x);
-    let out = world.alloc_symmetric::<bf16>(tokens * HIDDEN).unwrap();
+    let out = world
+        .alloc_symmetric::<bf16>(tokens * shape.hidden)
+        .unwrap();
     let sigmoid = matches!(routing, Routing::Sigmoid { .. });
     let mut runs = Vec::new();
     for per_rank in [1, 3] {
@@ -305,8 +318,31 @@ fn check_forward(
 fn moe_forward_matches_the_reference() {
     let s = seed();
     for (i, (ranks, tokens, routing, shared)) in CASES.into_iter().enumerate() {
-        check_forward(ranks, tokens, routing, shared, None, s + 1000 * i as u64);
+        check_forward(
+            ranks,
+            small_shape(tokens),
+            routing,
+            shared,
+            None,
+            s + 1000 * i as u64,
+        );
     }
+}
+
+/// A wider layer: the expert tiles (128 rows by 256 columns on the pipeline, 128 on the
+/// group mainloop) cut at every edge — a second up-projection tile with 8 of its 128
+/// features, the first one's second half partly filled, a down-projection tile of 8
+/// columns.
+#[test]
+fn moe_forward_cuts_wide_tiles_at_every_edge() {
+    let shape = MoeShape {
+        experts: EXPERTS,
+        topk: TOPK,
+        tokens: 24,
+        hidden: 264,
+        ffn: 136,
+    };
+    check_forward(2, shape, SIGMOID, true, None, seed());
 }
 
 /// Every token's first pick is expert 5, its second expert 2: the other experts get no
@@ -317,7 +353,7 @@ fn moe_forward_handles_skewed_routing_and_empty_experts() {
     for ranks in [1, 2, 4] {
         let want = check_forward(
             ranks,
-            45,
+            small_shape(45),
             SOFTMAX,
             ranks == 2,
             Some(&[5, 2]),
