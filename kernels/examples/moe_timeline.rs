@@ -141,7 +141,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if backward {
         summarize_backward(&events, ranks, shape);
     } else {
-        summarize(&events, ranks, shape);
+        summarize(&events, ranks, shape, layer.pipeline());
     }
     let title = format!(
         "MoE layer {} on {device}: {ranks} emulated ranks, {} tokens each, {} experts, \
@@ -157,12 +157,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// Prints each phase's span (first start to last end, over all ranks) and the workgroup time
-/// its tasks took, in microseconds of the device clock (nanoseconds on NVIDIA).
-fn summarize(events: &[TraceEvent], ranks: u32, s: MoeShape) {
+/// its tasks took, in microseconds of the device clock (nanoseconds on NVIDIA). The expert
+/// tiles are 128 x 256 on the pipeline, else 128 x 128.
+fn summarize(events: &[TraceEvent], ranks: u32, s: MoeShape, pipeline: bool) {
     let blocks = s.tokens.div_ceil(128);
     let folds = s.tokens.div_ceil(8);
-    let up_tiles = s.ffn.div_ceil(64);
-    let round = up_tiles + s.hidden.div_ceil(128);
+    let cols = if pipeline { 256 } else { 128 };
+    // An up-projection tile covers the gate and up columns of half as many features.
+    let up_tiles = s.ffn.div_ceil(cols / 2);
+    let round = up_tiles + s.hidden.div_ceil(cols);
     let names = [
         "router + layout",
         "push rows",

@@ -305,6 +305,12 @@ impl MoeLayer {
         self.workgroups = workgroups;
     }
 
+    /// Whether the forward pass runs on the warp-specialised pipeline (see
+    /// [`MoeLayer::set_pipeline`]).
+    pub fn pipeline(&self) -> bool {
+        self.pipeline
+    }
+
     /// Runs the forward pass's expert tiles on the warp-specialised pipeline (`true`, the
     /// default on CUDA and the CPU device: `ops::moe_pipeline`) or on the group mainloop
     /// that HIP runs (`false`: `ops::moe_forward`); the results are bitwise the same.

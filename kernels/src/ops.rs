@@ -1881,10 +1881,10 @@ pub fn moe_forward(
         |t| {
             (
                 &sync.local()[expert_gate(
-                    plan, t, 0, row_tiles, up_tiles, 1, round, lag, local, o_local, o_tiles,
+                    plan, t, 0, row_tiles, up_tiles, round, lag, local, o_local, o_tiles,
                 )],
                 expert_gate(
-                    plan, t, 1, row_tiles, up_tiles, 1, round, lag, local, o_local, o_tiles,
+                    plan, t, 1, row_tiles, up_tiles, round, lag, local, o_local, o_tiles,
                 ),
             )
         },
@@ -2149,12 +2149,11 @@ pub fn moe_pipeline(
             let live = go && if up { r < row_tiles } else { r >= lag };
             if live {
                 let since = clock();
-                let gate = expert_gate(
-                    plan, t, 0, row_tiles, up_tiles, 8, round, lag, local, o_local, o_tiles,
-                );
-                let count = expert_gate(
-                    plan, t, 1, row_tiles, up_tiles, 8, round, lag, local, o_local, o_tiles,
-                );
+                let g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
+                // Each consumer subgroup signals its slab of an up-projection tile.
+                let done = 8 * up_tiles;
+                let gate = row_tile_gate(plan, g, up, 0, done, local, o_local, o_tiles);
+                let count = row_tile_gate(plan, g, up, 1, done, local, o_local, o_tiles);
                 go = subgroup_wait(&sync.local()[gate], count, Scope::System, t);
                 subgroup_trace(Role::Wait, t, since);
                 // The rows came by plain stores; the tensor copies that read them are of
@@ -2172,7 +2171,8 @@ pub fn moe_pipeline(
                 posted += 1;
             }
             if live && go {
-                let g = if up { r } else { r - lag };
+                let g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
+                let c = pipeline_tile(plan, t, 1, up_tiles, down_tiles, lag, o_local, o_tiles);
                 let p = plan.local();
                 let j = p[o_tiles + g];
                 let m0 = p[o_local + 3 * j] + (g - p[o_local + 3 * j + 2]) * 128;
@@ -2183,7 +2183,7 @@ pub fn moe_pipeline(
                 let mut a_map = MAP_H;
                 let mut a_row = m0;
                 let mut b_map = if j == local { MAP_WS2 } else { MAP_W2 };
-                let mut b_row = (j % local) * hidden + (i - up_tiles) * 256;
+                let mut b_row = (j % local) * hidden + c * 256;
                 let mut b_step = 64;
                 let mut b_half = 128;
                 let mut k = ffn;
@@ -2191,7 +2191,7 @@ pub fn moe_pipeline(
                     // Gate rows of 64 features, their up rows, then the next 64 features':
                     // each 128-column half of the tile is [gate | up] of 64 features, as
                     // `z` keeps them.
-                    let f0 = i * 128;
+                    let f0 = c * 128;
                     k = hidden;
                     b_step = ffn;
                     b_half = 64;
@@ -2271,7 +2271,8 @@ pub fn moe_pipeline(
                     mbar_arrive(&empty[(it + steps + MOE_RING - 1) % MOE_RING]);
                 }
                 it += steps;
-                let g = if up { r } else { r - lag };
+                let g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
+                let c = pipeline_tile(plan, t, 1, up_tiles, down_tiles, lag, o_local, o_tiles);
                 let p = plan.local();
                 let j = p[o_tiles + g];
                 let first = p[o_local + 3 * j];
@@ -2280,7 +2281,7 @@ pub fn moe_pipeline(
                 // Only bf16 is stored: `scores` stands in for the f32 result.
                 let spare = scores.local();
                 if up {
-                    let f0 = i * 128;
+                    let f0 = c * 128;
                     swiglu_slab(spare, z, h, left, row0, end, f0, ffn);
                     if f0 + 64 < ffn {
                         swiglu_slab(spare, z, h, right, row0, end, f0 + 64, ffn);
@@ -2291,7 +2292,7 @@ pub fn moe_pipeline(
                         Scope::Agent,
                     );
                 } else {
-                    let n0 = (i - up_tiles) * 256;
+                    let n0 = c * 256;
                     let outputs = y.local();
                     store_slab(spare, outputs, 1, left, row0, n0, end, hidden);
                     if n0 + 128 < hidden {
@@ -2310,6 +2311,44 @@ pub fn moe_pipeline(
         stages, routing, weights, plan, out, y, scores, sync, tokens, hidden, experts, topk,
         capacity, shared, o_dest, ok, max_tiles, phases,
     );
+}
+
+/// The row tile (`part` 0) or tile column (`part` 1) of live expert task `t` of
+/// [`moe_pipeline`]: round `t / round` holds the up-projection slots of one row tile's worth,
+/// then the down-projection slots of the row tile's worth `lag` rounds before, each slot a
+/// tile as [`chunked_tile`] orders them in chunks of up to `lag` row tiles (`lag` at most,
+/// so that every up-projection tile of a row tile is claimed before its first
+/// down-projection tile: the waits always end).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn pipeline_tile(
+    plan: &Sym<[u32]>,
+    t: u32,
+    part: u32,
+    up_tiles: u32,
+    down_tiles: u32,
+    lag: u32,
+    o_local: u32,
+    o_tiles: u32,
+) -> u32 {
+    let round = up_tiles + down_tiles;
+    let r = t / round;
+    let i = t % round;
+    let chunk = min(lag, 4);
+    if i < up_tiles {
+        chunked_tile(
+            plan,
+            r * up_tiles + i,
+            up_tiles,
+            chunk,
+            part,
+            o_local,
+            o_tiles,
+        )
+    } else {
+        let slot = (r - lag) * down_tiles + i - up_tiles;
+        chunked_tile(plan, slot, down_tiles, chunk, part, o_local, o_tiles)
+    }
 }
 
 /// A subgroup's 16-row slab `acc` of an up-projection tile of [`moe_pipeline`] (columns
@@ -2531,10 +2570,8 @@ fn moe_fold(
 }
 
 /// What expert task `t` of [`moe_forward`] waits for: the index of its counter in `sync`
-/// (`part` 0) or the count it waits for (`part` 1). An up-projection tile of a routed
-/// expert waits for all of the expert's rows, a down-projection tile for its row tile's
-/// up-projection tiles (`signals` each); the shared expert's up-projection tiles and the
-/// empty slots of the first and last rounds wait for nothing.
+/// (`part` 0) or the count it waits for (`part` 1), as [`row_tile_gate`] says; the empty
+/// slots of the first and last rounds wait for nothing.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn expert_gate(
@@ -2543,7 +2580,6 @@ fn expert_gate(
     part: u32,
     row_tiles: u32,
     up_tiles: u32,
-    signals: u32,
     round: u32,
     lag: u32,
     local: u32,
@@ -2553,20 +2589,80 @@ fn expert_gate(
     let r = t / round;
     let up = t % round < up_tiles;
     let live = if up { r < row_tiles } else { r >= lag };
-    let g = if up || !live { r } else { r - lag };
+    // An empty slot reads the first row tile's plan (there is one: else no task).
+    let g = if !live {
+        0
+    } else if up {
+        r
+    } else {
+        r - lag
+    };
+    let gate = row_tile_gate(plan, g, up, part, up_tiles, local, o_local, o_tiles);
+    if live {
+        gate
+    } else if part == 0 {
+        MOE_NEVER
+    } else {
+        0
+    }
+}
+
+/// What an expert tile of row tile `g` waits for (`part` as for [`expert_gate`]): an
+/// up-projection tile (`up`) of a routed expert for all of the expert's rows, a
+/// down-projection tile for the `done` signals of its row tile's up-projection tiles; the
+/// shared expert's up-projection tiles for nothing.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn row_tile_gate(
+    plan: &Sym<[u32]>,
+    g: u32,
+    up: bool,
+    part: u32,
+    done: u32,
+    local: u32,
+    o_local: u32,
+    o_tiles: u32,
+) -> u32 {
     let p = plan.local();
-    let j = if live { p[o_tiles + g] } else { local };
+    let j = p[o_tiles + g];
     let mut counter = MOE_NEVER;
     let mut expected = 0u32;
-    if live && !up {
+    if !up {
         counter = MOE_SYNC_HEAD_WORDS + local + g;
-        expected = up_tiles * signals;
+        expected = done;
     }
-    if live && up && j != local {
+    if up && j != local {
         counter = MOE_SYNC_HEAD_WORDS + j;
         expected = p[o_local + 3 * j + 1];
     }
     if part == 0 { counter } else { expected }
+}
+
+/// The row tile (`part` 0) or tile column (`part` 1) of slot `slot` of [`moe_pipeline`]'s
+/// up- or down-projection tiles (`cols` a row tile): the slots of up to `chunk` row tiles of
+/// one expert go column by column, each column's tiles one after the other, so that the
+/// tiles reading the same weights run at once and the copies after the first find them in
+/// the cache.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn chunked_tile(
+    plan: &Sym<[u32]>,
+    slot: u32,
+    cols: u32,
+    chunk: u32,
+    part: u32,
+    o_local: u32,
+    o_tiles: u32,
+) -> u32 {
+    let p = plan.local();
+    let r = slot / cols;
+    let j = p[o_tiles + r];
+    let first = p[o_local + 3 * j + 2];
+    let end = first + (p[o_local + 3 * j + 1] + 127) / 128;
+    let c0 = first + (r - first) / chunk * chunk;
+    let n = min(chunk, end - c0);
+    let o = slot - c0 * cols;
+    if part == 0 { c0 + o % n } else { o / n }
 }
 
 /// The routing key of expert `e` for the token whose column of `keys` (`experts` rows of
