@@ -348,7 +348,7 @@ pub fn gemm_group<const PERSISTENT: u32>(
     while tile < tiles {
         let m0 = tile_row(tile, tiles_m, tiles_n) * 128;
         let n0 = tile_col(tile, tiles_m, tiles_n) * 128;
-        let acc = tile_product(stages, a, b, m0, n0, m, n, k, 0, 0, 0);
+        let acc = tile_product(stages, a, b, m0, n0, m, n, k, 0, 0, 0, 2);
 
         let row0 = m0 + group * 64 + (sg & 3) * 16;
         if m0 + 128 <= m && n0 + 128 <= n {
@@ -391,9 +391,9 @@ pub const STEP_WORDS: u32 = 8192;
 /// `pair` (with `tb = 1`; 0 otherwise) pairs rows of `B^T` instead: output columns 0..64
 /// are rows `n0..` and columns 64..128 rows `pair + n0..`, both halves bounded by `n` (how
 /// a SwiGLU projection gets the gate and up columns of the same features into one tile).
-/// Collective over a workgroup's first 8 subgroups (others only pass its barriers, their
-/// accumulator zero); shared by [`gemm_group`], the fused tensor-parallel ops and the MoE
-/// kernels.
+/// Collective over a workgroup of `tile_groups` groups of four subgroups (a constant): 2,
+/// or 3 where the third only passes the barriers (its accumulator zero); shared by
+/// [`gemm_group`], the fused tensor-parallel ops and the MoE kernels.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn tile_product(
@@ -408,8 +408,10 @@ fn tile_product(
     ta: u32,
     tb: u32,
     pair: u32,
+    tile_groups: u32,
 ) -> WideAcc {
     let group = subgroup_id() >> 2;
+    let mine = tile_groups == 2 || group < 2;
     let steps = (k + 63) / 64;
     let mut acc = wide_zero();
     for s in 0..steps + 1 {
@@ -421,7 +423,7 @@ fn tile_product(
         if s < steps {
             let base = (s & 1) * STEP_WORDS;
             let k0 = s * 64;
-            if group < 2 {
+            if mine {
                 if ta == 0 {
                     stage_rows(stages, base, a, m0, k0, m, k, 0);
                 } else {
@@ -435,7 +437,7 @@ fn tile_product(
             }
             async_commit();
         }
-        if s > 0 && group < 2 {
+        if s > 0 && mine {
             let base = ((s - 1) & 1) * STEP_WORDS;
             // SAFETY: both tiles lie inside the stage at `base`.
             unsafe {
@@ -957,7 +959,7 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
             let end = (src + 1) * shard_rows;
             let gathered = x.local();
             let weights = w.local();
-            let acc = tile_product(stages, gathered, weights, m0, n0, end, n, k, 0, TB, 0);
+            let acc = tile_product(stages, gathered, weights, m0, n0, end, n, k, 0, TB, 0, 2);
             let row0 = slab_row(m0);
             let out = y.local();
             let out16 = y16.local();
@@ -1066,7 +1068,20 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
             let end = (owner + 1) * shard_rows;
             let operand = x.local();
             let weights = w.local();
-            let acc = tile_product(stages, operand, weights, m0, col * 128, end, n, k, 0, TB, 0);
+            let acc = tile_product(
+                stages,
+                operand,
+                weights,
+                m0,
+                col * 128,
+                end,
+                n,
+                k,
+                0,
+                TB,
+                0,
+                2,
+            );
             let row0 = slab_row(m0);
             let out16 = y16.local();
             if alone {
@@ -1855,6 +1870,7 @@ pub fn moe_forward(
         normalize,
         scale,
         phases,
+        2,
     );
     let row_tiles = plan.local()[o_status];
     let ok = plan.local()[o_status + 1];
@@ -2096,6 +2112,7 @@ pub fn moe_pipeline(
         normalize,
         scale,
         phases,
+        3,
     );
     let row_tiles = plan.local()[o_status];
     let ok = plan.local()[o_status + 1];
@@ -2400,9 +2417,10 @@ fn swiglu_slab(
     fence_proxy_async();
 }
 
-/// Phases 1 and 2 of [`moe_forward`] and [`moe_pipeline`] (their arguments): the router
-/// blocks; the layout task once they are all done; the fill tasks once it has the send
-/// offsets. Returns once the rank's plan is complete (its status in `plan`).
+/// Phases 1 and 2 of [`moe_forward`] and [`moe_pipeline`] (their arguments; `tile_groups`
+/// the workgroup's groups of four subgroups, a constant): the router blocks; the layout
+/// task once they are all done; the fill tasks once it has the send offsets. Returns once
+/// the rank's plan is complete (its status in `plan`).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn moe_plan(
@@ -2435,6 +2453,7 @@ fn moe_plan(
     normalize: u32,
     scale: f32,
     phases: u32,
+    tile_groups: u32,
 ) {
     let blocks = (tokens + 127) / 128;
     let heads = sync.local();
@@ -2486,6 +2505,7 @@ fn moe_plan(
                     normalize,
                     scale,
                     o_blocks,
+                    tile_groups,
                 );
                 signal(&sync.local()[MOE_ROUTED], 1, Scope::Agent);
             } else if t == blocks {
@@ -2776,7 +2796,8 @@ fn best_below(
 /// weights (the probabilities or sigmoids, normalized if `normalize`, times `scale`),
 /// writes its scores row to `scores` and its picks to `stages`. Then each expert's lane
 /// counts the block's picks of it into `plan` (at `o_blocks + b experts + e`) and numbers
-/// them, in token order, in the second half of `routing`.
+/// them, in token order, in the second half of `routing`. `tile_groups` as for
+/// [`tile_product`].
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn route_block(
@@ -2800,6 +2821,7 @@ fn route_block(
     normalize: u32,
     scale: f32,
     o_blocks: u32,
+    tile_groups: u32,
 ) {
     let lane = workitem_id_x();
     let lanes = workgroup_size_x();
@@ -2810,9 +2832,22 @@ fn route_block(
     for e0 in (0..experts).step_by(128) {
         let a = w_router.local();
         let xs = x.local();
-        let acc = tile_product(stages, a, xs, e0, t0, experts, tokens, hidden, 0, 1, 0);
-        // Only f32 is stored: `x` stands in for the bf16 result. The tile is the first 8
-        // subgroups'.
+        let acc = tile_product(
+            stages,
+            a,
+            xs,
+            e0,
+            t0,
+            experts,
+            tokens,
+            hidden,
+            0,
+            1,
+            0,
+            tile_groups,
+        );
+        // Only f32 is stored: `x` stands in for the bf16 result. The tile is the first two
+        // groups'.
         if subgroup_id() < 8 {
             store_slab(lt, xs, 0, acc, slab_row(e0), t0, experts, stride);
         }
@@ -3214,7 +3249,7 @@ fn up_tile(
     ffn: u32,
     hidden: u32,
 ) {
-    let acc = tile_product(stages, a, w, a_m0, f0, a_rows, ffn, hidden, 0, 1, ffn);
+    let acc = tile_product(stages, a, w, a_m0, f0, a_rows, ffn, hidden, 0, 1, ffn, 2);
     let z_cols = (ffn + 63) / 64 * 128;
     let row0 = slab_row(m0);
     let zl = z.local();
@@ -3261,7 +3296,7 @@ fn down_tile(
     hidden: u32,
     ffn: u32,
 ) {
-    let acc = tile_product(stages, a, w, m0, n0, end, hidden, ffn, 0, 1, 0);
+    let acc = tile_product(stages, a, w, m0, n0, end, hidden, ffn, 0, 1, 0, 2);
     store_slab(spare, y, 1, acc, slab_row(m0), n0, end, hidden);
 }
 
@@ -3293,7 +3328,7 @@ fn product_tile(
     to_bf16: u32,
     staging: &mut [bf16],
 ) {
-    let acc = tile_product(stages, a, b, m0, n0, m, n, k, ta, tb, 0);
+    let acc = tile_product(stages, a, b, m0, n0, m, n, k, ta, tb, 0, 2);
     if to_bf16 == 1 {
         store_tile_bf16(staging, acc, c16, m0, n0, m, n);
     } else {
@@ -4326,7 +4361,7 @@ fn swiglu_backward_tile(
     ffn: u32,
     hidden: u32,
 ) {
-    let acc = tile_product(stages, a, w, a_m0, f0, a_rows, ffn, hidden, 0, 0, 0);
+    let acc = tile_product(stages, a, w, a_m0, f0, a_rows, ffn, hidden, 0, 0, 0, 2);
     let row0 = slab_row(m0);
     let dhl = dh.local();
     let dzl = dz.local();

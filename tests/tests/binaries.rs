@@ -104,13 +104,16 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// accumulators of a consumer lane (168 registers at 384 lanes), its bf16 reductions with
 /// wide tiles 2.4 KB (the bf16 tile store of a one-rank result and the sixteen sums of a
 /// reduction's loads in flight); the 128 x 128 instances none. `moe_backward` holds six tile products (router, expert input and weight gradients) beside
-/// its scheduling state.
-const SM90A_SPILL_ALLOWED: [(&str, u64); 6] = [
+/// its scheduling state. `moe_pipeline` (168 registers at 384 lanes) spills in the router,
+/// layout and fold code beside its expert tiles' two accumulators, and in their epilogues
+/// (its consumers' step loop reloads one word a step: bench/RESULTS.md, twenty-ninth batch).
+const SM90A_SPILL_ALLOWED: [(&str, u64); 7] = [
     ("gemm__persistent1", 64),
     ("ag_gemm", 160),
     ("tp_pipeline", 2560),
     ("gemm_rs", 128),
     ("moe_forward", 3072),
+    ("moe_pipeline", 4608),
     ("moe_backward", 3840),
 ];
 
