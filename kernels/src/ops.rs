@@ -425,14 +425,14 @@ fn tile_product(
             let k0 = s * 64;
             if mine {
                 if ta == 0 {
-                    stage_rows(stages, base, a, m0, k0, m, k, 0);
+                    stage_rows(stages, base, a, m0, k0, m, k, 0, tile_groups);
                 } else {
-                    stage_columns(stages, base, a, k0, m0, k, m);
+                    stage_columns(stages, base, a, k0, m0, k, m, tile_groups);
                 }
                 if tb == 0 {
-                    stage_columns(stages, base + 4096, b, k0, n0, k, n);
+                    stage_columns(stages, base + 4096, b, k0, n0, k, n, tile_groups);
                 } else {
-                    stage_rows(stages, base + 4096, b, n0, k0, n, k, pair);
+                    stage_rows(stages, base + 4096, b, n0, k0, n, k, pair, tile_groups);
                 }
             }
             async_commit();
@@ -462,7 +462,7 @@ fn tile_product(
 /// to pass and move whole multiples of 8 rows, so the swizzle is the lane's own; the trip
 /// count is a constant, so the loop unrolls. With `pair` not 0, rows 64.. of the box are
 /// rows `pair + r0..` of `src` instead (both halves bounded by `rows`). Collective over the
-/// workgroup's first 8 subgroups (as [`stage_columns`]).
+/// first two of `tile_groups` groups of four subgroups (as [`stage_columns`]).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn stage_rows(
@@ -474,14 +474,15 @@ fn stage_rows(
     rows: u32,
     cols: u32,
     pair: u32,
+    tile_groups: u32,
 ) {
     let tid = workitem_id_x();
     let row = tid >> 3;
     let col = (tid & 7) * 8;
     let at = to + ((tid & 7) ^ (row & 7)) * 4;
     for j in 0..128 / subgroup_size() {
-        // Eight subgroups' lanes cover eight chunks of as many rows at a pass.
-        let r = row + j * subgroup_size();
+        // The first two groups' lanes cover eight chunks of as many rows at a pass.
+        let r = row + j * ((workgroup_size_x() * 2 / tile_groups) >> 3);
         let second = pair != 0 && r >= 64;
         let within = if second { r - 64 } else { r };
         let first_row = if second { pair + r0 } else { r0 };
@@ -516,13 +517,14 @@ fn stage_columns(
     c0: u32,
     rows: u32,
     cols: u32,
+    tile_groups: u32,
 ) {
     let tid = workitem_id_x();
     let row = tid >> 4;
     let col = (tid & 15) * 8;
     let at = to + ((tid & 15) >> 3) * 2048 + ((tid & 7) ^ (row & 7)) * 4;
     for j in 0..128 / subgroup_size() {
-        let r = row + j * (subgroup_size() >> 1);
+        let r = row + j * ((workgroup_size_x() * 2 / tile_groups) >> 4);
         let inside = r0 + r < rows && c0 + col < cols;
         let from = if inside {
             (r0 + r) * cols + c0 + col
@@ -3376,14 +3378,14 @@ fn block_products(
             let k0 = s % steps * 64;
             let n0 = s / steps * 128;
             if ta == 0 {
-                stage_rows(stages, base, a, m0, k0, m, k, 0);
+                stage_rows(stages, base, a, m0, k0, m, k, 0, 2);
             } else {
-                stage_columns(stages, base, a, k0, m0, k, m);
+                stage_columns(stages, base, a, k0, m0, k, m, 2);
             }
             if tb == 0 {
-                stage_columns(stages, base + 4096, b, k0, n0, k, n);
+                stage_columns(stages, base + 4096, b, k0, n0, k, n, 2);
             } else {
-                stage_rows(stages, base + 4096, b, n0, k0, n, k, 0);
+                stage_rows(stages, base + 4096, b, n0, k0, n, k, 0, 2);
             }
             async_commit();
         }
