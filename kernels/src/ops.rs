@@ -2373,7 +2373,8 @@ fn pipeline_tile(
 /// A subgroup's 16-row slab `acc` of an up-projection tile of [`moe_pipeline`] (columns
 /// 0..64 the gate features `f0..`, 64..128 the same up features) at row `row0`, rows below
 /// `end`: into `z` rounded to bf16 as [`up_tile`] stores it, then `h = silu(gate) up` of the
-/// rounded values, each lane two features of all 16 rows, made visible to tensor copies.
+/// rounded values, each lane two features of all 16 rows ([`swiglu_column`]), made visible
+/// to tensor copies.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn swiglu_slab(
@@ -2396,27 +2397,106 @@ fn swiglu_slab(
     if row0 < end {
         let hl = h.local();
         let lane = subgroup_lane();
-        // Past the last row or feature, a lane forms the last one again (the same value).
+        // Past the last feature, a lane forms the last one again (the same value).
         let last_col = min(ffn - f0, 64) - 1;
-        for half in 0..2 {
-            let c = min(lane + half * 32, last_col);
-            for rr in 0..16 {
-                let row = min(row0 + rr, last_row);
-                let at = row * z_cols + 2 * f0 + c;
-                // SAFETY: `row` is below `end`, within the `z` and `h` rows the host sized;
-                // column `2 f0 + c + 64` below `z_cols`, `f0 + c` below `ffn`. Unchecked, the
-                // loop has no branches to keep its loads from overlapping.
-                unsafe {
-                    let gate = *zl.get_unchecked(at) as f32;
-                    let up = *zl.get_unchecked(at + 64) as f32;
-                    *hl.get_unchecked_mut(row * ffn + f0 + c) =
-                        (gate / (1.0 + exp(-gate)) * up) as bf16;
-                }
-            }
-        }
+        swiglu_column(zl, hl, row0, last_row, min(lane, last_col), f0, ffn);
+        swiglu_column(zl, hl, row0, last_row, min(lane + 32, last_col), f0, ffn);
     }
     // The down-projection tiles read `h` by tensor copies.
     fence_proxy_async();
+}
+
+/// `h = silu(gate) up` of feature `f0 + c` (`c < 64`) for rows `row0..row0 + 16` of `z`
+/// (laid out as [`up_tile`] stores it; rows past `last_row` form the last one again): the
+/// 32 loads are all issued before the first store (a store to `h` could alias a later load
+/// of `z`, so a loop would wait for each row's loads in turn).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn swiglu_column(
+    zl: &[bf16],
+    hl: &mut [bf16],
+    row0: u32,
+    last_row: u32,
+    c: u32,
+    f0: u32,
+    ffn: u32,
+) {
+    let z_cols = (ffn + 63) / 64 * 128;
+    let at = 2 * f0 + c;
+    let r0 = min(row0, last_row);
+    let r1 = min(row0 + 1, last_row);
+    let r2 = min(row0 + 2, last_row);
+    let r3 = min(row0 + 3, last_row);
+    let r4 = min(row0 + 4, last_row);
+    let r5 = min(row0 + 5, last_row);
+    let r6 = min(row0 + 6, last_row);
+    let r7 = min(row0 + 7, last_row);
+    let r8 = min(row0 + 8, last_row);
+    let r9 = min(row0 + 9, last_row);
+    let r10 = min(row0 + 10, last_row);
+    let r11 = min(row0 + 11, last_row);
+    let r12 = min(row0 + 12, last_row);
+    let r13 = min(row0 + 13, last_row);
+    let r14 = min(row0 + 14, last_row);
+    let r15 = min(row0 + 15, last_row);
+    // SAFETY: rows up to `last_row` lie within the `z` and `h` rows the host sized; column
+    // `2 f0 + c + 64` is below `z_cols`, `f0 + c` below `ffn`.
+    unsafe {
+        let g0 = *zl.get_unchecked(r0 * z_cols + at) as f32;
+        let u0 = *zl.get_unchecked(r0 * z_cols + at + 64) as f32;
+        let g1 = *zl.get_unchecked(r1 * z_cols + at) as f32;
+        let u1 = *zl.get_unchecked(r1 * z_cols + at + 64) as f32;
+        let g2 = *zl.get_unchecked(r2 * z_cols + at) as f32;
+        let u2 = *zl.get_unchecked(r2 * z_cols + at + 64) as f32;
+        let g3 = *zl.get_unchecked(r3 * z_cols + at) as f32;
+        let u3 = *zl.get_unchecked(r3 * z_cols + at + 64) as f32;
+        let g4 = *zl.get_unchecked(r4 * z_cols + at) as f32;
+        let u4 = *zl.get_unchecked(r4 * z_cols + at + 64) as f32;
+        let g5 = *zl.get_unchecked(r5 * z_cols + at) as f32;
+        let u5 = *zl.get_unchecked(r5 * z_cols + at + 64) as f32;
+        let g6 = *zl.get_unchecked(r6 * z_cols + at) as f32;
+        let u6 = *zl.get_unchecked(r6 * z_cols + at + 64) as f32;
+        let g7 = *zl.get_unchecked(r7 * z_cols + at) as f32;
+        let u7 = *zl.get_unchecked(r7 * z_cols + at + 64) as f32;
+        let g8 = *zl.get_unchecked(r8 * z_cols + at) as f32;
+        let u8 = *zl.get_unchecked(r8 * z_cols + at + 64) as f32;
+        let g9 = *zl.get_unchecked(r9 * z_cols + at) as f32;
+        let u9 = *zl.get_unchecked(r9 * z_cols + at + 64) as f32;
+        let g10 = *zl.get_unchecked(r10 * z_cols + at) as f32;
+        let u10 = *zl.get_unchecked(r10 * z_cols + at + 64) as f32;
+        let g11 = *zl.get_unchecked(r11 * z_cols + at) as f32;
+        let u11 = *zl.get_unchecked(r11 * z_cols + at + 64) as f32;
+        let g12 = *zl.get_unchecked(r12 * z_cols + at) as f32;
+        let u12 = *zl.get_unchecked(r12 * z_cols + at + 64) as f32;
+        let g13 = *zl.get_unchecked(r13 * z_cols + at) as f32;
+        let u13 = *zl.get_unchecked(r13 * z_cols + at + 64) as f32;
+        let g14 = *zl.get_unchecked(r14 * z_cols + at) as f32;
+        let u14 = *zl.get_unchecked(r14 * z_cols + at + 64) as f32;
+        let g15 = *zl.get_unchecked(r15 * z_cols + at) as f32;
+        let u15 = *zl.get_unchecked(r15 * z_cols + at + 64) as f32;
+        *hl.get_unchecked_mut(r0 * ffn + f0 + c) = swiglu(g0, u0);
+        *hl.get_unchecked_mut(r1 * ffn + f0 + c) = swiglu(g1, u1);
+        *hl.get_unchecked_mut(r2 * ffn + f0 + c) = swiglu(g2, u2);
+        *hl.get_unchecked_mut(r3 * ffn + f0 + c) = swiglu(g3, u3);
+        *hl.get_unchecked_mut(r4 * ffn + f0 + c) = swiglu(g4, u4);
+        *hl.get_unchecked_mut(r5 * ffn + f0 + c) = swiglu(g5, u5);
+        *hl.get_unchecked_mut(r6 * ffn + f0 + c) = swiglu(g6, u6);
+        *hl.get_unchecked_mut(r7 * ffn + f0 + c) = swiglu(g7, u7);
+        *hl.get_unchecked_mut(r8 * ffn + f0 + c) = swiglu(g8, u8);
+        *hl.get_unchecked_mut(r9 * ffn + f0 + c) = swiglu(g9, u9);
+        *hl.get_unchecked_mut(r10 * ffn + f0 + c) = swiglu(g10, u10);
+        *hl.get_unchecked_mut(r11 * ffn + f0 + c) = swiglu(g11, u11);
+        *hl.get_unchecked_mut(r12 * ffn + f0 + c) = swiglu(g12, u12);
+        *hl.get_unchecked_mut(r13 * ffn + f0 + c) = swiglu(g13, u13);
+        *hl.get_unchecked_mut(r14 * ffn + f0 + c) = swiglu(g14, u14);
+        *hl.get_unchecked_mut(r15 * ffn + f0 + c) = swiglu(g15, u15);
+    }
+}
+
+/// `silu(gate) up`, rounded to bf16.
+#[device]
+fn swiglu(gate: f32, up: f32) -> bf16 {
+    (gate / (1.0 + exp(-gate)) * up) as bf16
 }
 
 /// Phases 1 and 2 of [`moe_forward`] and [`moe_pipeline`] (their arguments; `tile_groups`
