@@ -2301,10 +2301,7 @@ pub fn moe_pipeline(
                 let spare = scores.local();
                 if up {
                     let f0 = c * 128;
-                    swiglu_slab(spare, z, h, left, row0, end, f0, ffn);
-                    if f0 + 64 < ffn {
-                        swiglu_slab(spare, z, h, right, row0, end, f0 + 64, ffn);
-                    }
+                    swiglu_slabs(spare, z, h, left, right, row0, end, f0, ffn);
                     subgroup_signal(
                         &sync.local()[MOE_SYNC_HEAD_WORDS + local + g],
                         1,
@@ -2370,18 +2367,20 @@ fn pipeline_tile(
     }
 }
 
-/// A subgroup's 16-row slab `acc` of an up-projection tile of [`moe_pipeline`] (columns
-/// 0..64 the gate features `f0..`, 64..128 the same up features) at row `row0`, rows below
-/// `end`: into `z` rounded to bf16 as [`up_tile`] stores it, then `h = silu(gate) up` of the
-/// rounded values, each lane two features of all 16 rows ([`swiglu_column`]), made visible
-/// to tensor copies.
+/// A subgroup's 16-row slabs of an up-projection tile of [`moe_pipeline`] at row `row0`,
+/// rows below `end`: `left` (columns 0..64 the gate values of features `f0..`, 64..128 their
+/// up values) and `right` (the same of features `f0 + 64..`). Both go to `z` rounded to
+/// bf16 as [`up_tile`] stores them, then `h = silu(gate) up` of the rounded values, each lane
+/// four features of all 16 rows ([`swiglu_column`]; the accumulators are free by then),
+/// made visible to tensor copies.
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn swiglu_slab(
+fn swiglu_slabs(
     spare: &mut [f32],
     z: &Sym<[bf16]>,
     h: &Sym<[bf16]>,
-    acc: WideAcc,
+    left: WideAcc,
+    right: WideAcc,
     row0: u32,
     end: u32,
     f0: u32,
@@ -2389,7 +2388,10 @@ fn swiglu_slab(
 ) {
     let z_cols = (ffn + 63) / 64 * 128;
     let zl = z.local();
-    store_slab(spare, zl, 1, acc, row0, 2 * f0, end, z_cols);
+    store_slab(spare, zl, 1, left, row0, 2 * f0, end, z_cols);
+    if f0 + 64 < ffn {
+        store_slab(spare, zl, 1, right, row0, 2 * f0 + 128, end, z_cols);
+    }
     // The subgroup's lanes read what the others stored.
     fence(Ordering::AcqRel, Scope::Workgroup);
     let last_row = subgroup_shuffle(min(row0 + 15, end - 1), 0);
@@ -2398,18 +2400,22 @@ fn swiglu_slab(
         let hl = h.local();
         let lane = subgroup_lane();
         // Past the last feature, a lane forms the last one again (the same value).
-        let last_col = min(ffn - f0, 64) - 1;
-        swiglu_column(zl, hl, row0, last_row, min(lane, last_col), f0, ffn);
-        swiglu_column(zl, hl, row0, last_row, min(lane + 32, last_col), f0, ffn);
+        let last = min(ffn - f0, 128) - 1;
+        for c in (lane..128).step_by(32) {
+            let col = min(c, last);
+            // Columns of `z` past the first 64 features are the right slab's.
+            let at = 2 * f0 + col + (col >> 6) * 64;
+            swiglu_column(zl, hl, row0, last_row, at, f0 + col, ffn);
+        }
     }
     // The down-projection tiles read `h` by tensor copies.
     fence_proxy_async();
 }
 
-/// `h = silu(gate) up` of feature `f0 + c` (`c < 64`) for rows `row0..row0 + 16` of `z`
-/// (laid out as [`up_tile`] stores it; rows past `last_row` form the last one again): the
-/// 32 loads are all issued before the first store (a store to `h` could alias a later load
-/// of `z`, so a loop would wait for each row's loads in turn).
+/// `h = silu(gate) up` of feature `f` for rows `row0..row0 + 16`, its gate value at column
+/// `at` of `z` and its up value 64 columns on (rows past `last_row` form the last one
+/// again): the 32 loads are all issued before the first store (a store to `h` could alias a
+/// later load of `z`, so a loop would wait for each row's loads in turn).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn swiglu_column(
@@ -2417,12 +2423,11 @@ fn swiglu_column(
     hl: &mut [bf16],
     row0: u32,
     last_row: u32,
-    c: u32,
-    f0: u32,
+    at: u32,
+    f: u32,
     ffn: u32,
 ) {
     let z_cols = (ffn + 63) / 64 * 128;
-    let at = 2 * f0 + c;
     let r0 = min(row0, last_row);
     let r1 = min(row0 + 1, last_row);
     let r2 = min(row0 + 2, last_row);
@@ -2440,7 +2445,7 @@ fn swiglu_column(
     let r14 = min(row0 + 14, last_row);
     let r15 = min(row0 + 15, last_row);
     // SAFETY: rows up to `last_row` lie within the `z` and `h` rows the host sized; column
-    // `2 f0 + c + 64` is below `z_cols`, `f0 + c` below `ffn`.
+    // `at + 64` is below `z_cols`, `f` below `ffn`.
     unsafe {
         let g0 = *zl.get_unchecked(r0 * z_cols + at) as f32;
         let u0 = *zl.get_unchecked(r0 * z_cols + at + 64) as f32;
@@ -2474,22 +2479,22 @@ fn swiglu_column(
         let u14 = *zl.get_unchecked(r14 * z_cols + at + 64) as f32;
         let g15 = *zl.get_unchecked(r15 * z_cols + at) as f32;
         let u15 = *zl.get_unchecked(r15 * z_cols + at + 64) as f32;
-        *hl.get_unchecked_mut(r0 * ffn + f0 + c) = swiglu(g0, u0);
-        *hl.get_unchecked_mut(r1 * ffn + f0 + c) = swiglu(g1, u1);
-        *hl.get_unchecked_mut(r2 * ffn + f0 + c) = swiglu(g2, u2);
-        *hl.get_unchecked_mut(r3 * ffn + f0 + c) = swiglu(g3, u3);
-        *hl.get_unchecked_mut(r4 * ffn + f0 + c) = swiglu(g4, u4);
-        *hl.get_unchecked_mut(r5 * ffn + f0 + c) = swiglu(g5, u5);
-        *hl.get_unchecked_mut(r6 * ffn + f0 + c) = swiglu(g6, u6);
-        *hl.get_unchecked_mut(r7 * ffn + f0 + c) = swiglu(g7, u7);
-        *hl.get_unchecked_mut(r8 * ffn + f0 + c) = swiglu(g8, u8);
-        *hl.get_unchecked_mut(r9 * ffn + f0 + c) = swiglu(g9, u9);
-        *hl.get_unchecked_mut(r10 * ffn + f0 + c) = swiglu(g10, u10);
-        *hl.get_unchecked_mut(r11 * ffn + f0 + c) = swiglu(g11, u11);
-        *hl.get_unchecked_mut(r12 * ffn + f0 + c) = swiglu(g12, u12);
-        *hl.get_unchecked_mut(r13 * ffn + f0 + c) = swiglu(g13, u13);
-        *hl.get_unchecked_mut(r14 * ffn + f0 + c) = swiglu(g14, u14);
-        *hl.get_unchecked_mut(r15 * ffn + f0 + c) = swiglu(g15, u15);
+        *hl.get_unchecked_mut(r0 * ffn + f) = swiglu(g0, u0);
+        *hl.get_unchecked_mut(r1 * ffn + f) = swiglu(g1, u1);
+        *hl.get_unchecked_mut(r2 * ffn + f) = swiglu(g2, u2);
+        *hl.get_unchecked_mut(r3 * ffn + f) = swiglu(g3, u3);
+        *hl.get_unchecked_mut(r4 * ffn + f) = swiglu(g4, u4);
+        *hl.get_unchecked_mut(r5 * ffn + f) = swiglu(g5, u5);
+        *hl.get_unchecked_mut(r6 * ffn + f) = swiglu(g6, u6);
+        *hl.get_unchecked_mut(r7 * ffn + f) = swiglu(g7, u7);
+        *hl.get_unchecked_mut(r8 * ffn + f) = swiglu(g8, u8);
+        *hl.get_unchecked_mut(r9 * ffn + f) = swiglu(g9, u9);
+        *hl.get_unchecked_mut(r10 * ffn + f) = swiglu(g10, u10);
+        *hl.get_unchecked_mut(r11 * ffn + f) = swiglu(g11, u11);
+        *hl.get_unchecked_mut(r12 * ffn + f) = swiglu(g12, u12);
+        *hl.get_unchecked_mut(r13 * ffn + f) = swiglu(g13, u13);
+        *hl.get_unchecked_mut(r14 * ffn + f) = swiglu(g14, u14);
+        *hl.get_unchecked_mut(r15 * ffn + f) = swiglu(g15, u15);
     }
 }
 
