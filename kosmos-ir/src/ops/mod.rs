@@ -718,8 +718,8 @@ define_ops! {
             bar as "the barrier": Want::Ptr(AddrSpace::Shared),
         ]
         results |_ty| vec![];
-    /// Orders the work-item's earlier shared-memory accesses by ordinary loads and stores
-    /// before later accesses of the copy engine and the matrix units (`copy.tensor`,
+    /// Orders the work-item's earlier accesses by ordinary loads and stores (shared or global
+    /// memory) before later accesses of the copy engine and the matrix units (`copy.tensor`,
     /// `mma.group`): `fence.proxy.async` on NVIDIA, nothing elsewhere.
     FenceProxyAsync = "fence.proxy.async"
         family Async
