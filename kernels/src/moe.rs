@@ -1,6 +1,7 @@
 //! The Mixture-of-Experts layer on an expert-parallel [`World`]: router, dispatch, expert
 //! GEMMs (SwiGLU), combine and fold in one self-scheduled persistent launch per rank
-//! (`ops::moe_forward`). Token counts never leave the device, so the launch queues without a
+//! (`ops::moe_pipeline` on CUDA and the CPU device, `ops::moe_forward` elsewhere). Token
+//! counts never leave the device, so the launch queues without a
 //! host wait and can be captured in a graph; receive buffers hold a declared number of rows
 //! (by default the worst case), and a launch that would need more reports
 //! [`kosmos::runtime::WorldError::CapacityExceeded`] at [`World::synchronize`] instead of
