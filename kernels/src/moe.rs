@@ -217,8 +217,10 @@ impl Dims {
         ([send, dest, blocks, local, status, tiles, list], words)
     }
 
+    /// `ops::moe_forward`'s: heads, then a counter per local expert, per row tile and per
+    /// block of 128 tokens.
     fn sync_words(&self) -> usize {
-        (ops::MOE_SYNC_HEAD_WORDS + self.local() + self.max_tiles) as usize
+        (ops::MOE_SYNC_HEAD_WORDS + self.local() + self.max_tiles) as usize + self.blocks()
     }
 
     /// `ops::moe_backward`'s: heads, then a counter per local expert, per row tile, and per

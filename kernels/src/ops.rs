@@ -1742,6 +1742,8 @@ const MOE_NEVER: u32 = 7;
 const MOE_LAID_OUT: u32 = 8;
 /// Tokens per fold task.
 pub const MOE_FOLD_TOKENS: u32 = 8;
+/// Tokens per router task that picks experts (a lane each).
+pub const MOE_ROUTE_TOKENS: u32 = 32;
 
 /// A whole Mixture-of-Experts layer forward pass on every rank of an expert-parallel world,
 /// in one self-scheduled persistent launch per rank: router, layout, dispatch, expert GEMMs
@@ -1752,10 +1754,12 @@ pub const MOE_FOLD_TOKENS: u32 = 8;
 /// hidden`), the selection `bias` (sigmoid routing), its `experts / ranks` local experts
 /// `w1` (`2 ffn x hidden` each: gate rows, then up rows) and `w2` (`hidden x ffn` each), and
 /// with `shared = 1` the shared expert `ws1`, `ws2`. Phases, all inside the one launch:
-/// 1. router tasks (128 tokens each): the logits (a GEMM tile per 128 experts, transposed
-///    into `logits` so that each token's lane reads them coalesced), then per token the
-///    scores (softmax, or sigmoid when `sigmoid = 1`) into `scores`, the group-limited
-///    top-`topk` into `routing` (experts) and `weights`, and the block's expert counts;
+/// 1. router tasks: the logits of a block of 128 tokens (a GEMM tile per 128 experts,
+///    transposed into `logits` so that each token's lane reads them coalesced); once a
+///    block's are in, per [`MOE_ROUTE_TOKENS`] tokens the scores (softmax, or sigmoid when
+///    `sigmoid = 1`) into `scores`, the group-limited top-`topk` into `routing` (experts) and
+///    `weights`; once those are in, the block's expert counts (a counter per block after the
+///    row tiles' in `sync`);
 /// 2. one layout task per rank: each expert's token count is sent to every rank, the send
 ///    offsets (this rank's picks ordered by local expert, then owner from the next rank round
 ///    the ring: the order receivers consume them) and, once every rank's counts are in,
@@ -1872,6 +1876,7 @@ pub fn moe_forward(
         normalize,
         scale,
         phases,
+        max_tiles,
         2,
     );
     let row_tiles = plan.local()[o_status];
@@ -2114,6 +2119,7 @@ pub fn moe_pipeline(
         normalize,
         scale,
         phases,
+        max_tiles,
         3,
     );
     let row_tiles = plan.local()[o_status];
@@ -2540,28 +2546,51 @@ fn moe_plan(
     normalize: u32,
     scale: f32,
     phases: u32,
+    max_tiles: u32,
     tile_groups: u32,
 ) {
     let blocks = (tokens + 127) / 128;
     let heads = sync.local();
+    // Tasks: the logits tiles (128 experts of a block each), the picks (MOE_ROUTE_TOKENS
+    // tokens each, once their block's logits are in), each block's counts (once its picks
+    // are), the layout, then the fill tasks.
+    let logit_tiles = (experts + 127) / 128;
+    let splits = 128 / MOE_ROUTE_TOKENS;
+    let pick_tasks = blocks * logit_tiles;
+    let count_tasks = pick_tasks + blocks * splits;
+    let layout_task = count_tasks + blocks;
+    // A counter per block: its logits tiles, then its pick tasks, signal it.
+    let block_counters = MOE_SYNC_HEAD_WORDS + experts / world_size() + max_tiles;
     dispatch(
         &heads[MOE_NEVER],
         0,
         &heads[0],
-        if (phases & 1) == 1 { 2 * blocks + 1 } else { 0 },
+        if (phases & 1) == 1 {
+            layout_task + 1 + blocks
+        } else {
+            0
+        },
         Scope::Agent,
         |t| {
             (
-                &sync.local()[if t < blocks {
+                &sync.local()[if t < pick_tasks {
                     MOE_NEVER
-                } else if t == blocks {
+                } else if t < count_tasks {
+                    block_counters + (t - pick_tasks) / splits
+                } else if t < layout_task {
+                    block_counters + t - count_tasks
+                } else if t == layout_task {
                     MOE_ROUTED
                 } else {
                     MOE_LAID_OUT
                 }],
-                if t < blocks {
+                if t < pick_tasks {
                     0
-                } else if t == blocks {
+                } else if t < count_tasks {
+                    logit_tiles
+                } else if t < layout_task {
+                    logit_tiles + splits
+                } else if t == layout_task {
                     blocks
                 } else {
                     1
@@ -2570,20 +2599,31 @@ fn moe_plan(
         },
         |t| {},
         |t| {
-            if t < blocks {
-                route_block(
+            if t < pick_tasks {
+                let b = t / logit_tiles;
+                router_logits(
                     stages,
                     x,
                     w_router,
+                    logits,
+                    b,
+                    t % logit_tiles * 128,
+                    tokens,
+                    hidden,
+                    experts,
+                    tile_groups,
+                );
+                signal(&sync.local()[block_counters + b], 1, Scope::Agent);
+            } else if t < count_tasks {
+                let b = (t - pick_tasks) / splits;
+                route_tokens(
                     bias,
                     scores,
                     weights,
                     routing,
                     logits,
-                    plan,
-                    t,
+                    b * 128 + (t - pick_tasks) % splits * MOE_ROUTE_TOKENS,
                     tokens,
-                    hidden,
                     experts,
                     topk,
                     sigmoid,
@@ -2591,18 +2631,27 @@ fn moe_plan(
                     topk_groups,
                     normalize,
                     scale,
+                );
+                signal(&sync.local()[block_counters + b], 1, Scope::Agent);
+            } else if t < layout_task {
+                count_block(
+                    routing,
+                    plan,
+                    t - count_tasks,
+                    tokens,
+                    experts,
+                    topk,
                     o_blocks,
-                    tile_groups,
                 );
                 signal(&sync.local()[MOE_ROUTED], 1, Scope::Agent);
-            } else if t == blocks {
+            } else if t == layout_task {
                 lay_out(
                     stages, plan, sync, tokens, experts, capacity, shared, o_send, o_dest,
                     o_blocks, o_local, o_status, o_tiles,
                 );
                 signal(&sync.local()[MOE_PLANNED], 1, Scope::Agent);
             } else {
-                let b = t - blocks - 1;
+                let b = t - layout_task - 1;
                 fill_send_list(
                     routing, plan, b, tokens, experts, topk, o_send, o_blocks, o_list,
                 );
@@ -2614,7 +2663,7 @@ fn moe_plan(
         &sync.local()[MOE_PLANNED],
         blocks + 1,
         Scope::Agent,
-        2 * blocks + 1,
+        layout_task + 1 + blocks,
     );
 }
 
@@ -2672,7 +2721,13 @@ fn moe_fold(
     // The launch that folds is the last of a layer's (with `phases` split over launches,
     // the counters of the earlier phases carry over to the later launches).
     if (phases & 8) == 8 {
-        rearm(sync, MOE_SYNC_HEAD_WORDS + local + max_tiles, sync, 0);
+        let blocks = (tokens + 127) / 128;
+        rearm(
+            sync,
+            MOE_SYNC_HEAD_WORDS + local + max_tiles + blocks,
+            sync,
+            0,
+        );
     }
 }
 
@@ -2874,32 +2929,68 @@ fn best_below(
     best_e
 }
 
-/// Router task `b` of [`moe_forward`]: tokens `128 b..` of `x`. Their logits go to `logits`
-/// transposed (`experts` rows of `ceil(tokens / 128) 128`, a GEMM tile per 128 experts), so
-/// that the lanes of consecutive tokens read them coalesced; with sigmoid routing each lane
-/// turns its token's column into sigmoids in place. Each token's lane then picks its `topk`
-/// experts (eligible: the `topk_groups` best of `groups` expert groups by the sum of their
-/// two best keys, see [`route_key`]; ties to the lower index) into `routing` with their
-/// weights (the probabilities or sigmoids, normalized if `normalize`, times `scale`),
-/// writes its scores row to `scores` and its picks to `stages`. Then each expert's lane
-/// counts the block's picks of it into `plan` (at `o_blocks + b experts + e`) and numbers
-/// them, in token order, in the second half of `routing`. `tile_groups` as for
-/// [`tile_product`].
+/// Router task of [`moe_forward`]'s logits: experts `e0..e0 + 128` of the tokens `128 b..`
+/// of `x`, a GEMM tile stored into `logits` transposed (`experts` rows of `ceil(tokens /
+/// 128) 128`) so that the lanes of consecutive tokens read them coalesced. `tile_groups` as
+/// for [`tile_product`].
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn route_block(
+fn router_logits(
     stages: &mut [u32],
     x: &Sym<[bf16]>,
     w_router: &Sym<[bf16]>,
+    logits: &Sym<[f32]>,
+    b: u32,
+    e0: u32,
+    tokens: u32,
+    hidden: u32,
+    experts: u32,
+    tile_groups: u32,
+) {
+    let t0 = b * 128;
+    let stride = (tokens + 127) / 128 * 128;
+    let a = w_router.local();
+    let xs = x.local();
+    let acc = tile_product(
+        stages,
+        a,
+        xs,
+        e0,
+        t0,
+        experts,
+        tokens,
+        hidden,
+        0,
+        1,
+        0,
+        tile_groups,
+    );
+    // Only f32 is stored: `x` stands in for the bf16 result. The tile is the first two
+    // groups'.
+    if subgroup_id() < 8 {
+        let lt = logits.local();
+        store_slab(lt, xs, 0, acc, slab_row(e0), t0, experts, stride);
+    }
+}
+
+/// Router task of [`moe_forward`]'s picks: tokens `t0..t0 + MOE_ROUTE_TOKENS` (their
+/// logits in place), a lane each (the first subgroup's, with 32 tokens: other workgroups
+/// take the next tokens at once). With sigmoid routing each lane turns its token's column of
+/// `logits` into sigmoids in place; it then picks its `topk` experts (eligible: the
+/// `topk_groups` best of `groups` expert groups by the sum of their two best keys, see
+/// [`route_key`]; ties to the lower index) into `routing` with their weights (the
+/// probabilities or sigmoids, normalized if `normalize`, times `scale`), and writes its
+/// scores row to `scores`.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn route_tokens(
     bias: &Sym<[f32]>,
     scores: &Sym<[f32]>,
     weights: &Sym<[f32]>,
     routing: &Sym<[u32]>,
     logits: &Sym<[f32]>,
-    plan: &Sym<[u32]>,
-    b: u32,
+    t0: u32,
     tokens: u32,
-    hidden: u32,
     experts: u32,
     topk: u32,
     sigmoid: u32,
@@ -2907,39 +2998,12 @@ fn route_block(
     topk_groups: u32,
     normalize: u32,
     scale: f32,
-    o_blocks: u32,
-    tile_groups: u32,
 ) {
     let lane = workitem_id_x();
-    let lanes = workgroup_size_x();
-    let t0 = b * 128;
-    let rows = min(tokens - t0, 128);
+    // A block's last pick tasks may lie past the last token.
+    let rows = min(max(tokens, t0) - t0, MOE_ROUTE_TOKENS);
     let stride = (tokens + 127) / 128 * 128;
     let lt = logits.local();
-    for e0 in (0..experts).step_by(128) {
-        let a = w_router.local();
-        let xs = x.local();
-        let acc = tile_product(
-            stages,
-            a,
-            xs,
-            e0,
-            t0,
-            experts,
-            tokens,
-            hidden,
-            0,
-            1,
-            0,
-            tile_groups,
-        );
-        // Only f32 is stored: `x` stands in for the bf16 result. The tile is the first two
-        // groups'.
-        if subgroup_id() < 8 {
-            store_slab(lt, xs, 0, acc, slab_row(e0), t0, experts, stride);
-        }
-    }
-    barrier();
     if lane < rows {
         let t = t0 + lane;
         let bs = bias.local();
@@ -3016,7 +3080,6 @@ fn route_block(
             let w = if sigmoid == 1 { v } else { exp(v - top) / sum };
             rl[t * topk + pick] = e;
             wl[t * topk + pick] = w;
-            stages[lane * topk + pick] = e;
             total += w;
             prev = route_key(lt, bs, t, stride, e, sigmoid, eligible, per_group);
             prev_e = e;
@@ -3034,15 +3097,31 @@ fn route_block(
             }
         }
     }
-    barrier();
-    // Each expert's picks in this block, numbered in token order.
+}
+
+/// Router task of [`moe_forward`]'s counts, once block `b`'s picks are in: each expert's
+/// lane counts the block's picks of it into `plan` (at `o_blocks + b experts + e`) and
+/// numbers them, in token order, in the second half of `routing`.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn count_block(
+    routing: &Sym<[u32]>,
+    plan: &Sym<[u32]>,
+    b: u32,
+    tokens: u32,
+    experts: u32,
+    topk: u32,
+    o_blocks: u32,
+) {
+    let t0 = b * 128;
+    let rows = min(tokens - t0, 128);
     let picks = tokens * topk;
     let rl = routing.local();
     let p = plan.local();
-    for e in (lane..experts).step_by(lanes) {
+    for e in (workitem_id_x()..experts).step_by(workgroup_size_x()) {
         let mut count = 0u32;
         for i in 0..rows * topk {
-            if stages[i] == e {
+            if rl[t0 * topk + i] == e {
                 rl[picks + t0 * topk + i] = count;
                 count += 1;
             }
