@@ -166,6 +166,9 @@ fn summarize(events: &[TraceEvent], ranks: u32, s: MoeShape, pipeline: bool) {
     // An up-projection tile covers the gate and up columns of half as many features.
     let up_tiles = s.ffn.div_ceil(cols / 2);
     let round = up_tiles + s.hidden.div_ceil(cols);
+    // Router tasks (logits tiles, picks, counts), the layout and the fill tasks.
+    let splits = 128 / kernels::ops::MOE_ROUTE_TOKENS as usize;
+    let planning = blocks * (s.experts.div_ceil(128) + splits + 2) + 1;
     let names = [
         "router + layout",
         "push rows",
@@ -177,7 +180,7 @@ fn summarize(events: &[TraceEvent], ranks: u32, s: MoeShape, pipeline: bool) {
     summarize_phases(events, ranks, &names, 1, 5, |compute| {
         let n = compute.len();
         let phase = |(i, e): (usize, &&TraceEvent)| {
-            if i <= blocks {
+            if i < planning {
                 0
             } else if i + folds >= n {
                 4

@@ -2635,6 +2635,7 @@ fn moe_plan(
                 signal(&sync.local()[block_counters + b], 1, Scope::Agent);
             } else if t < layout_task {
                 count_block(
+                    stages,
                     routing,
                     plan,
                     t - count_tasks,
@@ -3100,11 +3101,13 @@ fn route_tokens(
 }
 
 /// Router task of [`moe_forward`]'s counts, once block `b`'s picks are in: each expert's
-/// lane counts the block's picks of it into `plan` (at `o_blocks + b experts + e`) and
-/// numbers them, in token order, in the second half of `routing`.
+/// lane counts the block's picks of it (staged in `stages` first: every lane reads them all)
+/// into `plan` (at `o_blocks + b experts + e`) and numbers them, in token order, in the
+/// second half of `routing`.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn count_block(
+    stages: &mut [u32],
     routing: &Sym<[u32]>,
     plan: &Sym<[u32]>,
     b: u32,
@@ -3118,16 +3121,23 @@ fn count_block(
     let picks = tokens * topk;
     let rl = routing.local();
     let p = plan.local();
+    // At most 128 tokens x 128 picks.
+    for i in (workitem_id_x()..rows * topk).step_by(workgroup_size_x()) {
+        stages[i] = rl[t0 * topk + i];
+    }
+    barrier();
     for e in (workitem_id_x()..experts).step_by(workgroup_size_x()) {
         let mut count = 0u32;
         for i in 0..rows * topk {
-            if rl[t0 * topk + i] == e {
+            if stages[i] == e {
                 rl[picks + t0 * topk + i] = count;
                 count += 1;
             }
         }
         p[o_blocks + b * experts + e] = count;
     }
+    // Every lane is done with the picks before the next task overwrites them.
+    barrier();
 }
 
 /// The layout task of [`moe_forward`] on rank `s` (one workgroup, once every router task of
