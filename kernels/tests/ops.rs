@@ -384,6 +384,7 @@ fn embedded_binaries_hold_every_kernel_instance() {
             "tp_pipeline__op2_tb0_bf161_wide1",
             "reduce_scatter_rows",
             "moe_forward",
+            "moe_pipeline",
             "moe_backward"
         ]
     );
