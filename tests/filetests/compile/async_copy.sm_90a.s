@@ -72,7 +72,7 @@ selp.u32 %r6, 1, 0, done;
 	ld.shared.b16 	%rs1, [kosmos_dynamic_shared];
 	st.global.b16 	[%rd2], %rs1;
 	// begin inline asm
-	fence.proxy.async.shared::cta;
+	fence.proxy.async;
 	// end inline asm
 	// begin inline asm
 	{
