@@ -852,9 +852,6 @@ fn store_tile_bf16(
 /// so that the next launch needs no host work.
 #[device]
 fn rearm(ready: &Sym<[u32]>, count: u32, queues: &Sym<[u32]>, head_count: u32) {
-    // Every subgroup is done first: the team barrier's arrival is lane 0's, and the
-    // subgroups of a warp-specialised workgroup finish their roles at different times.
-    barrier();
     team_barrier();
     if team_workgroup() == 0 {
         let counters = ready.local();
@@ -2694,10 +2691,7 @@ fn moe_fold(
 ) {
     let local = experts / world_size();
     let heads = sync.local();
-    // Phase 4: every expert output is in place once the whole world is here — every
-    // subgroup of it: the team barrier's arrival is lane 0's, and a warp-specialised
-    // workgroup's subgroups finish their roles at different times.
-    barrier();
+    // Phase 4: every expert output is in place once the whole world is here.
     team_barrier();
     let folds = if ok == 1 && (phases & 8) == 8 {
         (tokens + MOE_FOLD_TOKENS - 1) / MOE_FOLD_TOKENS

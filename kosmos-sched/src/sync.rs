@@ -531,7 +531,12 @@ impl Sched {
     /// A workgroup that finds the world's abort flag up returns at once without arriving:
     /// after a timeout, the barriers of later launches end them until the host reports the
     /// errors (which also zeroes the count left by the failed barrier).
+    ///
+    /// Lane 0's arrival speaks for its whole workgroup, so the workgroup first meets at a
+    /// workgroup barrier: no subgroup is still at work (the roles of a warp-specialised
+    /// workgroup end at different times) when the other workgroups are let through.
     pub fn team_barrier(&self, b: &mut KernelBuilder) {
+        b.barrier();
         let count = word(b, self.root, control::BARRIER_COUNT);
         let generation = word(b, self.root, control::BARRIER_GENERATION);
         let expected = b.mul(self.team.world_size(), self.team.workgroups_per_rank());
