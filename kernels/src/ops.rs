@@ -3441,8 +3441,7 @@ fn up_tile(
             unsafe {
                 let gate = *zl.get_unchecked(at) as f32;
                 let up = *zl.get_unchecked(at + 64) as f32;
-                *hl.get_unchecked_mut((m0 + r) * ffn + f0 + c) =
-                    (gate / (1.0 + exp(-gate)) * up) as bf16;
+                *hl.get_unchecked_mut((m0 + r) * ffn + f0 + c) = swiglu(gate, up);
             }
         }
     }
