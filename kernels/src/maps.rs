@@ -21,8 +21,9 @@ pub(crate) struct MapCache {
 impl MapCache {
     /// Makes the map set for `key` (what the maps depend on: buffer addresses, shape) the
     /// newest: a recent one, or `words` words per rank made by `make(rank)` and written (a
-    /// synchronous copy per rank, refused while the world captures a graph; giving back the
-    /// oldest set waits for the launches queued on it).
+    /// synchronous copy per local rank — in a joined world each process writes its own
+    /// rank's maps, of its own addresses —, refused while the world captures a graph;
+    /// giving back the oldest set waits for the launches queued on it).
     pub(crate) fn get(
         &mut self,
         world: &mut World,
@@ -46,8 +47,8 @@ impl MapCache {
                 self.sets.remove(0);
             }
             let maps = world.alloc_symmetric::<u64>(words)?;
-            for (r, copy) in maps.ranks().iter().enumerate() {
-                let mut all = make(r)?;
+            for (r, copy) in maps.local() {
+                let mut all = make(r as usize)?;
                 all.resize(words, 0);
                 copy.upload(&all)?;
             }

@@ -767,19 +767,21 @@ impl MoeLayer {
         self.silent = Some(rank);
     }
 
-    /// Makes the layer usable again after a launch (forward or backward) that reported a timeout or an overflow at
-    /// [`World::synchronize`] (such a launch left its counters where it stopped; the kernel
-    /// zeroes them at its end otherwise). Call it after that synchronize, with nothing queued.
-    /// The saved state is then no forward pass's: a backward pass needs a new forward pass.
-    pub fn recover(&mut self) -> Result<()> {
+    /// Makes the layer usable again after a launch (forward or backward) that reported a
+    /// timeout or an overflow at [`World::synchronize`] (such a launch left its counters
+    /// where it stopped; the kernel zeroes them at its end otherwise). Call it after that
+    /// synchronize, with nothing queued; in a joined world every process calls it, and
+    /// they meet ([`World::meet`]) once every rank's counters are reset. The saved state is
+    /// then no forward pass's: a backward pass needs a new forward pass.
+    pub fn recover(&mut self, world: &mut World) -> Result<()> {
         self.generation += 1;
         let backward = self.backward.as_ref().map(|b| &b.sync);
         for sync in std::iter::once(&self.sync).chain(backward) {
-            for b in sync.ranks() {
+            for (_, b) in sync.local() {
                 b.fill(0)?;
             }
         }
-        Ok(())
+        Ok(world.meet()?)
     }
 }
 

@@ -439,7 +439,7 @@ impl TpOps {
         })
     }
 
-    /// Calls `f(ops, stream, r)` for every rank `r` of `world`, with the single-device ops
+    /// Calls `f(ops, stream, r)` for every local rank `r` of `world`, with the single-device ops
     /// of the rank's device and its stream: how per-rank work (an activation, a local GEMM)
     /// is queued between fused launches, in order with them.
     pub fn each_rank(
@@ -447,8 +447,8 @@ impl TpOps {
         world: &World,
         mut f: impl FnMut(&Ops, &Stream, usize) -> Result<()>,
     ) -> Result<()> {
-        for r in 0..world.ranks() {
-            let stream = world.rank_stream(r).expect("a rank of the world");
+        for r in world.local_ranks() {
+            let stream = world.rank_stream(r).expect("a local rank of the world");
             let local = self
                 .local
                 .iter()
@@ -472,9 +472,12 @@ impl TpOps {
     /// Makes the ops usable again after a launch whose wait gave up
     /// ([`kosmos::runtime::WorldError::Timeout`] at [`World::synchronize`]): such a launch
     /// left its readiness counters and queue heads where it stopped, which the kernels
-    /// otherwise zero at their end. Call it after that synchronize, with nothing queued.
-    pub fn recover(&self) -> Result<()> {
-        self.workspace.as_ref().map_or(Ok(()), Workspace::reset)
+    /// otherwise zero at their end. Call it after that synchronize, with nothing queued; in
+    /// a joined world every process calls it, and they meet ([`World::meet`]) once every
+    /// rank's state is reset.
+    pub fn recover(&self, world: &mut World) -> Result<()> {
+        self.workspace.as_ref().map_or(Ok(()), Workspace::reset)?;
+        Ok(world.meet()?)
     }
 
     /// Workgroups per rank and lanes per workgroup of a launch of `kernel`.
@@ -534,10 +537,10 @@ impl TpOps {
 }
 
 impl Workspace {
-    /// Zeroes counters and queue heads (the kernels do so at their end; a launch that gave
-    /// up did not get there).
+    /// Zeroes the local ranks' counters and queue heads (the kernels do so at their end; a
+    /// launch that gave up did not get there).
     fn reset(&self) -> Result<()> {
-        for b in self.ready.ranks().iter().chain(self.queues.ranks()) {
+        for (_, b) in self.ready.local().chain(self.queues.local()) {
             b.fill(0)?;
         }
         Ok(())

@@ -515,7 +515,7 @@ fn a_silent_rank_is_reported_not_a_hang() {
         }
         other => panic!("a silent rank gave {other:?}"),
     }
-    layer.recover().unwrap();
+    layer.recover(&mut world).unwrap();
     for b in out.ranks() {
         b.fill(bf16::NAN).unwrap();
     }
@@ -573,7 +573,7 @@ fn a_receive_overflow_is_reported() {
         download(&out).iter().flatten().all(|v| v.is_nan()),
         "an overflowing pass wrote its output"
     );
-    layer.recover().unwrap();
+    layer.recover(&mut world).unwrap();
     let mut roomy = small_layer(&mut world, tokens, None);
     roomy
         .forward(&mut world, &x, &weights.args(false), &out)
@@ -857,7 +857,7 @@ fn moe_backward_refuses_bad_input_naming_it() {
     assert!(message.contains("another layer"), "{message}");
     // After a recovery the saved state is no forward pass's.
     world.synchronize().unwrap();
-    layer.recover().unwrap();
+    layer.recover(&mut world).unwrap();
     let message = refused(layer.backward(&mut world, &pass, &x, &dout, &args, &grads.args()));
     assert!(message.contains("stale"), "{message}");
 }

@@ -372,7 +372,7 @@ fn a_planted_missing_signal_is_reported_naming_rank_workgroup_and_task() {
         }
         other => panic!("expected a timeout, got {other:?}"),
     }
-    ops.recover().unwrap();
+    ops.recover(&mut world).unwrap();
     poison(&y, f32::NAN);
     ops.ag_gemm(&mut world, &x, &w, Layout::N, &y, m, n, k)
         .unwrap();

@@ -281,7 +281,7 @@ fn a_missing_signal_on_the_device_is_reported_not_hung() {
         }
         other => panic!("expected a timeout, got {other:?}"),
     }
-    s.ops.recover().unwrap();
+    s.ops.recover(&mut s.world).unwrap();
     s.ops
         .ag_gemm(&mut s.world, x, w, Layout::N, y, m, n, k)
         .unwrap();

@@ -51,6 +51,26 @@ pub(crate) trait DeviceOps: Send + Sync + 'static {
         self.alloc(bytes)
     }
     fn free(&self, addr: u64) -> Result<()>;
+    /// A handle by which a world in another process maps the allocation that starts at
+    /// `addr` ([`DeviceOps::import_memory`]): an IPC handle on GPUs.
+    fn export_memory(&self, _addr: u64) -> Result<Vec<u8>> {
+        Err(self.no_sharing())
+    }
+    /// Maps memory another process exported ([`DeviceOps::export_memory`]) and returns
+    /// its address here; [`DeviceOps::close_imported`] unmaps it.
+    fn import_memory(&self, _handle: &[u8]) -> Result<u64> {
+        Err(self.no_sharing())
+    }
+    fn close_imported(&self, _addr: u64) -> Result<()> {
+        Err(self.no_sharing())
+    }
+    /// Why [`DeviceOps::export_memory`] and its kin fail on a device without them.
+    fn no_sharing(&self) -> Error {
+        Error::Unavailable {
+            device: Device::label(self.kind(), self.ordinal()),
+            reason: "the device cannot share memory between processes".into(),
+        }
+    }
     fn write(&self, addr: u64, data: &[u8]) -> Result<()>;
     fn read(&self, addr: u64, out: &mut [u8]) -> Result<()>;
     /// Fills `count` elements of `pattern.len()` bytes on the device; false when it has no

@@ -67,14 +67,26 @@ fn as_bytes_mut<T: DeviceScalar>(data: &mut [T]) -> &mut [u8] {
 /// also waits for the device, so a kernel still running never sees its memory freed.
 ///
 /// A buffer made by [`Buffer::borrowed`] is a view of memory another library owns (a
-/// PyTorch tensor's storage): dropping it neither frees nor waits.
+/// PyTorch tensor's storage): dropping it neither frees nor waits. A peer's buffer in a
+/// world of several processes is a mapping of memory another process owns: dropping it
+/// unmaps it.
 pub struct Buffer<T: DeviceScalar> {
     device: Device,
     addr: u64,
     len: usize,
-    /// Whether the memory belongs to someone else ([`Buffer::borrowed`]): then drop leaves it.
-    borrowed: bool,
+    owner: Owner,
     _elem: PhantomData<T>,
+}
+
+/// Whose memory a [`Buffer`] is, which decides what dropping it does.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Owner {
+    /// Allocated by the buffer: freed on drop.
+    Own,
+    /// Another library's ([`Buffer::borrowed`]): left alone.
+    Borrowed,
+    /// Another process's, mapped here ([`Buffer::imported`]): unmapped on drop.
+    Imported,
 }
 
 impl<T: DeviceScalar> Buffer<T> {
@@ -108,7 +120,7 @@ impl<T: DeviceScalar> Buffer<T> {
             device: device.clone(),
             addr,
             len,
-            borrowed: false,
+            owner: Owner::Own,
             _elem: PhantomData,
         })
     }
@@ -136,7 +148,43 @@ impl<T: DeviceScalar> Buffer<T> {
             device: device.clone(),
             addr,
             len,
-            borrowed: true,
+            owner: Owner::Borrowed,
+            _elem: PhantomData,
+        })
+    }
+
+    /// A handle by which a world in another process maps this buffer's memory
+    /// ([`Buffer::imported`]); `None` for an empty buffer, which owns no memory.
+    pub(crate) fn export(&self) -> Result<Option<Vec<u8>>> {
+        if self.addr == 0 {
+            return Ok(None);
+        }
+        if self.owner != Owner::Own {
+            return Err(Error::Unavailable {
+                device: self.device.to_string(),
+                reason: "only memory a buffer allocated itself can be exported".into(),
+            });
+        }
+        self.device.backend().export_memory(self.addr).map(Some)
+    }
+
+    /// `len` elements of memory that another process exported ([`Buffer::export`]),
+    /// mapped on `device`; `None` maps nothing (an empty buffer).
+    pub(crate) fn imported(
+        device: &Device,
+        handle: Option<&[u8]>,
+        len: usize,
+    ) -> Result<Buffer<T>> {
+        Self::bytes_of(len)?;
+        let addr = match handle {
+            Some(h) => device.backend().import_memory(h)?,
+            None => 0,
+        };
+        Ok(Buffer {
+            device: device.clone(),
+            addr,
+            len,
+            owner: Owner::Imported,
             _elem: PhantomData,
         })
     }
@@ -240,11 +288,16 @@ impl<T: DeviceScalar> ZeroBits for T {
 
 impl<T: DeviceScalar> Drop for Buffer<T> {
     fn drop(&mut self) {
-        if self.addr != 0 && !self.borrowed {
-            // A failed free cannot be reported from drop; the driver's context is then
-            // already broken and its own teardown releases the memory.
-            let _ = self.device.backend().free(self.addr);
+        if self.addr == 0 {
+            return;
         }
+        // A failed free cannot be reported from drop; the driver's context is then already
+        // broken and its own teardown releases the memory.
+        let _ = match self.owner {
+            Owner::Own => self.device.backend().free(self.addr),
+            Owner::Imported => self.device.backend().close_imported(self.addr),
+            Owner::Borrowed => Ok(()),
+        };
     }
 }
 

@@ -9,12 +9,21 @@ use crate::image::ModuleImage;
 use crate::module::{ArgRepr, KernelArg, KernelShape, LaunchConfig};
 use kosmos_cpu::{Arg, CpuConfig, CpuDevice, CpuError};
 use kosmos_ir::VerifiedKernel;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 pub(crate) struct CpuBackend {
     device: CpuDevice,
+    /// Tells this device from the other CPU devices of the process in memory handles.
+    id: u64,
 }
+
+/// Source of [`CpuBackend::id`]s.
+static NEXT_CPU_ID: AtomicU64 = AtomicU64::new(0);
+
+/// The tag that opens a CPU device's memory handle.
+const CPU_HANDLE_TAG: &[u8; 4] = b"kcpu";
 
 impl CpuBackend {
     /// A CPU device running up to `resident` workgroups at once (its default when `None`).
@@ -25,6 +34,7 @@ impl CpuBackend {
         }
         CpuBackend {
             device: CpuDevice::with_config(config),
+            id: NEXT_CPU_ID.fetch_add(1, Ordering::Relaxed),
         }
     }
 }
@@ -75,6 +85,47 @@ impl DeviceOps for CpuBackend {
     /// Each CPU device has an address space of its own.
     fn unified_addressing(&self) -> Result<bool> {
         Ok(false)
+    }
+
+    /// The CPU device's memory is this process's: its handle (tag, process, device,
+    /// address) opens only in worlds of this process on the same device, as the memory
+    /// itself.
+    fn export_memory(&self, addr: u64) -> Result<Vec<u8>> {
+        let mut h = CPU_HANDLE_TAG.to_vec();
+        h.extend(std::process::id().to_le_bytes());
+        h.extend(self.id.to_le_bytes());
+        h.extend(addr.to_le_bytes());
+        Ok(h)
+    }
+
+    fn import_memory(&self, handle: &[u8]) -> Result<u64> {
+        let refuse = |reason: &str| Error::Unavailable {
+            device: "cpu".into(),
+            reason: reason.into(),
+        };
+        let [t0, t1, t2, t3, p0, p1, p2, p3, rest @ ..] = handle else {
+            return Err(refuse("not a CPU device memory handle"));
+        };
+        if [*t0, *t1, *t2, *t3] != *CPU_HANDLE_TAG || rest.len() != 16 {
+            return Err(refuse("not a CPU device memory handle"));
+        }
+        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        if u32::from_le_bytes([*p0, *p1, *p2, *p3]) != std::process::id() {
+            return Err(refuse(
+                "CPU device memory is not shared between processes (a world of several processes needs GPUs)",
+            ));
+        }
+        if word(&rest[..8]) != self.id {
+            return Err(refuse(
+                "the memory belongs to another CPU device (the ranks of a joined CPU world share one device)",
+            ));
+        }
+        Ok(word(&rest[8..]))
+    }
+
+    /// The exporter's memory was never mapped anew: nothing to undo.
+    fn close_imported(&self, _addr: u64) -> Result<()> {
+        Ok(())
     }
 }
 

@@ -234,6 +234,50 @@ impl DeviceOps for CudaBackend {
         Ok(true)
     }
 
+    /// A `CUipcMemHandle` of the allocation at `addr` (a `cuMemAlloc` allocation's start).
+    fn export_memory(&self, addr: u64) -> Result<Vec<u8>> {
+        let op = "IPC handle export";
+        self.check(op, self.ctx.bind_to_thread())?;
+        let mut handle = sys::CUipcMemHandle_st { reserved: [0; 64] };
+        self.check(
+            op,
+            unsafe { sys::cuIpcGetMemHandle(&mut handle, addr) }.result(),
+        )?;
+        Ok(handle.reserved.iter().map(|&b| b as u8).collect())
+    }
+
+    /// Opens another process's `CUipcMemHandle` (enabling peer access if the memory is on
+    /// another GPU). The driver refuses handles of this process's own memory.
+    fn import_memory(&self, handle: &[u8]) -> Result<u64> {
+        let op = "IPC handle import";
+        let mut h = sys::CUipcMemHandle_st { reserved: [0; 64] };
+        if handle.len() != h.reserved.len() {
+            return Err(Error::Unavailable {
+                device: self.label.clone(),
+                reason: format!("a CUDA IPC handle has 64 bytes, not {}", handle.len()),
+            });
+        }
+        for (d, &b) in h.reserved.iter_mut().zip(handle) {
+            *d = b as _;
+        }
+        self.check(op, self.ctx.bind_to_thread())?;
+        let mut addr = 0;
+        let flags = sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as u32;
+        self.check(
+            op,
+            unsafe { sys::cuIpcOpenMemHandle_v2(&mut addr, h, flags) }.result(),
+        )?;
+        Ok(addr)
+    }
+
+    fn close_imported(&self, addr: u64) -> Result<()> {
+        self.quiesce("IPC mapping close")?;
+        self.check(
+            "IPC mapping close",
+            unsafe { sys::cuIpcCloseMemHandle(addr) }.result(),
+        )
+    }
+
     /// `CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING`: then every allocation of every device has
     /// a distinct address, and a peer's buffer is reachable at its own address.
     fn unified_addressing(&self) -> Result<bool> {

@@ -268,6 +268,45 @@ impl DeviceOps for HipBackend {
         Ok(p as u64)
     }
 
+    /// A `hipIpcMemHandle_t` of the allocation at `addr`.
+    fn export_memory(&self, addr: u64) -> Result<Vec<u8>> {
+        let op = "IPC handle export";
+        self.bind(op)?;
+        let mut handle = hip::hipIpcMemHandle_st { reserved: [0; 64] };
+        self.check(op, unsafe {
+            hip::hipIpcGetMemHandle(&mut handle, addr as *mut c_void)
+        })?;
+        Ok(handle.reserved.iter().map(|&b| b as u8).collect())
+    }
+
+    /// Opens another process's `hipIpcMemHandle_t`.
+    fn import_memory(&self, handle: &[u8]) -> Result<u64> {
+        let op = "IPC handle import";
+        let mut h = hip::hipIpcMemHandle_st { reserved: [0; 64] };
+        if handle.len() != h.reserved.len() {
+            return Err(Error::Unavailable {
+                device: self.label.clone(),
+                reason: format!("a HIP IPC handle has 64 bytes, not {}", handle.len()),
+            });
+        }
+        for (d, &b) in h.reserved.iter_mut().zip(handle) {
+            *d = b as _;
+        }
+        self.bind(op)?;
+        let mut p: *mut c_void = ptr::null_mut();
+        self.check(op, unsafe {
+            hip::hipIpcOpenMemHandle(&mut p, h, hip::hipIpcMemLazyEnablePeerAccess)
+        })?;
+        Ok(p as u64)
+    }
+
+    fn close_imported(&self, addr: u64) -> Result<()> {
+        self.quiesce("IPC mapping close")?;
+        self.check("IPC mapping close", unsafe {
+            hip::hipIpcCloseMemHandle(addr as *mut c_void)
+        })
+    }
+
     /// `hipDeviceAttributeUnifiedAddressing`: then peers' buffers keep their addresses.
     fn unified_addressing(&self) -> Result<bool> {
         let mut v = 0;

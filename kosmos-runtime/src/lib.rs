@@ -55,6 +55,6 @@ pub use module::{ARG_ALIGN, KernelArg, LaunchConfig, Module};
 pub use stream::{Event, Stream};
 pub use tensor_map::{MAX_BOX_DIM, Swizzle, TENSOR_MAP_WORDS, TensorMap, TensorShape};
 pub use world::{
-    SymmetricBuffer, World, WorldError, WorldGraph, WorldModules, WorldOptions, copy_from_peer,
-    copy_range_from_peer,
+    Exchange, SymmetricBuffer, World, WorldError, WorldGraph, WorldModules, WorldOptions,
+    copy_from_peer, copy_range_from_peer,
 };

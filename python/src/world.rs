@@ -541,9 +541,9 @@ impl World {
     /// Makes the fused ops and the MoE layer usable again after a call whose wait gave up.
     fn recover(&mut self) -> PyResult<()> {
         Ok(guarded(|| {
-            self.tp.recover()?;
+            self.tp.recover(&mut self.world)?;
             if let Some(moe) = &mut self.moe {
-                moe.recover()?;
+                moe.recover(&mut self.world)?;
             }
             Ok(())
         })?)

@@ -20,16 +20,21 @@ use crate::image::ModuleImage;
 use crate::module::{KernelArg, LaunchConfig, Module};
 use crate::stream::{Event, Stream, StreamGraph};
 use abi::{CapacityRecord, ErrorRecord, TraceEvent, control};
+use join::Joined;
 use kosmos_ir::VerifiedModule;
 use std::fmt;
-use std::sync::Arc;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use table::{Missing, SharedSlots};
 
 pub mod abi;
+mod join;
 mod peer;
 mod table;
+
+pub use join::Exchange;
 
 pub use peer::{copy_from_peer, copy_range_from_peer};
 
@@ -170,6 +175,22 @@ pub enum WorldError {
     /// Every `u32` peer-table index is taken.
     #[error("the peer table is full: every u32 index holds a live symmetric buffer")]
     PeerTableFull,
+    /// The exchange of a joined world ([`World::join`]) failed.
+    #[error("rank {rank}: the exchange of the world's processes failed ({what}): {reason}")]
+    Exchange {
+        rank: u32,
+        what: &'static str,
+        reason: String,
+    },
+    /// Another process of a joined world did something else than this one at the same
+    /// point of their collective calls.
+    #[error("rank {rank}: rank {other} differs ({what}): {problem}")]
+    RankDiffers {
+        rank: u32,
+        other: u32,
+        what: &'static str,
+        problem: String,
+    },
 }
 
 fn describe_running(running: &[String]) -> String {
@@ -219,6 +240,8 @@ pub struct WorldOptions {
 pub struct SymmetricBuffer<T: DeviceScalar> {
     index: u32,
     ranks: Vec<Buffer<T>>,
+    /// The ranks this process drives ([`World::local_ranks`]).
+    local: Range<u32>,
     slots: SharedSlots,
 }
 
@@ -251,6 +274,15 @@ impl<T: DeviceScalar> SymmetricBuffer<T> {
     /// Every rank's copy, by rank, to write (e.g. as the result of a per-rank launch).
     pub fn ranks_mut(&mut self) -> &mut [Buffer<T>] {
         &mut self.ranks
+    }
+
+    /// The copies of the ranks this process drives, with their ranks: every rank but in a
+    /// world of several processes ([`World::join`]), where the others' copies are mappings
+    /// of their memory that only their own process writes from the host.
+    pub fn local(&self) -> impl Iterator<Item = (u32, &Buffer<T>)> {
+        self.local
+            .clone()
+            .zip(&self.ranks[self.local.start as usize..self.local.end as usize])
     }
 
     /// The length in elements of every rank's copy.
@@ -343,6 +375,8 @@ pub struct World {
     table_epoch: u64,
     /// Whether [`World::capture`] is recording launches.
     capturing: bool,
+    /// This process's part of a world of several processes ([`World::join`]).
+    joined: Option<Mutex<Joined>>,
     /// What the checks before a launch found out about each kernel launched so far.
     checked: Vec<CheckedKernel>,
 }
@@ -390,7 +424,7 @@ impl World {
             return Err(WorldError::NoRanks);
         }
         let sites = vec![Site::new(device, 0, ranks, host_wait_limit(options))?];
-        World::build(sites, ranks, false, options)
+        World::build(sites, ranks, false, None, options)
     }
 
     /// A world with one rank per GPU of `devices` (rank `r` on `devices[r]`), all CUDA or
@@ -408,22 +442,63 @@ impl World {
             .enumerate()
             .map(|(r, d)| Site::new(d, r as u32, 1, host_wait_limit(options)))
             .collect::<Result<Vec<_>, Error>>()?;
-        World::build(sites, devices.len() as u32, true, options)
+        World::build(sites, devices.len() as u32, true, None, options)
+    }
+
+    /// Rank `rank` of a world of `ranks` ranks whose other ranks are other processes (one
+    /// process per GPU under `torchrun`, or several processes sharing a GPU): this process
+    /// launches its rank's workgroups on `device`, and reaches the peers' symmetric buffers
+    /// through mappings of their memory (CUDA or HIP IPC handles). `exchange` carries
+    /// bytes between the processes (see [`Exchange`]); every process must make the same
+    /// world calls in the same order — joining, allocating and dropping symmetric buffers,
+    /// the first launch of each kernel (where the ranks agree on the workgroups per rank:
+    /// [`World::persistent_workgroups`]) — and a workgroup count set by hand must be the
+    /// same on every rank.
+    ///
+    /// Each process waits for and reports its own launches ([`World::synchronize`], which
+    /// names the failed waits of every rank it can see); after a failure every process
+    /// synchronizes, and the processes meet (e.g. `torch.distributed.barrier`) before any
+    /// launches again. A buffer must not be dropped while a peer's launch may use it.
+    ///
+    /// On the CPU device, whose memory is its process's, the ranks are worlds of one
+    /// process on one device (threads standing in for processes: how the protocol is
+    /// tested without GPUs).
+    pub fn join(
+        device: &Device,
+        rank: u32,
+        ranks: u32,
+        exchange: impl Exchange + 'static,
+        options: WorldOptions,
+    ) -> Result<World, WorldError> {
+        if ranks == 0 {
+            return Err(WorldError::NoRanks);
+        }
+        if device.kind() != DeviceKind::Cpu && !device.backend().unified_addressing()? {
+            return Err(WorldError::NoUnifiedAddressing {
+                device: device.to_string(),
+            });
+        }
+        let joined = Joined::new(device, rank, ranks, Box::new(exchange))?;
+        let sites = vec![Site::new(device, rank, 1, host_wait_limit(options))?];
+        World::build(sites, ranks, true, Some(joined), options)
     }
 
     fn build(
         sites: Vec<Site>,
         ranks: u32,
         peer_visible: bool,
+        joined: Option<Joined>,
         options: WorldOptions,
     ) -> Result<World, WorldError> {
         let slots = SharedSlots::default();
+        let local = local_ranks(&sites);
         let mut world = World {
             last_launch_ms: vec![0.0; sites.len()],
             id: NEXT_WORLD_ID.fetch_add(1, Ordering::Relaxed),
             table_epoch: 0,
             capturing: false,
             checked: Vec::new(),
+            joined: joined.map(Mutex::new),
             sites,
             ranks,
             peer_visible,
@@ -431,6 +506,7 @@ impl World {
             control: SymmetricBuffer {
                 index: abi::CONTROL_BUFFER,
                 ranks: Vec::new(),
+                local,
                 slots: slots.clone(),
             },
             slots,
@@ -440,12 +516,68 @@ impl World {
         debug_assert_eq!(index, abi::CONTROL_BUFFER, "the first index of a new world");
         world.control.ranks = control;
         // The only control word the host writes: the kernels read it, never change it.
-        world.write_control(control::TRACE_CAPACITY, options.trace_capacity, 0..ranks)?;
+        world.write_control(
+            control::TRACE_CAPACITY,
+            options.trace_capacity,
+            world.local_ranks(),
+        )?;
         Ok(world)
     }
 
     pub fn ranks(&self) -> u32 {
         self.ranks
+    }
+
+    /// The ranks this process launches: all of them, but in a joined world
+    /// ([`World::join`]) its own.
+    pub fn local_ranks(&self) -> Range<u32> {
+        local_ranks(&self.sites)
+    }
+
+    /// Queues the launches of rank `rank` (and of the ranks sharing its device's launch)
+    /// on `stream` from now on, e.g. a framework's current stream
+    /// ([`Device::borrowed_stream`]), so that they run in order with its work; work queued
+    /// before stays where it was. Refused while capturing, or for a stream of another
+    /// device.
+    pub fn use_stream(&mut self, rank: u32, stream: Stream) -> Result<(), WorldError> {
+        if self.capturing {
+            return Err(WorldError::InCapture {
+                what: "changing a rank's stream",
+            });
+        }
+        let ranks = self.ranks as usize;
+        let site = self
+            .sites
+            .iter_mut()
+            .find(|s| (s.first_rank..s.first_rank + s.ranks).contains(&rank))
+            .ok_or(WorldError::NoSuchRank { rank, ranks })?;
+        if stream.device() != &site.device {
+            return Err(Error::WrongDevice {
+                what: "the stream".into(),
+                owner: stream.device().to_string(),
+                device: site.device.to_string(),
+            }
+            .into());
+        }
+        site.stream = stream;
+        Ok(())
+    }
+
+    /// In a joined world, waits until every process has called it (an exchange): how the
+    /// processes make sure that host-side work of every rank — a reset after a failure
+    /// (`TpOps::recover`) — is done before any launches again. Elsewhere it returns at once.
+    pub fn meet(&mut self) -> Result<(), WorldError> {
+        match self.joined() {
+            Some(mut joined) => joined.meet("meeting"),
+            None => Ok(()),
+        }
+    }
+
+    /// This process's part of a joined world, locked.
+    fn joined(&self) -> Option<std::sync::MutexGuard<'_, Joined>> {
+        self.joined
+            .as_ref()
+            .map(|j| j.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// The device of rank 0 (the only one of an emulated world).
@@ -500,9 +632,22 @@ impl World {
             })
     }
 
-    /// One zero-filled buffer of `len` elements per rank, each on its rank's device.
-    fn alloc_ranks<T: DeviceScalar>(&self, len: usize) -> Result<Vec<Buffer<T>>, Error> {
-        // Sites cover ranks 0..ranks, one after another.
+    /// One zero-filled buffer of `len` elements per rank, each on its rank's device; in a
+    /// joined world this rank's, and the peers' mapped.
+    fn alloc_ranks<T: DeviceScalar>(&self, len: usize) -> Result<Vec<Buffer<T>>, WorldError> {
+        let local = self.alloc_local::<T>(len)?;
+        match self.joined() {
+            Some(mut joined) => {
+                let own = local.into_iter().next().expect("one local rank");
+                joined.share(own)
+            }
+            None => Ok(local),
+        }
+    }
+
+    /// [`World::alloc_ranks`] for the local ranks.
+    fn alloc_local<T: DeviceScalar>(&self, len: usize) -> Result<Vec<Buffer<T>>, Error> {
+        // Sites cover the local ranks, one after another.
         let devices = self
             .sites
             .iter()
@@ -532,6 +677,7 @@ impl World {
         Ok(SymmetricBuffer {
             index,
             ranks,
+            local: self.local_ranks(),
             slots: self.slots.clone(),
         })
     }
@@ -666,7 +812,8 @@ impl World {
 
     /// Workgroups per rank of a persistent launch of `kernel` with `block` lanes: as many
     /// as can be resident at once on every device, shared among the ranks each device
-    /// hosts (never an assumed SM count).
+    /// hosts (never an assumed SM count). In a joined world the ranks agree on the fewest
+    /// (an exchange on the first call for the kernel and lanes, in every process).
     pub fn persistent_workgroups<M: WorldModules + ?Sized>(
         &self,
         modules: &M,
@@ -685,7 +832,10 @@ impl World {
         }
         match fewest {
             Some((0, site, resident)) => Err(not_co_resident(kernel, site, 1, resident)),
-            Some((per_rank, ..)) => Ok(per_rank),
+            Some((per_rank, ..)) => match self.joined() {
+                Some(mut joined) => Ok(joined.agree_resident(kernel, block, per_rank)?),
+                None => Ok(per_rank),
+            },
             None => Err(WorldError::NoRanks),
         }
     }
@@ -783,7 +933,7 @@ impl World {
             Error::Cpu(kosmos_cpu::CpuError::TimeLimit { running, .. }) => {
                 // The stopped launch may have left arrivals at a barrier; nothing of it
                 // runs any more, so the count can be zeroed for the next launch.
-                let reset = self.write_control(control::BARRIER_COUNT, 0, 0..1);
+                let reset = self.write_control(control::BARRIER_COUNT, 0, self.rank_zero());
                 if let Err(e) = reset {
                     return e.into();
                 }
@@ -862,8 +1012,12 @@ impl World {
     }
 
     /// Every recorded timeout or overflow raises rank 0's abort flag, so one word says
-    /// whether there is anything to report; then every rank's records are read and cleared,
-    /// with the flag and the arrivals a failed barrier left.
+    /// whether there is anything to report (a failed launch ends on every rank only once
+    /// the flag is up: its last barrier waits for every rank, or for the flag); then every
+    /// rank's records are read and the local ranks' cleared, with the flag and the
+    /// arrivals a failed barrier left. In a joined world the processes meet first, so that
+    /// every one has seen the flag before rank 0's process lowers it, and again after, so
+    /// that none launches before.
     fn report_errors(&self) -> Result<(), WorldError> {
         let abort = self.control_words(0, control::ABORT as usize + 1)?[control::ABORT as usize];
         if abort == 0 {
@@ -875,9 +1029,15 @@ impl World {
             timeouts.extend(ErrorRecord::all_in(&words));
             overflows.extend(CapacityRecord::all_in(&words));
         }
-        self.write_control(control::ERROR_COUNT, 0, 0..self.ranks)?;
-        self.write_control(control::BARRIER_COUNT, 0, 0..1)?;
-        self.write_control(control::ABORT, 0, 0..1)?;
+        self.write_control(control::ERROR_COUNT, 0, self.local_ranks())?;
+        if let Some(mut joined) = self.joined() {
+            joined.meet("failure seen")?;
+        }
+        self.write_control(control::BARRIER_COUNT, 0, self.rank_zero())?;
+        self.write_control(control::ABORT, 0, self.rank_zero())?;
+        if let Some(mut joined) = self.joined() {
+            joined.meet("failure cleared")?;
+        }
         Err(if overflows.is_empty() {
             WorldError::Timeout { records: timeouts }
         } else {
@@ -945,9 +1105,19 @@ impl World {
             .collect())
     }
 
+    /// Rank 0, if this process drives it (its control words hold the world's barrier and
+    /// abort flag): the ranks whose world-wide words this process clears.
+    fn rank_zero(&self) -> Range<u32> {
+        if self.local_ranks().contains(&0) {
+            0..1
+        } else {
+            0..0
+        }
+    }
+
     /// Writes `value` to control word `at` of each rank of `ranks` (only when no launch
     /// reads it: at creation, or after a synchronize).
-    fn write_control(&self, at: u32, value: u32, ranks: std::ops::Range<u32>) -> Result<(), Error> {
+    fn write_control(&self, at: u32, value: u32, ranks: Range<u32>) -> Result<(), Error> {
         for b in &self.control.ranks()[ranks.start as usize..ranks.end as usize] {
             let addr = b.device_ptr() + 4 * at as u64;
             b.device().backend().write(addr, &value.to_ne_bytes())?;
@@ -970,7 +1140,9 @@ impl World {
 
     /// The trace records written since the last call (by kernels built with tracing on),
     /// and how many did not fit; clears them, so the next call sees only later launches.
-    /// Records accumulate over launches until then. Call it after a synchronize.
+    /// Records accumulate over launches until then. Call it after a synchronize. In a
+    /// joined world: the records of every rank, the local ones cleared (a peer's may be
+    /// incomplete if its launch has not finished).
     pub fn trace(&mut self) -> Result<(Vec<TraceEvent>, u32), Error> {
         let (mut events, mut dropped) = (Vec::new(), 0);
         for r in 0..self.ranks {
@@ -979,7 +1151,7 @@ impl World {
             events.extend(e);
             dropped += d;
         }
-        self.write_control(control::TRACE_COUNT, 0, 0..self.ranks)?;
+        self.write_control(control::TRACE_COUNT, 0, self.local_ranks())?;
         Ok((events, dropped))
     }
 }
@@ -1053,6 +1225,12 @@ fn queue(
         end,
     });
     Ok(())
+}
+
+/// The ranks `sites` launch (consecutive, in order).
+fn local_ranks(sites: &[Site]) -> Range<u32> {
+    let last = &sites[sites.len() - 1];
+    sites[0].first_rank..last.first_rank + last.ranks
 }
 
 /// The host's bound on waiting for a launch under `options`.
