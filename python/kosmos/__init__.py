@@ -1,9 +1,10 @@
 """The KOSMOS kernels for NumPy and PyTorch: `gemm`, the fused tensor-parallel ops and the
-one-launch MoE layer on a `World` of emulated ranks. `kosmos.torch` (needs torch) registers
+one-launch MoE layer on a `World` of emulated ranks, and the fused ops on a `JoinedWorld`
+whose ranks are processes. `kosmos.torch` (needs torch) registers
 them as torch custom ops with autograd and drop-in parallel linear modules.
 docs/python.md describes the API, the stream and no-copy rules and the errors."""
 
 from kosmos._native import KosmosError, cuda_device_count
-from kosmos._ops import World, gemm
+from kosmos._ops import JoinedWorld, World, gemm
 
-__all__ = ["KosmosError", "World", "cuda_device_count", "gemm"]
+__all__ = ["JoinedWorld", "KosmosError", "World", "cuda_device_count", "gemm"]

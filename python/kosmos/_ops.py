@@ -150,3 +150,90 @@ class World:
     def recover(self):
         """Makes the ops usable again after a wait gave up."""
         self._world.recover()
+
+
+class JoinedWorld:
+    """This process's rank `rank` of a world of `ranks` processes (one per GPU under
+    `torchrun`, or several sharing a GPU), joined through `exchange`: a callable that takes
+    this process's `bytes` and returns every rank's, in rank order (`kosmos.torch.
+    join_process_group` passes `torch.distributed.all_gather_object`). The processes map each
+    other's symmetric buffers (CUDA IPC); every process makes the same calls in the same
+    order. The ops take this rank's arrays: CUDA tensors queue on the current stream without
+    a host wait (`synchronize` raises what the kernels recorded); host arrays run on the CPU
+    device (threads standing in for processes), each call waiting for the world."""
+
+    def __init__(self, rank, ranks, device, exchange, *, workgroups_per_rank=None,
+                 wait_bound=None, host_wait_seconds=None):
+        self._world = _native.JoinedWorld(rank, ranks, device, exchange, workgroups_per_rank,
+                                          wait_bound, host_wait_seconds)
+        self.rank, self.ranks = rank, ranks
+
+    def __repr__(self):
+        return repr(self._world)
+
+    @property
+    def device(self):
+        return self._world.device
+
+    def ag_gemm(self, x, w, *, w_transposed=False, out=None, out_dtype="float32",
+                gathered=False):
+        """`AllGather(x) @ op(w)`: `x` is this rank's `m/R x k` rows, `w` `k x n` (`n x k` if
+        `w_transposed`); gives `m x n`, and with `gathered=True` also the gathered input
+        (`m x k` bfloat16, what `ag_gemm_backward` takes) as a pair."""
+        n = w.shape[0] if w_transposed else w.shape[1]
+        m = x.shape[0] * self.ranks
+        y = _out(out, x, (m, n), out_dtype)
+        g = empty(x, (m, x.shape[1]), "bfloat16") if gathered else None
+        self._world.ag_gemm(native(x, "x"), native(w, "w"), native(y, "y"), w_transposed,
+                            None if g is None else native(g, "gathered"), stream_of(x, w, y))
+        return (y, g) if gathered else y
+
+    def gemm_rs(self, x, w, *, w_transposed=False, out=None, out_dtype="float32"):
+        """`ReduceScatter(x @ op(w))`: `x` `m x k`, `w` `k x n` (`n x k` if `w_transposed`);
+        gives this rank's `m/R x n` rows of the sum over the ranks (in rank order)."""
+        n = w.shape[0] if w_transposed else w.shape[1]
+        y = _out(out, x, (x.shape[0] // self.ranks, n), out_dtype)
+        self._world.gemm_rs(native(x, "x"), native(w, "w"), native(y, "y"), w_transposed,
+                            stream_of(x, w, y))
+        return y
+
+    def gemm_ar(self, x, w, *, out=None, out_dtype="float32"):
+        """`AllReduce(x @ w)`: `x` `m x k`, `w` `k x n`; gives `m x n`, the same on every
+        rank."""
+        y = _out(out, x, (x.shape[0], w.shape[1]), out_dtype)
+        self._world.gemm_ar(native(x, "x"), native(w, "w"), native(y, "y"), stream_of(x, w, y))
+        return y
+
+    def ag_gemm_backward(self, dy, gathered, w, *, dx=None, dw=None, dx_dtype="float32"):
+        """Gradients of `ag_gemm` (`w` as `k x n`) from `dy` (`m x n`) and the gathered input
+        (`m x k`): `dx` (this rank's `m/R x k`, reduce-scattered) and `dw` (`k x n`,
+        float32)."""
+        dx = _out(dx, dy, (gathered.shape[0] // self.ranks, gathered.shape[1]), dx_dtype)
+        dw = _out(dw, dy, w.shape, "float32")
+        self._world.ag_gemm_backward(native(dy, "dy"), native(gathered, "x"), native(w, "w"),
+                                     native(dx, "dx"), native(dw, "dw"),
+                                     stream_of(dy, gathered, w))
+        return dx, dw
+
+    def gemm_rs_backward(self, dy, x, w, *, dx=None, dw=None, dx_dtype="float32"):
+        """Gradients of `gemm_rs` (`w` as `k x n`) from `dy` (this rank's `m/R x n` rows) and
+        the forward pass's `x` (`m x k`): `dx` (`m x k`) and `dw` (`k x n`, float32)."""
+        dx = _out(dx, dy, x.shape, dx_dtype)
+        dw = _out(dw, dy, w.shape, "float32")
+        self._world.gemm_rs_backward(native(dy, "dy"), native(x, "x"), native(w, "w"),
+                                     native(dx, "dx"), native(dw, "dw"), stream_of(dy, x, w))
+        return dx, dw
+
+    def synchronize(self):
+        """Waits for this rank's queued work; raises KosmosError for what the kernels
+        recorded (a wait that gave up names rank, workgroup and task). Collective."""
+        self._world.synchronize()
+
+    def plant_missing_signal(self, rank, task):
+        """Makes the next `ag_gemm` lose one signal of rank `rank` (a test of the bounded
+        waits); every process calls it alike."""
+        self._world.plant_missing_signal(rank, task)
+
+    def recover(self):
+        """Makes the ops usable again after a wait gave up (collective)."""
+        self._world.recover()

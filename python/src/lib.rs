@@ -7,11 +7,14 @@
 //!   plans kept across calls (`plans`).
 //! - `World` runs the fused tensor-parallel ops and the MoE layer on ranks emulated on one
 //!   device, over host arrays stacked by rank (`world`).
+//! - `JoinedWorld` is this process's rank of a world of processes (one per GPU under
+//!   `torchrun`), running the fused ops on the rank's own arrays (`joined`).
 //! - Every failure is a Python exception with the Rust message, panics included (`errors`).
 
 mod arrays;
 mod errors;
 mod gemm;
+mod joined;
 mod plans;
 mod staging;
 mod world;
@@ -30,6 +33,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("KosmosError", m.py().get_type::<errors::KosmosError>())?;
     m.add_function(wrap_pyfunction!(gemm::gemm, m)?)?;
     m.add_class::<world::World>()?;
+    m.add_class::<joined::JoinedWorld>()?;
     m.add_function(wrap_pyfunction!(cuda_device_count, m)?)?;
     Ok(())
 }

@@ -400,6 +400,23 @@ const CHECKED_KERNELS: usize = 64;
 /// Source of [`World`] ids.
 static NEXT_WORLD_ID: AtomicU64 = AtomicU64::new(0);
 
+impl Drop for World {
+    /// In a joined world, waits for this rank's launches and then for every process to
+    /// leave too (peers read this rank's control words and buffers until they do), before
+    /// the fields free the memory. A failure cannot be reported from here: the peers are
+    /// then gone already.
+    fn drop(&mut self) {
+        if self.joined.is_some() {
+            for s in &self.sites {
+                let _ = s.stream.synchronize();
+            }
+            if let Some(mut joined) = self.joined() {
+                let _ = joined.meet("leaving");
+            }
+        }
+    }
+}
+
 impl fmt::Debug for World {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let devices: Vec<String> = self.sites.iter().map(|s| s.device.to_string()).collect();
