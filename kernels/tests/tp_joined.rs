@@ -58,8 +58,8 @@ impl Board {
     }
 }
 
-/// Runs `body(rank, world)` on `ranks` threads, each joined to one world on `device`;
-/// returns their results by rank.
+/// Runs `body(rank, world)` on `ranks` threads, each joined to one world on `device` (and
+/// leaving it after); returns their results by rank.
 fn joined<R: Send + 'static>(
     device: &Device,
     ranks: u32,
@@ -74,7 +74,9 @@ fn joined<R: Send + 'static>(
                 (device.clone(), board.exchange(rank as usize), body.clone());
             std::thread::spawn(move || {
                 let mut world = World::join(&device, rank, ranks, exchange, options).unwrap();
-                body(rank, &mut world)
+                let result = body(rank, &mut world);
+                world.leave().unwrap();
+                result
             })
         })
         .collect();

@@ -158,9 +158,11 @@ class JoinedWorld:
     this process's `bytes` and returns every rank's, in rank order (`kosmos.torch.
     join_process_group` passes `torch.distributed.all_gather_object`). The processes map each
     other's symmetric buffers (CUDA IPC); every process makes the same calls in the same
-    order. The ops take this rank's arrays: CUDA tensors queue on the current stream without
-    a host wait (`synchronize` raises what the kernels recorded); host arrays run on the CPU
-    device (threads standing in for processes), each call waiting for the world."""
+    order, and ends the world with `close` (or a `with` block) before it exits: peers read
+    its memory until every process is done. The ops take this rank's arrays: CUDA tensors
+    queue on the current stream without a host wait (`synchronize` raises what the kernels
+    recorded); host arrays run on the CPU device (threads standing in for processes), each
+    call waiting for the world."""
 
     def __init__(self, rank, ranks, device, exchange, *, workgroups_per_rank=None,
                  wait_bound=None, host_wait_seconds=None):
@@ -171,9 +173,20 @@ class JoinedWorld:
     def __repr__(self):
         return repr(self._world)
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     @property
     def device(self):
         return self._world.device
+
+    def close(self):
+        """Waits for this rank's work and for every process to close, then frees the world
+        (collective); the ops refuse to run after."""
+        self._world.close()
 
     def ag_gemm(self, x, w, *, w_transposed=False, out=None, out_dtype="float32",
                 gathered=False):

@@ -4,7 +4,9 @@ tensor-parallel ops and the MoE layer, and drop-in modules (tensor-parallel line
 expert-parallel MoE layer). Importing this module needs torch; the rest of `kosmos` does not.
 
 World ops take a world by the id `register_world` gives (custom ops take tensors and
-scalars only)."""
+scalars only): a `kosmos.World` of emulated ranks (tensors stacked by rank), or a
+`kosmos.JoinedWorld`, this process's rank of a world of processes (this rank's tensors;
+`join_process_group` makes one from a `torch.distributed` process group)."""
 
 import itertools
 from typing import Optional, Tuple
@@ -13,10 +15,11 @@ import torch
 from torch import Tensor
 
 from kosmos import _native
-from kosmos._ops import World
+from kosmos._ops import JoinedWorld, World
 
-__all__ = ["gemm", "ag_gemm", "gemm_rs", "gemm_ar", "moe_forward", "moe_backward",
-           "register_world", "ColumnParallelLinear", "RowParallelLinear", "MoELayer"]
+__all__ = ["gemm", "ag_gemm", "ag_gemm_gathered", "gemm_rs", "gemm_ar", "moe_forward",
+           "moe_backward", "register_world", "join_process_group", "ColumnParallelLinear",
+           "RowParallelLinear", "MoELayer"]
 
 
 def _stream(t):
@@ -82,12 +85,37 @@ _NEXT_ID = itertools.count()
 
 
 def register_world(world):
-    """An id for `world` (a `kosmos.World`) to pass to the world ops."""
-    if not isinstance(world, World):
-        raise TypeError(f"expected a kosmos.World, got {type(world).__name__}")
+    """An id for `world` (a `kosmos.World` or `kosmos.JoinedWorld`) to pass to the world
+    ops."""
+    if not isinstance(world, (World, JoinedWorld)):
+        raise TypeError(f"expected a kosmos.World or JoinedWorld, got {type(world).__name__}")
     world_id = next(_NEXT_ID)
     _WORLDS[world_id] = world
     return world_id
+
+
+def join_process_group(group=None, *, device=None, **options):
+    """This process's rank of a `kosmos.JoinedWorld` over the `torch.distributed` process
+    group `group` (the default group if None): its processes exchange memory handles with
+    `all_gather_object` (with the NCCL backend, set each process's CUDA device first).
+    `device` defaults to the current CUDA device, else "cpu"; `options` are
+    `JoinedWorld`'s."""
+    import torch.distributed as dist
+
+    rank, ranks = dist.get_rank(group), dist.get_world_size(group)
+    if device is None:
+        device = f"cuda:{torch.cuda.current_device()}" if torch.cuda.is_available() else "cpu"
+
+    def exchange(mine):
+        every = [None] * ranks
+        dist.all_gather_object(every, mine, group=group)
+        return every
+
+    return JoinedWorld(rank, ranks, device, exchange, **options)
+
+
+def _joined(world_id):
+    return isinstance(_world(world_id), JoinedWorld)
 
 
 def _world(world_id):
@@ -111,8 +139,27 @@ def ag_gemm(world_id: int, x: Tensor, w: Tensor, bf16_out: bool = False) -> Tens
 
 @ag_gemm.register_fake
 def _(world_id, x, w, bf16_out=False):
+    if _joined(world_id):
+        ranks = _world(world_id).ranks
+        return x.new_empty((ranks * x.shape[0], w.shape[1]), dtype=_out_dtype(bf16_out))
     ranks = x.shape[0]
     return x.new_empty((ranks, ranks * x.shape[1], w.shape[2]), dtype=_out_dtype(bf16_out))
+
+
+@torch.library.custom_op("kosmos::ag_gemm_gathered", mutates_args=())
+def ag_gemm_gathered(world_id: int, x: Tensor, w: Tensor,
+                     bf16_out: bool = False) -> Tuple[Tensor, Tensor]:
+    """`AllGather(x) @ w` on this rank of a `JoinedWorld`, and the gathered `x` (`m x k`,
+    what the backward pass needs): `x` `m/R x k`, `w` `k x n` give (`m x n`, `m x k`)."""
+    return _world(world_id).ag_gemm(x.contiguous(), w.contiguous(),
+                                    out_dtype=_dtype_name(bf16_out), gathered=True)
+
+
+@ag_gemm_gathered.register_fake
+def _(world_id, x, w, bf16_out=False):
+    m = _world(world_id).ranks * x.shape[0]
+    return (x.new_empty((m, w.shape[1]), dtype=_out_dtype(bf16_out)),
+            x.new_empty((m, x.shape[1])))
 
 
 @torch.library.custom_op("kosmos::gemm_rs", mutates_args=())
@@ -125,6 +172,9 @@ def gemm_rs(world_id: int, x: Tensor, w: Tensor, bf16_out: bool = False) -> Tens
 
 @gemm_rs.register_fake
 def _(world_id, x, w, bf16_out=False):
+    if _joined(world_id):
+        ranks = _world(world_id).ranks
+        return x.new_empty((x.shape[0] // ranks, w.shape[1]), dtype=_out_dtype(bf16_out))
     ranks = x.shape[0]
     return x.new_empty((ranks, x.shape[1] // ranks, w.shape[2]), dtype=_out_dtype(bf16_out))
 
@@ -139,12 +189,13 @@ def gemm_ar(world_id: int, x: Tensor, w: Tensor, bf16_out: bool = False) -> Tens
 
 @gemm_ar.register_fake
 def _(world_id, x, w, bf16_out=False):
-    return x.new_empty((x.shape[0], x.shape[1], w.shape[2]), dtype=_out_dtype(bf16_out))
+    return x.new_empty((*x.shape[:-1], w.shape[-1]), dtype=_out_dtype(bf16_out))
 
 
-def _backward_op(name, method):
+def _backward_op(name, method, joined_dx_rows):
     """The custom op `kosmos::<name>`: `(dx, dw)` of a fused op by `World.<method>`, `dx` in
-    bfloat16 (the operands' type), `dw` float32."""
+    bfloat16 (the operands' type), `dw` float32. `dx` has `x`'s shape, but in a joined world
+    `joined_dx_rows(rows of x, ranks)` rows."""
 
     @torch.library.custom_op(f"kosmos::{name}", mutates_args=())
     def op(world_id: int, dy: Tensor, x: Tensor, w: Tensor) -> Tuple[Tensor, Tensor]:
@@ -154,20 +205,30 @@ def _backward_op(name, method):
 
     @op.register_fake
     def _(world_id, dy, x, w):
-        return x.new_empty(x.shape), w.new_empty(w.shape, dtype=torch.float32)
+        shape = x.shape
+        if _joined(world_id):
+            shape = (joined_dx_rows(x.shape[0], _world(world_id).ranks), x.shape[1])
+        return x.new_empty(shape), w.new_empty(w.shape, dtype=torch.float32)
 
     return op
 
 
-ag_gemm_backward = _backward_op("ag_gemm_backward", "ag_gemm_backward")
-gemm_rs_backward = _backward_op("gemm_rs_backward", "gemm_rs_backward")
+# In a joined world `ag_gemm`'s backward takes the gathered input and gives this rank's rows.
+ag_gemm_backward = _backward_op("ag_gemm_backward", "ag_gemm_backward",
+                                lambda rows, ranks: rows // ranks)
+gemm_rs_backward = _backward_op("gemm_rs_backward", "gemm_rs_backward",
+                                lambda rows, ranks: rows)
 
 
 @torch.library.custom_op("kosmos::gemm_ar_backward", mutates_args=())
 def gemm_ar_backward(world_id: int, dy: Tensor, x: Tensor, w: Tensor) -> Tuple[Tensor, Tensor]:
-    """Every rank's copy of `Y = sum_r x_r w_r` feeds the loss, so `dx_r = (sum_q dy_q)
-    w_r^T` and `dw_r = x_r^T sum_q dy_q`: local gemms per rank."""
-    del world_id  # the local gemms run where the tensors are
+    """Local gemms. In an emulated world every rank's copy of `Y = sum_r x_r w_r` feeds the
+    one loss, so `dx_r = (sum_q dy_q) w_r^T` and `dw_r = x_r^T sum_q dy_q`; in a joined
+    world each process's loss sees its own copy, whose gradient is every rank's (the
+    all-reduce's backward is the identity): `dx = dy w^T`, `dw = x^T dy`."""
+    if _joined(world_id):
+        dy = dy.contiguous()
+        return gemm(dy, w.contiguous(), False, True, True), gemm(x.contiguous(), dy, True)
     total = dy.float().sum(0).to(torch.bfloat16).contiguous()
     dx = torch.stack([gemm(total, w[r].contiguous(), False, True, True)
                       for r in range(x.shape[0])])
@@ -188,6 +249,10 @@ def _fused_autograd(forward, backward):
         ctx.world_id = world_id
 
     def grad(ctx, dy):
+        if forward is ag_gemm and _joined(ctx.world_id):
+            raise RuntimeError("kosmos::ag_gemm on a JoinedWorld keeps only this rank's rows; "
+                               "differentiate kosmos::ag_gemm_gathered, which keeps the "
+                               "gathered input the backward pass reads")
         x, w = ctx.saved_tensors
         dx, dw = backward(ctx.world_id, dy.to(torch.bfloat16), x, w)
         return None, dx, dw.to(w.dtype), None
@@ -198,6 +263,22 @@ def _fused_autograd(forward, backward):
 _fused_autograd(ag_gemm, ag_gemm_backward)
 _fused_autograd(gemm_rs, gemm_rs_backward)
 _fused_autograd(gemm_ar, gemm_ar_backward)
+
+
+def _gathered_setup(ctx, inputs, output):
+    world_id, _, w, _ = inputs
+    ctx.save_for_backward(output[1], w)
+    ctx.world_id = world_id
+
+
+def _gathered_grad(ctx, dy, _d_gathered):
+    """The gathered input is saved, not differentiated: its gradient is ignored."""
+    gathered, w = ctx.saved_tensors
+    dx, dw = ag_gemm_backward(ctx.world_id, dy.to(torch.bfloat16), gathered, w)
+    return None, dx, dw.to(w.dtype), None
+
+
+ag_gemm_gathered.register_autograd(_gathered_grad, setup_context=_gathered_setup)
 
 
 def _contiguous(t):
@@ -297,32 +378,43 @@ class _ParallelLinear(torch.nn.Module):
             (torch.randn(weight_shape) / fan_in**0.5).to(torch.bfloat16))
 
 
+def _per_rank(world, shape):
+    """A weight's shape: this rank's in a joined world, stacked by rank in an emulated one."""
+    return shape if isinstance(world, JoinedWorld) else (world.ranks, *shape)
+
+
 class ColumnParallelLinear(_ParallelLinear):
     """`y_r = AllGather(x) @ W_r`: the weight's columns (`out_features`) split over the
-    ranks, `weight` `R x in x out/R`; takes `x` `R x m/R x in` (each rank's rows of a
-    sequence-parallel input) and gives `R x m x out/R` in one fused launch per rank."""
+    ranks, `weight` `in x out/R` per rank; takes `x`, each rank's `m/R x in` rows of a
+    sequence-parallel input, and gives `m x out/R` in one fused launch per rank. In an
+    emulated `World` the ranks are stacked (`weight` `R x in x out/R`, `x` `R x m/R x in`,
+    the result `R x m x out/R`); in a `JoinedWorld` the backward pass reads the gathered
+    input, kept from the forward pass."""
 
     def __init__(self, world, in_features, out_features, *, bf16_out=True):
         if out_features % world.ranks:
             raise ValueError(f"out_features = {out_features} does not split over "
                              f"{world.ranks} ranks")
-        super().__init__(world, (world.ranks, in_features, out_features // world.ranks),
+        super().__init__(world, _per_rank(world, (in_features, out_features // world.ranks)),
                          in_features, bf16_out)
 
     def forward(self, x):
+        if isinstance(self.world, JoinedWorld):
+            return ag_gemm_gathered(self.world_id, x, self.weight, self.bf16_out)[0]
         return ag_gemm(self.world_id, x, self.weight, self.bf16_out)
 
 
 class RowParallelLinear(_ParallelLinear):
     """`y_r = ReduceScatter(x_r @ W_r)`: the weight's rows (`in_features`) split over the
-    ranks, `weight` `R x in/R x out`; takes `x` `R x m x in/R` and gives each rank's rows of
-    the sum, `R x m/R x out`, in one fused launch per rank."""
+    ranks, `weight` `in/R x out` per rank; takes `x` `m x in/R` and gives this rank's rows
+    of the sum, `m/R x out`, in one fused launch per rank (stacked by rank in an emulated
+    `World`, as `ColumnParallelLinear`)."""
 
     def __init__(self, world, in_features, out_features, *, bf16_out=True):
         if in_features % world.ranks:
             raise ValueError(f"in_features = {in_features} does not split over "
                              f"{world.ranks} ranks")
-        super().__init__(world, (world.ranks, in_features // world.ranks, out_features),
+        super().__init__(world, _per_rank(world, (in_features // world.ranks, out_features)),
                          in_features, bf16_out)
 
     def forward(self, x):

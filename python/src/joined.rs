@@ -16,8 +16,7 @@ use crate::staging::{Slab, Target, target};
 use kernels::{Layout, TpForward, TpOps, TpOutput};
 use kosmos::bf16;
 use kosmos_runtime::{
-    Buffer, DeviceScalar, DeviceSpec, Exchange, SymmetricBuffer, WorldOptions,
-    copy_range_from_peer,
+    Buffer, DeviceScalar, DeviceSpec, Exchange, SymmetricBuffer, WorldOptions, copy_range_from_peer,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -71,7 +70,11 @@ impl Pooled for f32 {
 /// This process's rank of a world of processes.
 #[pyclass(module = "kosmos._native")]
 pub struct JoinedWorld {
-    world: kosmos_runtime::World,
+    /// `None` once closed.
+    world: Option<kosmos_runtime::World>,
+    rank: u32,
+    ranks: u32,
+    device: String,
     tp: TpOps,
     target: &'static Target,
     pool: Pool,
@@ -128,13 +131,17 @@ fn weight_dims(w: &Array, transposed: bool) -> (usize, usize) {
     if transposed { (b, a) } else { (a, b) }
 }
 
-impl JoinedWorld {
-    fn rank(&self) -> u32 {
-        self.world.local_ranks().start
-    }
+/// The world of `world`, unless it was closed (a field, so that the others stay free to
+/// borrow).
+fn open(world: &mut Option<kosmos_runtime::World>) -> Result<&mut kosmos_runtime::World> {
+    world
+        .as_mut()
+        .ok_or_else(|| Failure::Value("the JoinedWorld was closed".into()))
+}
 
+impl JoinedWorld {
     fn ranks(&self) -> usize {
-        self.world.ranks() as usize
+        self.ranks as usize
     }
 
     /// Refuses an array that is not where the world runs.
@@ -143,9 +150,7 @@ impl JoinedWorld {
             if a.place != self.target.place {
                 return Err(Failure::Value(format!(
                     "{}: in {}, but this world's rank runs on {}",
-                    a.name,
-                    a.place,
-                    self.world.device()
+                    a.name, a.place, self.device
                 )));
             }
         }
@@ -157,12 +162,13 @@ impl JoinedWorld {
         if T::of(&mut self.pool).contains_key(&(use_, len)) {
             return Ok(());
         }
+        let world = open(&mut self.world)?;
         if self.pool.bf16.len() + self.pool.f32.len() >= POOL_LIMIT {
-            self.world.synchronize()?;
-            self.world.meet()?;
+            world.synchronize()?;
+            world.meet()?;
             self.pool = Pool::default();
         }
-        let b = self.world.alloc_symmetric::<T>(len)?;
+        let b = world.alloc_symmetric::<T>(len)?;
         T::of(&mut self.pool).insert((use_, len), b);
         Ok(())
     }
@@ -171,7 +177,7 @@ impl JoinedWorld {
     fn use_stream(&mut self, handle: u64) -> Result<()> {
         if self.target.place != Place::Host {
             let stream = self.target.stream(handle)?;
-            self.world.use_stream(self.rank(), stream)?;
+            open(&mut self.world)?.use_stream(self.rank, stream)?;
         }
         Ok(())
     }
@@ -180,7 +186,7 @@ impl JoinedWorld {
     /// failure raises from the call that caused it.
     fn settle(&mut self) -> Result<()> {
         if self.target.place == Place::Host {
-            self.world.synchronize()?;
+            open(&mut self.world)?.synchronize()?;
         }
         Ok(())
     }
@@ -200,18 +206,35 @@ impl Stage<'_> {
     }
 
     /// `src` into this rank's copy of `sym` from element `at`.
-    fn copy_in<T: DeviceScalar>(&self, sym: &SymmetricBuffer<T>, at: usize, src: Slab) -> Result<()> {
+    fn copy_in<T: DeviceScalar>(
+        &self,
+        sym: &SymmetricBuffer<T>,
+        at: usize,
+        src: Slab,
+    ) -> Result<()> {
         let own = sym.rank(self.rank)?;
         let src_buffer = match self.target.place {
             // SAFETY: a host array of `T`s (checked at import), alive for the call.
             Place::Host => Buffer::from_slice(&self.target.device, unsafe { src.host::<T>() })?,
             Place::Cuda(_) => self.target.view::<T>(src)?,
         };
-        Ok(copy_range_from_peer(self.stream(), own, at, &src_buffer, 0, src.len)?)
+        Ok(copy_range_from_peer(
+            self.stream(),
+            own,
+            at,
+            &src_buffer,
+            0,
+            src.len,
+        )?)
     }
 
     /// This rank's copy of `sym` from element `at` into `dst`.
-    fn copy_out<T: DeviceScalar>(&self, sym: &SymmetricBuffer<T>, at: usize, dst: Slab) -> Result<()> {
+    fn copy_out<T: DeviceScalar>(
+        &self,
+        sym: &SymmetricBuffer<T>,
+        at: usize,
+        dst: Slab,
+    ) -> Result<()> {
         let own = sym.rank(self.rank)?;
         match self.target.place {
             Place::Host => {
@@ -222,7 +245,14 @@ impl Stage<'_> {
             }
             Place::Cuda(_) => {
                 let view = self.target.view::<T>(dst)?;
-                Ok(copy_range_from_peer(self.stream(), &view, 0, own, at, dst.len)?)
+                Ok(copy_range_from_peer(
+                    self.stream(),
+                    &view,
+                    0,
+                    own,
+                    at,
+                    dst.len,
+                )?)
             }
         }
     }
@@ -247,7 +277,7 @@ impl JoinedWorld {
         (m, n, k): (usize, usize, usize),
         gathered: Option<Slab>,
     ) -> Result<()> {
-        let (rank, shard) = (self.rank() as usize, m / self.ranks());
+        let (rank, shard) = (self.rank as usize, m / self.ranks());
         let y_rows = if op == Op::GemmRs { shard } else { m };
         self.buffer::<bf16>("x", m * k)?;
         self.buffer::<bf16>("w", k * n)?;
@@ -256,20 +286,27 @@ impl JoinedWorld {
             Elem::Bf16 => self.buffer::<bf16>("y", y_rows * n)?,
         }
         self.tp.set_workgroups_per_rank(self.workgroups);
+        let world = open(&mut self.world)?;
         let stage = Stage {
             target: self.target,
-            world: &self.world,
+            world,
             rank: rank as u32,
         };
-        let (x, w) = (&self.pool.bf16[&("x", m * k)], &self.pool.bf16[&("w", k * n)]);
-        let x_at = if op == Op::AgGemm { rank * shard * k } else { 0 };
+        let (x, w) = (
+            &self.pool.bf16[&("x", m * k)],
+            &self.pool.bf16[&("w", k * n)],
+        );
+        let x_at = if op == Op::AgGemm {
+            rank * shard * k
+        } else {
+            0
+        };
         stage.copy_in(x, x_at, o.x)?;
         stage.copy_in(w, 0, o.w)?;
         let y: TpOutput<'_> = match o.y.1 {
             Elem::F32 => (&self.pool.f32[&("y", y_rows * n)]).into(),
             Elem::Bf16 => (&self.pool.bf16[&("y", y_rows * n)]).into(),
         };
-        let world = &mut self.world;
         match op {
             Op::AgGemm => self.tp.ag_gemm(world, x, w, layout, y, m, n, k)?,
             Op::GemmRs => self.tp.gemm_rs(world, x, w, layout, y, m, n, k)?,
@@ -277,7 +314,7 @@ impl JoinedWorld {
         }
         let stage = Stage {
             target: self.target,
-            world: &self.world,
+            world,
             rank: rank as u32,
         };
         match o.y.1 {
@@ -299,7 +336,7 @@ impl JoinedWorld {
         dx_elem: Elem,
         (m, n, k): (usize, usize, usize),
     ) -> Result<()> {
-        let (rank, shard) = (self.rank() as usize, m / self.ranks());
+        let (rank, shard) = (self.rank as usize, m / self.ranks());
         let dx_rows = if of == TpForward::AgGemm { shard } else { m };
         self.buffer::<bf16>("dy", m * n)?;
         self.buffer::<bf16>("x", m * k)?;
@@ -310,17 +347,26 @@ impl JoinedWorld {
             Elem::Bf16 => self.buffer::<bf16>("dx", dx_rows * k)?,
         }
         self.tp.set_workgroups_per_rank(self.workgroups);
-        let mut dw_sym = self.pool.f32.remove(&("dw", k * n)).expect("allocated above");
+        let mut dw_sym = self
+            .pool
+            .f32
+            .remove(&("dw", k * n))
+            .expect("allocated above");
         let result = (|| {
+            let world = open(&mut self.world)?;
             let stage = Stage {
                 target: self.target,
-                world: &self.world,
+                world,
                 rank: rank as u32,
             };
             let b = &self.pool.bf16;
             let (dy_sym, x_sym, w_sym) = (&b[&("dy", m * n)], &b[&("x", m * k)], &b[&("w", k * n)]);
             // The reduce-scatter's dy is this rank's rows of the gathered dy.
-            let dy_at = if of == TpForward::GemmRs { rank * shard * n } else { 0 };
+            let dy_at = if of == TpForward::GemmRs {
+                rank * shard * n
+            } else {
+                0
+            };
             stage.copy_in(dy_sym, dy_at, dy)?;
             stage.copy_in(x_sym, 0, x)?;
             stage.copy_in(w_sym, 0, w)?;
@@ -328,12 +374,19 @@ impl JoinedWorld {
                 Elem::F32 => (&self.pool.f32[&("dx", dx_rows * k)]).into(),
                 Elem::Bf16 => (&self.pool.bf16[&("dx", dx_rows * k)]).into(),
             };
-            let world = &mut self.world;
-            self.tp
-                .backward(world, of, dy_sym, x_sym, w_sym, dx_out, &mut dw_sym, (m, n, k))?;
+            self.tp.backward(
+                world,
+                of,
+                dy_sym,
+                x_sym,
+                w_sym,
+                dx_out,
+                &mut dw_sym,
+                (m, n, k),
+            )?;
             let stage = Stage {
                 target: self.target,
-                world: &self.world,
+                world,
                 rank: rank as u32,
             };
             match dx_elem {
@@ -395,7 +448,10 @@ impl JoinedWorld {
             })?;
             let tp = TpOps::new(&world)?;
             Ok(JoinedWorld {
-                world,
+                device: world.device().to_string(),
+                world: Some(world),
+                rank,
+                ranks,
                 tp,
                 target,
                 pool: Pool::default(),
@@ -406,17 +462,17 @@ impl JoinedWorld {
 
     #[getter(rank)]
     fn get_rank(&self) -> u32 {
-        self.rank()
+        self.rank
     }
 
     #[getter]
     fn ranks_count(&self) -> u32 {
-        self.world.ranks()
+        self.ranks
     }
 
-    #[getter]
-    fn device(&self) -> String {
-        self.world.device().to_string()
+    #[getter(device)]
+    fn get_device(&self) -> String {
+        self.device.clone()
     }
 
     /// `y = AllGather(x) op(w)`: `x` is this rank's `m/R x k` rows, `w` `k x n` (`n x k`
@@ -527,7 +583,7 @@ impl JoinedWorld {
     /// Waits for this rank's queued work and raises what the kernels recorded (a bounded
     /// wait that gave up names rank, workgroup and task). Every process calls it.
     fn synchronize(&mut self, py: Python<'_>) -> PyResult<()> {
-        Ok(py.detach(|| guarded(|| Ok(self.world.synchronize()?)))?)
+        Ok(py.detach(|| guarded(|| Ok(open(&mut self.world)?.synchronize()?)))?)
     }
 
     /// Makes the next `ag_gemm` lose a signal on rank `rank` (communication task `task`): a
@@ -539,15 +595,26 @@ impl JoinedWorld {
     /// Makes the ops usable again after a wait gave up; every process calls it, and they
     /// meet before it returns.
     fn recover(&mut self, py: Python<'_>) -> PyResult<()> {
-        Ok(py.detach(|| guarded(|| Ok(self.tp.recover(&mut self.world)?)))?)
+        Ok(py.detach(|| guarded(|| Ok(self.tp.recover(open(&mut self.world)?)?)))?)
+    }
+
+    /// Leaves the world: waits for this rank's work, then for every process to close too
+    /// (peers read this rank's memory until then), and frees the world. Every process
+    /// calls it (or leaves a `with` block) before it ends; the ops refuse to run after.
+    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+        Ok(py.detach(|| {
+            guarded(|| match self.world.take() {
+                Some(world) => Ok(world.leave()?),
+                None => Ok(()),
+            })
+        })?)
     }
 
     fn __repr__(&self) -> String {
+        let closed = if self.world.is_none() { ", closed" } else { "" };
         format!(
-            "JoinedWorld(rank {} of {} on {})",
-            self.rank(),
-            self.world.ranks(),
-            self.world.device()
+            "JoinedWorld(rank {} of {} on {}{closed})",
+            self.rank, self.ranks, self.device
         )
     }
 }
@@ -588,7 +655,11 @@ impl JoinedWorld {
                     self.ranks()
                 )));
             }
-            let rows = if op == Op::GemmRs { m / self.ranks() } else { m };
+            let rows = if op == Op::GemmRs {
+                m / self.ranks()
+            } else {
+                m
+            };
             check_shape(&o.y, &[("rows", rows), ("n", n)])?;
             let layout = if w_transposed { Layout::T } else { Layout::N };
             let slabs = o.slabs();

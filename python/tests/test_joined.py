@@ -39,15 +39,15 @@ class Board:
 
 
 def on_ranks(ranks, body, **options):
-    """Runs `body(world, rank)` on `ranks` threads, each with its own joined world; gives
-    their results by rank (re-raising the first exception)."""
+    """Runs `body(world, rank)` on `ranks` threads, each with its own joined world (closed
+    after); gives their results by rank (re-raising the first exception)."""
     board, results, errors = Board(ranks), [None] * ranks, [None] * ranks
 
     def run(rank):
         try:
-            world = kosmos.JoinedWorld(rank, ranks, "cpu", board.exchange(rank),
-                                       workgroups_per_rank=2, **options)
-            results[rank] = body(world, rank)
+            with kosmos.JoinedWorld(rank, ranks, "cpu", board.exchange(rank),
+                                    workgroups_per_rank=2, **options) as world:
+                results[rank] = body(world, rank)
         except BaseException as e:  # handed to the test's thread
             errors[rank] = e
 
@@ -138,6 +138,13 @@ def test_bad_input_raises_before_launch(rng):
             messages.append(str(info.value))
         return messages
 
+    def closed(world, r):
+        world.close()
+        with pytest.raises(ValueError, match="closed"):
+            world.gemm_rs(x, w)
+        return repr(world)
+
+    assert on_ranks(2, closed) == [f"JoinedWorld(rank {r} of 2 on cpu, closed)" for r in (0, 1)]
     for messages in on_ranks(2, body):
         assert "float32" in messages[0] and "x" in messages[0], messages[0]
         assert messages[1].startswith("x:") or messages[1].startswith("w:"), messages[1]

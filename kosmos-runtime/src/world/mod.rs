@@ -400,23 +400,6 @@ const CHECKED_KERNELS: usize = 64;
 /// Source of [`World`] ids.
 static NEXT_WORLD_ID: AtomicU64 = AtomicU64::new(0);
 
-impl Drop for World {
-    /// In a joined world, waits for this rank's launches and then for every process to
-    /// leave too (peers read this rank's control words and buffers until they do), before
-    /// the fields free the memory. A failure cannot be reported from here: the peers are
-    /// then gone already.
-    fn drop(&mut self) {
-        if self.joined.is_some() {
-            for s in &self.sites {
-                let _ = s.stream.synchronize();
-            }
-            if let Some(mut joined) = self.joined() {
-                let _ = joined.meet("leaving");
-            }
-        }
-    }
-}
-
 impl fmt::Debug for World {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let devices: Vec<String> = self.sites.iter().map(|s| s.device.to_string()).collect();
@@ -475,7 +458,8 @@ impl World {
     /// Each process waits for and reports its own launches ([`World::synchronize`], which
     /// names the failed waits of every rank it can see); after a failure every process
     /// synchronizes, and the processes meet (e.g. `torch.distributed.barrier`) before any
-    /// launches again. A buffer must not be dropped while a peer's launch may use it.
+    /// launches again. A buffer must not be dropped while a peer's launch may use it, and
+    /// the processes end the world together ([`World::leave`]).
     ///
     /// On the CPU device, whose memory is its process's, the ranks are worlds of one
     /// process on one device (threads standing in for processes: how the protocol is
@@ -588,6 +572,21 @@ impl World {
             Some(mut joined) => joined.meet("meeting"),
             None => Ok(()),
         }
+    }
+
+    /// Leaves a joined world: waits for this rank's launches, then for every process to
+    /// leave too (peers read this rank's control words and buffers until they do), and
+    /// frees the world's memory. Every process calls it (dropping the world instead frees
+    /// the memory at once, which is only safe once the peers are done with it). Elsewhere
+    /// it waits for the world's launches and drops it.
+    pub fn leave(self) -> Result<(), WorldError> {
+        for s in &self.sites {
+            s.stream.synchronize()?;
+        }
+        if let Some(mut joined) = self.joined() {
+            joined.meet("leaving")?;
+        }
+        Ok(())
     }
 
     /// This process's part of a joined world, locked.

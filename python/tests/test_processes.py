@@ -1,0 +1,104 @@
+"""A world of two processes sharing one GPU (`kosmos.torch.join_process_group` over a gloo
+process group; their symmetric buffers mapped through CUDA IPC handles): the fused ops on
+each rank's own CUDA tensors against float64 references of the whole world, the parallel
+linear layers' forward and backward passes against torch autograd, and a `torch.compile`
+trace of them. Needs torch and a CUDA GPU; skipped, with the reason shown, elsewhere (the
+same protocol runs on the CPU device with threads for processes in test_joined.py)."""
+
+import os
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed")
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(),
+                                reason="needs a CUDA torch and a GPU")
+
+RANKS = 2
+F32_TOL, BF16_TOL = 1e-5, 2e-2
+
+
+def _relerr(got, want):
+    got, want = got.double().cpu(), want.double().cpu()
+    assert torch.isfinite(got).all(), "non-finite values: an element was not written"
+    return ((got - want).abs().max() / want.abs().max().clamp_min(1e-30)).item()
+
+
+def _check(what, got, want, tol):
+    err = _relerr(got, want)
+    assert err < tol, f"{what}: relative error {err:.3g} (tolerance {tol})"
+
+
+def _worker(rank, init_file, seed):
+    import torch.distributed as dist
+
+    import kosmos.torch as kt
+
+    torch.cuda.set_device(0)
+    dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank,
+                            world_size=RANKS)
+    world = kt.join_process_group(device="cuda:0")
+    gen = torch.Generator().manual_seed(seed)  # the same inputs in every process
+
+    def randn(*shape):
+        return torch.randn(shape, generator=gen).to(torch.bfloat16)
+
+    m, n, k = 384, 256, 320
+    shard = m // RANKS
+    xs, ws = randn(RANKS, m, k), randn(RANKS, k, n)
+    own = slice(rank * shard, (rank + 1) * shard)
+    x, w = xs[rank].cuda(), ws[rank].cuda()
+    ref = [(xs[r].double() @ ws[r].double()) for r in range(RANKS)]
+
+    y, gathered = world.ag_gemm(xs[0][own].cuda(), w, gathered=True)
+    y_rs = world.gemm_rs(x, w, out_dtype="bfloat16")
+    y_ar = world.gemm_ar(x, w)
+    world.synchronize()
+    assert torch.equal(gathered.cpu(), xs[0]), f"rank {rank}: the gathered input differs"
+    _check(f"ag_gemm rank {rank}", y, xs[0].double() @ ws[rank].double(), F32_TOL)
+    _check(f"gemm_rs rank {rank}", y_rs, sum(ref)[own], BF16_TOL)
+    _check(f"gemm_ar rank {rank}", y_ar, sum(ref), F32_TOL)
+
+    # A Megatron MLP block without the activation: column- then row-parallel.
+    hidden = 2 * n
+    torch.manual_seed(seed + 1 + rank)
+    col = kt.ColumnParallelLinear(world, k, hidden).cuda()
+    row = kt.RowParallelLinear(world, hidden, k).cuda()
+    x_own = randn(m, k)[own].cuda().requires_grad_()
+    out = row(col(x_own))
+    grad = randn(m, k)
+    (out.float() * grad[own].cuda().float()).sum().backward()
+    torch.cuda.synchronize()
+    world.synchronize()
+
+    # The reference: every rank's weights, the whole sequence, float64 autograd.
+    every = [None] * RANKS
+    dist.all_gather_object(every, (col.weight.detach().cpu(), row.weight.detach().cpu(),
+                                   x_own.detach().cpu()))
+    w1 = torch.cat([e[0] for e in every], 1).double().requires_grad_()
+    w2 = torch.cat([e[1] for e in every], 0).double().requires_grad_()
+    x_all = torch.cat([e[2] for e in every], 0).double().requires_grad_()
+    h = (x_all @ w1).to(torch.bfloat16).double()  # the layer keeps bf16 activations
+    want = h @ w2
+    (want * grad.double()).sum().backward()
+    cols = slice(rank * (hidden // RANKS), (rank + 1) * (hidden // RANKS))
+    _check(f"mlp out rank {rank}", out, want[own], BF16_TOL)
+    _check(f"mlp dx rank {rank}", x_own.grad, x_all.grad[own], BF16_TOL)
+    _check(f"mlp dw1 rank {rank}", col.weight.grad, w1.grad[:, cols], BF16_TOL)
+    _check(f"mlp dw2 rank {rank}", row.weight.grad, w2.grad[cols], BF16_TOL)
+
+    compiled = torch.compile(lambda t: row(col(t)), fullgraph=True)
+    with torch.no_grad():
+        eager = row(col(x_own))
+        traced = compiled(x_own)
+    world.synchronize()
+    assert torch.equal(eager, traced), f"rank {rank}: torch.compile and eager differ"
+    world.close()  # the processes leave together
+    dist.destroy_process_group()
+
+
+def test_two_processes_on_one_gpu(tmp_path):
+    import torch.multiprocessing as mp
+
+    seed = int(os.environ.get("KOSMOS_SEED", torch.seed() % 2**32))
+    print(f"seed {seed} (KOSMOS_SEED={seed} replays)")
+    mp.spawn(_worker, args=(str(tmp_path / "init"), seed), nprocs=RANKS, join=True)
