@@ -409,6 +409,7 @@ impl JoinedWorld {
     /// calls in the same order.
     #[new]
     #[pyo3(signature = (rank, ranks, device, exchange, workgroups_per_rank = None, wait_bound = None, host_wait_seconds = None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         rank: u32,
