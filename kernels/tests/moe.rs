@@ -3,10 +3,12 @@
 //! outputs within a relative bound, two workgroup counts and the unfused sequence of launches
 //! bitwise equal; skewed routing (every
 //! token to one expert, empty experts); bad input refused before launch; a silent rank and a
-//! receive overflow reported at synchronize. Outputs are poisoned before every run, inputs
-//! fresh random values (seed printed; `KOSMOS_SEED` replays).
+//! receive overflow reported at synchronize; a joined world (threads for processes) bitwise
+//! as an emulated one. Outputs are poisoned before every run, inputs fresh random values
+//! (seed printed; `KOSMOS_SEED` replays).
 
 mod common;
+mod joined;
 use common::{download, sym, world};
 use kernels::{Error, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, Routing};
 use kosmos::bf16;
@@ -668,14 +670,15 @@ impl DeviceGradients {
         }
     }
 
+    /// Fills the local ranks' copies with NaN.
     fn poison(&self) {
         let bf16s = [&self.dx, &self.w1, &self.w2]
             .into_iter()
             .chain(self.shared.iter().flat_map(|(a, b)| [a, b]));
-        for b in bf16s.flat_map(|s| s.ranks()) {
+        for (_, b) in bf16s.flat_map(|s| s.local()) {
             b.fill(bf16::NAN).unwrap();
         }
-        for b in self.router.ranks() {
+        for (_, b) in self.router.local() {
             b.fill(f32::NAN).unwrap();
         }
     }
@@ -1102,5 +1105,93 @@ fn gradients_match_finite_differences_of_the_forward() {
             }
             assert!(checked, "{routing:?}, {input}: every step changed a pick");
         }
+    }
+}
+
+/// What a training step of the layer gives a rank: its output, then the gradients of its
+/// tokens, the router, its experts' `w1` and `w2`, and the shared expert's.
+type StepOutputs = (
+    Vec<bf16>,
+    Vec<bf16>,
+    Vec<f32>,
+    Vec<bf16>,
+    Vec<bf16>,
+    Vec<bf16>,
+);
+
+/// A forward and a backward pass of the small layer (softmax routing, a shared expert) on
+/// `world`, every input poisoned-free and every output poisoned first; gives the local ranks'
+/// results by rank.
+fn training_step(
+    world: &mut World,
+    host: &HostWeights,
+    xs: &[Vec<bf16>],
+    douts: &[Vec<bf16>],
+) -> Vec<StepOutputs> {
+    let shape = small_shape(xs[0].len() / HIDDEN);
+    let options = MoeOptions {
+        routing: SOFTMAX,
+        shared_expert: true,
+        capacity: None,
+    };
+    let mut layer = MoeLayer::new(world, shape, options).unwrap();
+    layer.set_workgroups_per_rank(Some(FEW_WORKGROUPS));
+    let weights = DeviceWeights::new(world, host);
+    let (x, dout) = (sym(world, xs), sym(world, douts));
+    let out = sym(world, &vec![vec![bf16::NAN; xs[0].len()]; xs.len()]);
+    let grads = DeviceGradients::new(world, &shape, true);
+    grads.poison();
+    let pass = layer
+        .forward(world, &x, &weights.args(false), &out)
+        .unwrap();
+    let args = grads.args();
+    layer
+        .backward(world, &pass, &x, &dout, &weights.args(false), &args)
+        .unwrap();
+    world.synchronize().unwrap();
+    let own = |b: &SymmetricBuffer<bf16>, r: u32| b.rank(r).unwrap().download().unwrap();
+    let shared_w1 = &grads.shared.as_ref().expect("a shared expert").0;
+    world
+        .local_ranks()
+        .map(|r| {
+            (
+                own(&out, r),
+                own(&grads.dx, r),
+                grads.router.rank(r).unwrap().download().unwrap(),
+                own(&grads.w1, r),
+                own(&grads.w2, r),
+                own(shared_w1, r),
+            )
+        })
+        .collect()
+}
+
+/// The layer's training step on a joined world of two ranks (threads standing in for
+/// processes) gives, rank by rank, bitwise the forward output and gradients of an emulated
+/// world (whose results the other tests check against the reference).
+#[test]
+fn a_joined_world_runs_the_layer_bitwise_as_an_emulated_one() {
+    let (ranks, tokens, s) = (2, 40, seed());
+    let host = HostWeights::random(s, ranks, &small_shape(tokens), true);
+    let per_rank = |offset: u64| -> Vec<Vec<bf16>> {
+        (0..ranks)
+            .map(|r| random_bf16(s + offset + r as u64, tokens * HIDDEN))
+            .collect()
+    };
+    let (xs, douts) = (per_rank(100), per_rank(200));
+    let emulated = training_step(&mut world(ranks as u32), &host, &xs, &douts);
+    let device = Device::cpu().unwrap();
+    let got = joined::joined(
+        &device,
+        ranks as u32,
+        WorldOptions::default(),
+        move |_, world| training_step(world, &host, &xs, &douts),
+    );
+    for (r, got) in got.iter().enumerate() {
+        assert_eq!(got.len(), 1, "rank {r} runs its own rank only");
+        assert!(
+            got[0] == emulated[r],
+            "rank {r}: joined and emulated results differ"
+        );
     }
 }

@@ -237,6 +237,46 @@ class JoinedWorld:
                                      native(dx, "dx"), native(dw, "dw"), stream_of(dy, x, w))
         return dx, dw
 
+    def moe_forward(self, x, router, w1, w2, *, topk, routing="softmax", normalize=True,
+                    bias=None, groups=1, topk_groups=1, scale=1.0, shared=None,
+                    capacity=None, out=None):
+        """The MoE layer's forward pass on this rank, as `World.moe_forward` with this rank's
+        arrays: `x` `tokens x hidden`, `w1` `experts/R x 2 ffn x hidden`, `w2`
+        `experts/R x hidden x ffn`; `router`, `bias` and `shared` every rank's alike. Gives
+        `tokens x hidden` bfloat16."""
+        out = _out(out, x, x.shape, "bfloat16")
+        layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups,
+                           topk_groups, scale, shared, capacity)
+        self._world.moe_forward(layer, native(out, "out"), stream_of(x, w1, out))
+        return out
+
+    def moe_backward(self, dout, x, router, w1, w2, *, topk, routing="softmax", normalize=True,
+                     bias=None, groups=1, topk_groups=1, scale=1.0, shared=None,
+                     capacity=None, out=None):
+        """The gradients of `moe_forward` on this rank from `dout` (`tokens x hidden`
+        bfloat16), as a dict: `"x"`, `"w1"`, `"w2"` (bfloat16, this rank's), and this rank's
+        part of the gradients of the weights every rank holds, to be summed over the ranks
+        like any replicated parameter's: `"router"` (float32) and, with a shared expert,
+        `"shared"` (a bfloat16 pair). Runs the forward pass again first."""
+        out = out or {}
+        grads = {"x": _out(out.get("x"), x, x.shape, "bfloat16"),
+                 "router": _out(out.get("router"), x, router.shape, "float32"),
+                 "w1": _out(out.get("w1"), x, w1.shape, "bfloat16"),
+                 "w2": _out(out.get("w2"), x, w2.shape, "bfloat16")}
+        d_shared = (None, None)
+        if shared is not None:
+            grads["shared"] = tuple(_out(given, x, w.shape, "bfloat16")
+                                    for given, w in zip(out.get("shared", (None, None)), shared))
+            d_shared = (native(grads["shared"][0], "d_shared_w1"),
+                        native(grads["shared"][1], "d_shared_w2"))
+        layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups,
+                           topk_groups, scale, shared, capacity)
+        self._world.moe_backward(
+            layer, native(dout, "dout"), native(grads["x"], "dx"),
+            native(grads["router"], "d_router"), native(grads["w1"], "dw1"),
+            native(grads["w2"], "dw2"), *d_shared, stream=stream_of(dout, x, w1))
+        return grads
+
     def synchronize(self):
         """Waits for this rank's queued work; raises KosmosError for what the kernels
         recorded (a wait that gave up names rank, workgroup and task). Collective."""

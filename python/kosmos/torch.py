@@ -324,11 +324,13 @@ def moe_backward(world_id: int, dout: Tensor, x: Tensor, router: Tensor, w1: Ten
     """The gradients of `moe_forward` from `dout` (`World.moe_backward`, which runs the
     forward pass again): `(dx, d_router, dw1, dw2, d_shared_w1, d_shared_w2)`, `dx`, `dw1`,
     `dw2` bfloat16, the router's and the shared expert's float32 summed over the ranks (empty
-    tensors without a shared expert)."""
+    tensors without a shared expert); on a joined world this rank's part of those (summed
+    over the processes like any replicated parameter's gradient, e.g. by DDP)."""
     grads = _moe("moe_backward", world_id, (dout, x, router, w1, w2), topk, routing, normalize,
                  bias, groups, topk_groups, scale, shared_w1, shared_w2, capacity)
-    # Outputs may not alias one another: two empty tensors.
-    d_shared_w1, d_shared_w2 = grads.get("shared") or (
+    # Outputs may not alias one another: two empty tensors. A joined world gives this rank's
+    # part of the shared expert's gradients in bfloat16.
+    d_shared_w1, d_shared_w2 = (g.float() for g in grads["shared"]) if "shared" in grads else (
         x.new_empty((0,), dtype=torch.float32), x.new_empty((0,), dtype=torch.float32))
     return grads["x"], grads["router"], grads["w1"], grads["w2"], d_shared_w1, d_shared_w2
 
@@ -424,11 +426,12 @@ class RowParallelLinear(_ParallelLinear):
 class MoELayer(torch.nn.Module):
     """An expert-parallel Mixture-of-Experts layer (`moe_forward`, one fused launch per rank
     and direction): `experts` SwiGLU experts of `ffn` features split over the world's ranks,
-    `router` `experts x hidden`, `w1` `R x experts/R x 2 ffn x hidden` (gate rows, then up
-    rows), `w2` `R x experts/R x hidden x ffn`, all bfloat16, and with `shared=True` a shared
-    expert (`shared_w1` `2 ffn x hidden`, `shared_w2` `hidden x ffn`) every token also takes.
-    Takes `x` `R x tokens x hidden` (each rank's tokens) and gives the layer's output in the
-    same shape. The routing options are `moe_forward`'s; a `bias` (sigmoid routing's
+    `router` `experts x hidden`, `w1` `experts/R x 2 ffn x hidden` (gate rows, then up rows)
+    and `w2` `experts/R x hidden x ffn` per rank, all bfloat16, and with `shared=True` a
+    shared expert (`shared_w1` `2 ffn x hidden`, `shared_w2` `hidden x ffn`) every token also
+    takes. Takes `x` `tokens x hidden` (the rank's tokens) and gives the layer's output in
+    the same shape; in an emulated `World` `w1`, `w2` and `x` are stacked over a leading
+    rank axis. The routing options are `moe_forward`'s; a `bias` (sigmoid routing's
     selection bias, float32) is a buffer, not a parameter: it only selects."""
 
     def __init__(self, world, hidden, ffn, experts, topk, *, routing="softmax", normalize=True,
@@ -446,8 +449,8 @@ class MoELayer(torch.nn.Module):
 
         local = experts // world.ranks
         self.router = weight(experts, hidden, fan_in=hidden)
-        self.w1 = weight(world.ranks, local, 2 * ffn, hidden, fan_in=hidden)
-        self.w2 = weight(world.ranks, local, hidden, ffn, fan_in=ffn)
+        self.w1 = weight(*_per_rank(world, (local, 2 * ffn, hidden)), fan_in=hidden)
+        self.w2 = weight(*_per_rank(world, (local, hidden, ffn)), fan_in=ffn)
         self.shared_w1 = weight(2 * ffn, hidden, fan_in=hidden) if shared else None
         self.shared_w2 = weight(hidden, ffn, fan_in=ffn) if shared else None
         self.register_buffer("bias", torch.zeros(experts) if bias else None)

@@ -12,8 +12,11 @@
 
 use crate::arrays::{Array, Elem, Place, Want, check_shape};
 use crate::errors::{Failure, Result, guarded};
+use crate::moe_args::{MoeArgs, MoeInputs, moe_inputs};
 use crate::staging::{Slab, Target, target};
-use kernels::{Layout, TpForward, TpOps, TpOutput};
+use kernels::{
+    Layout, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, TpForward, TpOps, TpOutput,
+};
 use kosmos::bf16;
 use kosmos_runtime::{
     Buffer, DeviceScalar, DeviceSpec, Exchange, SymmetricBuffer, WorldOptions, copy_range_from_peer,
@@ -76,6 +79,8 @@ pub struct JoinedWorld {
     ranks: u32,
     device: String,
     tp: TpOps,
+    /// The MoE layer of the last shape and options used (it holds buffers for them).
+    moe: Option<MoeLayer>,
     target: &'static Target,
     pool: Pool,
     workgroups: Option<u32>,
@@ -200,7 +205,15 @@ struct Stage<'a> {
     rank: u32,
 }
 
-impl Stage<'_> {
+impl<'a> Stage<'a> {
+    fn new(target: &'static Target, world: &'a kosmos_runtime::World, rank: u32) -> Stage<'a> {
+        Stage {
+            target,
+            world,
+            rank,
+        }
+    }
+
     fn stream(&self) -> &kosmos_runtime::Stream {
         self.world.rank_stream(self.rank).expect("the local rank")
     }
@@ -287,11 +300,7 @@ impl JoinedWorld {
         }
         self.tp.set_workgroups_per_rank(self.workgroups);
         let world = open(&mut self.world)?;
-        let stage = Stage {
-            target: self.target,
-            world,
-            rank: rank as u32,
-        };
+        let stage = Stage::new(self.target, world, rank as u32);
         let (x, w) = (
             &self.pool.bf16[&("x", m * k)],
             &self.pool.bf16[&("w", k * n)],
@@ -312,11 +321,7 @@ impl JoinedWorld {
             Op::GemmRs => self.tp.gemm_rs(world, x, w, layout, y, m, n, k)?,
             Op::GemmAr => self.tp.gemm_ar(world, x, w, y, m, n, k)?,
         }
-        let stage = Stage {
-            target: self.target,
-            world,
-            rank: rank as u32,
-        };
+        let stage = Stage::new(self.target, world, rank as u32);
         match o.y.1 {
             Elem::F32 => stage.copy_out(&self.pool.f32[&("y", y_rows * n)], 0, o.y.0)?,
             Elem::Bf16 => stage.copy_out(&self.pool.bf16[&("y", y_rows * n)], 0, o.y.0)?,
@@ -354,11 +359,7 @@ impl JoinedWorld {
             .expect("allocated above");
         let result = (|| {
             let world = open(&mut self.world)?;
-            let stage = Stage {
-                target: self.target,
-                world,
-                rank: rank as u32,
-            };
+            let stage = Stage::new(self.target, world, rank as u32);
             let b = &self.pool.bf16;
             let (dy_sym, x_sym, w_sym) = (&b[&("dy", m * n)], &b[&("x", m * k)], &b[&("w", k * n)]);
             // The reduce-scatter's dy is this rank's rows of the gathered dy.
@@ -384,11 +385,7 @@ impl JoinedWorld {
                 &mut dw_sym,
                 (m, n, k),
             )?;
-            let stage = Stage {
-                target: self.target,
-                world,
-                rank: rank as u32,
-            };
+            let stage = Stage::new(self.target, world, rank as u32);
             match dx_elem {
                 Elem::F32 => stage.copy_out(&self.pool.f32[&("dx", dx_rows * k)], 0, dx)?,
                 Elem::Bf16 => stage.copy_out(&self.pool.bf16[&("dx", dx_rows * k)], 0, dx)?,
@@ -454,6 +451,7 @@ impl JoinedWorld {
                 rank,
                 ranks,
                 tp,
+                moe: None,
                 target,
                 pool: Pool::default(),
                 workgroups: workgroups_per_rank,
@@ -581,6 +579,110 @@ impl JoinedWorld {
         self.backward_of(py, TpForward::GemmRs, [dy, x, w, dx, dw], stream)
     }
 
+    /// The MoE layer's forward pass on this rank (`kernels::MoeLayer`): `layer` as
+    /// `World.moe_forward`'s, with this rank's arrays (`x` `tokens x hidden`, `w1`
+    /// `experts/R x 2 ffn x hidden`, `w2` `experts/R x hidden x ffn`; the router, bias and
+    /// shared expert every rank's alike); writes `out` (`tokens x hidden`, bfloat16).
+    #[pyo3(signature = (layer, out, stream = 0))]
+    fn moe_forward(
+        &mut self,
+        py: Python<'_>,
+        layer: MoeArgs<'_>,
+        out: &Bound<'_, PyAny>,
+        stream: u64,
+    ) -> PyResult<()> {
+        Ok(guarded(|| {
+            let layer = self.moe_inputs(layer, stream)?;
+            let out = import(out, "out", &[Elem::Bf16], 2, true, stream)?;
+            self.check_place(&[&out])?;
+            check_shape(
+                &out,
+                &[
+                    ("tokens", layer.shape.tokens),
+                    ("hidden", layer.shape.hidden),
+                ],
+            )?;
+            let call = JoinedMoe::of(&layer, Some(out.slab()), None);
+            py.detach(|| {
+                guarded(|| {
+                    self.use_stream(stream)?;
+                    self.moe(call)
+                })
+            })
+        })?)
+    }
+
+    /// The MoE layer's backward pass on this rank, from the output's gradient `dout`
+    /// (`tokens x hidden`): runs the forward pass again, then writes `dx`, `dw1`, `dw2` (the
+    /// shapes of `x`, `w1`, `w2`, bfloat16) and this rank's part of the gradients of the
+    /// weights every rank holds (to be summed over the ranks, as any replicated
+    /// parameter's): `d_router` (float32) and, with a shared expert, `d_shared_w1`,
+    /// `d_shared_w2` (bfloat16).
+    #[pyo3(signature = (layer, dout, dx, d_router, dw1, dw2, d_shared_w1 = None, d_shared_w2 = None, stream = 0))]
+    #[allow(clippy::too_many_arguments)]
+    fn moe_backward(
+        &mut self,
+        py: Python<'_>,
+        layer: MoeArgs<'_>,
+        dout: &Bound<'_, PyAny>,
+        dx: &Bound<'_, PyAny>,
+        d_router: &Bound<'_, PyAny>,
+        dw1: &Bound<'_, PyAny>,
+        dw2: &Bound<'_, PyAny>,
+        d_shared_w1: Option<&Bound<'_, PyAny>>,
+        d_shared_w2: Option<&Bound<'_, PyAny>>,
+        stream: u64,
+    ) -> PyResult<()> {
+        Ok(guarded(|| {
+            let layer = self.moe_inputs(layer, stream)?;
+            let like = |o, name, elem, of: &Array| -> Result<Array> {
+                let a = import(o, name, &[elem], of.shape.len(), true, stream)?;
+                if a.shape != of.shape {
+                    return Err(Failure::Value(format!(
+                        "{name}: expected shape {:?} (that of {}), got {:?}",
+                        of.shape, of.name, a.shape
+                    )));
+                }
+                Ok(a)
+            };
+            let dout = like(dout, "dout", Elem::Bf16, &layer.x)?;
+            let dx = like(dx, "dx", Elem::Bf16, &layer.x)?;
+            let d_router = like(d_router, "d_router", Elem::F32, &layer.router)?;
+            let dw1 = like(dw1, "dw1", Elem::Bf16, &layer.w1)?;
+            let dw2 = like(dw2, "dw2", Elem::Bf16, &layer.w2)?;
+            let d_shared = match (&layer.shared, d_shared_w1, d_shared_w2) {
+                (Some((a, b)), Some(da), Some(db)) => Some((
+                    like(da, "d_shared_w1", Elem::Bf16, a)?,
+                    like(db, "d_shared_w2", Elem::Bf16, b)?,
+                )),
+                (None, None, None) => None,
+                _ => {
+                    return Err(Failure::Value(
+                        "d_shared_w1 and d_shared_w2 come exactly with a shared expert (shared_w1, shared_w2)".into(),
+                    ));
+                }
+            };
+            let mut outputs = vec![&dout, &dx, &d_router, &dw1, &dw2];
+            outputs.extend(d_shared.iter().flat_map(|(a, b)| [a, b]));
+            self.check_place(&outputs)?;
+            let grads = MoeGradientSlabs {
+                dout: dout.slab(),
+                dx: dx.slab(),
+                router: d_router.slab(),
+                w1: dw1.slab(),
+                w2: dw2.slab(),
+                shared: d_shared.as_ref().map(|(a, b)| (a.slab(), b.slab())),
+            };
+            let call = JoinedMoe::of(&layer, None, Some(grads));
+            py.detach(|| {
+                guarded(|| {
+                    self.use_stream(stream)?;
+                    self.moe(call)
+                })
+            })
+        })?)
+    }
+
     /// Waits for this rank's queued work and raises what the kernels recorded (a bounded
     /// wait that gave up names rank, workgroup and task). Every process calls it.
     fn synchronize(&mut self, py: Python<'_>) -> PyResult<()> {
@@ -596,7 +698,16 @@ impl JoinedWorld {
     /// Makes the ops usable again after a wait gave up; every process calls it, and they
     /// meet before it returns.
     fn recover(&mut self, py: Python<'_>) -> PyResult<()> {
-        Ok(py.detach(|| guarded(|| Ok(self.tp.recover(open(&mut self.world)?)?)))?)
+        Ok(py.detach(|| {
+            guarded(|| {
+                let world = open(&mut self.world)?;
+                self.tp.recover(world)?;
+                if let Some(moe) = &mut self.moe {
+                    moe.recover(world)?;
+                }
+                Ok(())
+            })
+        })?)
     }
 
     /// Leaves the world: waits for this rank's work, then for every process to close too
@@ -620,7 +731,176 @@ impl JoinedWorld {
     }
 }
 
+/// Where a MoE call's gradients go, and the output's gradient.
+#[derive(Copy, Clone)]
+struct MoeGradientSlabs {
+    dout: Slab,
+    dx: Slab,
+    router: Slab,
+    w1: Slab,
+    w2: Slab,
+    shared: Option<(Slab, Slab)>,
+}
+
+/// A checked MoE call on this rank, free of Python objects: the inputs, and the output
+/// (`moe_forward`) or the gradients (`moe_backward`) it gives.
+#[derive(Copy, Clone)]
+struct JoinedMoe {
+    shape: MoeShape,
+    options: MoeOptions,
+    x: Slab,
+    router: Slab,
+    bias: Option<Slab>,
+    w1: Slab,
+    w2: Slab,
+    shared: Option<(Slab, Slab)>,
+    out: Option<Slab>,
+    grads: Option<MoeGradientSlabs>,
+}
+
+impl JoinedMoe {
+    fn of(layer: &MoeInputs, out: Option<Slab>, grads: Option<MoeGradientSlabs>) -> JoinedMoe {
+        JoinedMoe {
+            shape: layer.shape,
+            options: layer.options,
+            x: layer.x.slab(),
+            router: layer.router.slab(),
+            bias: layer.bias.as_ref().map(Array::slab),
+            w1: layer.w1.slab(),
+            w2: layer.w2.slab(),
+            shared: layer.shared.as_ref().map(|(a, b)| (a.slab(), b.slab())),
+            out,
+            grads,
+        }
+    }
+}
+
 impl JoinedWorld {
+    fn moe_inputs(&self, layer: MoeArgs<'_>, stream: u64) -> Result<MoeInputs> {
+        let import = |o: &Bound<'_, PyAny>, name, elems: &[Elem], ndim| {
+            import(o, name, elems, ndim, false, stream)
+        };
+        let layer = moe_inputs(layer, self.ranks(), false, &import)?;
+        let mut arrays = vec![&layer.x, &layer.router, &layer.w1, &layer.w2];
+        arrays.extend(&layer.bias);
+        arrays.extend(layer.shared.iter().flat_map(|(a, b)| [a, b]));
+        self.check_place(&arrays)?;
+        Ok(layer)
+    }
+
+    /// Stages a MoE call's inputs, runs the forward pass (and the backward pass for
+    /// gradients) and copies out what the call wants.
+    fn moe(&mut self, call: JoinedMoe) -> Result<()> {
+        let s = call.shape;
+        let (t, e, h, f) = (s.tokens, s.experts, s.hidden, s.ffn);
+        let local = e / self.ranks();
+        let (w1_len, w2_len) = (local * 2 * f * h, local * h * f);
+        let with_shared = call.shared.is_some();
+        let with_grads = call.grads.is_some();
+        let inputs = [
+            ("moe.x", t * h),
+            ("moe.router", e * h),
+            ("moe.w1", w1_len),
+            ("moe.w2", w2_len),
+            ("moe.out", t * h),
+        ];
+        let shared = [("moe.shared_w1", 2 * f * h), ("moe.shared_w2", h * f)];
+        let grads = [
+            ("moe.dout", t * h),
+            ("moe.dx", t * h),
+            ("moe.dw1", w1_len),
+            ("moe.dw2", w2_len),
+        ];
+        let d_shared = [("moe.d_shared_w1", 2 * f * h), ("moe.d_shared_w2", h * f)];
+        let wanted = inputs
+            .into_iter()
+            .chain(shared.into_iter().filter(|_| with_shared))
+            .chain(grads.into_iter().filter(|_| with_grads))
+            .chain(d_shared.into_iter().filter(|_| with_shared && with_grads));
+        for (use_, len) in wanted {
+            self.buffer::<bf16>(use_, len)?;
+        }
+        if call.bias.is_some() {
+            self.buffer::<f32>("moe.bias", e)?;
+        }
+        if with_grads {
+            self.buffer::<f32>("moe.d_router", e * h)?;
+        }
+        let world = open(&mut self.world)?;
+        let reuse = self
+            .moe
+            .as_ref()
+            .is_some_and(|l| l.shape() == s && l.options() == call.options);
+        if !reuse {
+            // The old layer's buffers go before the new one's are allocated.
+            self.moe = None;
+            self.moe = Some(MoeLayer::new(world, s, call.options)?);
+        }
+        let layer = self.moe.as_mut().expect("made above");
+        layer.set_workgroups_per_rank(self.workgroups);
+        let (b, f32s) = (&self.pool.bf16, &self.pool.f32);
+        let staged = |use_: &'static str, len| &b[&(use_, len)];
+        let (target, rank) = (self.target, self.rank);
+        let into = Stage::new(target, world, rank);
+        into.copy_in(staged("moe.x", t * h), 0, call.x)?;
+        into.copy_in(staged("moe.router", e * h), 0, call.router)?;
+        into.copy_in(staged("moe.w1", w1_len), 0, call.w1)?;
+        into.copy_in(staged("moe.w2", w2_len), 0, call.w2)?;
+        if let Some(bias) = call.bias {
+            into.copy_in(&f32s[&("moe.bias", e)], 0, bias)?;
+        }
+        if let Some((a, b)) = call.shared {
+            into.copy_in(staged("moe.shared_w1", 2 * f * h), 0, a)?;
+            into.copy_in(staged("moe.shared_w2", h * f), 0, b)?;
+        }
+        if let Some(to) = call.grads {
+            into.copy_in(staged("moe.dout", t * h), 0, to.dout)?;
+        }
+        let weights = MoeWeights {
+            router: staged("moe.router", e * h),
+            bias: call.bias.map(|_| &f32s[&("moe.bias", e)]),
+            w1: staged("moe.w1", w1_len),
+            w2: staged("moe.w2", w2_len),
+            shared: call.shared.map(|_| {
+                (
+                    staged("moe.shared_w1", 2 * f * h),
+                    staged("moe.shared_w2", h * f),
+                )
+            }),
+        };
+        let (x, out) = (staged("moe.x", t * h), staged("moe.out", t * h));
+        let pass = layer.forward(world, x, &weights, out)?;
+        if let Some(dst) = call.out {
+            Stage::new(target, world, rank).copy_out(out, 0, dst)?;
+        }
+        if let Some(to) = call.grads {
+            let d = MoeGradients {
+                dx: staged("moe.dx", t * h),
+                router: &f32s[&("moe.d_router", e * h)],
+                w1: staged("moe.dw1", w1_len),
+                w2: staged("moe.dw2", w2_len),
+                shared: call.shared.map(|_| {
+                    (
+                        staged("moe.d_shared_w1", 2 * f * h),
+                        staged("moe.d_shared_w2", h * f),
+                    )
+                }),
+            };
+            let dout = staged("moe.dout", t * h);
+            layer.backward(world, &pass, x, dout, &weights, &d)?;
+            let out_of = Stage::new(target, world, rank);
+            out_of.copy_out(d.dx, 0, to.dx)?;
+            out_of.copy_out(d.router, 0, to.router)?;
+            out_of.copy_out(d.w1, 0, to.w1)?;
+            out_of.copy_out(d.w2, 0, to.w2)?;
+            if let (Some((a, b)), Some((to_a, to_b))) = (d.shared, to.shared) {
+                out_of.copy_out(a, 0, to_a)?;
+                out_of.copy_out(b, 0, to_b)?;
+            }
+        }
+        self.settle()
+    }
+
     fn operands(
         &self,
         x: &Bound<'_, PyAny>,

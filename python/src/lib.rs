@@ -15,6 +15,7 @@ mod arrays;
 mod errors;
 mod gemm;
 mod joined;
+mod moe_args;
 mod plans;
 mod staging;
 mod world;

@@ -9,10 +9,11 @@
 
 use crate::arrays::{Array, Elem, Place, Want, check_shape};
 use crate::errors::{Failure, Result, guarded};
+use crate::moe_args::{MoeArgs, MoeInputs, moe_inputs};
 use crate::staging::Slab;
 use kernels::{
-    Layout, MoeForwardPass, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, Routing,
-    TpForward, TpOps,
+    Layout, MoeForwardPass, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, TpForward,
+    TpOps,
 };
 use kosmos::bf16;
 use kosmos_runtime::{Device, DeviceScalar, DeviceSpec, SymmetricBuffer, WorldOptions};
@@ -69,6 +70,16 @@ fn import(
         )));
     }
     Ok(a)
+}
+
+/// [`import`] of an input, as [`moe_inputs`] takes it.
+fn host_array(
+    object: &Bound<'_, PyAny>,
+    name: &'static str,
+    elems: &[Elem],
+    ndim: usize,
+) -> Result<Array> {
+    import(object, name, elems, ndim, false)
 }
 
 fn input(object: &Bound<'_, PyAny>, name: &'static str, ndim: usize) -> Result<Array> {
@@ -470,7 +481,7 @@ impl World {
         out: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         Ok(guarded(|| {
-            let layer = self.moe_inputs(layer)?;
+            let layer = moe_inputs(layer, self.ranks(), true, &host_array)?;
             let out = import(out, "out", &[Elem::Bf16], 3, true)?;
             check_like(&out, &layer.x)?;
             let call = layer.call(MoeWants::Output(out.slab()));
@@ -500,7 +511,7 @@ impl World {
         d_shared_w2: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         Ok(guarded(|| {
-            let layer = self.moe_inputs(layer)?;
+            let layer = moe_inputs(layer, self.ranks(), true, &host_array)?;
             let dout = input(dout, "dout", 3)?;
             check_like(&dout, &layer.x)?;
             let dx = gradient(dx, "dx", Elem::Bf16, &layer.x)?;
@@ -638,112 +649,6 @@ impl World {
         })?)
     }
 
-    /// Checks the MoE layer's arguments (`moe_forward`'s and `moe_backward`'s alike).
-    fn moe_inputs(&self, a: MoeArgs<'_>) -> Result<MoeInputs> {
-        let routing = match a.routing.as_str() {
-            "softmax" => Routing::Softmax {
-                normalize: a.normalize,
-            },
-            "sigmoid" => Routing::Sigmoid {
-                groups: a.groups,
-                topk_groups: a.topk_groups,
-                normalize: a.normalize,
-                scale: a.scale,
-            },
-            other => {
-                return Err(Failure::Value(format!(
-                    "routing = {other:?}: expected \"softmax\" or \"sigmoid\""
-                )));
-            }
-        };
-        let x = input(&a.x, "x", 3)?;
-        let router = input(&a.router, "router", 2)?;
-        let w1 = input(&a.w1, "w1", 4)?;
-        let w2 = input(&a.w2, "w2", 4)?;
-        let r = check_ranks(self, &[&x, &w1, &w2])?;
-        let (tokens, hidden) = (x.shape[1], x.shape[2]);
-        let experts = router.shape[0];
-        let (local, ffn) = (w1.shape[1], w1.shape[2] / 2);
-        let shape = MoeShape {
-            experts,
-            topk: a.topk,
-            tokens,
-            hidden,
-            ffn,
-        };
-        check_shape(&router, &[("experts", experts), ("hidden", hidden)])?;
-        check_shape(
-            &w1,
-            &[
-                ("ranks", r),
-                ("experts / ranks", local),
-                ("2 ffn", 2 * ffn),
-                ("hidden", hidden),
-            ],
-        )?;
-        check_shape(
-            &w2,
-            &[
-                ("ranks", r),
-                ("experts / ranks", local),
-                ("hidden", hidden),
-                ("ffn", ffn),
-            ],
-        )?;
-        if local * r != experts {
-            return Err(Failure::Value(format!(
-                "w1: {local} experts on each of {r} ranks, but the router has {experts}"
-            )));
-        }
-        let bias = match (routing, &a.bias) {
-            (Routing::Sigmoid { .. }, Some(b)) => {
-                let b = import(b, "bias", &[Elem::F32], 1, false)?;
-                check_shape(&b, &[("experts", experts)])?;
-                Some(b)
-            }
-            (Routing::Sigmoid { .. }, None) => {
-                return Err(Failure::Value(
-                    "bias: sigmoid routing takes a selection bias (experts, float32)".into(),
-                ));
-            }
-            (Routing::Softmax { .. }, Some(_)) => {
-                return Err(Failure::Value(
-                    "bias: only sigmoid routing takes a selection bias".into(),
-                ));
-            }
-            (Routing::Softmax { .. }, None) => None,
-        };
-        let shared = match (&a.shared_w1, &a.shared_w2) {
-            (Some(w1), Some(w2)) => {
-                let (a, b) = (input(w1, "shared_w1", 2)?, input(w2, "shared_w2", 2)?);
-                check_shape(&a, &[("2 ffn", 2 * ffn), ("hidden", hidden)])?;
-                check_shape(&b, &[("hidden", hidden), ("ffn", ffn)])?;
-                Some((a, b))
-            }
-            (None, None) => None,
-            _ => {
-                return Err(Failure::Value(
-                    "shared_w1 and shared_w2 come together".into(),
-                ));
-            }
-        };
-        let options = MoeOptions {
-            routing,
-            shared_expert: shared.is_some(),
-            capacity: a.capacity,
-        };
-        Ok(MoeInputs {
-            shape,
-            options,
-            x,
-            router,
-            bias,
-            w1,
-            w2,
-            shared,
-        })
-    }
-
     /// Stages the inputs, runs the forward pass and gives what the call wants of it.
     fn moe(&mut self, call: Moe) -> Result<()> {
         let s = call.shape;
@@ -836,43 +741,6 @@ impl World {
         }
         Ok(())
     }
-}
-
-/// The MoE layer's arguments, as `moe_forward` and `moe_backward` take them: a dict with
-/// these keys. `x` `R x tokens x hidden`, `router` `experts x hidden`, `w1` `R x experts/R x
-/// 2 ffn x hidden` (gate rows, then up rows), `w2` `R x experts/R x hidden x ffn`, bfloat16;
-/// `routing` `"softmax"` or `"sigmoid"` (with `bias`: `experts`, float32, and `groups`,
-/// `topk_groups`, `scale`); the shared expert's `shared_w1` (`2 ffn x hidden`) and
-/// `shared_w2` (`hidden x ffn`) or None; `capacity` in rows per rank or None.
-#[derive(FromPyObject)]
-#[pyo3(from_item_all)]
-struct MoeArgs<'py> {
-    x: Bound<'py, PyAny>,
-    router: Bound<'py, PyAny>,
-    w1: Bound<'py, PyAny>,
-    w2: Bound<'py, PyAny>,
-    topk: usize,
-    routing: String,
-    normalize: bool,
-    bias: Option<Bound<'py, PyAny>>,
-    groups: u32,
-    topk_groups: u32,
-    scale: f32,
-    shared_w1: Option<Bound<'py, PyAny>>,
-    shared_w2: Option<Bound<'py, PyAny>>,
-    capacity: Option<usize>,
-}
-
-/// The MoE layer's checked inputs (their memory alive while these live), shape and options.
-struct MoeInputs {
-    shape: MoeShape,
-    options: MoeOptions,
-    x: Array,
-    router: Array,
-    bias: Option<Array>,
-    w1: Array,
-    w2: Array,
-    shared: Option<(Array, Array)>,
 }
 
 impl MoeInputs {

@@ -182,3 +182,38 @@ def test_a_lost_signal_raises_on_every_rank_and_the_world_recovers(rng):
     assert "rank 1 workgroup" in results[1][0], results[1][0]
     for r, (_, y) in enumerate(results):
         assert relerr(y, f64(x) @ f64(w)) < F32_TOL, f"rank {r} after recover"
+
+
+def test_moe_layer_matches_an_emulated_world_bitwise(rng):
+    from test_world import TOPK, moe_layer
+
+    ranks = 2
+    x, router, w1, w2, shared, options = moe_layer(rng, ranks, "sigmoid", True)
+    dout = bf16(rng, *x.shape)
+    emulated = kosmos.World(ranks, workgroups_per_rank=2)
+    want_out = emulated.moe_forward(x, router, w1, w2, topk=TOPK, shared=shared, **options)
+    want = emulated.moe_backward(dout, x, router, w1, w2, topk=TOPK, shared=shared, **options)
+
+    def body(world, r):
+        out = world.moe_forward(x[r], router, w1[r], w2[r], topk=TOPK, shared=shared,
+                                out=poisoned(x[r].shape, BF16), **options)
+        grads = world.moe_backward(dout[r], x[r], router, w1[r], w2[r], topk=TOPK,
+                                   shared=shared, **options)
+        return out, grads
+
+    results = on_ranks(ranks, body)
+
+    def bits(a):
+        return a.view(np.uint16) if a.dtype == BF16 else a.view(np.uint32)
+
+    for r, (out, grads) in enumerate(results):
+        assert (bits(out) == bits(want_out[r])).all(), f"out, rank {r}"
+        for name in ("x", "w1", "w2"):
+            assert (bits(grads[name]) == bits(want[name][r])).all(), f"{name}, rank {r}"
+    # The replicated weights' gradients: each rank's part, summed in rank order as the
+    # emulated world sums them.
+    router_sum = np.float32(0) + sum(g["router"] for _, g in results)
+    assert (bits(router_sum) == bits(want["router"])).all(), "router"
+    for i in range(2):
+        part_sum = np.float32(0) + sum(g["shared"][i].astype(np.float32) for _, g in results)
+        assert (bits(part_sum) == bits(want["shared"][i])).all(), f"shared {i}"

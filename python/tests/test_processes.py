@@ -1,8 +1,8 @@
 """A world of two processes sharing one GPU (`kosmos.torch.join_process_group` over a gloo
 process group; their symmetric buffers mapped through CUDA IPC handles): the fused ops on
 each rank's own CUDA tensors against float64 references of the whole world, the parallel
-linear layers' forward and backward passes against torch autograd, and a `torch.compile`
-trace of them. Needs torch and a CUDA GPU; skipped, with the reason shown, elsewhere (the
+linear layers' forward and backward passes against torch autograd, the MoE layer's
+against an emulated world on the same GPU (bitwise), and a `torch.compile` trace. Needs torch and a CUDA GPU; skipped, with the reason shown, elsewhere (the
 same protocol runs on the CPU device with threads for processes in test_joined.py)."""
 
 import os
@@ -31,6 +31,7 @@ def _check(what, got, want, tol):
 def _worker(rank, init_file, seed):
     import torch.distributed as dist
 
+    import kosmos
     import kosmos.torch as kt
 
     torch.cuda.set_device(0)
@@ -85,6 +86,38 @@ def _worker(rank, init_file, seed):
     _check(f"mlp dx rank {rank}", x_own.grad, x_all.grad[own], BF16_TOL)
     _check(f"mlp dw1 rank {rank}", col.weight.grad, w1.grad[:, cols], BF16_TOL)
     _check(f"mlp dw2 rank {rank}", row.weight.grad, w2.grad[cols], BF16_TOL)
+
+    # The MoE layer, against an emulated world of the same ranks on this GPU (the same
+    # kernels: bitwise), given every rank's weights and tokens.
+    moe = kt.MoELayer(world, 256, 128, 8, 2, shared=True).cuda()
+    with torch.no_grad():  # the replicated weights: rank 0's everywhere
+        for p in (moe.router, moe.shared_w1, moe.shared_w2):
+            held = p.detach().cpu()
+            dist.broadcast(held, 0)
+            p.copy_(held)
+    tokens = randn(RANKS, 96, 256)
+    grads = randn(RANKS, 96, 256)
+    x_moe = tokens[rank].cuda().requires_grad_()
+    out = moe(x_moe)
+    (out.float() * grads[rank].cuda().float()).sum().backward()
+    torch.cuda.synchronize()
+    world.synchronize()
+    every = [None] * RANKS
+    dist.all_gather_object(every, (moe.w1.detach().cpu(), moe.w2.detach().cpu(),
+                                   moe.router.grad.float().cpu()))
+    shared = (moe.shared_w1.detach().cpu(), moe.shared_w2.detach().cpu())
+    w1 = torch.stack([e[0] for e in every])
+    w2 = torch.stack([e[1] for e in every])
+    emulated = kosmos.World(RANKS, "cuda:0")
+    router = moe.router.detach().cpu()
+    want = emulated.moe_forward(tokens, router, w1, w2, topk=2, shared=shared)
+    want_grads = emulated.moe_backward(grads, tokens, router, w1, w2, topk=2, shared=shared)
+    assert torch.equal(out.cpu(), want[rank]), f"rank {rank}: MoE output"
+    assert torch.equal(x_moe.grad.cpu(), want_grads["x"][rank]), f"rank {rank}: MoE dx"
+    assert torch.equal(moe.w1.grad.cpu(), want_grads["w1"][rank]), f"rank {rank}: MoE dw1"
+    assert torch.equal(moe.w2.grad.cpu(), want_grads["w2"][rank]), f"rank {rank}: MoE dw2"
+    # This rank's part of the replicated router's gradient (rounded to its bfloat16).
+    _check("MoE d_router", sum(e[2] for e in every), want_grads["router"], BF16_TOL)
 
     compiled = torch.compile(lambda t: row(col(t)), fullgraph=True)
     with torch.no_grad():

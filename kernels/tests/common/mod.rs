@@ -8,11 +8,12 @@ pub fn world(ranks: u32) -> World {
     World::emulated(&Device::cpu().unwrap(), ranks, WorldOptions::default()).unwrap()
 }
 
-/// A symmetric buffer holding `data[r]` on rank `r`.
+/// A symmetric buffer holding `data[r]` on rank `r` (written by the process of the rank:
+/// in a joined world this one's only).
 pub fn sym<T: DeviceScalar>(world: &mut World, data: &[Vec<T>]) -> SymmetricBuffer<T> {
     let b = world.alloc_symmetric::<T>(data[0].len()).unwrap();
-    for (r, d) in data.iter().enumerate() {
-        b.rank(r as u32).unwrap().upload(d).unwrap();
+    for (r, copy) in b.local() {
+        copy.upload(&data[r as usize]).unwrap();
     }
     b
 }

@@ -1,0 +1,161 @@
+//! The MoE layer's arguments as the Python methods take them (a dict), checked: for a
+//! `World` of emulated ranks (per-rank arrays stacked over a leading axis of the ranks) and
+//! for a `JoinedWorld`'s rank (its own arrays) alike.
+
+use crate::arrays::{Array, Elem, check_shape};
+use crate::errors::{Failure, Result};
+use kernels::{MoeOptions, MoeShape, Routing};
+use pyo3::prelude::*;
+
+/// The MoE layer's arguments, as `moe_forward` and `moe_backward` take them: a dict with
+/// these keys. `x` `tokens x hidden`, `router` `experts x hidden`, `w1` `experts/R x 2 ffn x
+/// hidden` (gate rows, then up rows), `w2` `experts/R x hidden x ffn`, bfloat16 (`x`, `w1`,
+/// `w2` stacked over a leading axis of the ranks in an emulated world); `routing`
+/// `"softmax"` or `"sigmoid"` (with `bias`: `experts`, float32, and `groups`,
+/// `topk_groups`, `scale`); the shared expert's `shared_w1` (`2 ffn x hidden`) and
+/// `shared_w2` (`hidden x ffn`) or None; `capacity` in rows per rank or None.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct MoeArgs<'py> {
+    x: Bound<'py, PyAny>,
+    router: Bound<'py, PyAny>,
+    w1: Bound<'py, PyAny>,
+    w2: Bound<'py, PyAny>,
+    topk: usize,
+    routing: String,
+    normalize: bool,
+    bias: Option<Bound<'py, PyAny>>,
+    groups: u32,
+    topk_groups: u32,
+    scale: f32,
+    shared_w1: Option<Bound<'py, PyAny>>,
+    shared_w2: Option<Bound<'py, PyAny>>,
+    capacity: Option<usize>,
+}
+
+/// The MoE layer's checked inputs (their memory alive while these live), shape and options.
+pub struct MoeInputs {
+    pub shape: MoeShape,
+    pub options: MoeOptions,
+    pub x: Array,
+    pub router: Array,
+    pub bias: Option<Array>,
+    pub w1: Array,
+    pub w2: Array,
+    pub shared: Option<(Array, Array)>,
+}
+
+/// How the caller imports an array: `(object, name, element types, dimensions)`.
+pub type Import<'a> = &'a dyn Fn(&Bound<'_, PyAny>, &'static str, &[Elem], usize) -> Result<Array>;
+
+/// Checks `a` for a world of `ranks`: with `stacked`, `x`, `w1` and `w2` hold every rank's
+/// part over a leading axis of the ranks (an emulated world); without, this rank's own.
+pub fn moe_inputs(
+    a: MoeArgs<'_>,
+    ranks: usize,
+    stacked: bool,
+    import: Import<'_>,
+) -> Result<MoeInputs> {
+    let routing = match a.routing.as_str() {
+        "softmax" => Routing::Softmax {
+            normalize: a.normalize,
+        },
+        "sigmoid" => Routing::Sigmoid {
+            groups: a.groups,
+            topk_groups: a.topk_groups,
+            normalize: a.normalize,
+            scale: a.scale,
+        },
+        other => {
+            return Err(Failure::Value(format!(
+                "routing = {other:?}: expected \"softmax\" or \"sigmoid\""
+            )));
+        }
+    };
+    let lead = stacked as usize;
+    let bf16 = [Elem::Bf16];
+    let x = import(&a.x, "x", &bf16, 2 + lead)?;
+    let router = import(&a.router, "router", &bf16, 2)?;
+    let w1 = import(&a.w1, "w1", &bf16, 3 + lead)?;
+    let w2 = import(&a.w2, "w2", &bf16, 3 + lead)?;
+    // `("ranks", R)` first where the arrays are stacked.
+    let dims = |named: &[(&'static str, usize)]| -> Vec<(&'static str, usize)> {
+        let ranks_dim = stacked.then_some(("ranks", ranks));
+        ranks_dim.into_iter().chain(named.iter().copied()).collect()
+    };
+    let (tokens, hidden) = (x.shape[lead], x.shape[lead + 1]);
+    let experts = router.shape[0];
+    let (local, ffn) = (w1.shape[lead], w1.shape[lead + 1] / 2);
+    let shape = MoeShape {
+        experts,
+        topk: a.topk,
+        tokens,
+        hidden,
+        ffn,
+    };
+    check_shape(&x, &dims(&[("tokens", tokens), ("hidden", hidden)]))?;
+    check_shape(&router, &[("experts", experts), ("hidden", hidden)])?;
+    let w1_dims = [
+        ("experts / ranks", local),
+        ("2 ffn", 2 * ffn),
+        ("hidden", hidden),
+    ];
+    check_shape(&w1, &dims(&w1_dims))?;
+    let w2_dims = [("experts / ranks", local), ("hidden", hidden), ("ffn", ffn)];
+    check_shape(&w2, &dims(&w2_dims))?;
+    if local * ranks != experts {
+        return Err(Failure::Value(format!(
+            "w1: {local} experts on each of {ranks} ranks, but the router has {experts}"
+        )));
+    }
+    let bias = match (routing, &a.bias) {
+        (Routing::Sigmoid { .. }, Some(b)) => {
+            let b = import(b, "bias", &[Elem::F32], 1)?;
+            check_shape(&b, &[("experts", experts)])?;
+            Some(b)
+        }
+        (Routing::Sigmoid { .. }, None) => {
+            return Err(Failure::Value(
+                "bias: sigmoid routing takes a selection bias (experts, float32)".into(),
+            ));
+        }
+        (Routing::Softmax { .. }, Some(_)) => {
+            return Err(Failure::Value(
+                "bias: only sigmoid routing takes a selection bias".into(),
+            ));
+        }
+        (Routing::Softmax { .. }, None) => None,
+    };
+    let shared = match (&a.shared_w1, &a.shared_w2) {
+        (Some(w1), Some(w2)) => {
+            let (a, b) = (
+                import(w1, "shared_w1", &bf16, 2)?,
+                import(w2, "shared_w2", &bf16, 2)?,
+            );
+            check_shape(&a, &[("2 ffn", 2 * ffn), ("hidden", hidden)])?;
+            check_shape(&b, &[("hidden", hidden), ("ffn", ffn)])?;
+            Some((a, b))
+        }
+        (None, None) => None,
+        _ => {
+            return Err(Failure::Value(
+                "shared_w1 and shared_w2 come together".into(),
+            ));
+        }
+    };
+    let options = MoeOptions {
+        routing,
+        shared_expert: shared.is_some(),
+        capacity: a.capacity,
+    };
+    Ok(MoeInputs {
+        shape,
+        options,
+        x,
+        router,
+        bias,
+        w1,
+        w2,
+        shared,
+    })
+}
