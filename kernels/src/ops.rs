@@ -1314,7 +1314,11 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
     let heads = queues.local();
     let sg = subgroup_id();
     let group = sg >> 2;
+    // The consumers' two wide accumulators need more registers than 168, a twelfth of
+    // the file: the producer group gives them some (104 + 2 x 200 <= 3 x 168). Less than
+    // 104 slowed the reductions of 8 emulated ranks (bench/RESULTS.md, 31st batch).
     if sg == 0 {
+        regs_dec(104);
         let mut it = 0;
         let mut posted = 0;
         let mut more = true;
@@ -1379,6 +1383,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             more = go;
         }
     } else if group == 0 {
+        regs_dec(104);
         let lane = subgroup_lane();
         let mut more = true;
         while more {
@@ -1413,6 +1418,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             more = go;
         }
     } else {
+        regs_inc(200);
         let rows = (group - 1) * 64;
         let first_lane = subgroup_lane() == 0;
         let mut it = 0;
