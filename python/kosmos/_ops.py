@@ -36,6 +36,24 @@ def _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups, topk_g
                 capacity=capacity)
 
 
+def _moe_gradients(out, x, router, w1, w2, shared, shared_dtype):
+    """The MoE backward pass's gradient arrays: the caller's (`out`, a dict) or new ones, the
+    shared expert's in `shared_dtype`; and the shared expert's as the native layer takes
+    them (None without one)."""
+    out = out or {}
+    grads = {"x": _out(out.get("x"), x, x.shape, "bfloat16"),
+             "router": _out(out.get("router"), x, router.shape, "float32"),
+             "w1": _out(out.get("w1"), x, w1.shape, "bfloat16"),
+             "w2": _out(out.get("w2"), x, w2.shape, "bfloat16")}
+    d_shared = (None, None)
+    if shared is not None:
+        grads["shared"] = tuple(_out(given, x, w.shape, shared_dtype)
+                                for given, w in zip(out.get("shared", (None, None)), shared))
+        d_shared = (native(grads["shared"][0], "d_shared_w1"),
+                    native(grads["shared"][1], "d_shared_w2"))
+    return grads, d_shared
+
+
 class World:
     """A world of `ranks` ranks emulated on one device ("cpu" or "cuda:N"), running the fused
     tensor-parallel ops and the MoE layer. Per-rank tensors are host arrays (numpy, torch
@@ -123,17 +141,7 @@ class World:
         every rank holds alike, summed over the ranks. The bias gets none (it only selects).
         Nothing is kept between calls: the forward pass runs again first. `out`: a dict of
         arrays to write (any of those keys) instead of new ones."""
-        out = out or {}
-        grads = {"x": _out(out.get("x"), x, x.shape, "bfloat16"),
-                 "router": _out(out.get("router"), x, router.shape, "float32"),
-                 "w1": _out(out.get("w1"), x, w1.shape, "bfloat16"),
-                 "w2": _out(out.get("w2"), x, w2.shape, "bfloat16")}
-        d_shared = (None, None)
-        if shared is not None:
-            grads["shared"] = tuple(_out(given, x, w.shape, "float32")
-                                    for given, w in zip(out.get("shared", (None, None)), shared))
-            d_shared = (native(grads["shared"][0], "d_shared_w1"),
-                        native(grads["shared"][1], "d_shared_w2"))
+        grads, d_shared = _moe_gradients(out, x, router, w1, w2, shared, "float32")
         layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups,
                            topk_groups, scale, shared, capacity)
         self._world.moe_backward(
@@ -258,17 +266,7 @@ class JoinedWorld:
         part of the gradients of the weights every rank holds, to be summed over the ranks
         like any replicated parameter's: `"router"` (float32) and, with a shared expert,
         `"shared"` (a bfloat16 pair). Runs the forward pass again first."""
-        out = out or {}
-        grads = {"x": _out(out.get("x"), x, x.shape, "bfloat16"),
-                 "router": _out(out.get("router"), x, router.shape, "float32"),
-                 "w1": _out(out.get("w1"), x, w1.shape, "bfloat16"),
-                 "w2": _out(out.get("w2"), x, w2.shape, "bfloat16")}
-        d_shared = (None, None)
-        if shared is not None:
-            grads["shared"] = tuple(_out(given, x, w.shape, "bfloat16")
-                                    for given, w in zip(out.get("shared", (None, None)), shared))
-            d_shared = (native(grads["shared"][0], "d_shared_w1"),
-                        native(grads["shared"][1], "d_shared_w2"))
+        grads, d_shared = _moe_gradients(out, x, router, w1, w2, shared, "bfloat16")
         layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups,
                            topk_groups, scale, shared, capacity)
         self._world.moe_backward(

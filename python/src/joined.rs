@@ -12,7 +12,7 @@
 
 use crate::arrays::{Array, Elem, Place, Want, check_shape};
 use crate::errors::{Failure, Result, guarded};
-use crate::moe_args::{MoeArgs, MoeInputs, moe_inputs};
+use crate::moe_args::{MoeArgs, MoeGradientArgs, MoeInputs, moe_gradients, moe_inputs};
 use crate::staging::{Slab, Target, target};
 use kernels::{
     Layout, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, TpForward, TpOps, TpOutput,
@@ -635,43 +635,28 @@ impl JoinedWorld {
     ) -> PyResult<()> {
         Ok(guarded(|| {
             let layer = self.moe_inputs(layer, stream)?;
-            let like = |o, name, elem, of: &Array| -> Result<Array> {
-                let a = import(o, name, &[elem], of.shape.len(), true, stream)?;
-                if a.shape != of.shape {
-                    return Err(Failure::Value(format!(
-                        "{name}: expected shape {:?} (that of {}), got {:?}",
-                        of.shape, of.name, a.shape
-                    )));
-                }
-                Ok(a)
+            let args = MoeGradientArgs {
+                dout,
+                dx,
+                router: d_router,
+                w1: dw1,
+                w2: dw2,
+                shared: (d_shared_w1, d_shared_w2),
             };
-            let dout = like(dout, "dout", Elem::Bf16, &layer.x)?;
-            let dx = like(dx, "dx", Elem::Bf16, &layer.x)?;
-            let d_router = like(d_router, "d_router", Elem::F32, &layer.router)?;
-            let dw1 = like(dw1, "dw1", Elem::Bf16, &layer.w1)?;
-            let dw2 = like(dw2, "dw2", Elem::Bf16, &layer.w2)?;
-            let d_shared = match (&layer.shared, d_shared_w1, d_shared_w2) {
-                (Some((a, b)), Some(da), Some(db)) => Some((
-                    like(da, "d_shared_w1", Elem::Bf16, a)?,
-                    like(db, "d_shared_w2", Elem::Bf16, b)?,
-                )),
-                (None, None, None) => None,
-                _ => {
-                    return Err(Failure::Value(
-                        "d_shared_w1 and d_shared_w2 come exactly with a shared expert (shared_w1, shared_w2)".into(),
-                    ));
-                }
+            let import = |o: &Bound<'_, PyAny>, name, elems: &[Elem], ndim, output| {
+                import(o, name, elems, ndim, output, stream)
             };
-            let mut outputs = vec![&dout, &dx, &d_router, &dw1, &dw2];
-            outputs.extend(d_shared.iter().flat_map(|(a, b)| [a, b]));
-            self.check_place(&outputs)?;
+            let g = moe_gradients(&layer, args, Elem::Bf16, &import)?;
+            let mut arrays = g.outputs();
+            arrays.push(&g.dout);
+            self.check_place(&arrays)?;
             let grads = MoeGradientSlabs {
-                dout: dout.slab(),
-                dx: dx.slab(),
-                router: d_router.slab(),
-                w1: dw1.slab(),
-                w2: dw2.slab(),
-                shared: d_shared.as_ref().map(|(a, b)| (a.slab(), b.slab())),
+                dout: g.dout.slab(),
+                dx: g.dx.slab(),
+                router: g.router.slab(),
+                w1: g.w1.slab(),
+                w2: g.w2.slab(),
+                shared: g.shared.as_ref().map(|(a, b)| (a.slab(), b.slab())),
             };
             let call = JoinedMoe::of(&layer, None, Some(grads));
             py.detach(|| {
@@ -777,8 +762,8 @@ impl JoinedMoe {
 
 impl JoinedWorld {
     fn moe_inputs(&self, layer: MoeArgs<'_>, stream: u64) -> Result<MoeInputs> {
-        let import = |o: &Bound<'_, PyAny>, name, elems: &[Elem], ndim| {
-            import(o, name, elems, ndim, false, stream)
+        let import = |o: &Bound<'_, PyAny>, name, elems: &[Elem], ndim, output| {
+            import(o, name, elems, ndim, output, stream)
         };
         let layer = moe_inputs(layer, self.ranks(), false, &import)?;
         let mut arrays = vec![&layer.x, &layer.router, &layer.w1, &layer.w2];

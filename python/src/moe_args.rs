@@ -45,8 +45,10 @@ pub struct MoeInputs {
     pub shared: Option<(Array, Array)>,
 }
 
-/// How the caller imports an array: `(object, name, element types, dimensions)`.
-pub type Import<'a> = &'a dyn Fn(&Bound<'_, PyAny>, &'static str, &[Elem], usize) -> Result<Array>;
+/// How the caller imports an array: `(object, name, element types, dimensions, whether the
+/// op writes it)`.
+pub type Import<'a> =
+    &'a dyn Fn(&Bound<'_, PyAny>, &'static str, &[Elem], usize, bool) -> Result<Array>;
 
 /// Checks `a` for a world of `ranks`: with `stacked`, `x`, `w1` and `w2` hold every rank's
 /// part over a leading axis of the ranks (an emulated world); without, this rank's own.
@@ -74,10 +76,10 @@ pub fn moe_inputs(
     };
     let lead = stacked as usize;
     let bf16 = [Elem::Bf16];
-    let x = import(&a.x, "x", &bf16, 2 + lead)?;
-    let router = import(&a.router, "router", &bf16, 2)?;
-    let w1 = import(&a.w1, "w1", &bf16, 3 + lead)?;
-    let w2 = import(&a.w2, "w2", &bf16, 3 + lead)?;
+    let x = import(&a.x, "x", &bf16, 2 + lead, false)?;
+    let router = import(&a.router, "router", &bf16, 2, false)?;
+    let w1 = import(&a.w1, "w1", &bf16, 3 + lead, false)?;
+    let w2 = import(&a.w2, "w2", &bf16, 3 + lead, false)?;
     // `("ranks", R)` first where the arrays are stacked.
     let dims = |named: &[(&'static str, usize)]| -> Vec<(&'static str, usize)> {
         let ranks_dim = stacked.then_some(("ranks", ranks));
@@ -110,7 +112,7 @@ pub fn moe_inputs(
     }
     let bias = match (routing, &a.bias) {
         (Routing::Sigmoid { .. }, Some(b)) => {
-            let b = import(b, "bias", &[Elem::F32], 1)?;
+            let b = import(b, "bias", &[Elem::F32], 1, false)?;
             check_shape(&b, &[("experts", experts)])?;
             Some(b)
         }
@@ -129,8 +131,8 @@ pub fn moe_inputs(
     let shared = match (&a.shared_w1, &a.shared_w2) {
         (Some(w1), Some(w2)) => {
             let (a, b) = (
-                import(w1, "shared_w1", &bf16, 2)?,
-                import(w2, "shared_w2", &bf16, 2)?,
+                import(w1, "shared_w1", &bf16, 2, false)?,
+                import(w2, "shared_w2", &bf16, 2, false)?,
             );
             check_shape(&a, &[("2 ffn", 2 * ffn), ("hidden", hidden)])?;
             check_shape(&b, &[("hidden", hidden), ("ffn", ffn)])?;
@@ -154,6 +156,81 @@ pub fn moe_inputs(
         x,
         router,
         bias,
+        w1,
+        w2,
+        shared,
+    })
+}
+
+/// A MoE backward call's arrays as the Python methods take them: the output's gradient,
+/// and where each gradient goes.
+pub struct MoeGradientArgs<'a, 'py> {
+    pub dout: &'a Bound<'py, PyAny>,
+    pub dx: &'a Bound<'py, PyAny>,
+    pub router: &'a Bound<'py, PyAny>,
+    pub w1: &'a Bound<'py, PyAny>,
+    pub w2: &'a Bound<'py, PyAny>,
+    pub shared: (Option<&'a Bound<'py, PyAny>>, Option<&'a Bound<'py, PyAny>>),
+}
+
+/// Those arrays, checked.
+pub struct MoeGradientArrays {
+    pub dout: Array,
+    pub dx: Array,
+    pub router: Array,
+    pub w1: Array,
+    pub w2: Array,
+    pub shared: Option<(Array, Array)>,
+}
+
+impl MoeGradientArrays {
+    pub fn outputs(&self) -> Vec<&Array> {
+        let mut all = vec![&self.dx, &self.router, &self.w1, &self.w2];
+        all.extend(self.shared.iter().flat_map(|(a, b)| [a, b]));
+        all
+    }
+}
+
+/// Checks a backward call's arrays against its layer's: `dout`, `dx`, `w1`, `w2` bfloat16 in
+/// the shapes of `x`, `w1`, `w2`; the router's gradient float32; the shared expert's, in
+/// `shared_elem`, exactly with a shared expert.
+pub fn moe_gradients(
+    layer: &MoeInputs,
+    a: MoeGradientArgs<'_, '_>,
+    shared_elem: Elem,
+    import: Import<'_>,
+) -> Result<MoeGradientArrays> {
+    let like = |object, name, elem, output, of: &Array| -> Result<Array> {
+        let g = import(object, name, &[elem], of.shape.len(), output)?;
+        if g.shape != of.shape {
+            return Err(Failure::Value(format!(
+                "{name}: expected shape {:?} (that of {}), got {:?}",
+                of.shape, of.name, g.shape
+            )));
+        }
+        Ok(g)
+    };
+    let dout = like(a.dout, "dout", Elem::Bf16, false, &layer.x)?;
+    let dx = like(a.dx, "dx", Elem::Bf16, true, &layer.x)?;
+    let router = like(a.router, "d_router", Elem::F32, true, &layer.router)?;
+    let w1 = like(a.w1, "dw1", Elem::Bf16, true, &layer.w1)?;
+    let w2 = like(a.w2, "dw2", Elem::Bf16, true, &layer.w2)?;
+    let shared = match (&layer.shared, a.shared) {
+        (Some((w1, w2)), (Some(d1), Some(d2))) => Some((
+            like(d1, "d_shared_w1", shared_elem, true, w1)?,
+            like(d2, "d_shared_w2", shared_elem, true, w2)?,
+        )),
+        (None, (None, None)) => None,
+        _ => {
+            return Err(Failure::Value(
+                "d_shared_w1 and d_shared_w2 come exactly with a shared expert (shared_w1, shared_w2)".into(),
+            ));
+        }
+    };
+    Ok(MoeGradientArrays {
+        dout,
+        dx,
+        router,
         w1,
         w2,
         shared,

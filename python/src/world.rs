@@ -9,7 +9,7 @@
 
 use crate::arrays::{Array, Elem, Place, Want, check_shape};
 use crate::errors::{Failure, Result, guarded};
-use crate::moe_args::{MoeArgs, MoeInputs, moe_inputs};
+use crate::moe_args::{MoeArgs, MoeGradientArgs, MoeInputs, moe_gradients, moe_inputs};
 use crate::staging::Slab;
 use kernels::{
     Layout, MoeForwardPass, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, TpForward,
@@ -70,16 +70,6 @@ fn import(
         )));
     }
     Ok(a)
-}
-
-/// [`import`] of an input, as [`moe_inputs`] takes it.
-fn host_array(
-    object: &Bound<'_, PyAny>,
-    name: &'static str,
-    elems: &[Elem],
-    ndim: usize,
-) -> Result<Array> {
-    import(object, name, elems, ndim, false)
 }
 
 fn input(object: &Bound<'_, PyAny>, name: &'static str, ndim: usize) -> Result<Array> {
@@ -324,18 +314,6 @@ fn check_like(array: &Array, like: &Array) -> Result<()> {
     Ok(())
 }
 
-/// The output for the gradient of the input `of`: `elem` elements in its shape.
-fn gradient(
-    object: &Bound<'_, PyAny>,
-    name: &'static str,
-    elem: Elem,
-    of: &Array,
-) -> Result<Array> {
-    let g = import(object, name, &[elem], of.shape.len(), true)?;
-    check_like(&g, of)?;
-    Ok(g)
-}
-
 #[pymethods]
 impl World {
     /// `ranks` ranks emulated on `device` (`"cpu"`, `"cuda"`, `"cuda:N"`);
@@ -481,7 +459,7 @@ impl World {
         out: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         Ok(guarded(|| {
-            let layer = moe_inputs(layer, self.ranks(), true, &host_array)?;
+            let layer = moe_inputs(layer, self.ranks(), true, &import)?;
             let out = import(out, "out", &[Elem::Bf16], 3, true)?;
             check_like(&out, &layer.x)?;
             let call = layer.call(MoeWants::Output(out.slab()));
@@ -511,32 +489,23 @@ impl World {
         d_shared_w2: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         Ok(guarded(|| {
-            let layer = moe_inputs(layer, self.ranks(), true, &host_array)?;
-            let dout = input(dout, "dout", 3)?;
-            check_like(&dout, &layer.x)?;
-            let dx = gradient(dx, "dx", Elem::Bf16, &layer.x)?;
-            let d_router = gradient(d_router, "d_router", Elem::F32, &layer.router)?;
-            let dw1 = gradient(dw1, "dw1", Elem::Bf16, &layer.w1)?;
-            let dw2 = gradient(dw2, "dw2", Elem::Bf16, &layer.w2)?;
-            let d_shared = match (&layer.shared, d_shared_w1, d_shared_w2) {
-                (Some((a, b)), Some(da), Some(db)) => Some((
-                    gradient(da, "d_shared_w1", Elem::F32, a)?,
-                    gradient(db, "d_shared_w2", Elem::F32, b)?,
-                )),
-                (None, None, None) => None,
-                _ => {
-                    return Err(Failure::Value(
-                        "d_shared_w1 and d_shared_w2 come exactly with a shared expert (shared_w1, shared_w2)".into(),
-                    ));
-                }
+            let layer = moe_inputs(layer, self.ranks(), true, &import)?;
+            let args = MoeGradientArgs {
+                dout,
+                dx,
+                router: d_router,
+                w1: dw1,
+                w2: dw2,
+                shared: (d_shared_w1, d_shared_w2),
             };
+            let g = moe_gradients(&layer, args, Elem::F32, &import)?;
             let call = layer.call(MoeWants::Gradients(MoeBackward {
-                dout: Host(dout.slab()),
-                dx: dx.slab(),
-                router: d_router.slab(),
-                w1: dw1.slab(),
-                w2: dw2.slab(),
-                shared: d_shared.as_ref().map(|(a, b)| (a.slab(), b.slab())),
+                dout: Host(g.dout.slab()),
+                dx: g.dx.slab(),
+                router: g.router.slab(),
+                w1: g.w1.slab(),
+                w2: g.w2.slab(),
+                shared: g.shared.as_ref().map(|(a, b)| (a.slab(), b.slab())),
             }));
             py.detach(|| guarded(|| self.moe(call)))
         })?)
