@@ -56,8 +56,9 @@ def _moe_gradients(out, x, router, w1, w2, shared, shared_dtype):
 
 class World:
     """A world of `ranks` ranks emulated on one device ("cpu" or "cuda:N"), running the fused
-    tensor-parallel ops and the MoE layer. Per-rank tensors are host arrays (numpy, torch
-    CPU) stacked over a leading axis of `ranks`; each call stages them in, runs, waits for the
+    tensor-parallel ops and the MoE layer. Per-rank tensors are stacked over a leading axis
+    of `ranks`: host arrays (numpy, torch CPU), or CUDA tensors on the world's GPU (staged by
+    device copies on the current stream); each call stages them in, runs, waits for the
     world (where a bounded wait that gave up raises KosmosError naming rank, workgroup and
     task) and returns the results: new arrays of the inputs' kind, or the `out` (`dx`, `dw`)
     arrays given."""
@@ -81,7 +82,8 @@ class World:
         but for its own weights)."""
         n = w.shape[1] if w_transposed else w.shape[2]
         y = _out(out, x, (self.ranks, x.shape[1] * self.ranks, n), out_dtype)
-        self._world.ag_gemm(native(x, "x"), native(w, "w"), native(y, "y"), w_transposed)
+        self._world.ag_gemm(native(x, "x"), native(w, "w"), native(y, "y"), w_transposed,
+                            stream_of(x, w, y))
         return y
 
     def gemm_rs(self, x, w, *, w_transposed=False, out=None, out_dtype="float32"):
@@ -89,13 +91,14 @@ class World:
         if `w_transposed`); gives `R x m/R x n`, summed over the ranks in rank order."""
         n = w.shape[1] if w_transposed else w.shape[2]
         y = _out(out, x, (self.ranks, x.shape[1] // self.ranks, n), out_dtype)
-        self._world.gemm_rs(native(x, "x"), native(w, "w"), native(y, "y"), w_transposed)
+        self._world.gemm_rs(native(x, "x"), native(w, "w"), native(y, "y"), w_transposed,
+                            stream_of(x, w, y))
         return y
 
     def gemm_ar(self, x, w, *, out=None, out_dtype="float32"):
         """`AllReduce(x_r @ w_r)`: `x` is `R x m x k`, `w` `R x k x n`; gives `R x m x n`."""
         y = _out(out, x, (self.ranks, x.shape[1], w.shape[2]), out_dtype)
-        self._world.gemm_ar(native(x, "x"), native(w, "w"), native(y, "y"))
+        self._world.gemm_ar(native(x, "x"), native(w, "w"), native(y, "y"), stream_of(x, w, y))
         return y
 
     def ag_gemm_backward(self, dy, x, w, *, dx=None, dw=None, dx_dtype="float32"):
@@ -104,7 +107,7 @@ class World:
         dx = _out(dx, x, x.shape, dx_dtype)
         dw = _out(dw, x, w.shape, "float32")
         self._world.ag_gemm_backward(native(dy, "dy"), native(x, "x"), native(w, "w"),
-                                     native(dx, "dx"), dw)
+                                     native(dx, "dx"), native(dw, "dw"), stream_of(dy, x, w))
         return dx, dw
 
     def gemm_rs_backward(self, dy, x, w, *, dx=None, dw=None, dx_dtype="float32"):
@@ -113,7 +116,7 @@ class World:
         dx = _out(dx, x, x.shape, dx_dtype)
         dw = _out(dw, x, w.shape, "float32")
         self._world.gemm_rs_backward(native(dy, "dy"), native(x, "x"), native(w, "w"),
-                                     native(dx, "dx"), dw)
+                                     native(dx, "dx"), native(dw, "dw"), stream_of(dy, x, w))
         return dx, dw
 
     def moe_forward(self, x, router, w1, w2, *, topk, routing="softmax", normalize=True,
@@ -128,7 +131,7 @@ class World:
         out = _out(out, x, x.shape, "bfloat16")
         layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups,
                            topk_groups, scale, shared, capacity)
-        self._world.moe_forward(layer, native(out, "out"))
+        self._world.moe_forward(layer, native(out, "out"), stream_of(x, w1, out))
         return out
 
     def moe_backward(self, dout, x, router, w1, w2, *, topk, routing="softmax", normalize=True,
@@ -147,7 +150,7 @@ class World:
         self._world.moe_backward(
             layer, native(dout, "dout"), native(grads["x"], "dx"),
             native(grads["router"], "d_router"), native(grads["w1"], "dw1"),
-            native(grads["w2"], "dw2"), *d_shared)
+            native(grads["w2"], "dw2"), *d_shared, stream=stream_of(dout, x, w1))
         return grads
 
     def plant_missing_signal(self, rank, task):

@@ -47,6 +47,7 @@ pub fn target(place: Place) -> Result<&'static Target> {
 pub struct Slab {
     pub addr: u64,
     pub len: usize,
+    pub place: Place,
 }
 
 impl Array {
@@ -54,6 +55,7 @@ impl Array {
         Slab {
             addr: self.addr,
             len: self.len(),
+            place: self.place,
         }
     }
 }

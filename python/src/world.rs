@@ -1,11 +1,12 @@
 //! `World`: a world of ranks emulated on one device, with the fused tensor-parallel ops
 //! (`kernels::TpOps`) and the MoE layer (`kernels::MoeLayer`, forward and backward) on it.
 //!
-//! Per-rank tensors are host arrays stacked over a leading rank axis (`R x ...`): each call
-//! stages them into the world's symmetric buffers, runs the op, waits for the world
-//! (`World::synchronize`, which is where a bounded wait that gave up is reported, naming
-//! rank, workgroup and task) and copies the results back. Zero-copy world buffers over
-//! framework tensors are not part of this version.
+//! Per-rank tensors are arrays stacked over a leading rank axis (`R x ...`), host arrays or
+//! CUDA tensors on the world's GPU: each call stages them into the world's symmetric
+//! buffers (uploads, or device copies on the caller's stream), runs the op, waits for the
+//! world (`World::synchronize`, which is where a bounded wait that gave up is reported,
+//! naming rank, workgroup and task) and copies the results back (downloads, or device
+//! copies queued on the caller's stream).
 
 use crate::arrays::{Array, Elem, Place, Want, check_shape};
 use crate::errors::{Failure, Result, guarded};
@@ -16,7 +17,10 @@ use kernels::{
     TpOps,
 };
 use kosmos::bf16;
-use kosmos_runtime::{Device, DeviceScalar, DeviceSpec, SymmetricBuffer, WorldOptions};
+use kosmos_runtime::{
+    Buffer, Device, DeviceKind, DeviceScalar, DeviceSpec, SymmetricBuffer, WorldOptions,
+    copy_range_from_peer,
+};
 use pyo3::prelude::*;
 use std::time::Duration;
 
@@ -28,15 +32,17 @@ pub struct World {
     /// The MoE layer of the last shape and options used (it holds buffers for them).
     moe: Option<MoeLayer>,
     workgroups: Option<u32>,
+    /// The caller's CUDA stream of the call in progress (0 outside CUDA).
+    stream: u64,
 }
 
-/// A host array of the leading-rank-axis form, as the work released from the interpreter
-/// lock sees it.
+/// An array of the leading-rank-axis form, as the work released from the interpreter lock
+/// sees it.
 #[derive(Copy, Clone)]
-struct Host(Slab);
+struct Stacked(Slab);
 
-impl Host {
-    /// Rank `r`'s part of `len` elements.
+impl Stacked {
+    /// Rank `r`'s part of `len` elements, of a host array.
     ///
     /// # Safety
     ///
@@ -46,54 +52,89 @@ impl Host {
     }
 }
 
-fn import(
-    object: &Bound<'_, PyAny>,
-    name: &'static str,
-    elems: &[Elem],
-    ndim: usize,
-    output: bool,
-) -> Result<Array> {
-    let a = Array::import(
-        object,
-        Want {
+impl World {
+    /// Imports an argument: a host array, or a CUDA tensor on the world's GPU.
+    fn import(
+        &self,
+        object: &Bound<'_, PyAny>,
+        name: &'static str,
+        elems: &[Elem],
+        ndim: usize,
+        output: bool,
+    ) -> Result<Array> {
+        let want = Want {
             name,
             elems,
             ndim,
             output,
-        },
-        0,
-    )?;
-    if a.place != Place::Host {
-        return Err(Failure::Value(format!(
-            "{name}: in {}; the world ops take host arrays (numpy arrays, CPU tensors) in this version",
-            a.place
-        )));
+        };
+        let a = Array::import(object, want, self.stream)?;
+        let device = self.world.device().to_string();
+        if a.place != Place::Host && a.place.to_string() != device {
+            return Err(Failure::Value(format!(
+                "{name}: in {}, but the world runs on {device} (host arrays, or CUDA tensors on its GPU)",
+                a.place
+            )));
+        }
+        Ok(a)
     }
-    Ok(a)
-}
 
-fn input(object: &Bound<'_, PyAny>, name: &'static str, ndim: usize) -> Result<Array> {
-    import(object, name, &[Elem::Bf16], ndim, false)
-}
+    fn input(&self, object: &Bound<'_, PyAny>, name: &'static str, ndim: usize) -> Result<Array> {
+        self.import(object, name, &[Elem::Bf16], ndim, false)
+    }
 
-fn output(object: &Bound<'_, PyAny>, name: &'static str, ndim: usize) -> Result<Array> {
-    import(object, name, &[Elem::F32, Elem::Bf16], ndim, true)
-}
+    fn output(&self, object: &Bound<'_, PyAny>, name: &'static str, ndim: usize) -> Result<Array> {
+        self.import(object, name, &[Elem::F32, Elem::Bf16], ndim, true)
+    }
 
-impl World {
-    /// A symmetric buffer of `len` elements per rank, rank `r`'s copy filled by `fill(r, copy)`
-    /// (the rest zero).
-    fn symmetric<T: DeviceScalar + Default>(
+    /// Queues the call's launches and device copies on the caller's stream, on a CUDA world.
+    fn use_caller_stream(&mut self) -> Result<()> {
+        if self.world.device().kind() == DeviceKind::Cuda {
+            // SAFETY: the Python layer passes the current stream of the world's GPU
+            // (`torch.cuda.current_stream(device).cuda_stream`, or 0: the legacy default
+            // stream), alive for the call and after.
+            let stream = unsafe { self.world.device().borrowed_stream(self.stream)? };
+            self.world.use_stream(0, stream)?;
+        }
+        Ok(())
+    }
+
+    /// A view of a CUDA array's memory on the world's GPU.
+    fn view<T: DeviceScalar>(&self, s: Slab) -> Result<Buffer<T>> {
+        // SAFETY: a tensor on the world's GPU (checked at import), alive for the call; the
+        // copies using it queue on the caller's stream, in order with its other work.
+        Ok(unsafe { Buffer::borrowed(self.world.device(), s.addr, s.len) }?)
+    }
+
+    /// A symmetric buffer of `len` elements per rank, and for a CUDA array `src` copies of
+    /// `parts(r)` = (element of `src`, element of rank `r`'s copy, length) into each rank's
+    /// copy, queued on the rank's stream; for a host array `fill(r, copy)` fills rank `r`'s
+    /// copy (the rest zero) and uploads it.
+    fn staged<T: DeviceScalar + Default>(
         &mut self,
+        src: Stacked,
         len: usize,
+        parts: impl Fn(usize) -> (usize, usize, usize),
         fill: impl Fn(usize, &mut [T]),
     ) -> Result<SymmetricBuffer<T>> {
         let b = self.world.alloc_symmetric::<T>(len)?;
-        let mut host = vec![T::default(); len];
-        for (r, copy) in b.ranks().iter().enumerate() {
-            host.fill(T::default());
-            fill(r, &mut host);
-            copy.upload(&host)?;
+        if src.0.place == Place::Host {
+            let mut host = vec![T::default(); len];
+            for (r, copy) in b.ranks().iter().enumerate() {
+                host.fill(T::default());
+                fill(r, &mut host);
+                copy.upload(&host)?;
+            }
+        } else {
+            let view = self.view::<T>(src.0)?;
+            for (r, copy) in b.ranks().iter().enumerate() {
+                let (from, at, count) = parts(r);
+                let stream = self
+                    .world
+                    .rank_stream(r as u32)
+                    .expect("a rank of the world");
+                copy_range_from_peer(stream, copy, at, &view, from, count)?;
+            }
         }
         Ok(b)
     }
@@ -101,45 +142,68 @@ impl World {
     /// Every rank's copy of `len` elements: `src`'s rank parts.
     fn each_rank<T: DeviceScalar + Default>(
         &mut self,
-        src: Host,
+        src: Stacked,
         len: usize,
     ) -> Result<SymmetricBuffer<T>> {
         // SAFETY: `src` holds ranks x len elements (checked), alive for the call.
-        self.symmetric(len, |r, copy| {
-            copy.copy_from_slice(unsafe { src.rank(r, len) })
-        })
+        self.staged(
+            src,
+            len,
+            |r| (r * len, 0, len),
+            |r, copy| copy.copy_from_slice(unsafe { src.rank(r, len) }),
+        )
     }
 
     /// Every rank's copy of `ranks x shard`: its own part of `src` at `r shard`, zeros for
     /// the peers' rows the op gathers.
-    fn own_rows(&mut self, src: Host, shard: usize) -> Result<SymmetricBuffer<bf16>> {
+    fn own_rows(&mut self, src: Stacked, shard: usize) -> Result<SymmetricBuffer<bf16>> {
         let ranks = self.ranks();
-        self.symmetric(ranks * shard, |r, copy| {
-            // SAFETY: as in `each_rank`.
-            copy[r * shard..(r + 1) * shard].copy_from_slice(unsafe { src.rank(r, shard) });
-        })
+        self.staged(
+            src,
+            ranks * shard,
+            |r| (r * shard, r * shard, shard),
+            |r, copy| {
+                // SAFETY: as in `each_rank`.
+                copy[r * shard..(r + 1) * shard].copy_from_slice(unsafe { src.rank(r, shard) });
+            },
+        )
     }
 
     /// Every rank's copy is all of `src` (`len` elements): weights every rank holds alike,
     /// the gathered input of a backward pass.
     fn replicated<T: DeviceScalar + Default>(
         &mut self,
-        src: Host,
+        src: Stacked,
         len: usize,
     ) -> Result<SymmetricBuffer<T>> {
         // SAFETY: `src` holds `len` elements (checked), alive for the call.
-        self.symmetric(len, |_, copy| {
-            copy.copy_from_slice(unsafe { src.rank(0, len) })
-        })
+        self.staged(
+            src,
+            len,
+            |_| (0, 0, len),
+            |_, copy| copy.copy_from_slice(unsafe { src.rank(0, len) }),
+        )
     }
 
     fn ranks(&self) -> usize {
         self.world.ranks() as usize
     }
 
-    /// Waits for the world, then copies every rank's copy into `dst`.
+    /// Waits for the world, then copies every rank's copy into `dst` (queued on the ranks'
+    /// stream for a CUDA array: dropping `y` waits for them).
     fn finish<T: DeviceScalar>(&mut self, y: &SymmetricBuffer<T>, dst: Slab) -> Result<()> {
         self.world.synchronize()?;
+        if dst.place != Place::Host {
+            let view = self.view::<T>(dst)?;
+            for (r, copy) in y.ranks().iter().enumerate() {
+                let stream = self
+                    .world
+                    .rank_stream(r as u32)
+                    .expect("a rank of the world");
+                copy_range_from_peer(stream, &view, r * y.len(), copy, 0, y.len())?;
+            }
+            return Ok(());
+        }
         // SAFETY: the output array (ranks x y.len(), checked), writable, alive for the call.
         let dst = unsafe { dst.host_mut::<T>() };
         for (copy, part) in y.ranks().iter().zip(dst.chunks_mut(y.len())) {
@@ -149,24 +213,28 @@ impl World {
     }
 
     /// Waits for the world, then writes into `dst` (float32) the sum of every rank's copy,
-    /// in rank order: the gradient of a weight every rank holds alike.
+    /// in rank order: the gradient of a weight every rank holds alike (summed on the host,
+    /// then uploaded for a CUDA array).
     fn finish_summed<T: DeviceScalar + Default + Into<f32>>(
         &mut self,
         parts: &SymmetricBuffer<T>,
         dst: Slab,
     ) -> Result<()> {
         self.world.synchronize()?;
-        // SAFETY: the output array (parts.len() float32s, checked), writable, alive for the
-        // call.
-        let dst = unsafe { dst.host_mut::<f32>() };
-        dst.fill(0.0);
+        let mut sum = vec![0f32; parts.len()];
         let mut part = vec![T::default(); parts.len()];
         for copy in parts.ranks() {
             copy.download_into(&mut part)?;
-            for (sum, &v) in dst.iter_mut().zip(&part) {
-                *sum += v.into();
+            for (s, &v) in sum.iter_mut().zip(&part) {
+                *s += v.into();
             }
         }
+        if dst.place != Place::Host {
+            return Ok(self.view::<f32>(dst)?.upload(&sum)?);
+        }
+        // SAFETY: the output array (parts.len() float32s, checked), writable, alive for the
+        // call.
+        unsafe { dst.host_mut::<f32>() }.copy_from_slice(&sum);
         Ok(())
     }
 
@@ -266,8 +334,8 @@ enum FusedOp {
 /// A checked fused forward op.
 struct Fused {
     op: FusedOp,
-    x: Host,
-    w: Host,
+    x: Stacked,
+    w: Stacked,
     w_transposed: bool,
     y: (Slab, Elem),
     shape: (usize, usize, usize),
@@ -276,9 +344,9 @@ struct Fused {
 /// A checked backward pass.
 struct Backward {
     of: TpForward,
-    dy: Host,
-    x: Host,
-    w: Host,
+    dy: Stacked,
+    x: Stacked,
+    w: Stacked,
     dx: (Slab, Elem),
     dw: Slab,
     shape: (usize, usize, usize),
@@ -349,6 +417,7 @@ impl World {
                 tp,
                 moe: None,
                 workgroups: workgroups_per_rank,
+                stream: 0,
             })
         })?)
     }
@@ -365,7 +434,8 @@ impl World {
 
     /// `y = AllGather(x) op(w_r)`: `x` `R x m/R x k` (each rank's rows), `w` `R x k x n`
     /// (`R x n x k` when `w_transposed`), `y` `R x m x n` (the same on every rank).
-    #[pyo3(signature = (x, w, y, w_transposed = false))]
+    #[pyo3(signature = (x, w, y, w_transposed = false, stream = 0))]
+    #[allow(clippy::too_many_arguments)]
     fn ag_gemm(
         &mut self,
         py: Python<'_>,
@@ -373,9 +443,15 @@ impl World {
         w: &Bound<'_, PyAny>,
         y: &Bound<'_, PyAny>,
         w_transposed: bool,
+        stream: u64,
     ) -> PyResult<()> {
+        self.stream = stream;
         Ok(guarded(|| {
-            let (x, w, y) = (input(x, "x", 3)?, input(w, "w", 3)?, output(y, "y", 3)?);
+            let (x, w, y) = (
+                self.input(x, "x", 3)?,
+                self.input(w, "w", 3)?,
+                self.output(y, "y", 3)?,
+            );
             let r = check_ranks(self, &[&x, &w, &y])?;
             let (k, n) = weight_dims(&w, w_transposed);
             let m = x.shape[1] * r;
@@ -383,19 +459,20 @@ impl World {
             check_shape(&y, &[("ranks", r), ("m", m), ("n", n)])?;
             let call = Fused {
                 op: FusedOp::AgGemm,
-                x: Host(x.slab()),
-                w: Host(w.slab()),
+                x: Stacked(x.slab()),
+                w: Stacked(w.slab()),
                 w_transposed,
                 y: (y.slab(), y.elem),
                 shape: (m, n, k),
             };
-            py.detach(|| guarded(|| self.fused(call)))
+            py.detach(|| guarded(|| self.use_caller_stream().and_then(|()| self.fused(call))))
         })?)
     }
 
     /// `y_r = ReduceScatter(x_r op(w_r))`: `x` `R x m x k`, `w` `R x k x n` (`R x n x k`
     /// when `w_transposed`), `y` `R x m/R x n`, summed over the ranks in rank order.
-    #[pyo3(signature = (x, w, y, w_transposed = false))]
+    #[pyo3(signature = (x, w, y, w_transposed = false, stream = 0))]
+    #[allow(clippy::too_many_arguments)]
     fn gemm_rs(
         &mut self,
         py: Python<'_>,
@@ -403,18 +480,23 @@ impl World {
         w: &Bound<'_, PyAny>,
         y: &Bound<'_, PyAny>,
         w_transposed: bool,
+        stream: u64,
     ) -> PyResult<()> {
+        self.stream = stream;
         self.reduce(py, FusedOp::GemmRs, x, w, y, w_transposed)
     }
 
     /// `y = AllReduce(x_r w_r)`: `x` `R x m x k`, `w` `R x k x n`, `y` `R x m x n`.
+    #[pyo3(signature = (x, w, y, stream = 0))]
     fn gemm_ar(
         &mut self,
         py: Python<'_>,
         x: &Bound<'_, PyAny>,
         w: &Bound<'_, PyAny>,
         y: &Bound<'_, PyAny>,
+        stream: u64,
     ) -> PyResult<()> {
+        self.stream = stream;
         self.reduce(py, FusedOp::GemmAr, x, w, y, false)
     }
 
@@ -422,6 +504,8 @@ impl World {
     /// forward pass's `x` (`R x m/R x k`, each rank's rows) and `w` (`R x k x n`), writes
     /// `dx = ReduceScatter(dy w_r^T)` (`R x m/R x k`) and `dw = X^T dy` (`R x k x n`,
     /// float32).
+    #[pyo3(signature = (dy, x, w, dx, dw, stream = 0))]
+    #[allow(clippy::too_many_arguments)]
     fn ag_gemm_backward(
         &mut self,
         py: Python<'_>,
@@ -430,7 +514,9 @@ impl World {
         w: &Bound<'_, PyAny>,
         dx: &Bound<'_, PyAny>,
         dw: &Bound<'_, PyAny>,
+        stream: u64,
     ) -> PyResult<()> {
+        self.stream = stream;
         self.backward_of(py, TpForward::AgGemm, [dy, x, w, dx, dw])
     }
 
@@ -438,6 +524,8 @@ impl World {
     /// rank's rows), the forward pass's `x` (`R x m x k`) and `w` (`R x k x n`), writes
     /// `dx = AllGather(dy) w_r^T` (`R x m x k`) and `dw = x_r^T AllGather(dy)` (`R x k x n`,
     /// float32).
+    #[pyo3(signature = (dy, x, w, dx, dw, stream = 0))]
+    #[allow(clippy::too_many_arguments)]
     fn gemm_rs_backward(
         &mut self,
         py: Python<'_>,
@@ -446,24 +534,31 @@ impl World {
         w: &Bound<'_, PyAny>,
         dx: &Bound<'_, PyAny>,
         dw: &Bound<'_, PyAny>,
+        stream: u64,
     ) -> PyResult<()> {
+        self.stream = stream;
         self.backward_of(py, TpForward::GemmRs, [dy, x, w, dx, dw])
     }
 
     /// The MoE layer's forward pass (`kernels::MoeLayer`) on `layer` (`MoeArgs`: the tokens,
     /// weights and options); writes `out` (`R x tokens x hidden`, bfloat16).
+    #[pyo3(signature = (layer, out, stream = 0))]
     fn moe_forward(
         &mut self,
         py: Python<'_>,
         layer: MoeArgs<'_>,
         out: &Bound<'_, PyAny>,
+        stream: u64,
     ) -> PyResult<()> {
+        self.stream = stream;
         Ok(guarded(|| {
-            let layer = moe_inputs(layer, self.ranks(), true, &import)?;
-            let out = import(out, "out", &[Elem::Bf16], 3, true)?;
+            let layer = moe_inputs(layer, self.ranks(), true, &|o, n, e, d, w| {
+                self.import(o, n, e, d, w)
+            })?;
+            let out = self.import(out, "out", &[Elem::Bf16], 3, true)?;
             check_like(&out, &layer.x)?;
             let call = layer.call(MoeWants::Output(out.slab()));
-            py.detach(|| guarded(|| self.moe(call)))
+            py.detach(|| guarded(|| self.use_caller_stream().and_then(|()| self.moe(call))))
         })?)
     }
 
@@ -474,7 +569,7 @@ impl World {
     /// hidden`) and, with a shared expert, `d_shared_w1`, `d_shared_w2`. The bias gets none.
     /// Nothing is kept between calls: the forward pass runs again for the state the backward
     /// pass reads.
-    #[pyo3(signature = (layer, dout, dx, d_router, dw1, dw2, d_shared_w1 = None, d_shared_w2 = None))]
+    #[pyo3(signature = (layer, dout, dx, d_router, dw1, dw2, d_shared_w1 = None, d_shared_w2 = None, stream = 0))]
     #[allow(clippy::too_many_arguments)]
     fn moe_backward(
         &mut self,
@@ -487,9 +582,13 @@ impl World {
         dw2: &Bound<'_, PyAny>,
         d_shared_w1: Option<&Bound<'_, PyAny>>,
         d_shared_w2: Option<&Bound<'_, PyAny>>,
+        stream: u64,
     ) -> PyResult<()> {
+        self.stream = stream;
         Ok(guarded(|| {
-            let layer = moe_inputs(layer, self.ranks(), true, &import)?;
+            let layer = moe_inputs(layer, self.ranks(), true, &|o, n, e, d, w| {
+                self.import(o, n, e, d, w)
+            })?;
             let args = MoeGradientArgs {
                 dout,
                 dx,
@@ -498,16 +597,18 @@ impl World {
                 w2: dw2,
                 shared: (d_shared_w1, d_shared_w2),
             };
-            let g = moe_gradients(&layer, args, Elem::F32, &import)?;
+            let g = moe_gradients(&layer, args, Elem::F32, &|o, n, e, d, w| {
+                self.import(o, n, e, d, w)
+            })?;
             let call = layer.call(MoeWants::Gradients(MoeBackward {
-                dout: Host(g.dout.slab()),
+                dout: Stacked(g.dout.slab()),
                 dx: g.dx.slab(),
                 router: g.router.slab(),
                 w1: g.w1.slab(),
                 w2: g.w2.slab(),
                 shared: g.shared.as_ref().map(|(a, b)| (a.slab(), b.slab())),
             }));
-            py.detach(|| guarded(|| self.moe(call)))
+            py.detach(|| guarded(|| self.use_caller_stream().and_then(|()| self.moe(call))))
         })?)
     }
 
@@ -549,7 +650,11 @@ impl World {
         w_transposed: bool,
     ) -> PyResult<()> {
         Ok(guarded(|| {
-            let (x, w, y) = (input(x, "x", 3)?, input(w, "w", 3)?, output(y, "y", 3)?);
+            let (x, w, y) = (
+                self.input(x, "x", 3)?,
+                self.input(w, "w", 3)?,
+                self.output(y, "y", 3)?,
+            );
             let r = check_ranks(self, &[&x, &w, &y])?;
             let (k, n) = weight_dims(&w, w_transposed);
             let m = x.shape[1];
@@ -566,13 +671,13 @@ impl World {
             }
             let call = Fused {
                 op,
-                x: Host(x.slab()),
-                w: Host(w.slab()),
+                x: Stacked(x.slab()),
+                w: Stacked(w.slab()),
                 w_transposed,
                 y: (y.slab(), y.elem),
                 shape: (m, n, k),
             };
-            py.detach(|| guarded(|| self.fused(call)))
+            py.detach(|| guarded(|| self.use_caller_stream().and_then(|()| self.fused(call))))
         })?)
     }
 
@@ -583,9 +688,13 @@ impl World {
         [dy, x, w, dx, dw]: [&Bound<'_, PyAny>; 5],
     ) -> PyResult<()> {
         Ok(guarded(|| {
-            let (dy, x, w) = (input(dy, "dy", 3)?, input(x, "x", 3)?, input(w, "w", 3)?);
-            let dx = output(dx, "dx", 3)?;
-            let dw = import(dw, "dw", &[Elem::F32], 3, true)?;
+            let (dy, x, w) = (
+                self.input(dy, "dy", 3)?,
+                self.input(x, "x", 3)?,
+                self.input(w, "w", 3)?,
+            );
+            let dx = self.output(dx, "dx", 3)?;
+            let dw = self.import(dw, "dw", &[Elem::F32], 3, true)?;
             let r = check_ranks(self, &[&dy, &x, &w, &dx, &dw])?;
             let (k, n) = weight_dims(&w, false);
             let m = match of {
@@ -607,14 +716,14 @@ impl World {
             check_shape(&dw, &[("ranks", r), ("k", k), ("n", n)])?;
             let call = Backward {
                 of,
-                dy: Host(dy.slab()),
-                x: Host(x.slab()),
-                w: Host(w.slab()),
+                dy: Stacked(dy.slab()),
+                x: Stacked(x.slab()),
+                w: Stacked(w.slab()),
                 dx: (dx.slab(), dx.elem),
                 dw: dw.slab(),
                 shape: (m, n, k),
             };
-            py.detach(|| guarded(|| self.backward(call)))
+            py.detach(|| guarded(|| self.use_caller_stream().and_then(|()| self.backward(call))))
         })?)
     }
 
@@ -718,15 +827,15 @@ impl MoeInputs {
         Moe {
             shape: self.shape,
             options: self.options,
-            x: Host(self.x.slab()),
-            router: Host(self.router.slab()),
-            bias: self.bias.as_ref().map(|b| Host(b.slab())),
-            w1: Host(self.w1.slab()),
-            w2: Host(self.w2.slab()),
+            x: Stacked(self.x.slab()),
+            router: Stacked(self.router.slab()),
+            bias: self.bias.as_ref().map(|b| Stacked(b.slab())),
+            w1: Stacked(self.w1.slab()),
+            w2: Stacked(self.w2.slab()),
             shared: self
                 .shared
                 .as_ref()
-                .map(|(a, b)| (Host(a.slab()), Host(b.slab()))),
+                .map(|(a, b)| (Stacked(a.slab()), Stacked(b.slab()))),
             wants,
         }
     }
@@ -736,12 +845,12 @@ impl MoeInputs {
 struct Moe {
     shape: MoeShape,
     options: MoeOptions,
-    x: Host,
-    router: Host,
-    bias: Option<Host>,
-    w1: Host,
-    w2: Host,
-    shared: Option<(Host, Host)>,
+    x: Stacked,
+    router: Stacked,
+    bias: Option<Stacked>,
+    w1: Stacked,
+    w2: Stacked,
+    shared: Option<(Stacked, Stacked)>,
     wants: MoeWants,
 }
 
@@ -755,7 +864,7 @@ enum MoeWants {
 
 /// The backward part of a MoE call: the output's gradient, and where each gradient goes.
 struct MoeBackward {
-    dout: Host,
+    dout: Stacked,
     dx: Slab,
     /// float32, summed over the ranks (the shared expert's likewise).
     router: Slab,

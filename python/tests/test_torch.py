@@ -98,14 +98,16 @@ def test_numpy_style_gemm_takes_torch_tensors(gen):
         kosmos.gemm(randn(gen, 16, 24).t(), b)
 
 
-def test_fused_ops_forward_and_backward_against_float64(gen):
+@pytest.mark.parametrize("device", DEVICES)
+def test_fused_ops_forward_and_backward_against_float64(gen, device):
     ranks, shard, k, n = 2, 16, 24, 32
     m = ranks * shard
-    world_id = kt.register_world(kosmos.World(ranks))
-    w = randn(gen, ranks, k, n).requires_grad_()
-    x = randn(gen, ranks, shard, k).requires_grad_()
+    world_id = kt.register_world(kosmos.World(ranks, "cuda:0" if device == "cuda" else "cpu"))
+    w = randn(gen, ranks, k, n, device=device).requires_grad_()
+    x = randn(gen, ranks, shard, k, device=device).requires_grad_()
     y = kt.ag_gemm(world_id, x, w)
-    dy = randn(gen, ranks, m, n)
+    assert y.device == x.device
+    dy = randn(gen, ranks, m, n, device=device)
     y.backward(dy.float())
     x64, w64 = x.detach().double().requires_grad_(), w.detach().double().requires_grad_()
     y64 = torch.stack([x64.reshape(m, k) @ w64[r] for r in range(ranks)])
@@ -114,10 +116,10 @@ def test_fused_ops_forward_and_backward_against_float64(gen):
     assert relerr(x.grad, x64.grad) < BF16_TOL and relerr(w.grad, w64.grad) < BF16_TOL
 
     for op in (kt.gemm_rs, kt.gemm_ar):
-        x = randn(gen, ranks, m, k).requires_grad_()
+        x = randn(gen, ranks, m, k, device=device).requires_grad_()
         w.grad = None
         y = op(world_id, x, w)
-        dy = randn(gen, *y.shape)
+        dy = randn(gen, *y.shape, device=device)
         y.backward(dy.float())
         x64 = x.detach().double().requires_grad_()
         w64 = w.detach().double().requires_grad_()
@@ -177,15 +179,18 @@ def test_moe_layer_module_runs_the_layer_and_its_gradients(gen):
         kt.MoELayer(world, hidden, ffn, 7, 2)
 
 
-def test_moe_forward_op_matches_the_numpy_path_bitwise(gen):
+@pytest.mark.parametrize("device", DEVICES)
+def test_moe_forward_op_matches_the_numpy_path_bitwise(gen, device):
+    """The custom op on tensors of `device` against the numpy arrays' path of the same world
+    (on a CUDA world: the tensors staged by device copies, the arrays by uploads)."""
     ranks, experts, tokens, hidden, ffn = 2, 8, 16, 32, 24
-    world = kosmos.World(ranks)
+    world = kosmos.World(ranks, "cuda:0" if device == "cuda" else "cpu")
     args = (randn(gen, ranks, tokens, hidden), randn(gen, experts, hidden, scale=0.7),
             randn(gen, ranks, experts // ranks, 2 * ffn, hidden, scale=0.3),
             randn(gen, ranks, experts // ranks, hidden, ffn, scale=0.3))
     bias = torch.randn(experts, generator=gen) * 0.05
-    got = torch.ops.kosmos.moe_forward(kt.register_world(world), *args, 2, "sigmoid", True,
-                                       bias, 2, 1, 1.5)
+    got = torch.ops.kosmos.moe_forward(kt.register_world(world), *(a.to(device) for a in args),
+                                       2, "sigmoid", True, bias.to(device), 2, 1, 1.5).cpu()
     assert got.dtype == torch.bfloat16 and got.shape == (ranks, tokens, hidden)
     want = world.moe_forward(*(a.view(torch.int16).numpy().view(kosmos._arrays.BFLOAT16)
                                for a in args), topk=2, routing="sigmoid", bias=bias.numpy(),
@@ -270,6 +275,6 @@ def test_cuda_errors_name_the_device(gen):
     a = randn(gen, 16, 8, device="cuda")
     with pytest.raises(ValueError, match="every argument must be on the same device"):
         kosmos.gemm(a, randn(gen, 8, 16))
-    world = kosmos.World(2, "cuda:0")
-    with pytest.raises(ValueError, match="x: in cuda:0; the world ops take host arrays"):
+    world = kosmos.World(2)
+    with pytest.raises(ValueError, match="x: in cuda:0, but the world runs on cpu"):
         world.ag_gemm(randn(gen, 2, 8, 16, device="cuda"), randn(gen, 2, 16, 8))
