@@ -217,3 +217,16 @@ def test_moe_layer_matches_an_emulated_world_bitwise(rng):
     for i in range(2):
         part_sum = np.float32(0) + sum(g["shared"][i].astype(np.float32) for _, g in results)
         assert (bits(part_sum) == bits(want["shared"][i])).all(), f"shared {i}"
+
+
+def test_a_failing_exchange_raises_naming_the_rank():
+    def unreachable(mine):
+        raise RuntimeError("the store is unreachable")
+
+    with pytest.raises(kosmos.KosmosError, match=r"rank 0: the exchange of the world's "
+                       r"processes failed \(join\): .*the store is unreachable"):
+        kosmos.JoinedWorld(0, 2, "cpu", unreachable)
+    with pytest.raises(kosmos.KosmosError, match="the exchange gave 1 messages for 2 ranks"):
+        kosmos.JoinedWorld(1, 2, "cpu", lambda mine: [mine])
+    with pytest.raises(kosmos.KosmosError, match="must return a list of bytes"):
+        kosmos.JoinedWorld(0, 1, "cpu", lambda mine: 7)

@@ -456,10 +456,11 @@ impl World {
     /// same on every rank.
     ///
     /// Each process waits for and reports its own launches ([`World::synchronize`], which
-    /// names the failed waits of every rank it can see); after a failure every process
-    /// synchronizes, and the processes meet (e.g. `torch.distributed.barrier`) before any
-    /// launches again. A buffer must not be dropped while a peer's launch may use it, and
-    /// the processes end the world together ([`World::leave`]).
+    /// names the failed waits of every rank it can see); a failure is reported by every
+    /// process's synchronize, where they meet before the world's abort flag is lowered
+    /// (and `TpOps::recover` / `MoeLayer::recover` meet again after their resets). A buffer
+    /// must not be dropped while a peer's launch may use it, and the processes end the
+    /// world together ([`World::leave`]).
     ///
     /// On the CPU device, whose memory is its process's, the ranks are worlds of one
     /// process on one device (threads standing in for processes: how the protocol is
