@@ -163,6 +163,15 @@ fn ranks_that_diverge_are_errors_naming_the_rank() {
         );
     }
 
+    // A peer whose message is not this protocol's: an error, never a panic.
+    let garbled = |mine: Vec<u8>| -> Result<Vec<Vec<u8>>, String> { Ok(vec![mine, vec![1, 2, 3]]) };
+    let e = World::join(&device, 0, 2, garbled, WorldOptions::default()).unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.contains("rank 1 differs (join): its message #0 is not one of this protocol's"),
+        "{message}"
+    );
+
     // A rank past the world, and another device's memory.
     let lone = |_: Vec<u8>| -> Result<Vec<Vec<u8>>, String> { Err("unreachable".into()) };
     let e = World::join(&device, 2, 2, lone, WorldOptions::default()).unwrap_err();

@@ -85,7 +85,7 @@ impl Joined {
             .u32(kind.len() as u32);
         let mut mine = mine.0;
         mine.extend(kind.as_bytes());
-        let all = joined.gather("join", mine)?;
+        let all = joined.gather("join", mine, 12)?;
         for (r, theirs) in all.iter().enumerate() {
             let said = |at: usize| u32::from_le_bytes(theirs[at..at + 4].try_into().expect("4"));
             let body = joined.body_at();
@@ -118,16 +118,23 @@ impl Joined {
         let mut m = TAG.to_vec();
         m.extend(self.calls.to_le_bytes());
         let mut name = [0u8; 16];
-        name[..what.len()].copy_from_slice(what.as_bytes());
+        let n = what.len().min(name.len());
+        name[..n].copy_from_slice(&what.as_bytes()[..n]);
         m.extend(name);
         Message(m)
     }
 
     /// Exchanges `mine` (made by [`Joined::message`] for `what`) and checks that every
-    /// rank answered, at the same call, for the same purpose.
-    fn gather(&mut self, what: &'static str, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, WorldError> {
+    /// rank answered, at the same call, for the same purpose, with at least the `fixed`
+    /// bytes of fields every such message has (so that reading them cannot fail).
+    fn gather(
+        &mut self,
+        what: &'static str,
+        mine: Vec<u8>,
+        fixed: usize,
+    ) -> Result<Vec<Vec<u8>>, WorldError> {
         let head = mine[..self.body_at()].to_vec();
-        let min_len = mine.len().min(self.body_at());
+        let min_len = self.body_at() + fixed;
         let all = self
             .exchange
             .all_gather(mine)
@@ -149,7 +156,7 @@ impl Joined {
         }
         self.calls += 1;
         for (r, theirs) in all.iter().enumerate() {
-            if theirs.len() < min_len || theirs[..head.len().min(theirs.len())] != head[..] {
+            if theirs.len() < min_len || theirs[..head.len()] != head[..] {
                 let problem = format!(
                     "its message #{} is not one of this protocol's `{what}` messages (every process must join, allocate symmetric buffers and launch kernels in the same order)",
                     self.calls - 1
@@ -181,7 +188,7 @@ impl Joined {
         let handle = own.export()?;
         let mut mine = self.message(WHAT).u64(len).u32(elem).0;
         mine.extend(handle.as_deref().unwrap_or_default());
-        let all = self.gather(WHAT, mine)?;
+        let all = self.gather(WHAT, mine, 12)?;
         let body = self.body_at();
         let device = own.device().clone();
         let mut own = Some(own);
@@ -209,7 +216,7 @@ impl Joined {
     /// Waits until every rank has reached this point (`what`).
     pub(super) fn meet(&mut self, what: &'static str) -> Result<(), WorldError> {
         let mine = self.message(what).0;
-        self.gather(what, mine).map(drop)
+        self.gather(what, mine, 0).map(drop)
     }
 
     /// The workgroups per rank that every rank can keep resident of `kernel` with `block`
@@ -230,7 +237,7 @@ impl Joined {
         }
         const WHAT: &str = "residency";
         let mine = self.message(WHAT).u32(block).u32(resident).0;
-        let all = self.gather(WHAT, mine)?;
+        let all = self.gather(WHAT, mine, 8)?;
         let body = self.body_at();
         let mut fewest = resident;
         for (r, theirs) in all.iter().enumerate() {
