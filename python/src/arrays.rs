@@ -228,6 +228,14 @@ pub fn same_place(arrays: &[&Array]) -> Result<Place> {
     Ok(first.place)
 }
 
+/// `(k, n)` of a weight stored `k x n` in its last two dimensions, or `n x k` when
+/// `transposed` (a rank's weight, or every rank's stacked over a leading axis).
+pub fn weight_dims(w: &Array, transposed: bool) -> (usize, usize) {
+    let d = w.shape.len();
+    let (a, b) = (w.shape[d - 2], w.shape[d - 1]);
+    if transposed { (b, a) } else { (a, b) }
+}
+
 /// `array` has exactly `dims` (names of each dimension for the message).
 pub fn check_shape(array: &Array, dims: &[(&str, usize)]) -> Result<()> {
     let want: Vec<usize> = dims.iter().map(|d| d.1).collect();

@@ -10,21 +10,19 @@
 //! [`JoinedWorld::synchronize`] reports what the kernels recorded), on the CPU device at
 //! once (each call then waits for the world and raises what it reports).
 
-use crate::arrays::{Array, Elem, Place, Want, check_shape};
+use crate::arrays::{Array, Elem, Place, Want, check_shape, weight_dims};
 use crate::errors::{Failure, Result, guarded};
 use crate::moe_args::{MoeArgs, MoeGradientArgs, MoeInputs, moe_gradients, moe_inputs};
-use crate::staging::{Slab, Target, target};
+use crate::staging::{Slab, Target, place_of, target};
+use crate::world::world_options;
 use kernels::{
     Layout, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, TpForward, TpOps, TpOutput,
 };
 use kosmos::bf16;
-use kosmos_runtime::{
-    Buffer, DeviceScalar, DeviceSpec, Exchange, SymmetricBuffer, WorldOptions, copy_range_from_peer,
-};
+use kosmos_runtime::{Buffer, DeviceScalar, Exchange, SymmetricBuffer, copy_range_from_peer};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::collections::HashMap;
-use std::time::Duration;
 
 /// An [`Exchange`] through a Python callable.
 struct PyExchange(Py<PyAny>);
@@ -128,12 +126,6 @@ impl Operands {
             y: (self.y.slab(), self.y.elem),
         }
     }
-}
-
-/// `shape` of a weight stored `k x n`, or `n x k` when transposed, as `(k, n)`.
-fn weight_dims(w: &Array, transposed: bool) -> (usize, usize) {
-    let (a, b) = (w.shape[0], w.shape[1]);
-    if transposed { (b, a) } else { (a, b) }
 }
 
 /// The world of `world`, unless it was closed (a field, so that the others stay free to
@@ -418,27 +410,8 @@ impl JoinedWorld {
         host_wait_seconds: Option<f64>,
     ) -> PyResult<JoinedWorld> {
         Ok(guarded(|| {
-            let place = match DeviceSpec::parse(device)? {
-                DeviceSpec::Cpu => Place::Host,
-                DeviceSpec::Cuda(n) => Place::Cuda(n),
-                DeviceSpec::Hip(n) => {
-                    return Err(Failure::Value(format!(
-                        "device hip:{n}: the Python package runs on the CPU device and CUDA"
-                    )));
-                }
-            };
-            let host_wait_limit = host_wait_seconds
-                .map(|s| {
-                    Duration::try_from_secs_f64(s)
-                        .map_err(|e| Failure::Value(format!("host_wait_seconds = {s}: {e}")))
-                })
-                .transpose()?;
-            let options = WorldOptions {
-                wait_bound,
-                host_wait_limit,
-                ..WorldOptions::default()
-            };
-            let target = target(place)?;
+            let options = world_options(wait_bound, host_wait_seconds)?;
+            let target = target(place_of(device)?)?;
             let exchange = PyExchange(exchange);
             // The exchange takes the interpreter lock itself: joining waits for the peers.
             let world = py.detach(|| {

@@ -10,7 +10,7 @@
 use crate::arrays::{Array, Place};
 use crate::errors::{Failure, Result};
 use kernels::Ops;
-use kosmos_runtime::{Buffer, Device, DeviceScalar, Stream};
+use kosmos_runtime::{Buffer, Device, DeviceScalar, DeviceSpec, Stream};
 use std::sync::Mutex;
 
 /// A device with the kernels loaded on it.
@@ -24,6 +24,17 @@ pub struct Target {
 /// once, buffers and ops compare devices by identity, and cached plans (`plans`) borrow the
 /// ops.
 static TARGETS: Mutex<Vec<&'static Target>> = Mutex::new(Vec::new());
+
+/// The place a world's device string names: `"cpu"`, `"cuda"` or `"cuda:N"`.
+pub fn place_of(device: &str) -> Result<Place> {
+    match DeviceSpec::parse(device)? {
+        DeviceSpec::Cpu => Ok(Place::Host),
+        DeviceSpec::Cuda(n) => Ok(Place::Cuda(n)),
+        DeviceSpec::Hip(n) => Err(Failure::Value(format!(
+            "device hip:{n}: the Python package runs on the CPU device and CUDA"
+        ))),
+    }
+}
 
 /// The device arrays in `place` run on, opened and loaded on first use.
 pub fn target(place: Place) -> Result<&'static Target> {

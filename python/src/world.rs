@@ -8,19 +8,16 @@
 //! naming rank, workgroup and task) and copies the results back (downloads, or device
 //! copies queued on the caller's stream).
 
-use crate::arrays::{Array, Elem, Place, Want, check_shape};
+use crate::arrays::{Array, Elem, Place, Want, check_shape, weight_dims};
 use crate::errors::{Failure, Result, guarded};
 use crate::moe_args::{MoeArgs, MoeGradientArgs, MoeInputs, moe_gradients, moe_inputs};
-use crate::staging::Slab;
+use crate::staging::{Slab, Target, place_of, target};
 use kernels::{
     Layout, MoeForwardPass, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, TpForward,
     TpOps,
 };
 use kosmos::bf16;
-use kosmos_runtime::{
-    Buffer, Device, DeviceKind, DeviceScalar, DeviceSpec, SymmetricBuffer, WorldOptions,
-    copy_range_from_peer,
-};
+use kosmos_runtime::{DeviceScalar, SymmetricBuffer, WorldOptions, copy_range_from_peer};
 use pyo3::prelude::*;
 use std::time::Duration;
 
@@ -28,12 +25,33 @@ use std::time::Duration;
 #[pyclass(module = "kosmos._native")]
 pub struct World {
     world: kosmos_runtime::World,
+    /// The world's device, with the kernels loaded (shared with `gemm`'s arrays there).
+    target: &'static Target,
     tp: TpOps,
     /// The MoE layer of the last shape and options used (it holds buffers for them).
     moe: Option<MoeLayer>,
     workgroups: Option<u32>,
     /// The caller's CUDA stream of the call in progress (0 outside CUDA).
     stream: u64,
+}
+
+/// A world's settings from the Python arguments: the polls of a bounded wait, and how long
+/// the host waits for a launch.
+pub(crate) fn world_options(
+    wait_bound: Option<u32>,
+    host_wait_seconds: Option<f64>,
+) -> Result<WorldOptions> {
+    let host_wait_limit = host_wait_seconds
+        .map(|s| {
+            Duration::try_from_secs_f64(s)
+                .map_err(|e| Failure::Value(format!("host_wait_seconds = {s}: {e}")))
+        })
+        .transpose()?;
+    Ok(WorldOptions {
+        wait_bound,
+        host_wait_limit,
+        ..WorldOptions::default()
+    })
 }
 
 /// An array of the leading-rank-axis form, as the work released from the interpreter lock
@@ -69,11 +87,11 @@ impl World {
             output,
         };
         let a = Array::import(object, want, self.stream)?;
-        let device = self.world.device().to_string();
-        if a.place != Place::Host && a.place.to_string() != device {
+        if a.place != Place::Host && a.place != self.target.place {
             return Err(Failure::Value(format!(
-                "{name}: in {}, but the world runs on {device} (host arrays, or CUDA tensors on its GPU)",
-                a.place
+                "{name}: in {}, but the world runs on {} (host arrays, or CUDA tensors on its GPU)",
+                a.place,
+                self.world.device()
             )));
         }
         Ok(a)
@@ -89,21 +107,11 @@ impl World {
 
     /// Queues the call's launches and device copies on the caller's stream, on a CUDA world.
     fn use_caller_stream(&mut self) -> Result<()> {
-        if self.world.device().kind() == DeviceKind::Cuda {
-            // SAFETY: the Python layer passes the current stream of the world's GPU
-            // (`torch.cuda.current_stream(device).cuda_stream`, or 0: the legacy default
-            // stream), alive for the call and after.
-            let stream = unsafe { self.world.device().borrowed_stream(self.stream)? };
+        if self.target.place != Place::Host {
+            let stream = self.target.stream(self.stream)?;
             self.world.use_stream(0, stream)?;
         }
         Ok(())
-    }
-
-    /// A view of a CUDA array's memory on the world's GPU.
-    fn view<T: DeviceScalar>(&self, s: Slab) -> Result<Buffer<T>> {
-        // SAFETY: a tensor on the world's GPU (checked at import), alive for the call; the
-        // copies using it queue on the caller's stream, in order with its other work.
-        Ok(unsafe { Buffer::borrowed(self.world.device(), s.addr, s.len) }?)
     }
 
     /// A symmetric buffer of `len` elements per rank, and for a CUDA array `src` copies of
@@ -126,7 +134,7 @@ impl World {
                 copy.upload(&host)?;
             }
         } else {
-            let view = self.view::<T>(src.0)?;
+            let view = self.target.view::<T>(src.0)?;
             for (r, copy) in b.ranks().iter().enumerate() {
                 let (from, at, count) = parts(r);
                 let stream = self
@@ -194,7 +202,7 @@ impl World {
     fn finish<T: DeviceScalar>(&mut self, y: &SymmetricBuffer<T>, dst: Slab) -> Result<()> {
         self.world.synchronize()?;
         if dst.place != Place::Host {
-            let view = self.view::<T>(dst)?;
+            let view = self.target.view::<T>(dst)?;
             for (r, copy) in y.ranks().iter().enumerate() {
                 let stream = self
                     .world
@@ -230,7 +238,7 @@ impl World {
             }
         }
         if dst.place != Place::Host {
-            return Ok(self.view::<f32>(dst)?.upload(&sum)?);
+            return Ok(self.target.view::<f32>(dst)?.upload(&sum)?);
         }
         // SAFETY: the output array (parts.len() float32s, checked), writable, alive for the
         // call.
@@ -352,12 +360,6 @@ struct Backward {
     shape: (usize, usize, usize),
 }
 
-/// `shape[1..]` of a weight stored `k x n`, or `n x k` when transposed.
-fn weight_dims(w: &Array, transposed: bool) -> (usize, usize) {
-    let (a, b) = (w.shape[1], w.shape[2]);
-    if transposed { (b, a) } else { (a, b) }
-}
-
 fn check_ranks(world: &World, arrays: &[&Array]) -> Result<usize> {
     let r = world.ranks();
     for a in arrays {
@@ -398,22 +400,13 @@ impl World {
         host_wait_seconds: Option<f64>,
     ) -> PyResult<World> {
         Ok(guarded(|| {
-            let device = Device::open(DeviceSpec::parse(device)?)?;
-            let host_wait_limit = host_wait_seconds
-                .map(|s| {
-                    Duration::try_from_secs_f64(s)
-                        .map_err(|e| Failure::Value(format!("host_wait_seconds = {s}: {e}")))
-                })
-                .transpose()?;
-            let options = WorldOptions {
-                wait_bound,
-                host_wait_limit,
-                ..WorldOptions::default()
-            };
-            let world = kosmos_runtime::World::emulated(&device, ranks, options)?;
+            let target = target(place_of(device)?)?;
+            let options = world_options(wait_bound, host_wait_seconds)?;
+            let world = kosmos_runtime::World::emulated(&target.device, ranks, options)?;
             let tp = TpOps::new(&world)?;
             Ok(World {
                 world,
+                target,
                 tp,
                 moe: None,
                 workgroups: workgroups_per_rank,

@@ -548,11 +548,10 @@ impl World {
             });
         }
         let ranks = self.ranks as usize;
-        let site = self
-            .sites
-            .iter_mut()
-            .find(|s| (s.first_rank..s.first_rank + s.ranks).contains(&rank))
+        let at = self
+            .site_index(rank)
             .ok_or(WorldError::NoSuchRank { rank, ranks })?;
+        let site = &mut self.sites[at];
         if stream.device() != &site.device {
             return Err(Error::WrongDevice {
                 what: "the stream".into(),
@@ -625,9 +624,14 @@ impl World {
     }
 
     fn site_of(&self, rank: u32) -> Option<&Site> {
+        self.site_index(rank).map(|at| &self.sites[at])
+    }
+
+    /// Which site launches rank `rank`.
+    fn site_index(&self, rank: u32) -> Option<usize> {
         self.sites
             .iter()
-            .find(|s| (s.first_rank..s.first_rank + s.ranks).contains(&rank))
+            .position(|s| (s.first_rank..s.first_rank + s.ranks).contains(&rank))
     }
 
     /// Loads `image` on every device of the world (what [`World::launch`] takes).
