@@ -5,6 +5,6 @@ them as torch custom ops with autograd and drop-in parallel linear modules.
 docs/python.md describes the API, the stream and no-copy rules and the errors."""
 
 from kosmos._native import KosmosError, cuda_device_count
-from kosmos._ops import JoinedWorld, World, gemm
+from kosmos._ops import JoinedWorld, SymmetricArray, World, gemm
 
-__all__ = ["JoinedWorld", "KosmosError", "World", "cuda_device_count", "gemm"]
+__all__ = ["JoinedWorld", "KosmosError", "SymmetricArray", "World", "cuda_device_count", "gemm"]

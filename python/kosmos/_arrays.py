@@ -20,8 +20,11 @@ def is_torch(x):
 
 def native(x, name):
     """`x` as the native layer takes it: a torch tensor detached, numpy bfloat16 (ml_dtypes)
-    as its uint16 view, the only bf16 route numpy has; plain uint16 arrays are refused, so
-    bit patterns are never taken for numbers by mistake."""
+    as its uint16 view, the only bf16 route numpy has (plain uint16 arrays are refused, so
+    bit patterns are never taken for numbers by mistake), a symmetric array as its native
+    object."""
+    if hasattr(x, "_symmetric"):
+        return x._symmetric
     if not hasattr(x, "__dlpack__"):
         raise TypeError(
             f"{name}: not a DLPack array (numpy array, torch tensor): got {type(x).__name__}"
@@ -52,10 +55,15 @@ def stream_of(*arrays):
 
 def empty(like, shape, dtype):
     """An uninitialised array of `shape` and `dtype` ("float32" or "bfloat16"), of the kind
-    of `like` (numpy, or torch on its device)."""
+    of `like` (numpy, or torch on its device; a torch tensor on the GPU of a CUDA symmetric
+    array)."""
     if dtype not in DTYPES:
         raise ValueError(f"dtype {dtype!r}: expected one of {DTYPES}")
     if is_torch(like):
+        import torch
+
+        return torch.empty(shape, dtype=getattr(torch, dtype), device=like.device)
+    if hasattr(like, "_symmetric") and like.device != "cpu":
         import torch
 
         return torch.empty(shape, dtype=getattr(torch, dtype), device=like.device)

@@ -163,6 +163,56 @@ class World:
         self._world.recover()
 
 
+class SymmetricArray:
+    """This rank's part of a symmetric buffer of a `JoinedWorld` (`JoinedWorld.empty`): the
+    fused ops use it in place, with no staging copy. On CUDA it is a DLPack producer:
+    `torch.from_dlpack(a)` is a tensor on its memory (a layer's weight, say), and the ops
+    recognise tensors on that memory too. On the CPU device its memory is the interpreter's:
+    pass the array itself, and move data with `copy_` and `numpy`."""
+
+    def __init__(self, symmetric):
+        self._symmetric = symmetric
+
+    def __repr__(self):
+        return repr(self._symmetric)
+
+    @property
+    def shape(self):
+        return tuple(self._symmetric.shape)
+
+    @property
+    def dtype(self):
+        return self._symmetric.dtype
+
+    @property
+    def device(self):
+        """"cpu" (the CPU device) or "cuda:N"."""
+        return self._symmetric.device
+
+    def __dlpack__(self, **kwargs):
+        return self._symmetric.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._symmetric.__dlpack_device__()
+
+    def rows(self, start, stop):
+        """Rows `start:stop` of a 2-D array, on the same memory: e.g. this rank's rows of a
+        gathered `ag_gemm` input, which the op then gathers in place."""
+        return SymmetricArray(self._symmetric.rows(start, stop))
+
+    def copy_(self, src):
+        """Copies `src` (this shape and dtype, where the world runs) into the array; on CUDA
+        queued on the current stream. Gives the array."""
+        self._symmetric.copy_in(native(src, "src"), stream_of(src))
+        return self
+
+    def numpy(self):
+        """The array's contents as a new host array (CPU-device worlds)."""
+        out = empty(None, self.shape, self.dtype)
+        self._symmetric.copy_out(native(out, "dst"), 0)
+        return out
+
+
 class JoinedWorld:
     """This process's rank `rank` of a world of `ranks` processes (one per GPU under
     `torchrun`, or several sharing a GPU), joined through `exchange`: a callable that takes
@@ -198,6 +248,12 @@ class JoinedWorld:
         """Waits for this rank's work and for every process to close, then frees the world
         (collective); the ops refuse to run after."""
         self._world.close()
+
+    def empty(self, shape, dtype="bfloat16"):
+        """A `SymmetricArray` of `shape` and `dtype` ("bfloat16" or "float32"), zero-filled:
+        operands the fused ops use in place. Collective: every process calls it alike; it
+        waits for the world, and gives back the memory of arrays every rank has dropped."""
+        return SymmetricArray(self._world.empty(list(shape), dtype))
 
     def ag_gemm(self, x, w, *, w_transposed=False, out=None, out_dtype="float32",
                 gathered=False):

@@ -376,8 +376,12 @@ class _ParallelLinear(torch.nn.Module):
         self.world = world
         self.world_id = register_world(world)
         self.bf16_out = bf16_out
-        self.weight = torch.nn.Parameter(
-            (torch.randn(weight_shape) / fan_in**0.5).to(torch.bfloat16))
+        weight = (torch.randn(weight_shape) / fan_in**0.5).to(torch.bfloat16)
+        if isinstance(world, JoinedWorld) and world.device != "cpu":
+            # In the world's symmetric memory, where the fused ops read it in place (moving
+            # the module to another device or dtype makes a plain copy, staged per call).
+            weight = torch.from_dlpack(world.empty(weight_shape)).copy_(weight)
+        self.weight = torch.nn.Parameter(weight)
 
 
 def _per_rank(world, shape):

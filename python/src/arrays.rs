@@ -27,7 +27,7 @@ impl Elem {
         }
     }
 
-    fn bytes(self) -> u64 {
+    pub fn bytes(self) -> u64 {
         match self {
             Elem::Bf16 => 2,
             Elem::F32 => 4,
@@ -230,22 +230,39 @@ pub fn same_place(arrays: &[&Array]) -> Result<Place> {
 
 /// `(k, n)` of a weight stored `k x n` in its last two dimensions, or `n x k` when
 /// `transposed` (a rank's weight, or every rank's stacked over a leading axis).
-pub fn weight_dims(w: &Array, transposed: bool) -> (usize, usize) {
-    let d = w.shape.len();
-    let (a, b) = (w.shape[d - 2], w.shape[d - 1]);
+pub fn weight_dims(w: &impl Shaped, transposed: bool) -> (usize, usize) {
+    let shape = w.shape();
+    let d = shape.len();
+    let (a, b) = (shape[d - 2], shape[d - 1]);
     if transposed { (b, a) } else { (a, b) }
 }
 
+/// An argument with a name and a shape: an imported [`Array`], or an operand of a world op.
+pub trait Shaped {
+    fn name(&self) -> &str;
+    fn shape(&self) -> &[usize];
+}
+
+impl Shaped for Array {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+}
+
 /// `array` has exactly `dims` (names of each dimension for the message).
-pub fn check_shape(array: &Array, dims: &[(&str, usize)]) -> Result<()> {
+pub fn check_shape(array: &impl Shaped, dims: &[(&str, usize)]) -> Result<()> {
     let want: Vec<usize> = dims.iter().map(|d| d.1).collect();
-    if array.shape != want {
+    if array.shape() != want {
         let names: Vec<String> = dims.iter().map(|(n, v)| format!("{n}={v}")).collect();
         return Err(Failure::Value(format!(
             "{}: expected shape {want:?} ({}), got {:?}",
-            array.name,
+            array.name(),
             names.join(", "),
-            array.shape
+            array.shape()
         )));
     }
     Ok(())

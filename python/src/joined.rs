@@ -10,10 +10,11 @@
 //! [`JoinedWorld::synchronize`] reports what the kernels recorded), on the CPU device at
 //! once (each call then waits for the world and raises what it reports).
 
-use crate::arrays::{Array, Elem, Place, Want, check_shape, weight_dims};
+use crate::arrays::{Array, Elem, Place, Shaped, Want, check_shape, weight_dims};
 use crate::errors::{Failure, Result, guarded};
 use crate::moe_args::{MoeArgs, MoeGradientArgs, MoeInputs, moe_gradients, moe_inputs};
 use crate::staging::{Slab, Target, place_of, target};
+use crate::symmetric::{Held, Symmetric, SymmetricArray};
 use crate::world::world_options;
 use kernels::{
     Layout, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, TpForward, TpOps, TpOutput,
@@ -23,6 +24,7 @@ use kosmos_runtime::{Buffer, DeviceScalar, Exchange, SymmetricBuffer, copy_range
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// An [`Exchange`] through a Python callable.
 struct PyExchange(Py<PyAny>);
@@ -44,27 +46,38 @@ impl Exchange for PyExchange {
 /// is an exchange between the processes, so a training step's calls find theirs.
 #[derive(Default)]
 struct Pool {
-    bf16: HashMap<(&'static str, usize), SymmetricBuffer<bf16>>,
-    f32: HashMap<(&'static str, usize), SymmetricBuffer<f32>>,
+    bf16: Kept<bf16>,
+    f32: Kept<f32>,
 }
 
 /// Buffers a pool keeps before it gives them all back (with the world synchronized and
 /// the processes met, as freeing memory peers map needs).
 const POOL_LIMIT: usize = 32;
 
-trait Pooled: DeviceScalar {
-    fn of(pool: &mut Pool) -> &mut HashMap<(&'static str, usize), SymmetricBuffer<Self>>;
+type Kept<T> = HashMap<(&'static str, usize), SymmetricBuffer<T>>;
+
+trait Pooled: Symmetric {
+    fn pooled(pool: &mut Pool) -> &mut Kept<Self>;
+    fn in_pool(pool: &Pool) -> &Kept<Self>;
 }
 
 impl Pooled for bf16 {
-    fn of(pool: &mut Pool) -> &mut HashMap<(&'static str, usize), SymmetricBuffer<bf16>> {
+    fn pooled(pool: &mut Pool) -> &mut Kept<bf16> {
         &mut pool.bf16
+    }
+
+    fn in_pool(pool: &Pool) -> &Kept<bf16> {
+        &pool.bf16
     }
 }
 
 impl Pooled for f32 {
-    fn of(pool: &mut Pool) -> &mut HashMap<(&'static str, usize), SymmetricBuffer<f32>> {
+    fn pooled(pool: &mut Pool) -> &mut Kept<f32> {
         &mut pool.f32
+    }
+
+    fn in_pool(pool: &Pool) -> &Kept<f32> {
+        &pool.f32
     }
 }
 
@@ -81,6 +94,9 @@ pub struct JoinedWorld {
     moe: Option<MoeLayer>,
     target: &'static Target,
     pool: Pool,
+    /// The symmetric arrays handed out (`JoinedWorld::empty`), found by address; one the
+    /// caller no longer holds is freed at the next `empty`.
+    symmetric: Vec<Arc<Held>>,
     workgroups: Option<u32>,
 }
 
@@ -102,28 +118,72 @@ fn import(
     Array::import(object, want, stream)
 }
 
-/// A fused op's operands, checked.
-struct Operands {
-    x: Array,
-    w: Array,
-    y: Array,
+/// Where an operand of a fused op is.
+#[derive(Clone)]
+enum Site {
+    /// The caller's memory: staged through a symmetric buffer of the pool.
+    Staged(Slab),
+    /// This world's symmetric array: `len` elements from element `at` of this rank's part.
+    InPlace {
+        held: Arc<Held>,
+        at: usize,
+        len: usize,
+    },
 }
 
-/// The memory of a fused op's operands: what work released from the interpreter lock
-/// holds (the arrays stay with the caller).
-#[derive(Copy, Clone)]
-struct Slabs {
-    x: Slab,
-    w: Slab,
-    y: (Slab, Elem),
+impl Site {
+    /// The symmetric buffer itself when the operand is exactly elements `at..` of a
+    /// symmetric array of `len` elements of `T`: the op then uses it in place.
+    fn fits<T: Symmetric>(&self, at: usize, len: usize) -> Option<&SymmetricBuffer<T>> {
+        match self {
+            Site::InPlace { held, at: a, .. } if *a == at && held.len() == len => T::of(held),
+            _ => None,
+        }
+    }
+}
+
+/// An operand of a fused op, imported and checked.
+struct Operand {
+    name: &'static str,
+    shape: Vec<usize>,
+    elem: Elem,
+    site: Site,
+    /// Keeps the caller's array alive while the op uses its memory.
+    _array: Option<Array>,
+}
+
+impl Shaped for Operand {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+}
+
+/// A fused op's operands, checked.
+struct Operands {
+    x: Operand,
+    w: Operand,
+    y: Operand,
+}
+
+/// Where a fused op's operands are: what work released from the interpreter lock holds
+/// (the arrays stay with the caller).
+#[derive(Clone)]
+struct Sites {
+    x: Site,
+    w: Site,
+    y: (Site, Elem),
 }
 
 impl Operands {
-    fn slabs(&self) -> Slabs {
-        Slabs {
-            x: self.x.slab(),
-            w: self.w.slab(),
-            y: (self.y.slab(), self.y.elem),
+    fn sites(&self) -> Sites {
+        Sites {
+            x: self.x.site.clone(),
+            w: self.w.site.clone(),
+            y: (self.y.site.clone(), self.y.elem),
         }
     }
 }
@@ -141,6 +201,83 @@ impl JoinedWorld {
         self.ranks as usize
     }
 
+    /// Imports an operand of a fused op: one of this world's symmetric arrays, or an
+    /// array whose memory is one (a tensor on it, on CUDA) is used in place, any other
+    /// array staged.
+    fn operand(
+        &self,
+        object: &Bound<'_, PyAny>,
+        name: &'static str,
+        elems: &[Elem],
+        output: bool,
+        stream: u64,
+    ) -> Result<Operand> {
+        if let Ok(s) = object.cast::<SymmetricArray>() {
+            let s = s.get();
+            if !self.symmetric.iter().any(|h| Arc::ptr_eq(h, &s.held)) {
+                return Err(Failure::Value(format!(
+                    "{name}: a symmetric array of another world (or a closed one)"
+                )));
+            }
+            let elem = s.held.elem();
+            if !elems.contains(&elem) {
+                return Err(Failure::Type(format!(
+                    "{name}: expected {} elements, got {}",
+                    elems[0].name(),
+                    elem.name()
+                )));
+            }
+            if s.shape.len() != 2 {
+                return Err(Failure::Value(format!(
+                    "{name}: expected 2 dimensions, got shape {:?}",
+                    s.shape
+                )));
+            }
+            let site = Site::InPlace {
+                held: s.held.clone(),
+                at: s.at,
+                len: s.shape.iter().product(),
+            };
+            return Ok(Operand {
+                name,
+                shape: s.shape.clone(),
+                elem,
+                site,
+                _array: None,
+            });
+        }
+        let a = import(object, name, elems, 2, output, stream)?;
+        self.check_place(&[&a])?;
+        let site = self.in_place(&a).unwrap_or_else(|| Site::Staged(a.slab()));
+        Ok(Operand {
+            name,
+            shape: a.shape.clone(),
+            elem: a.elem,
+            site,
+            _array: Some(a),
+        })
+    }
+
+    /// The symmetric array a CUDA array's memory lies in, if any (host memory never is
+    /// the CPU device's).
+    fn in_place(&self, a: &Array) -> Option<Site> {
+        if a.place == Place::Host {
+            return None;
+        }
+        let size = a.elem.bytes();
+        let bytes = a.len() as u64 * size;
+        self.symmetric.iter().find_map(|held| {
+            let base = held.address(self.rank).ok()?;
+            let end = base + held.len() as u64 * size;
+            let inside = held.elem() == a.elem && a.addr >= base && a.addr + bytes <= end;
+            inside.then(|| Site::InPlace {
+                held: held.clone(),
+                at: ((a.addr - base) / size) as usize,
+                len: a.len(),
+            })
+        })
+    }
+
     /// Refuses an array that is not where the world runs.
     fn check_place(&self, arrays: &[&Array]) -> Result<()> {
         for a in arrays {
@@ -154,9 +291,24 @@ impl JoinedWorld {
         Ok(())
     }
 
+    /// The pool's buffer for an operand at `site` of a symmetric buffer of `len`
+    /// elements, from element `at`, unless the op uses the operand in place.
+    fn buffer_for<T: Pooled>(
+        &mut self,
+        site: &Site,
+        use_: &'static str,
+        at: usize,
+        len: usize,
+    ) -> Result<()> {
+        match site.fits::<T>(at, len) {
+            Some(_) => Ok(()),
+            None => self.buffer::<T>(use_, len),
+        }
+    }
+
     /// The pool's buffer for `use_` of `len` elements, allocated (an exchange) if new.
     fn buffer<T: Pooled>(&mut self, use_: &'static str, len: usize) -> Result<()> {
-        if T::of(&mut self.pool).contains_key(&(use_, len)) {
+        if T::pooled(&mut self.pool).contains_key(&(use_, len)) {
             return Ok(());
         }
         let world = open(&mut self.world)?;
@@ -166,7 +318,7 @@ impl JoinedWorld {
             self.pool = Pool::default();
         }
         let b = world.alloc_symmetric::<T>(len)?;
-        T::of(&mut self.pool).insert((use_, len), b);
+        T::pooled(&mut self.pool).insert((use_, len), b);
         Ok(())
     }
 
@@ -263,6 +415,66 @@ impl<'a> Stage<'a> {
     }
 }
 
+impl Stage<'_> {
+    /// Stages an operand at `src` into this rank's copy of `sym` from element `at`: nothing
+    /// when `sym` is its own memory (a symmetric array used in place).
+    fn stage_in<T: Symmetric>(
+        &self,
+        sym: &SymmetricBuffer<T>,
+        at: usize,
+        src: &Site,
+    ) -> Result<()> {
+        match src {
+            Site::Staged(slab) => self.copy_in(sym, at, *slab),
+            Site::InPlace {
+                held,
+                at: from,
+                len,
+            } => self.between(held, *from, sym, at, *len, true),
+        }
+    }
+
+    /// Copies this rank's copy of `sym` from element `at` out to an operand at `dst`:
+    /// nothing when `sym` is its own memory.
+    fn stage_out<T: Symmetric>(
+        &self,
+        sym: &SymmetricBuffer<T>,
+        at: usize,
+        dst: &Site,
+    ) -> Result<()> {
+        match dst {
+            Site::Staged(slab) => self.copy_out(sym, at, *slab),
+            Site::InPlace { held, at: to, len } => self.between(held, *to, sym, at, *len, false),
+        }
+    }
+
+    /// A device copy of `len` elements between a symmetric array (`held` from element
+    /// `held_at`) and `sym` (from `at`), into `sym` or out of it; none between the same
+    /// elements.
+    fn between<T: Symmetric>(
+        &self,
+        held: &Held,
+        held_at: usize,
+        sym: &SymmetricBuffer<T>,
+        at: usize,
+        len: usize,
+        into_sym: bool,
+    ) -> Result<()> {
+        let part = T::of(held)
+            .expect("element types checked at import")
+            .rank(self.rank)?;
+        let own = sym.rank(self.rank)?;
+        if part.device_ptr() == own.device_ptr() && held_at == at {
+            return Ok(());
+        }
+        let stream = self.stream();
+        Ok(match into_sym {
+            true => copy_range_from_peer(stream, own, at, part, held_at, len),
+            false => copy_range_from_peer(stream, part, held_at, own, at, len),
+        }?)
+    }
+}
+
 /// Which fused forward op.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Op {
@@ -273,40 +485,41 @@ enum Op {
 
 impl JoinedWorld {
     /// Runs a fused forward op: `x` (this rank's rows for the all-gather) and `w` in, `y`
-    /// out, and for the all-gather optionally the gathered input into `gathered`.
+    /// out, and for the all-gather optionally the gathered input into `gathered`. Operands
+    /// that are symmetric arrays of the world's are used in place, the others staged.
     fn fused(
         &mut self,
         op: Op,
-        o: Slabs,
+        o: Sites,
         layout: Layout,
         (m, n, k): (usize, usize, usize),
-        gathered: Option<Slab>,
+        gathered: Option<Site>,
     ) -> Result<()> {
         let (rank, shard) = (self.rank as usize, m / self.ranks());
         let y_rows = if op == Op::GemmRs { shard } else { m };
-        self.buffer::<bf16>("x", m * k)?;
-        self.buffer::<bf16>("w", k * n)?;
-        match o.y.1 {
-            Elem::F32 => self.buffer::<f32>("y", y_rows * n)?,
-            Elem::Bf16 => self.buffer::<bf16>("y", y_rows * n)?,
-        }
-        self.tp.set_workgroups_per_rank(self.workgroups);
-        let world = open(&mut self.world)?;
-        let stage = Stage::new(self.target, world, rank as u32);
-        let (x, w) = (
-            &self.pool.bf16[&("x", m * k)],
-            &self.pool.bf16[&("w", k * n)],
-        );
         let x_at = if op == Op::AgGemm {
             rank * shard * k
         } else {
             0
         };
-        stage.copy_in(x, x_at, o.x)?;
-        stage.copy_in(w, 0, o.w)?;
+        let ((x_len, w_len), y_len) = ((m * k, k * n), y_rows * n);
+        self.buffer_for::<bf16>(&o.x, "x", x_at, x_len)?;
+        self.buffer_for::<bf16>(&o.w, "w", 0, w_len)?;
+        match o.y.1 {
+            Elem::F32 => self.buffer_for::<f32>(&o.y.0, "y", 0, y_len)?,
+            Elem::Bf16 => self.buffer_for::<bf16>(&o.y.0, "y", 0, y_len)?,
+        }
+        self.tp.set_workgroups_per_rank(self.workgroups);
+        let world = open(&mut self.world)?;
+        let stage = Stage::new(self.target, world, rank as u32);
+        let pool = &self.pool;
+        let x = through::<bf16>(pool, &o.x, "x", x_at, x_len);
+        let w = through::<bf16>(pool, &o.w, "w", 0, w_len);
+        stage.stage_in(x, x_at, &o.x)?;
+        stage.stage_in(w, 0, &o.w)?;
         let y: TpOutput<'_> = match o.y.1 {
-            Elem::F32 => (&self.pool.f32[&("y", y_rows * n)]).into(),
-            Elem::Bf16 => (&self.pool.bf16[&("y", y_rows * n)]).into(),
+            Elem::F32 => through::<f32>(pool, &o.y.0, "y", 0, y_len).into(),
+            Elem::Bf16 => through::<bf16>(pool, &o.y.0, "y", 0, y_len).into(),
         };
         match op {
             Op::AgGemm => self.tp.ag_gemm(world, x, w, layout, y, m, n, k)?,
@@ -315,33 +528,44 @@ impl JoinedWorld {
         }
         let stage = Stage::new(self.target, world, rank as u32);
         match o.y.1 {
-            Elem::F32 => stage.copy_out(&self.pool.f32[&("y", y_rows * n)], 0, o.y.0)?,
-            Elem::Bf16 => stage.copy_out(&self.pool.bf16[&("y", y_rows * n)], 0, o.y.0)?,
+            Elem::F32 => stage.stage_out(through::<f32>(pool, &o.y.0, "y", 0, y_len), 0, &o.y.0)?,
+            Elem::Bf16 => {
+                stage.stage_out(through::<bf16>(pool, &o.y.0, "y", 0, y_len), 0, &o.y.0)?
+            }
         }
-        if let Some(g) = gathered {
-            stage.copy_out(x, 0, g)?;
+        if let Some(g) = &gathered {
+            stage.stage_out(x, 0, g)?;
         }
         self.settle()
     }
 
     /// Runs the backward pass of `of`: `dy`, `x` (the gathered input for the all-gather),
-    /// `w` (`k x n`) in; `dx` (bfloat16 or float32) and `dw` (float32) out.
+    /// `w` (`k x n`) in; `dx` (bfloat16 or float32) and `dw` (float32) out. `dy`, `x`, `w`
+    /// and `dx` are used in place when they are symmetric arrays of the world's; `dw` is
+    /// always staged (the local GEMM writing it takes its buffer mutably).
     fn backward(
         &mut self,
         of: TpForward,
-        [dy, x, w, dx, dw]: [Slab; 5],
+        [dy, x, w, dx, dw]: [Site; 5],
         dx_elem: Elem,
         (m, n, k): (usize, usize, usize),
     ) -> Result<()> {
         let (rank, shard) = (self.rank as usize, m / self.ranks());
         let dx_rows = if of == TpForward::AgGemm { shard } else { m };
-        self.buffer::<bf16>("dy", m * n)?;
-        self.buffer::<bf16>("x", m * k)?;
-        self.buffer::<bf16>("w", k * n)?;
+        // The reduce-scatter's dy is this rank's rows of the gathered dy.
+        let dy_at = if of == TpForward::GemmRs {
+            rank * shard * n
+        } else {
+            0
+        };
+        let dx_len = dx_rows * k;
+        self.buffer_for::<bf16>(&dy, "dy", dy_at, m * n)?;
+        self.buffer_for::<bf16>(&x, "x", 0, m * k)?;
+        self.buffer_for::<bf16>(&w, "w", 0, k * n)?;
         self.buffer::<f32>("dw", k * n)?;
         match dx_elem {
-            Elem::F32 => self.buffer::<f32>("dx", dx_rows * k)?,
-            Elem::Bf16 => self.buffer::<bf16>("dx", dx_rows * k)?,
+            Elem::F32 => self.buffer_for::<f32>(&dx, "dx", 0, dx_len)?,
+            Elem::Bf16 => self.buffer_for::<bf16>(&dx, "dx", 0, dx_len)?,
         }
         self.tp.set_workgroups_per_rank(self.workgroups);
         let mut dw_sym = self
@@ -352,20 +576,16 @@ impl JoinedWorld {
         let result = (|| {
             let world = open(&mut self.world)?;
             let stage = Stage::new(self.target, world, rank as u32);
-            let b = &self.pool.bf16;
-            let (dy_sym, x_sym, w_sym) = (&b[&("dy", m * n)], &b[&("x", m * k)], &b[&("w", k * n)]);
-            // The reduce-scatter's dy is this rank's rows of the gathered dy.
-            let dy_at = if of == TpForward::GemmRs {
-                rank * shard * n
-            } else {
-                0
-            };
-            stage.copy_in(dy_sym, dy_at, dy)?;
-            stage.copy_in(x_sym, 0, x)?;
-            stage.copy_in(w_sym, 0, w)?;
+            let pool = &self.pool;
+            let dy_sym = through::<bf16>(pool, &dy, "dy", dy_at, m * n);
+            let x_sym = through::<bf16>(pool, &x, "x", 0, m * k);
+            let w_sym = through::<bf16>(pool, &w, "w", 0, k * n);
+            stage.stage_in(dy_sym, dy_at, &dy)?;
+            stage.stage_in(x_sym, 0, &x)?;
+            stage.stage_in(w_sym, 0, &w)?;
             let dx_out: TpOutput<'_> = match dx_elem {
-                Elem::F32 => (&self.pool.f32[&("dx", dx_rows * k)]).into(),
-                Elem::Bf16 => (&self.pool.bf16[&("dx", dx_rows * k)]).into(),
+                Elem::F32 => through::<f32>(pool, &dx, "dx", 0, dx_len).into(),
+                Elem::Bf16 => through::<bf16>(pool, &dx, "dx", 0, dx_len).into(),
             };
             self.tp.backward(
                 world,
@@ -379,15 +599,30 @@ impl JoinedWorld {
             )?;
             let stage = Stage::new(self.target, world, rank as u32);
             match dx_elem {
-                Elem::F32 => stage.copy_out(&self.pool.f32[&("dx", dx_rows * k)], 0, dx)?,
-                Elem::Bf16 => stage.copy_out(&self.pool.bf16[&("dx", dx_rows * k)], 0, dx)?,
+                Elem::F32 => stage.stage_out(through::<f32>(pool, &dx, "dx", 0, dx_len), 0, &dx)?,
+                Elem::Bf16 => {
+                    stage.stage_out(through::<bf16>(pool, &dx, "dx", 0, dx_len), 0, &dx)?
+                }
             }
-            stage.copy_out(&dw_sym, 0, dw)
+            stage.stage_out(&dw_sym, 0, &dw)
         })();
         self.pool.f32.insert(("dw", k * n), dw_sym);
         result?;
         self.settle()
     }
+}
+
+/// The buffer an operand at `site` is used through: its symmetric array when it fits
+/// ([`Site::fits`]), else the pool's for `use_` (made by [`JoinedWorld::buffer_for`]).
+fn through<'a, T: Pooled>(
+    pool: &'a Pool,
+    site: &'a Site,
+    use_: &'static str,
+    at: usize,
+    len: usize,
+) -> &'a SymmetricBuffer<T> {
+    site.fits::<T>(at, len)
+        .unwrap_or_else(|| &T::in_pool(pool)[&(use_, len)])
 }
 
 #[pymethods]
@@ -427,6 +662,7 @@ impl JoinedWorld {
                 moe: None,
                 target,
                 pool: Pool::default(),
+                symmetric: Vec::new(),
                 workgroups: workgroups_per_rank,
             })
         })?)
@@ -470,18 +706,17 @@ impl JoinedWorld {
             check_shape(&o.y, &[("m", m), ("n", n)])?;
             let gathered = gathered
                 .map(|g| {
-                    let g = import(g, "gathered", &[Elem::Bf16], 2, true, stream)?;
-                    self.check_place(&[&g])?;
+                    let g = self.operand(g, "gathered", &[Elem::Bf16], true, stream)?;
                     check_shape(&g, &[("m", m), ("k", k)])?;
                     Ok::<_, Failure>(g)
                 })
                 .transpose()?;
             let layout = if w_transposed { Layout::T } else { Layout::N };
-            let (slabs, gathered) = (o.slabs(), gathered.as_ref().map(Array::slab));
+            let (sites, gathered) = (o.sites(), gathered.as_ref().map(|g| g.site.clone()));
             py.detach(|| {
                 guarded(|| {
                     self.use_stream(stream)?;
-                    self.fused(Op::AgGemm, slabs, layout, (m, n, k), gathered)
+                    self.fused(Op::AgGemm, sites, layout, (m, n, k), gathered)
                 })
             })
         })?)
@@ -637,6 +872,57 @@ impl JoinedWorld {
                     self.use_stream(stream)?;
                     self.moe(call)
                 })
+            })
+        })?)
+    }
+
+    /// A symmetric array of `shape` and `dtype` (`"bfloat16"` or `"float32"`, zero-filled):
+    /// this rank's part of a buffer every rank allocates, which the fused ops use in place
+    /// (no staging copy) when given it, or on CUDA a tensor on its memory. Collective:
+    /// every process calls it alike; it waits for the world first, and gives back the
+    /// memory of arrays no longer held (on every rank, as the processes drop them alike).
+    #[pyo3(signature = (shape, dtype = "bfloat16"))]
+    fn empty(
+        &mut self,
+        py: Python<'_>,
+        shape: Vec<usize>,
+        dtype: &str,
+    ) -> PyResult<SymmetricArray> {
+        Ok(guarded(|| {
+            let elem = match dtype {
+                "bfloat16" => Elem::Bf16,
+                "float32" => Elem::F32,
+                d => {
+                    return Err(Failure::Value(format!(
+                        "dtype {d:?}: expected \"bfloat16\" or \"float32\""
+                    )));
+                }
+            };
+            let len = shape
+                .iter()
+                .try_fold(1usize, |n, &d| n.checked_mul(d))
+                .ok_or_else(|| Failure::Value(format!("shape {shape:?}: too many elements")))?;
+            let held = py.detach(|| {
+                guarded(|| {
+                    let world = open(&mut self.world)?;
+                    // No launch of any rank is in flight past this meeting, so the memory
+                    // of arrays every rank dropped can go.
+                    world.synchronize()?;
+                    world.meet()?;
+                    self.symmetric.retain(|h| Arc::strong_count(h) > 1);
+                    Ok(Arc::new(match elem {
+                        Elem::Bf16 => Held::Bf16(world.alloc_symmetric(len)?),
+                        Elem::F32 => Held::F32(world.alloc_symmetric(len)?),
+                    }))
+                })
+            })?;
+            self.symmetric.push(held.clone());
+            Ok(SymmetricArray {
+                held,
+                at: 0,
+                shape,
+                rank: self.rank,
+                target: self.target,
             })
         })?)
     }
@@ -866,13 +1152,11 @@ impl JoinedWorld {
         y: &Bound<'_, PyAny>,
         stream: u64,
     ) -> Result<Operands> {
-        let o = Operands {
-            x: import(x, "x", &[Elem::Bf16], 2, false, stream)?,
-            w: import(w, "w", &[Elem::Bf16], 2, false, stream)?,
-            y: import(y, "y", &[Elem::F32, Elem::Bf16], 2, true, stream)?,
-        };
-        self.check_place(&[&o.x, &o.w, &o.y])?;
-        Ok(o)
+        Ok(Operands {
+            x: self.operand(x, "x", &[Elem::Bf16], false, stream)?,
+            w: self.operand(w, "w", &[Elem::Bf16], false, stream)?,
+            y: self.operand(y, "y", &[Elem::F32, Elem::Bf16], true, stream)?,
+        })
     }
 
     fn reduce(
@@ -901,11 +1185,11 @@ impl JoinedWorld {
             };
             check_shape(&o.y, &[("rows", rows), ("n", n)])?;
             let layout = if w_transposed { Layout::T } else { Layout::N };
-            let slabs = o.slabs();
+            let sites = o.sites();
             py.detach(|| {
                 guarded(|| {
                     self.use_stream(stream)?;
-                    self.fused(op, slabs, layout, (m, n, k), None)
+                    self.fused(op, sites, layout, (m, n, k), None)
                 })
             })
         })?)
@@ -919,11 +1203,10 @@ impl JoinedWorld {
         stream: u64,
     ) -> PyResult<()> {
         Ok(guarded(|| {
-            let input = |o, name| import(o, name, &[Elem::Bf16], 2, false, stream);
+            let input = |o, name| self.operand(o, name, &[Elem::Bf16], false, stream);
             let (dy, x, w) = (input(dy, "dy")?, input(x, "x")?, input(w, "w")?);
-            let dx = import(dx, "dx", &[Elem::F32, Elem::Bf16], 2, true, stream)?;
-            let dw = import(dw, "dw", &[Elem::F32], 2, true, stream)?;
-            self.check_place(&[&dy, &x, &w, &dx, &dw])?;
+            let dx = self.operand(dx, "dx", &[Elem::F32, Elem::Bf16], true, stream)?;
+            let dw = self.operand(dw, "dw", &[Elem::F32], true, stream)?;
             let (m, k) = (x.shape[0], x.shape[1]);
             let n = w.shape[1];
             if !m.is_multiple_of(self.ranks()) {
@@ -941,12 +1224,12 @@ impl JoinedWorld {
             check_shape(&dy, &[("rows", dy_rows), ("n", n)])?;
             check_shape(&dx, &[("rows", dx_rows), ("k", k)])?;
             check_shape(&dw, &[("k", k), ("n", n)])?;
-            let slabs = [&dy, &x, &w, &dx, &dw].map(Array::slab);
+            let sites = [&dy, &x, &w, &dx, &dw].map(|o| o.site.clone());
             let dx_elem = dx.elem;
             py.detach(|| {
                 guarded(|| {
                     self.use_stream(stream)?;
-                    self.backward(of, slabs, dx_elem, (m, n, k))
+                    self.backward(of, sites, dx_elem, (m, n, k))
                 })
             })
         })?)

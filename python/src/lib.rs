@@ -8,7 +8,8 @@
 //! - `World` runs the fused tensor-parallel ops and the MoE layer on ranks emulated on one
 //!   device, over host arrays stacked by rank (`world`).
 //! - `JoinedWorld` is this process's rank of a world of processes (one per GPU under
-//!   `torchrun`), running the fused ops on the rank's own arrays (`joined`).
+//!   `torchrun`), running the fused ops on the rank's own arrays (`joined`), in place on
+//!   its symmetric arrays (`symmetric`).
 //! - Every failure is a Python exception with the Rust message, panics included (`errors`).
 
 mod arrays;
@@ -18,6 +19,7 @@ mod joined;
 mod moe_args;
 mod plans;
 mod staging;
+mod symmetric;
 mod world;
 
 use pyo3::prelude::*;
@@ -35,6 +37,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gemm::gemm, m)?)?;
     m.add_class::<world::World>()?;
     m.add_class::<joined::JoinedWorld>()?;
+    m.add_class::<symmetric::SymmetricArray>()?;
     m.add_function(wrap_pyfunction!(cuda_device_count, m)?)?;
     Ok(())
 }

@@ -121,6 +121,74 @@ def test_backward_passes(rng, ranks, shard, n, k):
         assert relerr(dw_rs, f64(x).T @ f64(dys[0])) < F32_TOL, f"rank {r}"
 
 
+@pytest.mark.parametrize("ranks,shard,n,k", CASES)
+def test_symmetric_arrays_are_used_in_place(rng, ranks, shard, n, k):
+    m = ranks * shard
+    x, ws, dys = bf16(rng, m, k), bf16(rng, ranks, k, n), bf16(rng, ranks, m, n)
+
+    def body(world, r):
+        rows = slice(r * shard, (r + 1) * shard)
+        # ag_gemm gathers into the symmetric input itself: its peers' rows arrive there.
+        gathered = world.empty((m, k))
+        own = gathered.rows(rows.start, rows.stop).copy_(x[rows])
+        w = world.empty((k, n)).copy_(ws[r])
+        y = world.empty((m, n), "float32").copy_(poisoned((m, n), np.float32))
+        assert world.ag_gemm(own, w, out=y) is y
+        # gemm_rs: symmetric input, weight and result.
+        x_sym = world.empty((m, k)).copy_(x)
+        y_rs = world.empty((shard, n), "bfloat16").copy_(poisoned((shard, n), BF16))
+        world.gemm_rs(x_sym, w, out=y_rs)
+        # gemm_rs's backward gathers dy into the symmetric array of which it gets a rank's rows.
+        dy = world.empty((m, n))
+        dy.rows(rows.start, rows.stop).copy_(dys[0][rows])
+        dx, dw = world.gemm_rs_backward(dy.rows(rows.start, rows.stop), x_sym, w)
+        return gathered.numpy(), y.numpy(), y_rs.numpy(), dy.numpy(), dx, dw
+
+    results = on_ranks(ranks, body)
+    total = sum(f64(x) @ f64(ws[r]) for r in range(ranks))
+    for r, (gathered, y, y_rs, dy, dx, dw) in enumerate(results):
+        assert (gathered.view(np.uint16) == x.view(np.uint16)).all(), f"rank {r}"
+        assert relerr(y, f64(x) @ f64(ws[r])) < F32_TOL, f"ag_gemm rank {r}"
+        assert relerr(y_rs, total[r * shard:(r + 1) * shard]) < BF16_TOL, f"gemm_rs rank {r}"
+        assert (dy.view(np.uint16) == dys[0].view(np.uint16)).all(), f"rank {r}"
+        assert relerr(dx, f64(dys[0]) @ f64(ws[r]).T) < F32_TOL, f"dx rank {r}"
+        assert relerr(dw, f64(x).T @ f64(dys[0])) < F32_TOL, f"dw rank {r}"
+
+
+def test_symmetric_arrays_refuse_misuse(rng):
+    def body(world, r):
+        a = world.empty((16, 24))
+        messages = []
+        for call, error in [
+            (lambda: world.empty((4, 4), "float16"), ValueError),
+            (lambda: a.rows(8, 20), ValueError),
+            (lambda: a.copy_(bf16(rng, 16, 8)), ValueError),
+            (lambda: world.gemm_ar(bf16(rng, 16, 24), world.empty((24, 8), "float32")),
+             TypeError),
+            (lambda: a.__dlpack__(), TypeError),
+        ]:
+            with pytest.raises(error) as info:
+                call()
+            messages.append(str(info.value))
+        return messages, a
+
+    results = on_ranks(2, body)
+    for messages, _ in results:
+        assert "float16" in messages[0], messages[0]
+        assert "outside" in messages[1], messages[1]
+        assert "shape" in messages[2], messages[2]
+        assert messages[3].startswith("w: expected bfloat16"), messages[3]
+        assert "interpreter" in messages[4], messages[4]
+
+    # An array of one world is not an operand of another.
+    def foreign(world, r):
+        with pytest.raises(ValueError, match="another world"):
+            world.gemm_ar(bf16(rng, 16, 24), results[r][1])
+        return True
+
+    assert on_ranks(2, foreign) == [True, True]
+
+
 def test_bad_input_raises_before_launch(rng):
     x, w = bf16(rng, 16, 24), bf16(rng, 24, 16)
 

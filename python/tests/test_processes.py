@@ -1,6 +1,7 @@
 """A world of two processes sharing one GPU (`kosmos.torch.join_process_group` over a gloo
 process group; their symmetric buffers mapped through CUDA IPC handles): the fused ops on
-each rank's own CUDA tensors against float64 references of the whole world, the parallel
+each rank's own CUDA tensors against float64 references of the whole world (staged, and on
+symmetric arrays in place), the parallel
 linear layers' forward and backward passes against torch autograd, the MoE layer's
 against an emulated world on the same GPU (bitwise), and a `torch.compile` trace. Needs torch and a CUDA GPU; skipped, with the reason shown, elsewhere (the
 same protocol runs on the CPU device with threads for processes in test_joined.py)."""
@@ -59,7 +60,18 @@ def _worker(rank, init_file, seed):
     _check(f"gemm_rs rank {rank}", y_rs, sum(ref)[own], BF16_TOL)
     _check(f"gemm_ar rank {rank}", y_ar, sum(ref), F32_TOL)
 
-    # A Megatron MLP block without the activation: column- then row-parallel.
+    # Symmetric arrays used in place: ag_gemm gathers into the array whose rows this rank
+    # filled, and reads the weight where it is.
+    g_sym = torch.from_dlpack(world.empty((m, k)))
+    g_sym[own].copy_(xs[0][own].cuda())
+    w_sym = torch.from_dlpack(world.empty((k, n))).copy_(w)
+    y_sym = world.ag_gemm(g_sym[own], w_sym)
+    world.synchronize()
+    assert torch.equal(g_sym.cpu(), xs[0]), f"rank {rank}: not gathered in place"
+    _check(f"in-place ag_gemm rank {rank}", y_sym, xs[0].double() @ ws[rank].double(), F32_TOL)
+
+    # A Megatron MLP block without the activation: column- then row-parallel (their
+    # weights in symmetric memory).
     hidden = 2 * n
     torch.manual_seed(seed + 1 + rank)
     col = kt.ColumnParallelLinear(world, k, hidden).cuda()
