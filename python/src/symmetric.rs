@@ -16,7 +16,7 @@ use dlpark::ffi::{
 };
 use dlpark::metadata::Dynamic;
 use dlpark::python::producer::{DlpackExporter, ExportRequest, export_dlpack};
-use dlpark::{DlpackFlags, Managed, ManagedTensorBase};
+use dlpark::{DlpackFlags, Managed, ManagedTensorBase, OpaqueContext};
 use kosmos::bf16;
 use kosmos_runtime::{Buffer, DeviceScalar, SymmetricBuffer, copy_range_from_peer};
 use pyo3::prelude::*;
@@ -76,6 +76,37 @@ impl Symmetric for f32 {
     }
 }
 
+/// A managed DLPack tensor of `shape` (compact strides) and `elem`s at `data` on
+/// `device`, whose consumer drops `ctx` when done with it.
+///
+/// # Safety
+///
+/// `data` holds the tensor's elements on `device`, alive while `ctx` is.
+unsafe fn dlpack_tensor<M: ManagedTensorBase>(
+    data: u64,
+    device: DLDevice,
+    elem: Elem,
+    shape: &[usize],
+    ctx: impl OpaqueContext,
+) -> Result<Managed<M>> {
+    let (code, bits) = match elem {
+        Elem::Bf16 => (DLDataTypeCode::BFLOAT, 16),
+        Elem::F32 => (DLDataTypeCode::FLOAT, 32),
+    };
+    let mut t: dynamic::Initialized<M> = Dynamic::compact(shape.to_vec())
+        .initialize_as(ctx)
+        .map_err(|e| Failure::Value(format!("DLPack export: {e}")))?;
+    t.set_data(data as *mut std::ffi::c_void)
+        .set_device(device)
+        .set_dtype(DLDataType {
+            code,
+            bits,
+            lanes: 1,
+        });
+    // SAFETY: the caller's; `Dynamic::compact` wrote the shape and strides.
+    Ok(unsafe { t.finish() })
+}
+
 /// One rank's view of a symmetric buffer of a joined world, shaped.
 #[pyclass(module = "kosmos._native", frozen)]
 pub struct SymmetricArray {
@@ -105,31 +136,13 @@ impl SymmetricArray {
 
     /// A fresh managed tensor on this rank's part, keeping the buffer alive.
     fn managed<M: ManagedTensorBase>(&self) -> PyResult<Managed<M>> {
-        let device = self.dl_device()?;
-        let dtype = match self.held.elem() {
-            Elem::Bf16 => DLDataType {
-                code: DLDataTypeCode::BFLOAT,
-                bits: 16,
-                lanes: 1,
-            },
-            Elem::F32 => DLDataType {
-                code: DLDataTypeCode::FLOAT,
-                bits: 32,
-                lanes: 1,
-            },
-        };
         let bytes = self.held.elem().bytes();
         let data = self.held.address(self.rank)? + self.at as u64 * bytes;
-        let mut t: dynamic::Initialized<M> = Dynamic::compact(self.shape.clone())
-            .initialize_as(Box::new(self.held.clone()))
-            .map_err(|e| Failure::Value(format!("DLPack export: {e}")))?;
-        t.set_data(data as *mut std::ffi::c_void)
-            .set_device(device)
-            .set_dtype(dtype);
-        // SAFETY: the data is this rank's part, `shape` elements long (checked when the
-        // array was made), kept alive by the context until the consumer drops it; compact
-        // strides were written by `Dynamic::compact`.
-        Ok(unsafe { t.finish() })
+        let ctx = Box::new(self.held.clone());
+        // SAFETY: the data is this rank's part from element `at`, `shape` elements long
+        // (checked when the array was made), and the context keeps it alive until the
+        // consumer drops the tensor.
+        Ok(unsafe { dlpack_tensor(data, self.dl_device()?, self.held.elem(), &self.shape, ctx) }?)
     }
 
     /// Copies between `array` and this rank's part: `into` the part, or out of it.
@@ -297,5 +310,42 @@ impl SymmetricArray {
             self.rank,
             self.target.device
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exported_tensors_describe_the_memory_and_keep_their_context() {
+        let data = [0f32; 12];
+        let alive = Arc::new(());
+        let t: Managed<DLManagedTensorVersioned> = unsafe {
+            dlpack_tensor(
+                data.as_ptr() as u64,
+                DLDevice::CPU,
+                Elem::F32,
+                &[3, 4],
+                Box::new(alive.clone()),
+            )
+        }
+        .unwrap();
+        let view = t.validate().unwrap();
+        assert_eq!(view.shape(), &[3, 4]);
+        assert_eq!(view.strides(), Some(&[4i64, 1][..]));
+        assert_eq!(view.data_ptr(), data.as_ptr().cast());
+        let dtype = view.dtype();
+        assert_eq!(
+            (dtype.code, dtype.bits, dtype.lanes),
+            (DLDataTypeCode::FLOAT, 32, 1)
+        );
+        assert_eq!(Arc::strong_count(&alive), 2);
+        drop(t);
+        assert_eq!(
+            Arc::strong_count(&alive),
+            1,
+            "the consumer's drop frees the context"
+        );
     }
 }
