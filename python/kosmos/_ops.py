@@ -30,7 +30,8 @@ def _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups, topk_g
     shared_w1, shared_w2 = shared if shared is not None else (None, None)
     return dict(x=native(x, "x"), router=native(router, "router"), w1=native(w1, "w1"),
                 w2=native(w2, "w2"), topk=topk, routing=routing, normalize=normalize,
-                bias=bias, groups=groups, topk_groups=topk_groups, scale=scale,
+                bias=None if bias is None else native(bias, "bias"), groups=groups,
+                topk_groups=topk_groups, scale=scale,
                 shared_w1=None if shared_w1 is None else native(shared_w1, "shared_w1"),
                 shared_w2=None if shared_w2 is None else native(shared_w2, "shared_w2"),
                 capacity=capacity)

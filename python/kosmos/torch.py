@@ -370,18 +370,23 @@ def _moe_grad(ctx, dout):
 moe_forward.register_autograd(_moe_grad, setup_context=_moe_setup)
 
 
+def _weight(world, shape, fan_in):
+    """A bfloat16 parameter of `shape`, random with variance `1 / fan_in`; on a joined CUDA
+    world in its symmetric memory, where the fused ops read it in place (moving the module
+    to another device or dtype makes a plain copy, staged per call)."""
+    weight = (torch.randn(shape) / fan_in**0.5).to(torch.bfloat16)
+    if isinstance(world, JoinedWorld) and world.device != "cpu":
+        weight = torch.from_dlpack(world.empty(shape)).copy_(weight)
+    return torch.nn.Parameter(weight)
+
+
 class _ParallelLinear(torch.nn.Module):
     def __init__(self, world, weight_shape, fan_in, bf16_out):
         super().__init__()
         self.world = world
         self.world_id = register_world(world)
         self.bf16_out = bf16_out
-        weight = (torch.randn(weight_shape) / fan_in**0.5).to(torch.bfloat16)
-        if isinstance(world, JoinedWorld) and world.device != "cpu":
-            # In the world's symmetric memory, where the fused ops read it in place (moving
-            # the module to another device or dtype makes a plain copy, staged per call).
-            weight = torch.from_dlpack(world.empty(weight_shape)).copy_(weight)
-        self.weight = torch.nn.Parameter(weight)
+        self.weight = _weight(world, weight_shape, fan_in)
 
 
 def _per_rank(world, shape):
@@ -449,7 +454,7 @@ class MoELayer(torch.nn.Module):
                             topk_groups=topk_groups, scale=scale, capacity=capacity)
 
         def weight(*shape, fan_in):
-            return torch.nn.Parameter((torch.randn(shape) / fan_in**0.5).to(torch.bfloat16))
+            return _weight(world, shape, fan_in)
 
         local = experts // world.ranks
         self.router = weight(experts, hidden, fan_in=hidden)

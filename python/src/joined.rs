@@ -209,6 +209,7 @@ impl JoinedWorld {
         object: &Bound<'_, PyAny>,
         name: &'static str,
         elems: &[Elem],
+        ndim: usize,
         output: bool,
         stream: u64,
     ) -> Result<Operand> {
@@ -227,9 +228,9 @@ impl JoinedWorld {
                     elem.name()
                 )));
             }
-            if s.shape.len() != 2 {
+            if s.shape.len() != ndim {
                 return Err(Failure::Value(format!(
-                    "{name}: expected 2 dimensions, got shape {:?}",
+                    "{name}: expected {ndim} dimensions, got shape {:?}",
                     s.shape
                 )));
             }
@@ -246,7 +247,7 @@ impl JoinedWorld {
                 _array: None,
             });
         }
-        let a = import(object, name, elems, 2, output, stream)?;
+        let a = import(object, name, elems, ndim, output, stream)?;
         self.check_place(&[&a])?;
         let site = self.in_place(&a).unwrap_or_else(|| Site::Staged(a.slab()));
         Ok(Operand {
@@ -295,12 +296,12 @@ impl JoinedWorld {
     /// elements, from element `at`, unless the op uses the operand in place.
     fn buffer_for<T: Pooled>(
         &mut self,
-        site: &Site,
+        site: Option<&Site>,
         use_: &'static str,
         at: usize,
         len: usize,
     ) -> Result<()> {
-        match site.fits::<T>(at, len) {
+        match site.and_then(|s| s.fits::<T>(at, len)) {
             Some(_) => Ok(()),
             None => self.buffer::<T>(use_, len),
         }
@@ -503,23 +504,23 @@ impl JoinedWorld {
             0
         };
         let ((x_len, w_len), y_len) = ((m * k, k * n), y_rows * n);
-        self.buffer_for::<bf16>(&o.x, "x", x_at, x_len)?;
-        self.buffer_for::<bf16>(&o.w, "w", 0, w_len)?;
+        self.buffer_for::<bf16>(Some(&o.x), "x", x_at, x_len)?;
+        self.buffer_for::<bf16>(Some(&o.w), "w", 0, w_len)?;
         match o.y.1 {
-            Elem::F32 => self.buffer_for::<f32>(&o.y.0, "y", 0, y_len)?,
-            Elem::Bf16 => self.buffer_for::<bf16>(&o.y.0, "y", 0, y_len)?,
+            Elem::F32 => self.buffer_for::<f32>(Some(&o.y.0), "y", 0, y_len)?,
+            Elem::Bf16 => self.buffer_for::<bf16>(Some(&o.y.0), "y", 0, y_len)?,
         }
         self.tp.set_workgroups_per_rank(self.workgroups);
         let world = open(&mut self.world)?;
         let stage = Stage::new(self.target, world, rank as u32);
         let pool = &self.pool;
-        let x = through::<bf16>(pool, &o.x, "x", x_at, x_len);
-        let w = through::<bf16>(pool, &o.w, "w", 0, w_len);
+        let x = through::<bf16>(pool, Some(&o.x), "x", x_at, x_len);
+        let w = through::<bf16>(pool, Some(&o.w), "w", 0, w_len);
         stage.stage_in(x, x_at, &o.x)?;
         stage.stage_in(w, 0, &o.w)?;
         let y: TpOutput<'_> = match o.y.1 {
-            Elem::F32 => through::<f32>(pool, &o.y.0, "y", 0, y_len).into(),
-            Elem::Bf16 => through::<bf16>(pool, &o.y.0, "y", 0, y_len).into(),
+            Elem::F32 => through::<f32>(pool, Some(&o.y.0), "y", 0, y_len).into(),
+            Elem::Bf16 => through::<bf16>(pool, Some(&o.y.0), "y", 0, y_len).into(),
         };
         match op {
             Op::AgGemm => self.tp.ag_gemm(world, x, w, layout, y, m, n, k)?,
@@ -528,10 +529,14 @@ impl JoinedWorld {
         }
         let stage = Stage::new(self.target, world, rank as u32);
         match o.y.1 {
-            Elem::F32 => stage.stage_out(through::<f32>(pool, &o.y.0, "y", 0, y_len), 0, &o.y.0)?,
-            Elem::Bf16 => {
-                stage.stage_out(through::<bf16>(pool, &o.y.0, "y", 0, y_len), 0, &o.y.0)?
+            Elem::F32 => {
+                stage.stage_out(through::<f32>(pool, Some(&o.y.0), "y", 0, y_len), 0, &o.y.0)?
             }
+            Elem::Bf16 => stage.stage_out(
+                through::<bf16>(pool, Some(&o.y.0), "y", 0, y_len),
+                0,
+                &o.y.0,
+            )?,
         }
         if let Some(g) = &gathered {
             stage.stage_out(x, 0, g)?;
@@ -559,13 +564,13 @@ impl JoinedWorld {
             0
         };
         let dx_len = dx_rows * k;
-        self.buffer_for::<bf16>(&dy, "dy", dy_at, m * n)?;
-        self.buffer_for::<bf16>(&x, "x", 0, m * k)?;
-        self.buffer_for::<bf16>(&w, "w", 0, k * n)?;
+        self.buffer_for::<bf16>(Some(&dy), "dy", dy_at, m * n)?;
+        self.buffer_for::<bf16>(Some(&x), "x", 0, m * k)?;
+        self.buffer_for::<bf16>(Some(&w), "w", 0, k * n)?;
         self.buffer::<f32>("dw", k * n)?;
         match dx_elem {
-            Elem::F32 => self.buffer_for::<f32>(&dx, "dx", 0, dx_len)?,
-            Elem::Bf16 => self.buffer_for::<bf16>(&dx, "dx", 0, dx_len)?,
+            Elem::F32 => self.buffer_for::<f32>(Some(&dx), "dx", 0, dx_len)?,
+            Elem::Bf16 => self.buffer_for::<bf16>(Some(&dx), "dx", 0, dx_len)?,
         }
         self.tp.set_workgroups_per_rank(self.workgroups);
         let mut dw_sym = self
@@ -577,15 +582,15 @@ impl JoinedWorld {
             let world = open(&mut self.world)?;
             let stage = Stage::new(self.target, world, rank as u32);
             let pool = &self.pool;
-            let dy_sym = through::<bf16>(pool, &dy, "dy", dy_at, m * n);
-            let x_sym = through::<bf16>(pool, &x, "x", 0, m * k);
-            let w_sym = through::<bf16>(pool, &w, "w", 0, k * n);
+            let dy_sym = through::<bf16>(pool, Some(&dy), "dy", dy_at, m * n);
+            let x_sym = through::<bf16>(pool, Some(&x), "x", 0, m * k);
+            let w_sym = through::<bf16>(pool, Some(&w), "w", 0, k * n);
             stage.stage_in(dy_sym, dy_at, &dy)?;
             stage.stage_in(x_sym, 0, &x)?;
             stage.stage_in(w_sym, 0, &w)?;
             let dx_out: TpOutput<'_> = match dx_elem {
-                Elem::F32 => through::<f32>(pool, &dx, "dx", 0, dx_len).into(),
-                Elem::Bf16 => through::<bf16>(pool, &dx, "dx", 0, dx_len).into(),
+                Elem::F32 => through::<f32>(pool, Some(&dx), "dx", 0, dx_len).into(),
+                Elem::Bf16 => through::<bf16>(pool, Some(&dx), "dx", 0, dx_len).into(),
             };
             self.tp.backward(
                 world,
@@ -599,9 +604,11 @@ impl JoinedWorld {
             )?;
             let stage = Stage::new(self.target, world, rank as u32);
             match dx_elem {
-                Elem::F32 => stage.stage_out(through::<f32>(pool, &dx, "dx", 0, dx_len), 0, &dx)?,
+                Elem::F32 => {
+                    stage.stage_out(through::<f32>(pool, Some(&dx), "dx", 0, dx_len), 0, &dx)?
+                }
                 Elem::Bf16 => {
-                    stage.stage_out(through::<bf16>(pool, &dx, "dx", 0, dx_len), 0, &dx)?
+                    stage.stage_out(through::<bf16>(pool, Some(&dx), "dx", 0, dx_len), 0, &dx)?
                 }
             }
             stage.stage_out(&dw_sym, 0, &dw)
@@ -616,12 +623,12 @@ impl JoinedWorld {
 /// ([`Site::fits`]), else the pool's for `use_` (made by [`JoinedWorld::buffer_for`]).
 fn through<'a, T: Pooled>(
     pool: &'a Pool,
-    site: &'a Site,
+    site: Option<&'a Site>,
     use_: &'static str,
     at: usize,
     len: usize,
 ) -> &'a SymmetricBuffer<T> {
-    site.fits::<T>(at, len)
+    site.and_then(|s| s.fits::<T>(at, len))
         .unwrap_or_else(|| &T::in_pool(pool)[&(use_, len)])
 }
 
@@ -706,7 +713,7 @@ impl JoinedWorld {
             check_shape(&o.y, &[("m", m), ("n", n)])?;
             let gathered = gathered
                 .map(|g| {
-                    let g = self.operand(g, "gathered", &[Elem::Bf16], true, stream)?;
+                    let g = self.operand(g, "gathered", &[Elem::Bf16], 2, true, stream)?;
                     check_shape(&g, &[("m", m), ("k", k)])?;
                     Ok::<_, Failure>(g)
                 })
@@ -801,8 +808,7 @@ impl JoinedWorld {
     ) -> PyResult<()> {
         Ok(guarded(|| {
             let layer = self.moe_inputs(layer, stream)?;
-            let out = import(out, "out", &[Elem::Bf16], 2, true, stream)?;
-            self.check_place(&[&out])?;
+            let out = self.operand(out, "out", &[Elem::Bf16], 2, true, stream)?;
             check_shape(
                 &out,
                 &[
@@ -810,7 +816,7 @@ impl JoinedWorld {
                     ("hidden", layer.shape.hidden),
                 ],
             )?;
-            let call = JoinedMoe::of(&layer, Some(out.slab()), None);
+            let call = JoinedMoe::of(&layer, Some(out.site.clone()), None);
             py.detach(|| {
                 guarded(|| {
                     self.use_stream(stream)?;
@@ -852,19 +858,16 @@ impl JoinedWorld {
                 shared: (d_shared_w1, d_shared_w2),
             };
             let import = |o: &Bound<'_, PyAny>, name, elems: &[Elem], ndim, output| {
-                import(o, name, elems, ndim, output, stream)
+                self.operand(o, name, elems, ndim, output, stream)
             };
             let g = moe_gradients(&layer, args, Elem::Bf16, &import)?;
-            let mut arrays = g.outputs();
-            arrays.push(&g.dout);
-            self.check_place(&arrays)?;
-            let grads = MoeGradientSlabs {
-                dout: g.dout.slab(),
-                dx: g.dx.slab(),
-                router: g.router.slab(),
-                w1: g.w1.slab(),
-                w2: g.w2.slab(),
-                shared: g.shared.as_ref().map(|(a, b)| (a.slab(), b.slab())),
+            let grads = MoeGradientSites {
+                dout: g.dout.site.clone(),
+                dx: g.dx.site.clone(),
+                router: g.router.site.clone(),
+                w1: g.w1.site.clone(),
+                w2: g.w2.site.clone(),
+                shared: pair_sites(&g.shared),
             };
             let call = JoinedMoe::of(&layer, None, Some(grads));
             py.detach(|| {
@@ -976,99 +979,109 @@ impl JoinedWorld {
 }
 
 /// Where a MoE call's gradients go, and the output's gradient.
-#[derive(Copy, Clone)]
-struct MoeGradientSlabs {
-    dout: Slab,
-    dx: Slab,
-    router: Slab,
-    w1: Slab,
-    w2: Slab,
-    shared: Option<(Slab, Slab)>,
+#[derive(Clone)]
+struct MoeGradientSites {
+    dout: Site,
+    dx: Site,
+    router: Site,
+    w1: Site,
+    w2: Site,
+    shared: Option<(Site, Site)>,
 }
 
 /// A checked MoE call on this rank, free of Python objects: the inputs, and the output
 /// (`moe_forward`) or the gradients (`moe_backward`) it gives.
-#[derive(Copy, Clone)]
+#[derive(Clone)]
 struct JoinedMoe {
     shape: MoeShape,
     options: MoeOptions,
-    x: Slab,
-    router: Slab,
-    bias: Option<Slab>,
-    w1: Slab,
-    w2: Slab,
-    shared: Option<(Slab, Slab)>,
-    out: Option<Slab>,
-    grads: Option<MoeGradientSlabs>,
+    x: Site,
+    router: Site,
+    bias: Option<Site>,
+    w1: Site,
+    w2: Site,
+    shared: Option<(Site, Site)>,
+    out: Option<Site>,
+    grads: Option<MoeGradientSites>,
 }
 
 impl JoinedMoe {
-    fn of(layer: &MoeInputs, out: Option<Slab>, grads: Option<MoeGradientSlabs>) -> JoinedMoe {
+    fn of(
+        layer: &MoeInputs<Operand>,
+        out: Option<Site>,
+        grads: Option<MoeGradientSites>,
+    ) -> JoinedMoe {
         JoinedMoe {
             shape: layer.shape,
             options: layer.options,
-            x: layer.x.slab(),
-            router: layer.router.slab(),
-            bias: layer.bias.as_ref().map(Array::slab),
-            w1: layer.w1.slab(),
-            w2: layer.w2.slab(),
-            shared: layer.shared.as_ref().map(|(a, b)| (a.slab(), b.slab())),
+            x: layer.x.site.clone(),
+            router: layer.router.site.clone(),
+            bias: layer.bias.as_ref().map(|b| b.site.clone()),
+            w1: layer.w1.site.clone(),
+            w2: layer.w2.site.clone(),
+            shared: pair_sites(&layer.shared),
             out,
             grads,
         }
     }
 }
 
+fn pair_sites(pair: &Option<(Operand, Operand)>) -> Option<(Site, Site)> {
+    pair.as_ref().map(|(a, b)| (a.site.clone(), b.site.clone()))
+}
+
 impl JoinedWorld {
-    fn moe_inputs(&self, layer: MoeArgs<'_>, stream: u64) -> Result<MoeInputs> {
+    fn moe_inputs(&self, layer: MoeArgs<'_>, stream: u64) -> Result<MoeInputs<Operand>> {
         let import = |o: &Bound<'_, PyAny>, name, elems: &[Elem], ndim, output| {
-            import(o, name, elems, ndim, output, stream)
+            self.operand(o, name, elems, ndim, output, stream)
         };
-        let layer = moe_inputs(layer, self.ranks(), false, &import)?;
-        let mut arrays = vec![&layer.x, &layer.router, &layer.w1, &layer.w2];
-        arrays.extend(&layer.bias);
-        arrays.extend(layer.shared.iter().flat_map(|(a, b)| [a, b]));
-        self.check_place(&arrays)?;
-        Ok(layer)
+        moe_inputs(layer, self.ranks(), false, &import)
     }
 
-    /// Stages a MoE call's inputs, runs the forward pass (and the backward pass for
-    /// gradients) and copies out what the call wants.
+    /// Runs the forward pass (and the backward pass for gradients) of a MoE call: its
+    /// operands in the world's symmetric memory in place, the others staged in and out.
     fn moe(&mut self, call: JoinedMoe) -> Result<()> {
         let s = call.shape;
         let (t, e, h, f) = (s.tokens, s.experts, s.hidden, s.ffn);
         let local = e / self.ranks();
         let (w1_len, w2_len) = (local * 2 * f * h, local * h * f);
-        let with_shared = call.shared.is_some();
-        let with_grads = call.grads.is_some();
-        let inputs = [
-            ("moe.x", t * h),
-            ("moe.router", e * h),
-            ("moe.w1", w1_len),
-            ("moe.w2", w2_len),
-            ("moe.out", t * h),
+        let (shared_w1_len, shared_w2_len) = (2 * f * h, h * f);
+        let grads = call.grads.as_ref();
+        let shared = call.shared.as_ref();
+        let d_shared = grads.and_then(|g| g.shared.as_ref());
+        // Every bf16 operand: where the caller has it (`None`: nowhere, as the forward
+        // output of a backward call), the pool buffer that stages it, its length.
+        let bf16s = [
+            (Some(&call.x), "moe.x", t * h),
+            (Some(&call.router), "moe.router", e * h),
+            (Some(&call.w1), "moe.w1", w1_len),
+            (Some(&call.w2), "moe.w2", w2_len),
+            (call.out.as_ref(), "moe.out", t * h),
         ];
-        let shared = [("moe.shared_w1", 2 * f * h), ("moe.shared_w2", h * f)];
-        let grads = [
-            ("moe.dout", t * h),
-            ("moe.dx", t * h),
-            ("moe.dw1", w1_len),
-            ("moe.dw2", w2_len),
+        let shared_bf16s = [
+            (shared.map(|p| &p.0), "moe.shared_w1", shared_w1_len),
+            (shared.map(|p| &p.1), "moe.shared_w2", shared_w2_len),
         ];
-        let d_shared = [("moe.d_shared_w1", 2 * f * h), ("moe.d_shared_w2", h * f)];
-        let wanted = inputs
+        let grad_bf16s = [
+            (grads.map(|g| &g.dout), "moe.dout", t * h),
+            (grads.map(|g| &g.dx), "moe.dx", t * h),
+            (grads.map(|g| &g.w1), "moe.dw1", w1_len),
+            (grads.map(|g| &g.w2), "moe.dw2", w2_len),
+            (d_shared.map(|p| &p.0), "moe.d_shared_w1", shared_w1_len),
+            (d_shared.map(|p| &p.1), "moe.d_shared_w2", shared_w2_len),
+        ];
+        let wanted = bf16s
             .into_iter()
-            .chain(shared.into_iter().filter(|_| with_shared))
-            .chain(grads.into_iter().filter(|_| with_grads))
-            .chain(d_shared.into_iter().filter(|_| with_shared && with_grads));
-        for (use_, len) in wanted {
-            self.buffer::<bf16>(use_, len)?;
+            .chain(shared_bf16s.into_iter().filter(|_| shared.is_some()))
+            .chain(grad_bf16s.into_iter().filter(|(site, ..)| site.is_some()));
+        for (site, use_, len) in wanted {
+            self.buffer_for::<bf16>(site, use_, 0, len)?;
         }
-        if call.bias.is_some() {
-            self.buffer::<f32>("moe.bias", e)?;
+        if let Some(bias) = &call.bias {
+            self.buffer_for::<f32>(Some(bias), "moe.bias", 0, e)?;
         }
-        if with_grads {
-            self.buffer::<f32>("moe.d_router", e * h)?;
+        if let Some(g) = grads {
+            self.buffer_for::<f32>(Some(&g.router), "moe.d_router", 0, e * h)?;
         }
         let world = open(&mut self.world)?;
         let reuse = self
@@ -1082,64 +1095,67 @@ impl JoinedWorld {
         }
         let layer = self.moe.as_mut().expect("made above");
         layer.set_workgroups_per_rank(self.workgroups);
-        let (b, f32s) = (&self.pool.bf16, &self.pool.f32);
-        let staged = |use_: &'static str, len| &b[&(use_, len)];
+        let pool = &self.pool;
+        let bf = |site, use_, len| through::<bf16>(pool, site, use_, 0, len);
         let (target, rank) = (self.target, self.rank);
         let into = Stage::new(target, world, rank);
-        into.copy_in(staged("moe.x", t * h), 0, call.x)?;
-        into.copy_in(staged("moe.router", e * h), 0, call.router)?;
-        into.copy_in(staged("moe.w1", w1_len), 0, call.w1)?;
-        into.copy_in(staged("moe.w2", w2_len), 0, call.w2)?;
-        if let Some(bias) = call.bias {
-            into.copy_in(&f32s[&("moe.bias", e)], 0, bias)?;
+        let mut inputs = vec![&bf16s[0], &bf16s[1], &bf16s[2], &bf16s[3]];
+        if shared.is_some() {
+            inputs.extend(&shared_bf16s);
         }
-        if let Some((a, b)) = call.shared {
-            into.copy_in(staged("moe.shared_w1", 2 * f * h), 0, a)?;
-            into.copy_in(staged("moe.shared_w2", h * f), 0, b)?;
+        if grads.is_some() {
+            inputs.push(&grad_bf16s[0]);
         }
-        if let Some(to) = call.grads {
-            into.copy_in(staged("moe.dout", t * h), 0, to.dout)?;
+        for &(site, use_, len) in inputs {
+            into.stage_in(bf(site, use_, len), 0, site.expect("an input"))?;
         }
+        let bias = call.bias.as_ref().map(|b| {
+            let buffer = through::<f32>(pool, Some(b), "moe.bias", 0, e);
+            into.stage_in(buffer, 0, b).map(|_| buffer)
+        });
+        let (shared_w1, shared_w2) = (shared.map(|p| &p.0), shared.map(|p| &p.1));
         let weights = MoeWeights {
-            router: staged("moe.router", e * h),
-            bias: call.bias.map(|_| &f32s[&("moe.bias", e)]),
-            w1: staged("moe.w1", w1_len),
-            w2: staged("moe.w2", w2_len),
-            shared: call.shared.map(|_| {
+            router: bf(Some(&call.router), "moe.router", e * h),
+            bias: bias.transpose()?,
+            w1: bf(Some(&call.w1), "moe.w1", w1_len),
+            w2: bf(Some(&call.w2), "moe.w2", w2_len),
+            shared: shared.map(|_| {
                 (
-                    staged("moe.shared_w1", 2 * f * h),
-                    staged("moe.shared_w2", h * f),
+                    bf(shared_w1, "moe.shared_w1", shared_w1_len),
+                    bf(shared_w2, "moe.shared_w2", shared_w2_len),
                 )
             }),
         };
-        let (x, out) = (staged("moe.x", t * h), staged("moe.out", t * h));
+        let x = bf(Some(&call.x), "moe.x", t * h);
+        let out = bf(call.out.as_ref(), "moe.out", t * h);
         let pass = layer.forward(world, x, &weights, out)?;
-        if let Some(dst) = call.out {
-            Stage::new(target, world, rank).copy_out(out, 0, dst)?;
+        if let Some(dst) = &call.out {
+            Stage::new(target, world, rank).stage_out(out, 0, dst)?;
         }
-        if let Some(to) = call.grads {
+        if let Some(g) = grads {
+            let (d1, d2) = (d_shared.map(|p| &p.0), d_shared.map(|p| &p.1));
             let d = MoeGradients {
-                dx: staged("moe.dx", t * h),
-                router: &f32s[&("moe.d_router", e * h)],
-                w1: staged("moe.dw1", w1_len),
-                w2: staged("moe.dw2", w2_len),
-                shared: call.shared.map(|_| {
+                dx: bf(Some(&g.dx), "moe.dx", t * h),
+                router: through::<f32>(pool, Some(&g.router), "moe.d_router", 0, e * h),
+                w1: bf(Some(&g.w1), "moe.dw1", w1_len),
+                w2: bf(Some(&g.w2), "moe.dw2", w2_len),
+                shared: d_shared.map(|_| {
                     (
-                        staged("moe.d_shared_w1", 2 * f * h),
-                        staged("moe.d_shared_w2", h * f),
+                        bf(d1, "moe.d_shared_w1", shared_w1_len),
+                        bf(d2, "moe.d_shared_w2", shared_w2_len),
                     )
                 }),
             };
-            let dout = staged("moe.dout", t * h);
+            let dout = bf(Some(&g.dout), "moe.dout", t * h);
             layer.backward(world, &pass, x, dout, &weights, &d)?;
             let out_of = Stage::new(target, world, rank);
-            out_of.copy_out(d.dx, 0, to.dx)?;
-            out_of.copy_out(d.router, 0, to.router)?;
-            out_of.copy_out(d.w1, 0, to.w1)?;
-            out_of.copy_out(d.w2, 0, to.w2)?;
-            if let (Some((a, b)), Some((to_a, to_b))) = (d.shared, to.shared) {
-                out_of.copy_out(a, 0, to_a)?;
-                out_of.copy_out(b, 0, to_b)?;
+            out_of.stage_out(d.dx, 0, &g.dx)?;
+            out_of.stage_out(d.router, 0, &g.router)?;
+            out_of.stage_out(d.w1, 0, &g.w1)?;
+            out_of.stage_out(d.w2, 0, &g.w2)?;
+            if let (Some((a, b)), Some((to_a, to_b))) = (d.shared, d_shared) {
+                out_of.stage_out(a, 0, to_a)?;
+                out_of.stage_out(b, 0, to_b)?;
             }
         }
         self.settle()
@@ -1153,9 +1169,9 @@ impl JoinedWorld {
         stream: u64,
     ) -> Result<Operands> {
         Ok(Operands {
-            x: self.operand(x, "x", &[Elem::Bf16], false, stream)?,
-            w: self.operand(w, "w", &[Elem::Bf16], false, stream)?,
-            y: self.operand(y, "y", &[Elem::F32, Elem::Bf16], true, stream)?,
+            x: self.operand(x, "x", &[Elem::Bf16], 2, false, stream)?,
+            w: self.operand(w, "w", &[Elem::Bf16], 2, false, stream)?,
+            y: self.operand(y, "y", &[Elem::F32, Elem::Bf16], 2, true, stream)?,
         })
     }
 
@@ -1203,10 +1219,10 @@ impl JoinedWorld {
         stream: u64,
     ) -> PyResult<()> {
         Ok(guarded(|| {
-            let input = |o, name| self.operand(o, name, &[Elem::Bf16], false, stream);
+            let input = |o, name| self.operand(o, name, &[Elem::Bf16], 2, false, stream);
             let (dy, x, w) = (input(dy, "dy")?, input(x, "x")?, input(w, "w")?);
-            let dx = self.operand(dx, "dx", &[Elem::F32, Elem::Bf16], true, stream)?;
-            let dw = self.operand(dw, "dw", &[Elem::F32], true, stream)?;
+            let dx = self.operand(dx, "dx", &[Elem::F32, Elem::Bf16], 2, true, stream)?;
+            let dw = self.operand(dw, "dw", &[Elem::F32], 2, true, stream)?;
             let (m, k) = (x.shape[0], x.shape[1]);
             let n = w.shape[1];
             if !m.is_multiple_of(self.ranks()) {

@@ -2,7 +2,7 @@
 //! `World` of emulated ranks (per-rank arrays stacked over a leading axis of the ranks) and
 //! for a `JoinedWorld`'s rank (its own arrays) alike.
 
-use crate::arrays::{Array, Elem, check_shape};
+use crate::arrays::{Array, Elem, Shaped, check_shape};
 use crate::errors::{Failure, Result};
 use kernels::{MoeOptions, MoeShape, Routing};
 use pyo3::prelude::*;
@@ -33,31 +33,32 @@ pub struct MoeArgs<'py> {
     capacity: Option<usize>,
 }
 
-/// The MoE layer's checked inputs (their memory alive while these live), shape and options.
-pub struct MoeInputs {
+/// The MoE layer's checked inputs (their memory alive while these live), shape and options:
+/// imported arrays, or a joined world's operands.
+pub struct MoeInputs<A = Array> {
     pub shape: MoeShape,
     pub options: MoeOptions,
-    pub x: Array,
-    pub router: Array,
-    pub bias: Option<Array>,
-    pub w1: Array,
-    pub w2: Array,
-    pub shared: Option<(Array, Array)>,
+    pub x: A,
+    pub router: A,
+    pub bias: Option<A>,
+    pub w1: A,
+    pub w2: A,
+    pub shared: Option<(A, A)>,
 }
 
 /// How the caller imports an array: `(object, name, element types, dimensions, whether the
 /// op writes it)`.
-pub type Import<'a> =
-    &'a dyn Fn(&Bound<'_, PyAny>, &'static str, &[Elem], usize, bool) -> Result<Array>;
+pub type Import<'a, A> =
+    &'a dyn Fn(&Bound<'_, PyAny>, &'static str, &[Elem], usize, bool) -> Result<A>;
 
 /// Checks `a` for a world of `ranks`: with `stacked`, `x`, `w1` and `w2` hold every rank's
 /// part over a leading axis of the ranks (an emulated world); without, this rank's own.
-pub fn moe_inputs(
+pub fn moe_inputs<A: Shaped>(
     a: MoeArgs<'_>,
     ranks: usize,
     stacked: bool,
-    import: Import<'_>,
-) -> Result<MoeInputs> {
+    import: Import<'_, A>,
+) -> Result<MoeInputs<A>> {
     let routing = match a.routing.as_str() {
         "softmax" => Routing::Softmax {
             normalize: a.normalize,
@@ -85,9 +86,9 @@ pub fn moe_inputs(
         let ranks_dim = stacked.then_some(("ranks", ranks));
         ranks_dim.into_iter().chain(named.iter().copied()).collect()
     };
-    let (tokens, hidden) = (x.shape[lead], x.shape[lead + 1]);
-    let experts = router.shape[0];
-    let (local, ffn) = (w1.shape[lead], w1.shape[lead + 1] / 2);
+    let (tokens, hidden) = (x.shape()[lead], x.shape()[lead + 1]);
+    let experts = router.shape()[0];
+    let (local, ffn) = (w1.shape()[lead], w1.shape()[lead + 1] / 2);
     let shape = MoeShape {
         experts,
         topk: a.topk,
@@ -174,38 +175,32 @@ pub struct MoeGradientArgs<'a, 'py> {
 }
 
 /// Those arrays, checked.
-pub struct MoeGradientArrays {
-    pub dout: Array,
-    pub dx: Array,
-    pub router: Array,
-    pub w1: Array,
-    pub w2: Array,
-    pub shared: Option<(Array, Array)>,
-}
-
-impl MoeGradientArrays {
-    pub fn outputs(&self) -> Vec<&Array> {
-        let mut all = vec![&self.dx, &self.router, &self.w1, &self.w2];
-        all.extend(self.shared.iter().flat_map(|(a, b)| [a, b]));
-        all
-    }
+pub struct MoeGradientArrays<A = Array> {
+    pub dout: A,
+    pub dx: A,
+    pub router: A,
+    pub w1: A,
+    pub w2: A,
+    pub shared: Option<(A, A)>,
 }
 
 /// Checks a backward call's arrays against its layer's: `dout`, `dx`, `w1`, `w2` bfloat16 in
 /// the shapes of `x`, `w1`, `w2`; the router's gradient float32; the shared expert's, in
 /// `shared_elem`, exactly with a shared expert.
-pub fn moe_gradients(
-    layer: &MoeInputs,
+pub fn moe_gradients<A: Shaped>(
+    layer: &MoeInputs<A>,
     a: MoeGradientArgs<'_, '_>,
     shared_elem: Elem,
-    import: Import<'_>,
-) -> Result<MoeGradientArrays> {
-    let like = |object, name, elem, output, of: &Array| -> Result<Array> {
-        let g = import(object, name, &[elem], of.shape.len(), output)?;
-        if g.shape != of.shape {
+    import: Import<'_, A>,
+) -> Result<MoeGradientArrays<A>> {
+    let like = |object, name, elem, output, of: &A| -> Result<A> {
+        let g = import(object, name, &[elem], of.shape().len(), output)?;
+        if g.shape() != of.shape() {
             return Err(Failure::Value(format!(
                 "{name}: expected shape {:?} (that of {}), got {:?}",
-                of.shape, of.name, g.shape
+                of.shape(),
+                of.name(),
+                g.shape()
             )));
         }
         Ok(g)

@@ -252,7 +252,8 @@ def test_a_lost_signal_raises_on_every_rank_and_the_world_recovers(rng):
         assert relerr(y, f64(x) @ f64(w)) < F32_TOL, f"rank {r} after recover"
 
 
-def test_moe_layer_matches_an_emulated_world_bitwise(rng):
+@pytest.mark.parametrize("in_place", [False, True], ids=["staged", "symmetric"])
+def test_moe_layer_matches_an_emulated_world_bitwise(rng, in_place):
     from test_world import TOPK, moe_layer
 
     ranks = 2
@@ -263,10 +264,21 @@ def test_moe_layer_matches_an_emulated_world_bitwise(rng):
     want = emulated.moe_backward(dout, x, router, w1, w2, topk=TOPK, shared=shared, **options)
 
     def body(world, r):
-        out = world.moe_forward(x[r], router, w1[r], w2[r], topk=TOPK, shared=shared,
-                                out=poisoned(x[r].shape, BF16), **options)
-        grads = world.moe_backward(dout[r], x[r], router, w1[r], w2[r], topk=TOPK,
-                                   shared=shared, **options)
+        def put(a, dtype="bfloat16"):
+            return world.empty(a.shape, dtype).copy_(a) if in_place else a
+
+        layer = [put(x[r]), put(router), put(w1[r]), put(w2[r])]
+        opts = dict(options, bias=put(options["bias"], "float32"))
+        pair = (put(shared[0]), put(shared[1]))
+        out = world.moe_forward(*layer, topk=TOPK, shared=pair,
+                                out=put(poisoned(x[r].shape, BF16)), **opts)
+        given = {"x": put(poisoned(x[r].shape, BF16)), "w1": put(poisoned(w1[r].shape, BF16)),
+                 "router": put(poisoned(router.shape, np.float32), "float32")}
+        grads = world.moe_backward(put(dout[r]), *layer, topk=TOPK, shared=pair, out=given,
+                                   **opts)
+        if in_place:  # the results are in the symmetric arrays
+            out = out.numpy()
+            grads = {k: v.numpy() if hasattr(v, "numpy") else v for k, v in grads.items()}
         return out, grads
 
     results = on_ranks(ranks, body)
