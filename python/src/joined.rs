@@ -425,14 +425,7 @@ impl Stage<'_> {
         at: usize,
         src: &Site,
     ) -> Result<()> {
-        match src {
-            Site::Staged(slab) => self.copy_in(sym, at, *slab),
-            Site::InPlace {
-                held,
-                at: from,
-                len,
-            } => self.between(held, *from, sym, at, *len, true),
-        }
+        self.stage(sym, at, src, true)
     }
 
     /// Copies this rank's copy of `sym` from element `at` out to an operand at `dst`:
@@ -443,9 +436,24 @@ impl Stage<'_> {
         at: usize,
         dst: &Site,
     ) -> Result<()> {
-        match dst {
+        self.stage(sym, at, dst, false)
+    }
+
+    fn stage<T: Symmetric>(
+        &self,
+        sym: &SymmetricBuffer<T>,
+        at: usize,
+        site: &Site,
+        into_sym: bool,
+    ) -> Result<()> {
+        match site {
+            Site::Staged(slab) if into_sym => self.copy_in(sym, at, *slab),
             Site::Staged(slab) => self.copy_out(sym, at, *slab),
-            Site::InPlace { held, at: to, len } => self.between(held, *to, sym, at, *len, false),
+            Site::InPlace {
+                held,
+                at: from,
+                len,
+            } => self.between(held, *from, sym, at, *len, into_sym),
         }
     }
 
@@ -978,6 +986,22 @@ impl JoinedWorld {
     }
 }
 
+/// [`through`] for the shared expert's pair (its weights or their gradients): pool uses
+/// `uses`, lengths `lens`.
+fn pair_through<'a>(
+    pool: &'a Pool,
+    pair: Option<&'a (Site, Site)>,
+    uses: [&'static str; 2],
+    lens: [usize; 2],
+) -> Option<(&'a SymmetricBuffer<bf16>, &'a SymmetricBuffer<bf16>)> {
+    pair.map(|(a, b)| {
+        (
+            through(pool, Some(a), uses[0], 0, lens[0]),
+            through(pool, Some(b), uses[1], 0, lens[1]),
+        )
+    })
+}
+
 /// Where a MoE call's gradients go, and the output's gradient.
 #[derive(Clone)]
 struct MoeGradientSites {
@@ -1097,6 +1121,7 @@ impl JoinedWorld {
         layer.set_workgroups_per_rank(self.workgroups);
         let pool = &self.pool;
         let bf = |site, use_, len| through::<bf16>(pool, site, use_, 0, len);
+        let shared_lens = [shared_w1_len, shared_w2_len];
         let (target, rank) = (self.target, self.rank);
         let into = Stage::new(target, world, rank);
         let mut inputs = vec![&bf16s[0], &bf16s[1], &bf16s[2], &bf16s[3]];
@@ -1113,18 +1138,17 @@ impl JoinedWorld {
             let buffer = through::<f32>(pool, Some(b), "moe.bias", 0, e);
             into.stage_in(buffer, 0, b).map(|_| buffer)
         });
-        let (shared_w1, shared_w2) = (shared.map(|p| &p.0), shared.map(|p| &p.1));
         let weights = MoeWeights {
             router: bf(Some(&call.router), "moe.router", e * h),
             bias: bias.transpose()?,
             w1: bf(Some(&call.w1), "moe.w1", w1_len),
             w2: bf(Some(&call.w2), "moe.w2", w2_len),
-            shared: shared.map(|_| {
-                (
-                    bf(shared_w1, "moe.shared_w1", shared_w1_len),
-                    bf(shared_w2, "moe.shared_w2", shared_w2_len),
-                )
-            }),
+            shared: pair_through(
+                pool,
+                shared,
+                ["moe.shared_w1", "moe.shared_w2"],
+                shared_lens,
+            ),
         };
         let x = bf(Some(&call.x), "moe.x", t * h);
         let out = bf(call.out.as_ref(), "moe.out", t * h);
@@ -1133,18 +1157,17 @@ impl JoinedWorld {
             Stage::new(target, world, rank).stage_out(out, 0, dst)?;
         }
         if let Some(g) = grads {
-            let (d1, d2) = (d_shared.map(|p| &p.0), d_shared.map(|p| &p.1));
             let d = MoeGradients {
                 dx: bf(Some(&g.dx), "moe.dx", t * h),
                 router: through::<f32>(pool, Some(&g.router), "moe.d_router", 0, e * h),
                 w1: bf(Some(&g.w1), "moe.dw1", w1_len),
                 w2: bf(Some(&g.w2), "moe.dw2", w2_len),
-                shared: d_shared.map(|_| {
-                    (
-                        bf(d1, "moe.d_shared_w1", shared_w1_len),
-                        bf(d2, "moe.d_shared_w2", shared_w2_len),
-                    )
-                }),
+                shared: pair_through(
+                    pool,
+                    d_shared,
+                    ["moe.d_shared_w1", "moe.d_shared_w2"],
+                    shared_lens,
+                ),
             };
             let dout = bf(Some(&g.dout), "moe.dout", t * h);
             layer.backward(world, &pass, x, dout, &weights, &d)?;
