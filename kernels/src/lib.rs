@@ -721,26 +721,38 @@ fn group_shape(n: u32, k: u32) -> bool {
 const NARROW_TILE_COST: f64 = 0.55;
 
 /// The rows of an `m x n` pipelined gemm to cut in 128 x 256 tiles (one launch), the rest
-/// going in 128 x 128 tiles (a second launch), on `workgroups` resident workgroups: the
-/// split with the fewest waves, a wave of wide tiles costing 1 and one of narrow tiles
-/// [`NARROW_TILE_COST`]. Wide tiles multiply faster; narrow ones fill a last wave that wide
-/// ones would leave part empty. A tie keeps the wider split (one launch, where all wide).
+/// going in 128 x 128 tiles (a second launch), on `workgroups` resident workgroups: see
+/// [`fewest_waves`].
 fn wide_rows(m: u32, n: u32, workgroups: u32) -> u32 {
-    let w = workgroups.max(1);
     let row_tiles = m.div_ceil(GEMM_TILE);
-    let waves = |wide_row_tiles: u32| {
-        let wide = gemm_tiles(wide_row_tiles * GEMM_TILE, n, true);
-        let narrow = gemm_tiles((row_tiles - wide_row_tiles) * GEMM_TILE, n, false);
+    let tiles = |wide: u32| {
+        (
+            gemm_tiles(wide * GEMM_TILE, n, true),
+            gemm_tiles((row_tiles - wide) * GEMM_TILE, n, false),
+        )
+    };
+    fewest_waves(row_tiles, tiles, workgroups) * GEMM_TILE
+}
+
+/// How many of `rows` rows of tiles to cut in 128 x 256 tiles, the rest in 128 x 128 ones,
+/// for the fewest waves on `workgroups` resident workgroups, a wave of wide tiles costing 1
+/// and one of narrow tiles [`NARROW_TILE_COST`]: wide tiles multiply faster, narrow ones fill
+/// a last wave that wide ones would leave part empty. `tiles(r)` gives the wide and narrow
+/// tiles with `r` rows wide. A tie keeps the wider split.
+pub(crate) fn fewest_waves(rows: u32, tiles: impl Fn(u32) -> (u32, u32), workgroups: u32) -> u32 {
+    let w = workgroups.max(1);
+    let waves = |wide_rows: u32| {
+        let (wide, narrow) = tiles(wide_rows);
         f64::from(wide.div_ceil(w)) + f64::from(narrow.div_ceil(w)) * NARROW_TILE_COST
     };
-    let mut best = (row_tiles, waves(row_tiles));
-    for r in (0..row_tiles).rev() {
+    let mut best = (rows, waves(rows));
+    for r in (0..rows).rev() {
         let t = waves(r);
         if t < best.1 - 1e-9 {
             best = (r, t);
         }
     }
-    best.0 * GEMM_TILE
+    best.0
 }
 
 /// Output tiles of an `m x n` gemm: [`GEMM_TILE`] rows by [`GEMM_TILE`] columns, or twice as

@@ -1179,37 +1179,73 @@ fn take_task(tasks: &[u32], task_full: &mut [u64], task_empty: &mut [u64], taken
     t
 }
 
-/// The rank whose rows compute task `t` of rank `rank`'s fused op covers: for the all-gather (`gather`
-/// 1), the shard it reads — this rank's first, then the next ones round the ring, as they
-/// arrive; for the reductions, the owner of its rows — block row by block row, the owners
-/// from the next rank round the ring, as they reduce.
+/// Part `part` of compute task `t` of rank `rank`'s [`tp_pipeline`]: 0 the rank whose rows
+/// it covers, 1 its block of 128 rows within that rank's shard, 2 its first column, 3
+/// whether it is wide (128 x 256; else 128 x 128). Blocks `0..wide_blocks` of each shard are
+/// cut in wide tiles, the rest in narrow ones, so that the narrow ones fill the last wave.
+/// The all-gather (`gather` 1) takes the shards this rank's first, then the next ones round
+/// the ring as they arrive, each shard's wide tiles then its narrow ones in the grouped
+/// order of [`tile_row`]; the reductions take block row by block row (the wide ones
+/// first), the owners of a block from the next rank round the ring, as they reduce.
 #[device]
-fn task_rank(gather: u32, t: u32, rank: u32, ranks: u32, blocks: u32, tiles_n: u32) -> u32 {
-    if gather == 1 {
-        (rank + t / (blocks * tiles_n)) % ranks
+#[allow(clippy::too_many_arguments)]
+fn tp_tile(
+    gather: u32,
+    t: u32,
+    rank: u32,
+    ranks: u32,
+    blocks: u32,
+    wide_blocks: u32,
+    n: u32,
+    part: u32,
+) -> u32 {
+    let tiles_w = (n + 255) / 256;
+    let tiles_n = (n + 127) / 128;
+    let wide_tasks = wide_blocks * tiles_w;
+    let per_shard = wide_tasks + (blocks - wide_blocks) * tiles_n;
+    // The task's place among its own width's tasks: `q` of `rows` blocks by `cols`
+    // columns, from block `first`.
+    let u = if gather == 1 { t % per_shard } else { t };
+    let wide = if gather == 1 {
+        u < wide_tasks
     } else {
-        (rank + 1 + t / tiles_n % ranks) % ranks
-    }
-}
-
-/// The block row (of 128 rows, within [`task_rank`]'s shard) of compute task `t`: in the
-/// grouped order of [`tile_row`] within a shard for the all-gather.
-#[device]
-fn task_block(gather: u32, t: u32, ranks: u32, blocks: u32, tiles_n: u32) -> u32 {
-    if gather == 1 {
-        tile_row(t % (blocks * tiles_n), blocks, tiles_n)
+        u < wide_tasks * ranks
+    };
+    let q = if wide {
+        u
+    } else if gather == 1 {
+        u - wide_tasks
     } else {
-        t / (ranks * tiles_n)
-    }
-}
-
-/// The tile column of compute task `t` (see [`task_block`]).
-#[device]
-fn task_col(gather: u32, t: u32, ranks: u32, blocks: u32, tiles_n: u32) -> u32 {
-    if gather == 1 {
-        tile_col(t % (blocks * tiles_n), blocks, tiles_n)
+        u - wide_tasks * ranks
+    };
+    let cols = if wide { tiles_w } else { tiles_n };
+    let first = if wide { 0 } else { wide_blocks };
+    let rows = if wide {
+        wide_blocks
     } else {
-        t % tiles_n
+        blocks - wide_blocks
+    };
+    let width = if wide { 256 } else { 128 };
+    if part == 0 {
+        if gather == 1 {
+            (rank + t / per_shard) % ranks
+        } else {
+            (rank + 1 + q / cols % ranks) % ranks
+        }
+    } else if part == 1 {
+        if gather == 1 {
+            first + tile_row(q, rows, cols)
+        } else {
+            first + q / (ranks * cols)
+        }
+    } else if part == 2 {
+        if gather == 1 {
+            tile_col(q, rows, cols) * width
+        } else {
+            q % cols * width
+        }
+    } else {
+        wide as u32
     }
 }
 
@@ -1217,7 +1253,8 @@ fn task_col(gather: u32, t: u32, ranks: u32, blocks: u32, tiles_n: u32) -> u32 {
 /// tensor copies (CUDA and the CPU device): `OP` [`TP_ALL_GATHER`] computes what [`ag_gemm`]
 /// does, [`TP_REDUCE_SCATTER`] and [`TP_ALL_REDUCE`] what [`gemm_rs`] does with `AR` 0 and
 /// 1 — the same operands, results and demand order — over output tiles of 128 rows by 128
-/// columns, or 256 with `WIDE = 1`. `maps` holds each rank's [`FUSED_MAP_WORDS`] words of
+/// columns; with `WIDE = 1` the first `wide_blocks` blocks of 128 rows of each shard in
+/// tiles of 256 columns (see [`tp_tile`]; `WIDE = 0` takes none). `maps` holds each rank's [`FUSED_MAP_WORDS`] words of
 /// tensor maps of its own `x` (`M x k`) and `w`; `ready` a counter per block of rows
 /// (`ranks * ceil(shard_rows / 128)` and a spare one) for the all-gather, per 128 x 128 tile
 /// of the rank's rows for the reductions; `queues` the two queue heads; all zero. `partial`
@@ -1280,6 +1317,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
     shard_rows: u32,
     n: u32,
     k: u32,
+    wide_blocks: u32,
     missing: u32,
 ) {
     let stages = shared_array::<u32, FUSED_RING_WORDS>();
@@ -1297,12 +1335,11 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
     let direct = gather == 1 || ranks == 1;
     let ring = FUSED_STAGES - 2 * WIDE;
     let stage_words = STEP_WORDS + 4096 * WIDE;
-    let tile_cols = 128 << WIDE;
     let blocks = (shard_rows + 127) / 128;
-    let tiles_n = (n + tile_cols - 1) / tile_cols;
+    let wide_blocks = min(wide_blocks, blocks) * WIDE;
     // 128 x 128 reduction tiles per block row.
     let reduced_n = (n + 127) / 128;
-    let tiles = ranks * blocks * tiles_n;
+    let tiles = ranks * (wide_blocks * ((n + 255) / 256) + (blocks - wide_blocks) * reduced_n);
     let comm = if gather == 1 {
         (ranks - 1) * blocks
     } else if direct {
@@ -1324,8 +1361,8 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
         let mut more = true;
         while more {
             let t = subgroup_claim(&heads[0], tiles);
-            let src = task_rank(gather, t, rank, ranks, blocks, tiles_n);
-            let block = task_block(gather, t, ranks, blocks, tiles_n);
+            let src = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 0);
+            let block = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 1);
             let mut go = t < tiles;
             // The all-gather's own shard (its first tiles) waits for nothing. A peer's
             // block that has not arrived yet: pull blocks meanwhile (the role switch of a
@@ -1364,7 +1401,8 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             posted += 1;
             if go {
                 let m0 = src * shard_rows + block * 128;
-                let n0 = task_col(gather, t, ranks, blocks, tiles_n) * tile_cols;
+                let n0 = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 2);
+                let wide = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 3);
                 let own = maps.local();
                 for step in 0..steps {
                     let s = (it + step) % ring;
@@ -1372,7 +1410,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                     // round passes.
                     mbar_wait(&empty[s], (((it + step) / ring) & 1) ^ 1);
                     let base = s * stage_words;
-                    let b_boxes = 2 << WIDE;
+                    let b_boxes = 2 << wide;
                     let k0 = step * 64;
                     copy_step(
                         &own[0], &own[16], stages, full, s, base, m0, n0, k0, 0, TB, b_boxes,
@@ -1429,6 +1467,11 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             let since = clock();
             taken += 1;
             if t != NO_TASK {
+                let wide = if WIDE == 1 {
+                    tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 3)
+                } else {
+                    0
+                };
                 let mut left = wide_zero();
                 let mut right = wide_zero();
                 for step in 0..steps {
@@ -1437,7 +1480,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                     let base = s * stage_words;
                     let a = base + rows * 32;
                     left = multiply_async(stages, a, base + 4096, left, 0, TB);
-                    if WIDE == 1 {
+                    if wide == 1 {
                         right = multiply_async(stages, a, base + 8192, right, 0, TB);
                         left = mma_wait(2, left);
                         right = mma_wait(2, right);
@@ -1450,16 +1493,16 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                     }
                 }
                 left = mma_wait(0, left);
-                if WIDE == 1 {
+                if wide == 1 {
                     right = mma_wait(0, right);
                 }
                 if first_lane {
                     mbar_arrive(&empty[(it + steps + ring - 1) % ring]);
                 }
                 it += steps;
-                let src = task_rank(gather, t, rank, ranks, blocks, tiles_n);
-                let block = task_block(gather, t, ranks, blocks, tiles_n);
-                let n0 = task_col(gather, t, ranks, blocks, tiles_n) * tile_cols;
+                let src = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 0);
+                let block = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 1);
+                let n0 = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 2);
                 let row0 = src * shard_rows + block * 128 + rows + (sg & 3) * 16;
                 // Rows past the shard's end belong to the next shard: not written.
                 let end = (src + 1) * shard_rows;
@@ -1467,7 +1510,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                 if direct {
                     let out = y.local();
                     store_slab(out, out16, BF16, left, row0, n0, end, n);
-                    if WIDE == 1 && n0 + 128 < n {
+                    if wide == 1 && n0 + 128 < n {
                         store_slab(out, out16, BF16, right, row0, n0 + 128, end, n);
                     }
                 } else {
@@ -1476,7 +1519,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                     let counter = block * reduced_n + n0 / 128;
                     store_slab(partials, out16, 0, left, row0, n0, end, n);
                     subgroup_signal(&owner[counter], 1, Scope::System);
-                    if WIDE == 1 && n0 + 128 < n {
+                    if wide == 1 && n0 + 128 < n {
                         store_slab(partials, out16, 0, right, row0, n0 + 128, end, n);
                         subgroup_signal(&owner[counter + 1], 1, Scope::System);
                     }

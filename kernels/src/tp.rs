@@ -87,11 +87,23 @@ pub struct TpOps {
     local: Vec<Ops>,
     workspace: Option<Workspace>,
     workgroups: Option<u32>,
-    /// 128 x 256 output tiles (`Some(true)`) or 128 x 128 (`Some(false)`); `None`: chosen
-    /// per call.
-    wide_tiles: Option<bool>,
+    /// Blocks of 128 rows of each shard in 128 x 256 output tiles, the rest in 128 x 128;
+    /// `None`: chosen per call.
+    wide_blocks: Option<u32>,
     /// (rank, communication task) of the next `ag_gemm` whose signal goes astray.
     missing: Option<(u32, u32)>,
+}
+
+/// Blocks of 128 rows of each shard (`blocks` per shard, `n` columns) that a pipelined
+/// launch cuts in 128 x 256 tiles, the rest in 128 x 128, on `per_rank` workgroups a rank:
+/// the split with the fewest waves ([`crate::fewest_waves`]). Each rank's launch covers
+/// every rank's rows (a gathered shard or an owner's).
+fn wide_blocks(ranks: u32, blocks: u32, n: u32, per_rank: u32) -> u32 {
+    let tiles = |wide: u32| {
+        let narrow = (blocks - wide) * n.div_ceil(128);
+        (ranks * wide * n.div_ceil(256), ranks * narrow)
+    };
+    crate::fewest_waves(blocks, tiles, per_rank)
 }
 
 /// Dimensions of one fused op, checked: `m` rows in all, `shard` per rank.
@@ -121,7 +133,7 @@ impl TpOps {
             local,
             workspace: None,
             workgroups: None,
-            wide_tiles: None,
+            wide_blocks: None,
             missing: None,
         })
     }
@@ -149,13 +161,14 @@ impl TpOps {
         Ok(())
     }
 
-    /// The output tiles of the pipelined launches (CUDA and the CPU device): 128 x 256
-    /// (`Some(true)`), 128 x 128 (`Some(false)`), or `None` (the default) for 128 x 256
-    /// wherever they make at least two waves of a rank's workgroups (on the H200 the narrow
-    /// ones measured slower even where they fill the last wave better: QKV at world size 1,
-    /// bench/RESULTS.md). Results are bitwise the same either way.
-    pub fn set_wide_tiles(&mut self, wide: Option<bool>) {
-        self.wide_tiles = wide;
+    /// The output tiles of the pipelined launches (CUDA and the CPU device): the first
+    /// `Some(b)` blocks of 128 rows of every rank's shard in tiles of 128 x 256, the rest in
+    /// 128 x 128 (`Some(0)`: all narrow, `Some(u32::MAX)`: all wide), or `None` (the
+    /// default) for the split with the fewest waves of a rank's workgroups, as the plain
+    /// gemm splits its rows (narrow tiles fill a last wave that wide ones would leave part
+    /// empty). Results are bitwise the same whatever the split.
+    pub fn set_wide_blocks(&mut self, blocks: Option<u32>) {
+        self.wide_blocks = blocks;
     }
 
     /// The most workgroups per rank that every fused op's launch can keep resident on
@@ -333,7 +346,7 @@ impl TpOps {
     }
 
     /// Queues `ops::tp_pipeline` for collective `op` (checked operands, workspace in place):
-    /// its tensor maps made or found, its tiles as [`TpOps::set_wide_tiles`] says.
+    /// its tensor maps made or found, its tiles as [`TpOps::set_wide_blocks`] says.
     #[allow(clippy::too_many_arguments)]
     fn launch_pipeline(
         &mut self,
@@ -351,10 +364,13 @@ impl TpOps {
         let (n, k) = (n as u32, k as u32);
         let narrow = ops::tp_pipeline::name_of(op, tb, y.bf16_bit(), 0);
         let (per_rank, block) = self.grid(world, &narrow)?;
-        // Each rank's launch covers every rank's rows (a gathered shard or an owner's).
-        let wide_tiles = ranks * shard.div_ceil(128) * n.div_ceil(256);
-        let wide = self.wide_tiles.unwrap_or(wide_tiles >= 2 * per_rank);
-        let name = ops::tp_pipeline::name_of(op, tb, y.bf16_bit(), u32::from(wide));
+        let blocks = shard.div_ceil(128);
+        let wide_blocks = match self.wide_blocks {
+            Some(b) => b.min(blocks),
+            None => wide_blocks(ranks, blocks, n, per_rank),
+        };
+        let wide = u32::from(wide_blocks > 0);
+        let name = ops::tp_pipeline::name_of(op, tb, y.bf16_bit(), wide);
         let ws = self.workspace.as_ref().expect("allocated by the caller");
         let (y32, y16) = outputs(y, ws);
         let maps = pipeline_maps(&mut self.maps, world, x, w, tb, (m, n as usize, k as usize))?;
@@ -376,6 +392,7 @@ impl TpOps {
             shard,
             n,
             k,
+            wide_blocks,
             missing,
         )
         .map_err(Error::World)
@@ -651,4 +668,23 @@ fn check_chunks(op: &'static str, n: usize, k: usize) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wide_blocks;
+
+    #[test]
+    fn narrow_tiles_fill_the_last_wave_where_wide_ones_leave_it_part_empty() {
+        // Llama-3-70B QKV at world size 1 on 132 processors: 320 wide tiles would make 2.4
+        // waves; 52 wide blocks make 2 waves, the 120 narrow tiles of the rest one.
+        assert_eq!(wide_blocks(1, 64, 1280, 132), 52);
+        // FC1, out-proj: whole waves of wide tiles.
+        assert_eq!(wide_blocks(1, 64, 3584, 132), 64);
+        assert_eq!(wide_blocks(1, 64, 8192, 132), 64);
+        // 8 emulated ranks of 16 workgroups: 320 wide tiles are 20 whole waves.
+        assert_eq!(wide_blocks(8, 8, 1280, 16), 8);
+        // A shard of one block, too few tiles for a wave: narrow, as the plain gemm.
+        assert_eq!(wide_blocks(1, 1, 256, 132), 0);
+    }
 }

@@ -43,8 +43,10 @@ fn poison<T: DeviceScalar>(y: &SymmetricBuffer<T>, nan: T) {
 }
 
 /// Runs `op` on the pipeline with 1 workgroup per rank and 128 x 128 tiles, then 3 and
-/// 128 x 256, then on the group mainloop (HIP's kernels) with 2 (output poisoned before
-/// each), checks the three results are bitwise equal and returns them.
+/// 128 x 256, then 2 and the first block of rows of each shard wide, the rest narrow
+/// (mixed where a shard has more than one block), then on the group mainloop (HIP's
+/// kernels) with 2 (output poisoned before each), checks the results are bitwise equal
+/// and returns them.
 fn thrice<T: DeviceScalar + PartialEq + std::fmt::Debug>(
     ops: &mut TpOps,
     y: &SymmetricBuffer<T>,
@@ -53,11 +55,17 @@ fn thrice<T: DeviceScalar + PartialEq + std::fmt::Debug>(
     mut op: impl FnMut(&mut TpOps) -> Result<(), Error>,
 ) -> Vec<Vec<T>> {
     let mut runs = Vec::new();
-    for (pipeline, per_rank, wide) in [(true, 1, false), (true, 3, true), (false, 2, false)] {
+    let configs = [
+        (true, 1, 0),
+        (true, 3, u32::MAX),
+        (true, 2, 1),
+        (false, 2, 0),
+    ];
+    for (pipeline, per_rank, wide_blocks) in configs {
         poison(y, nan);
         ops.set_pipeline(pipeline).unwrap();
         ops.set_workgroups_per_rank(Some(per_rank));
-        ops.set_wide_tiles(Some(wide));
+        ops.set_wide_blocks(Some(wide_blocks));
         op(ops).unwrap_or_else(|e| panic!("{what}: {e}"));
         runs.push(download(y));
     }
@@ -67,6 +75,10 @@ fn thrice<T: DeviceScalar + PartialEq + std::fmt::Debug>(
     );
     assert!(
         runs[0] == runs[2],
+        "{what}: narrow tiles and a split between widths differ"
+    );
+    assert!(
+        runs[0] == runs[3],
         "{what}: the pipeline and the group mainloop differ"
     );
     runs.swap_remove(0)
