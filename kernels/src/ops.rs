@@ -2320,17 +2320,30 @@ pub fn moe_pipeline(
                 } else {
                     (ffn + 63) / 64
                 };
+                let g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
+                let c = pipeline_tile(plan, t, 1, up_tiles, down_tiles, lag, o_local, o_tiles);
+                let p = plan.local();
+                let j = p[o_tiles + g];
+                let first = p[o_local + 3 * j];
+                let end = first + p[o_local + 3 * j + 1];
+                let group_row = first + (g - p[o_local + 3 * j + 2]) * 128 + rows;
+                let row0 = group_row + (sg & 3) * 16;
+                // A group whose 64 rows all lie past the expert's last (the padding of its
+                // last tile) multiplies nothing: the other group has the tensor cores.
+                let busy = group_row < end;
                 let mut left = wide_zero();
                 let mut right = wide_zero();
                 for step in 0..steps {
                     let s = (it + step) % MOE_RING;
                     mbar_wait(&full[s], ((it + step) / MOE_RING) & 1);
-                    let base = s * MOE_STAGE_WORDS;
-                    let a = base + rows * 32;
-                    left = multiply_async(stages, a, base + 4096, left, 0, 1);
-                    right = multiply_async(stages, a, base + 8192, right, 0, 1);
-                    left = mma_wait(2, left);
-                    right = mma_wait(2, right);
+                    if busy {
+                        let base = s * MOE_STAGE_WORDS;
+                        let a = base + rows * 32;
+                        left = multiply_async(stages, a, base + 4096, left, 0, 1);
+                        right = multiply_async(stages, a, base + 8192, right, 0, 1);
+                        left = mma_wait(2, left);
+                        right = mma_wait(2, right);
+                    }
                     // The products of the previous step have finished: its stage goes back.
                     if step > 0 && first_lane {
                         mbar_arrive(&empty[(it + step + MOE_RING - 1) % MOE_RING]);
@@ -2342,13 +2355,6 @@ pub fn moe_pipeline(
                     mbar_arrive(&empty[(it + steps + MOE_RING - 1) % MOE_RING]);
                 }
                 it += steps;
-                let g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
-                let c = pipeline_tile(plan, t, 1, up_tiles, down_tiles, lag, o_local, o_tiles);
-                let p = plan.local();
-                let j = p[o_tiles + g];
-                let first = p[o_local + 3 * j];
-                let end = first + p[o_local + 3 * j + 1];
-                let row0 = first + (g - p[o_local + 3 * j + 2]) * 128 + rows + (sg & 3) * 16;
                 // Only bf16 is stored: `scores` stands in for the f32 result.
                 let spare = scores.local();
                 if up {
