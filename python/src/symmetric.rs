@@ -127,8 +127,8 @@ impl SymmetricArray {
             }),
             Place::Host => Err(Failure::Type(
                 "a symmetric array of a CPU-device world lives in the interpreter's memory, \
-                 not the host's: pass the array itself to the ops, and copy with copy_in / \
-                 copy_out"
+                 not the host's: pass the array itself to the JoinedWorld's ops, and move \
+                 data with copy_ and numpy()"
                     .into(),
             )),
         }
