@@ -2326,20 +2326,25 @@ pub fn moe_pipeline(
                 let j = p[o_tiles + g];
                 let first = p[o_local + 3 * j];
                 let end = first + p[o_local + 3 * j + 1];
-                let group_row = first + (g - p[o_local + 3 * j + 2]) * 128 + rows;
-                let row0 = group_row + (sg & 3) * 16;
-                // A group whose 64 rows all lie past the expert's last (the padding of its
-                // last tile) multiplies nothing: the other group has the tensor cores.
-                let busy = group_row < end;
+                let tile_row = first + (g - p[o_local + 3 * j + 2]) * 128;
+                // A tile of at most 64 rows (an expert's last): each group multiplies those
+                // rows by its half of the columns (`left` only), rather than one group
+                // multiplying padding.
+                let half = end - tile_row <= 64;
+                let a_rows = if half { 0 } else { rows };
+                let b_first = if half { 4096 * group } else { 4096 };
+                let row0 = tile_row + a_rows + (sg & 3) * 16;
                 let mut left = wide_zero();
                 let mut right = wide_zero();
                 for step in 0..steps {
                     let s = (it + step) % MOE_RING;
                     mbar_wait(&full[s], ((it + step) / MOE_RING) & 1);
-                    if busy {
-                        let base = s * MOE_STAGE_WORDS;
-                        let a = base + rows * 32;
-                        left = multiply_async(stages, a, base + 4096, left, 0, 1);
+                    let base = s * MOE_STAGE_WORDS;
+                    let a = base + a_rows * 32;
+                    left = multiply_async(stages, a, base + b_first, left, 0, 1);
+                    if half {
+                        left = mma_wait(1, left);
+                    } else {
                         right = multiply_async(stages, a, base + 8192, right, 0, 1);
                         left = mma_wait(2, left);
                         right = mma_wait(2, right);
@@ -2359,7 +2364,13 @@ pub fn moe_pipeline(
                 let spare = scores.local();
                 if up {
                     let f0 = c * 128;
-                    swiglu_slabs(spare, z, h, left, right, row0, end, f0, ffn);
+                    let f1 = f0 + (group - 1) * 64;
+                    if half && f1 < ffn {
+                        swiglu_slabs(spare, z, h, left, left, row0, end, f1, ffn, 1);
+                    }
+                    if !half {
+                        swiglu_slabs(spare, z, h, left, right, row0, end, f0, ffn, 2);
+                    }
                     subgroup_signal(
                         &sync.local()[MOE_SYNC_HEAD_WORDS + local + g],
                         1,
@@ -2368,8 +2379,11 @@ pub fn moe_pipeline(
                 } else {
                     let n0 = c * 256;
                     let outputs = y.local();
-                    store_slab(spare, outputs, 1, left, row0, n0, end, hidden);
-                    if n0 + 128 < hidden {
+                    let n_left = if half { n0 + (group - 1) * 128 } else { n0 };
+                    if n_left < hidden {
+                        store_slab(spare, outputs, 1, left, row0, n_left, end, hidden);
+                    }
+                    if !half && n0 + 128 < hidden {
                         store_slab(spare, outputs, 1, right, row0, n0 + 128, end, hidden);
                     }
                 }
@@ -2427,10 +2441,11 @@ fn pipeline_tile(
 
 /// A subgroup's 16-row slabs of an up-projection tile of [`moe_pipeline`] at row `row0`,
 /// rows below `end`: `left` (columns 0..64 the gate values of features `f0..`, 64..128 their
-/// up values) and `right` (the same of features `f0 + 64..`). Both go to `z` rounded to
-/// bf16 as [`up_tile`] stores them, then `h = silu(gate) up` of the rounded values, each lane
-/// four features of all 16 rows ([`swiglu_column`]; the accumulators are free by then),
-/// made visible to tensor copies.
+/// up values) and, with `blocks` 2, `right` (the same of features `f0 + 64..`; with
+/// `blocks` 1 only `left`'s 64 features). Both go to `z` rounded to bf16 as [`up_tile`]
+/// stores them, then `h = silu(gate) up` of the rounded values, each lane two or four
+/// features of all 16 rows ([`swiglu_column`]; the accumulators are free by then), made
+/// visible to tensor copies. `f0` is below `ffn`.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn swiglu_slabs(
@@ -2443,11 +2458,12 @@ fn swiglu_slabs(
     end: u32,
     f0: u32,
     ffn: u32,
+    blocks: u32,
 ) {
     let z_cols = (ffn + 63) / 64 * 128;
     let zl = z.local();
     store_slab(spare, zl, 1, left, row0, 2 * f0, end, z_cols);
-    if f0 + 64 < ffn {
+    if blocks == 2 && f0 + 64 < ffn {
         store_slab(spare, zl, 1, right, row0, 2 * f0 + 128, end, z_cols);
     }
     // The subgroup's lanes read what the others stored.
@@ -2458,8 +2474,8 @@ fn swiglu_slabs(
         let hl = h.local();
         let lane = subgroup_lane();
         // Past the last feature, a lane forms the last one again (the same value).
-        let last = min(ffn - f0, 128) - 1;
-        for c in (lane..128).step_by(32) {
+        let last = min(ffn - f0, 64 * blocks) - 1;
+        for c in (lane..64 * blocks).step_by(32) {
             let col = min(c, last);
             // Columns of `z` past the first 64 features are the right slab's.
             let at = 2 * f0 + col + (col >> 6) * 64;
