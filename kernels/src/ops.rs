@@ -383,7 +383,8 @@ pub const STEP_WORDS: u32 = 8192;
 
 /// `op(A) op(B)` over all of `k` for the 128 x 128 output tile at row `m0`, column `n0`:
 /// the 64 x 128 accumulator of the caller's group (`subgroup_id() / 4`: rows `64 g..`).
-/// Rows at or past `m` and columns at or past `n` read as zeros. The steps go through two
+/// Rows at or past `m` and columns at or past `n` read as zeros (a group whose rows all lie
+/// there keeps a zero accumulator without multiplying). The steps go through two
 /// stages of [`STEP_WORDS`] in `stages`, each step's copies in flight while the previous
 /// one multiplies. `ta = 0`: `a` is `m x k` row-major, 1: `a` holds `A^T` (`k x m`); `tb =
 /// 0`: `b` is `k x n`, 1: `b` holds `B^T` (`n x k`); the row lengths these give must be
@@ -437,7 +438,10 @@ fn tile_product(
             }
             async_commit();
         }
-        if s > 0 && mine {
+        // A group whose rows all lie at or past `m` (the padding of a last tile) has only
+        // zeros to multiply: its accumulator stays zero, and the other group has the
+        // tensor cores to itself.
+        if s > 0 && mine && m0 + 64 * group < m {
             let base = ((s - 1) & 1) * STEP_WORDS;
             // SAFETY: both tiles lie inside the stage at `base`.
             unsafe {
