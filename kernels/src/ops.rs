@@ -413,6 +413,10 @@ fn tile_product(
 ) -> WideAcc {
     let group = subgroup_id() >> 2;
     let mine = tile_groups == 2 || group < 2;
+    // A group whose rows all lie at or past `m` (the padding of a last tile) has only
+    // zeros to multiply: its accumulator stays zero, and the other group has the tensor
+    // cores to itself.
+    let multiplies = mine && m0 + 64 * group < m;
     let steps = (k + 63) / 64;
     let mut acc = wide_zero();
     for s in 0..steps + 1 {
@@ -438,10 +442,7 @@ fn tile_product(
             }
             async_commit();
         }
-        // A group whose rows all lie at or past `m` (the padding of a last tile) has only
-        // zeros to multiply: its accumulator stays zero, and the other group has the
-        // tensor cores to itself.
-        if s > 0 && mine && m0 + 64 * group < m {
+        if s > 0 && multiplies {
             let base = ((s - 1) & 1) * STEP_WORDS;
             // SAFETY: both tiles lie inside the stage at `base`.
             unsafe {

@@ -98,7 +98,9 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// for `moe_forward`, whose router, layout and fold code lives beside the tiles: 6.3 ms
 /// at two workgroups per processor against 8.7 ms at one, Qwen3 proxy).
 /// The any-shape `gemm` (two workgroups per processor as well) spills 24 bytes in its
-/// persistent instance, which keeps its tile loop going across claims. `ag_gemm`'s bf16
+/// persistent instance, which keeps its tile loop going across claims; `gemm_group`'s
+/// persistent instance a word (with the test of `tile_product` that lets a group of
+/// padding rows skip its products). `ag_gemm`'s bf16
 /// instances spill 64 bytes more for the quad exchange of their bf16 tile
 /// stores. `tp_pipeline`'s consumers take 200 registers a lane from the producer group
 /// (`regs_inc`, `regs_dec`: 104 there), so its 128 x 256 instances spill at most 48 bytes
@@ -108,8 +110,9 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// its scheduling state. `moe_pipeline` (168 registers at 384 lanes) spills in the router,
 /// layout and fold code beside its expert tiles' two accumulators, and in their epilogues
 /// (its consumers' step loop reloads one word a step: bench/RESULTS.md, twenty-ninth batch).
-const SM90A_SPILL_ALLOWED: [(&str, u64); 7] = [
+const SM90A_SPILL_ALLOWED: [(&str, u64); 8] = [
     ("gemm__persistent1", 64),
+    ("gemm_group__persistent1", 8),
     ("ag_gemm", 160),
     ("tp_pipeline", 1536),
     ("gemm_rs", 128),
