@@ -123,21 +123,69 @@ fn import(
 enum Site {
     /// The caller's memory: staged through a symmetric buffer of the pool.
     Staged(Slab),
-    /// This world's symmetric array: `len` elements from element `at` of this rank's part.
+    /// This world's symmetric array: `len` elements from element `at` of this rank's part;
+    /// `alone` unless it shares memory with another operand of a call that writes one of
+    /// them ([`keep_apart`]).
     InPlace {
         held: Arc<Held>,
         at: usize,
         len: usize,
+        alone: bool,
     },
 }
 
 impl Site {
     /// The symmetric buffer itself when the operand is exactly elements `at..` of a
-    /// symmetric array of `len` elements of `T`: the op then uses it in place.
+    /// symmetric array of `len` elements of `T`, sharing no memory the call writes: the op
+    /// then uses it in place.
     fn fits<T: Symmetric>(&self, at: usize, len: usize) -> Option<&SymmetricBuffer<T>> {
         match self {
-            Site::InPlace { held, at: a, .. } if *a == at && held.len() == len => T::of(held),
+            Site::InPlace {
+                held,
+                at: a,
+                alone: true,
+                ..
+            } if *a == at && held.len() == len => T::of(held),
             _ => None,
+        }
+    }
+
+    /// Whether both are parts of one symmetric array that share an element.
+    fn overlaps(&self, other: &Site) -> bool {
+        match (self, other) {
+            (
+                Site::InPlace {
+                    held: a,
+                    at: i,
+                    len: n,
+                    ..
+                },
+                Site::InPlace {
+                    held: b,
+                    at: j,
+                    len: m,
+                    ..
+                },
+            ) => Arc::ptr_eq(a, b) && i < &(j + m) && j < &(i + n),
+            _ => false,
+        }
+    }
+}
+
+/// Stages every operand a call writes (`true` beside it) that shares memory with another of
+/// its operands: the launch then writes a buffer of the pool, copied to the operand after
+/// it, so that no launch reads or writes memory another of its operands names (which would
+/// give a wrong answer, not an error).
+fn keep_apart(sites: &mut [(&mut Site, bool)]) {
+    let shared: Vec<bool> = (0..sites.len())
+        .map(|i| {
+            let (site, written) = (&sites[i].0, sites[i].1);
+            written && (0..sites.len()).any(|j| j != i && site.overlaps(sites[j].0))
+        })
+        .collect();
+    for ((site, _), shared) in sites.iter_mut().zip(shared) {
+        if let Site::InPlace { alone, .. } = site {
+            *alone &= !shared;
         }
     }
 }
@@ -238,6 +286,7 @@ impl JoinedWorld {
                 held: s.held.clone(),
                 at: s.at,
                 len: s.shape.iter().product(),
+                alone: true,
             };
             return Ok(Operand {
                 name,
@@ -275,6 +324,7 @@ impl JoinedWorld {
                 held: held.clone(),
                 at: ((a.addr - base) / size) as usize,
                 len: a.len(),
+                alone: true,
             })
         })
     }
@@ -453,6 +503,7 @@ impl Stage<'_> {
                 held,
                 at: from,
                 len,
+                ..
             } => self.between(held, *from, sym, at, *len, into_sym),
         }
     }
@@ -499,11 +550,19 @@ impl JoinedWorld {
     fn fused(
         &mut self,
         op: Op,
-        o: Sites,
+        mut o: Sites,
         layout: Layout,
         (m, n, k): (usize, usize, usize),
-        gathered: Option<Site>,
+        mut gathered: Option<Site>,
     ) -> Result<()> {
+        // The all-gather writes the peers' rows into its input.
+        let mut sites = vec![
+            (&mut o.x, op == Op::AgGemm),
+            (&mut o.w, false),
+            (&mut o.y.0, true),
+        ];
+        sites.extend(gathered.as_mut().map(|g| (g, true)));
+        keep_apart(&mut sites);
         let (rank, shard) = (self.rank as usize, m / self.ranks());
         let y_rows = if op == Op::GemmRs { shard } else { m };
         let x_at = if op == Op::AgGemm {
@@ -559,10 +618,18 @@ impl JoinedWorld {
     fn backward(
         &mut self,
         of: TpForward,
-        [dy, x, w, dx, dw]: [Site; 5],
+        [mut dy, mut x, mut w, mut dx, mut dw]: [Site; 5],
         dx_elem: Elem,
         (m, n, k): (usize, usize, usize),
     ) -> Result<()> {
+        // The all-gather of `gemm_rs`'s backward writes the peers' rows into `dy`.
+        keep_apart(&mut [
+            (&mut dy, of == TpForward::GemmRs),
+            (&mut x, false),
+            (&mut w, false),
+            (&mut dx, true),
+            (&mut dw, true),
+        ]);
         let (rank, shard) = (self.rank as usize, m / self.ranks());
         let dx_rows = if of == TpForward::AgGemm { shard } else { m };
         // The reduce-scatter's dy is this rank's rows of the gathered dy.
@@ -1050,6 +1117,32 @@ impl JoinedMoe {
     }
 }
 
+impl JoinedMoe {
+    /// [`keep_apart`] over the call's operands.
+    fn keep_apart(&mut self) {
+        let mut sites = vec![
+            (&mut self.x, false),
+            (&mut self.router, false),
+            (&mut self.w1, false),
+            (&mut self.w2, false),
+        ];
+        sites.extend(self.bias.as_mut().map(|b| (b, false)));
+        if let Some((a, b)) = self.shared.as_mut() {
+            sites.extend([(a, false), (b, false)]);
+        }
+        sites.extend(self.out.as_mut().map(|o| (o, true)));
+        if let Some(g) = self.grads.as_mut() {
+            sites.push((&mut g.dout, false));
+            sites.extend([(&mut g.dx, true), (&mut g.router, true)]);
+            sites.extend([(&mut g.w1, true), (&mut g.w2, true)]);
+            if let Some((a, b)) = g.shared.as_mut() {
+                sites.extend([(a, true), (b, true)]);
+            }
+        }
+        keep_apart(&mut sites);
+    }
+}
+
 fn pair_sites(pair: &Option<(Operand, Operand)>) -> Option<(Site, Site)> {
     pair.as_ref().map(|(a, b)| (a.site.clone(), b.site.clone()))
 }
@@ -1064,7 +1157,8 @@ impl JoinedWorld {
 
     /// Runs the forward pass (and the backward pass for gradients) of a MoE call: its
     /// operands in the world's symmetric memory in place, the others staged in and out.
-    fn moe(&mut self, call: JoinedMoe) -> Result<()> {
+    fn moe(&mut self, mut call: JoinedMoe) -> Result<()> {
+        call.keep_apart();
         let s = call.shape;
         let (t, e, h, f) = (s.tokens, s.experts, s.hidden, s.ffn);
         let local = e / self.ranks();

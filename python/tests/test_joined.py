@@ -155,6 +155,20 @@ def test_symmetric_arrays_are_used_in_place(rng, ranks, shard, n, k):
         assert relerr(dw, f64(x).T @ f64(dys[0])) < F32_TOL, f"dw rank {r}"
 
 
+def test_symmetric_operands_sharing_memory_give_the_right_answer(rng):
+    m, k = 256, 256  # several tiles, some reading rows others have written
+    x, w = bf16(rng, m, k), bf16(rng, k, k)
+
+    def body(world, r):
+        a = world.empty((m, k)).copy_(x)
+        # The result into the op's own input: staged, so the launch reads x unchanged.
+        world.gemm_ar(a, world.empty((k, k)).copy_(w), out=a)
+        return a.numpy()
+
+    for r, y in enumerate(on_ranks(2, body)):
+        assert relerr(y, 2 * (f64(x) @ f64(w))) < BF16_TOL, f"rank {r}"
+
+
 def test_symmetric_arrays_refuse_misuse(rng):
     def body(world, r):
         a = world.empty((16, 24))
