@@ -131,6 +131,9 @@ pub(crate) trait Backend: DeviceOps + Sized {
         self.stream()
     }
     fn stream_synchronize(&self, stream: &Self::Stream) -> Result<()>;
+    /// Orders the work queued on `stream` from now on after the work queued so far on
+    /// `earlier` (without a host wait); nothing where both are the same stream.
+    fn stream_follow(&self, stream: &Self::Stream, earlier: &Self::Stream) -> Result<()>;
     fn record_event(&self, stream: &Self::Stream) -> Result<Self::Event>;
     /// Makes `stream` record the launches queued on it from now on instead of running them,
     /// until [`Backend::end_capture`].
@@ -195,6 +198,7 @@ pub(crate) trait DynBackend: DeviceOps {
     unsafe fn borrowed_stream(&self, handle: u64) -> Result<Object>;
     fn bounded_stream(&self, limit: Duration) -> Result<Object>;
     fn stream_synchronize(&self, stream: &dyn Any) -> Result<()>;
+    fn stream_follow(&self, stream: &dyn Any, earlier: &dyn Any) -> Result<()>;
     fn record_event(&self, stream: &dyn Any) -> Result<Object>;
     fn begin_capture(&self, stream: &dyn Any) -> Result<()>;
     fn end_capture(&self, stream: &dyn Any) -> Result<Object>;
@@ -258,6 +262,11 @@ impl<B: Backend> DynBackend for B {
 
     fn stream_synchronize(&self, stream: &dyn Any) -> Result<()> {
         Backend::stream_synchronize(self, own(self, stream, "the stream")?)
+    }
+
+    fn stream_follow(&self, stream: &dyn Any, earlier: &dyn Any) -> Result<()> {
+        let stream = own(self, stream, "the stream")?;
+        Backend::stream_follow(self, stream, own(self, earlier, "the earlier stream")?)
     }
 
     fn event_complete(&self, event: &dyn Any) -> Result<bool> {

@@ -271,6 +271,11 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
+    /// Launches run when queued: everything queued anywhere has run already.
+    fn stream_follow(&self, _stream: &CpuStream, _earlier: &CpuStream) -> Result<()> {
+        Ok(())
+    }
+
     fn begin_capture(&self, stream: &CpuStream) -> Result<()> {
         let mut capture = stream.lock_capture();
         if capture.is_some() {

@@ -411,6 +411,16 @@ impl Backend for CudaBackend {
         })
     }
 
+    fn stream_follow(&self, stream: &Arc<CudaStream>, earlier: &Arc<CudaStream>) -> Result<()> {
+        if stream.cu_stream() == earlier.cu_stream() {
+            return Ok(());
+        }
+        // The event may go at once: the wait keeps what it needs.
+        let flags = sys::CUevent_flags::CU_EVENT_DISABLE_TIMING;
+        let event = self.check("event record", earlier.record_event(Some(flags)))?;
+        self.check("stream wait", stream.wait(&event))
+    }
+
     fn stream_synchronize(&self, stream: &Arc<CudaStream>) -> Result<()> {
         self.check("stream synchronize", stream.synchronize())
     }

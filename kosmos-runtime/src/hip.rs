@@ -433,6 +433,17 @@ impl Backend for HipBackend {
         })
     }
 
+    fn stream_follow(&self, stream: &HipStream, earlier: &HipStream) -> Result<()> {
+        if stream.0 == earlier.0 {
+            return Ok(());
+        }
+        // Dropping the event destroys it; the wait keeps what it needs.
+        let event = self.record_event(earlier)?;
+        self.check("stream wait", unsafe {
+            hip::hipStreamWaitEvent(stream.0, event.0, 0)
+        })
+    }
+
     fn record_event(&self, stream: &HipStream) -> Result<HipEvent> {
         self.bind("event record")?;
         let mut e = ptr::null_mut();

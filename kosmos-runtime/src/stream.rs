@@ -82,6 +82,22 @@ impl Stream {
         first
     }
 
+    /// Orders the work queued on this stream from now on after all the work queued so far
+    /// on `earlier` (of the same device), without waiting on the host; nothing where both
+    /// are the same stream (borrowed handles of one stream are).
+    pub fn follow(&self, earlier: &Stream) -> Result<()> {
+        if earlier.device != self.device {
+            return Err(Error::WrongDevice {
+                what: "the earlier stream".into(),
+                owner: earlier.device.to_string(),
+                device: self.device.to_string(),
+            });
+        }
+        self.device
+            .backend()
+            .stream_follow(&*self.inner, &*earlier.inner)
+    }
+
     /// Notes a launch of a module whose bounds records `synchronize` must read.
     pub(crate) fn watch(&self, bounds: &Arc<BoundsRecords>) {
         let mut launched = self.lock_launched();

@@ -4,7 +4,9 @@
 //! `hip` feature) and `-- --include-ignored cuda::` (or `hip::`); when the variable is set
 //! these tests fail loudly if the GPU is missing.
 
-use kosmos_runtime::{Buffer, Device, DeviceKind, Error, KernelArg, LaunchConfig, ModuleImage};
+use kosmos_runtime::{
+    Buffer, Device, DeviceKind, Error, KernelArg, LaunchConfig, ModuleImage, Stream,
+};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// One test function per suite test for each backend: `$device` opens the device, `$gate`
@@ -30,6 +32,12 @@ macro_rules! device_suite {
             $(#[$gate])?
             fn shared_memory_staging() {
                 suite::shared_memory_staging(&$device);
+            }
+
+            #[test]
+            $(#[$gate])?
+            fn streams_follow_each_other() {
+                suite::streams_follow_each_other(&$device);
             }
         }
     };
@@ -144,6 +152,43 @@ mod suite {
             )
             .unwrap_err();
         assert!(err.to_string().contains("expected 4 argument"), "{err}");
+    }
+
+    /// Work queued on a stream after it [`Stream::follow`]s another runs after the other's:
+    /// a chain of 32 `vector_add`s on the first stream (`x + 1`, back and forth between two
+    /// buffers), then on the second one more reading the chain's result, unsynchronized in
+    /// between. Following a stream of another device is refused.
+    pub fn streams_follow_each_other(d: &Device) {
+        let module = d
+            .load_module(&image(d, vector_add_ir(), VECTOR_ADD_PTX))
+            .unwrap();
+        let (first, second) = (d.stream().unwrap(), d.stream().unwrap());
+        let n = if d.kind() == DeviceKind::Cpu {
+            1000
+        } else {
+            1 << 22
+        };
+        let ones = Buffer::from_slice(d, &vec![1f32; n]).unwrap();
+        let x = Buffer::from_slice(d, &vec![0f32; n]).unwrap();
+        let (y, z) = (d.alloc::<f32>(n).unwrap(), d.alloc::<f32>(n).unwrap());
+        z.fill(f32::NAN).unwrap();
+        let add = |stream: &Stream, from: &Buffer<f32>, to: &Buffer<f32>| {
+            let args = [from.into(), (&ones).into(), to.into(), (n as u32).into()];
+            let cfg = LaunchConfig::for_elements(n, 256);
+            module.launch(stream, "vector_add", cfg, &args).unwrap();
+        };
+        for _ in 0..16 {
+            add(&first, &x, &y);
+            add(&first, &y, &x);
+        }
+        second.follow(&first).unwrap();
+        add(&second, &x, &z);
+        second.synchronize().unwrap();
+        let got = z.download().unwrap();
+        assert!(got.iter().all(|&v| v == 33.0), "{:?}", &got[..4]);
+        let elsewhere = Device::cpu().unwrap().stream().unwrap();
+        let err = second.follow(&elsewhere).unwrap_err().to_string();
+        assert!(err.contains("the earlier stream"), "{err}");
     }
 
     /// `shared_reverse` (the CPU device runs the IR, a GPU the binary).

@@ -539,8 +539,8 @@ impl World {
     /// Queues the launches of rank `rank` (and of the ranks sharing its device's launch)
     /// on `stream` from now on, e.g. a framework's current stream
     /// ([`Device::borrowed_stream`]), so that they run in order with its work; work queued
-    /// before stays where it was. Refused while capturing, or for a stream of another
-    /// device.
+    /// before stays where it was, and the new stream's work waits for it on the device.
+    /// Refused while capturing, or for a stream of another device.
     pub fn use_stream(&mut self, rank: u32, stream: Stream) -> Result<(), WorldError> {
         if self.capturing {
             return Err(WorldError::InCapture {
@@ -560,6 +560,9 @@ impl World {
             }
             .into());
         }
+        // The rank's earlier launches and copies share the world's buffers and counters
+        // with the work to come: it waits for them on the device.
+        stream.follow(&site.stream)?;
         site.stream = stream;
         Ok(())
     }
