@@ -59,10 +59,13 @@ class World:
     """A world of `ranks` ranks emulated on one device ("cpu" or "cuda:N"), running the fused
     tensor-parallel ops and the MoE layer. Per-rank tensors are stacked over a leading axis
     of `ranks`: host arrays (numpy, torch CPU), or CUDA tensors on the world's GPU (staged by
-    device copies on the current stream); each call stages them in, runs, waits for the
-    world (where a bounded wait that gave up raises KosmosError naming rank, workgroup and
-    task) and returns the results: new arrays of the inputs' kind, or the `out` (`dx`, `dw`)
-    arrays given."""
+    device copies on the current stream, through buffers the world keeps for the shapes);
+    each call stages them in, runs and returns the results: new arrays of the inputs' kind,
+    or the `out` (`dx`, `dw`) arrays given. Host results are copied back after waiting for
+    the world (where a bounded wait that gave up raises KosmosError naming rank, workgroup
+    and task); CUDA results are queued on the current stream without a host wait, and
+    `synchronize` raises such failures (`moe_backward` waits: it sums the replicated
+    weights' gradients on the host)."""
 
     def __init__(self, ranks, device="cpu", *, workgroups_per_rank=None, wait_bound=None,
                  host_wait_seconds=None):
@@ -158,6 +161,12 @@ class World:
         """Makes the next `ag_gemm` lose one signal (a test of the bounded waits): it raises
         KosmosError naming rank, workgroup and task; then call `recover`."""
         self._world.plant_missing_signal(rank, task)
+
+    def synchronize(self):
+        """Waits for the world's queued work; raises KosmosError for what the kernels
+        recorded (a wait that gave up names rank, workgroup and task). Calls on CUDA
+        tensors do not wait: this is where their failures are reported."""
+        self._world.synchronize()
 
     def recover(self):
         """Makes the ops usable again after a wait gave up."""

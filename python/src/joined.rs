@@ -13,6 +13,7 @@
 use crate::arrays::{Array, Elem, Place, Shaped, Want, check_shape, weight_dims};
 use crate::errors::{Failure, Result, guarded};
 use crate::moe_args::{MoeArgs, MoeGradientArgs, MoeInputs, moe_gradients, moe_inputs};
+use crate::pool::{Pool, Pooled};
 use crate::staging::{Slab, Target, place_of, target};
 use crate::symmetric::{Held, Symmetric, SymmetricArray};
 use crate::world::world_options;
@@ -23,7 +24,6 @@ use kosmos::bf16;
 use kosmos_runtime::{Buffer, DeviceScalar, Exchange, SymmetricBuffer, copy_range_from_peer};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// An [`Exchange`] through a Python callable.
@@ -39,45 +39,6 @@ impl Exchange for PyExchange {
             all.extract::<Vec<Vec<u8>>>(py)
                 .map_err(|e| format!("the exchange must return a list of bytes: {e}"))
         })
-    }
-}
-
-/// Symmetric buffers kept for the shapes of past calls, by use and length: allocating one
-/// is an exchange between the processes, so a training step's calls find theirs.
-#[derive(Default)]
-struct Pool {
-    bf16: Kept<bf16>,
-    f32: Kept<f32>,
-}
-
-/// Buffers a pool keeps before it gives them all back (with the world synchronized and
-/// the processes met, as freeing memory peers map needs).
-const POOL_LIMIT: usize = 32;
-
-type Kept<T> = HashMap<(&'static str, usize), SymmetricBuffer<T>>;
-
-trait Pooled: Symmetric {
-    fn pooled(pool: &mut Pool) -> &mut Kept<Self>;
-    fn in_pool(pool: &Pool) -> &Kept<Self>;
-}
-
-impl Pooled for bf16 {
-    fn pooled(pool: &mut Pool) -> &mut Kept<bf16> {
-        &mut pool.bf16
-    }
-
-    fn in_pool(pool: &Pool) -> &Kept<bf16> {
-        &pool.bf16
-    }
-}
-
-impl Pooled for f32 {
-    fn pooled(pool: &mut Pool) -> &mut Kept<f32> {
-        &mut pool.f32
-    }
-
-    fn in_pool(pool: &Pool) -> &Kept<f32> {
-        &pool.f32
     }
 }
 
@@ -359,18 +320,7 @@ impl JoinedWorld {
 
     /// The pool's buffer for `use_` of `len` elements, allocated (an exchange) if new.
     fn buffer<T: Pooled>(&mut self, use_: &'static str, len: usize) -> Result<()> {
-        if T::pooled(&mut self.pool).contains_key(&(use_, len)) {
-            return Ok(());
-        }
-        let world = open(&mut self.world)?;
-        if self.pool.bf16.len() + self.pool.f32.len() >= POOL_LIMIT {
-            world.synchronize()?;
-            world.meet()?;
-            self.pool = Pool::default();
-        }
-        let b = world.alloc_symmetric::<T>(len)?;
-        T::pooled(&mut self.pool).insert((use_, len), b);
-        Ok(())
+        self.pool.ensure::<T>(open(&mut self.world)?, use_, len)
     }
 
     /// Queues on the rank's stream (the caller's, on CUDA) this rank's launches and copies.
@@ -648,11 +598,7 @@ impl JoinedWorld {
             Elem::Bf16 => self.buffer_for::<bf16>(Some(&dx), "dx", 0, dx_len)?,
         }
         self.tp.set_workgroups_per_rank(self.workgroups);
-        let mut dw_sym = self
-            .pool
-            .f32
-            .remove(&("dw", k * n))
-            .expect("allocated above");
+        let mut dw_sym = self.pool.take::<f32>("dw", k * n);
         let result = (|| {
             let world = open(&mut self.world)?;
             let stage = Stage::new(self.target, world, rank as u32);
@@ -688,7 +634,7 @@ impl JoinedWorld {
             }
             stage.stage_out(&dw_sym, 0, &dw)
         })();
-        self.pool.f32.insert(("dw", k * n), dw_sym);
+        self.pool.put("dw", k * n, dw_sym);
         result?;
         self.settle()
     }
@@ -704,7 +650,7 @@ fn through<'a, T: Pooled>(
     len: usize,
 ) -> &'a SymmetricBuffer<T> {
     site.and_then(|s| s.fits::<T>(at, len))
-        .unwrap_or_else(|| &T::in_pool(pool)[&(use_, len)])
+        .unwrap_or_else(|| pool.get(use_, len))
 }
 
 #[pymethods]

@@ -18,6 +18,7 @@ mod gemm;
 mod joined;
 mod moe_args;
 mod plans;
+mod pool;
 mod staging;
 mod symmetric;
 mod world;

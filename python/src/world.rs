@@ -2,19 +2,21 @@
 //! (`kernels::TpOps`) and the MoE layer (`kernels::MoeLayer`, forward and backward) on it.
 //!
 //! Per-rank tensors are arrays stacked over a leading rank axis (`R x ...`), host arrays or
-//! CUDA tensors on the world's GPU: each call stages them into the world's symmetric
-//! buffers (uploads, or device copies on the caller's stream), runs the op, waits for the
-//! world (`World::synchronize`, which is where a bounded wait that gave up is reported,
-//! naming rank, workgroup and task) and copies the results back (downloads, or device
-//! copies queued on the caller's stream).
+//! CUDA tensors on the world's GPU: each call stages them into symmetric buffers the world
+//! keeps for the call's shapes (`pool`: uploads, or device copies on the caller's stream),
+//! runs the op and copies the results back: into host arrays after waiting for the world
+//! (`World::synchronize`, which is where a bounded wait that gave up is reported, naming
+//! rank, workgroup and task), into CUDA tensors by device copies queued on the caller's
+//! stream, without a host wait (`World.synchronize()` reports). The MoE backward pass sums
+//! the replicated weights' gradients on the host, so it waits.
 
 use crate::arrays::{Array, Elem, Place, Want, check_shape, weight_dims};
 use crate::errors::{Failure, Result, guarded};
 use crate::moe_args::{MoeArgs, MoeGradientArgs, MoeInputs, moe_gradients, moe_inputs};
+use crate::pool::{Pool, Pooled};
 use crate::staging::{Slab, Target, place_of, target};
 use kernels::{
-    Layout, MoeForwardPass, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, TpForward,
-    TpOps,
+    Layout, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, TpForward, TpOps, TpOutput,
 };
 use kosmos::bf16;
 use kosmos_runtime::{DeviceScalar, SymmetricBuffer, WorldOptions, copy_range_from_peer};
@@ -30,6 +32,8 @@ pub struct World {
     tp: TpOps,
     /// The MoE layer of the last shape and options used (it holds buffers for them).
     moe: Option<MoeLayer>,
+    /// The buffers the calls stage their arrays through, kept for their shapes.
+    pool: Pool,
     workgroups: Option<u32>,
     /// The caller's CUDA stream of the call in progress (0 outside CUDA).
     stream: u64,
@@ -114,18 +118,20 @@ impl World {
         Ok(())
     }
 
-    /// A symmetric buffer of `len` elements per rank, and for a CUDA array `src` copies of
-    /// `parts(r)` = (element of `src`, element of rank `r`'s copy, length) into each rank's
-    /// copy, queued on the rank's stream; for a host array `fill(r, copy)` fills rank `r`'s
-    /// copy (the rest zero) and uploads it.
-    fn staged<T: DeviceScalar + Default>(
+    /// Makes the pool's buffer for `use_` of `len` elements per rank hold `src`: for a CUDA
+    /// array copies of `parts(r)` = (element of `src`, element of rank `r`'s copy, length)
+    /// into each rank's copy, queued on the rank's stream; for a host array `fill(r, copy)`
+    /// fills rank `r`'s copy (the rest zero) and uploads it.
+    fn staged<T: Pooled + Default>(
         &mut self,
+        use_: &'static str,
         src: Stacked,
         len: usize,
         parts: impl Fn(usize) -> (usize, usize, usize),
         fill: impl Fn(usize, &mut [T]),
-    ) -> Result<SymmetricBuffer<T>> {
-        let b = self.world.alloc_symmetric::<T>(len)?;
+    ) -> Result<()> {
+        self.pool.ensure::<T>(&mut self.world, use_, len)?;
+        let b = self.pool.get::<T>(use_, len);
         if src.0.place == Place::Host {
             let mut host = vec![T::default(); len];
             for (r, copy) in b.ranks().iter().enumerate() {
@@ -144,52 +150,57 @@ impl World {
                 copy_range_from_peer(stream, copy, at, &view, from, count)?;
             }
         }
-        Ok(b)
+        Ok(())
     }
 
-    /// Every rank's copy of `len` elements: `src`'s rank parts.
-    fn each_rank<T: DeviceScalar + Default>(
+    /// Stages `src`'s rank parts of `len` elements, each into its rank's copy.
+    fn each_rank<T: Pooled + Default>(
         &mut self,
+        use_: &'static str,
         src: Stacked,
         len: usize,
-    ) -> Result<SymmetricBuffer<T>> {
+    ) -> Result<()> {
         // SAFETY: `src` holds ranks x len elements (checked), alive for the call.
         self.staged(
+            use_,
             src,
             len,
             |r| (r * len, 0, len),
-            |r, copy| copy.copy_from_slice(unsafe { src.rank(r, len) }),
+            |r, copy: &mut [T]| copy.copy_from_slice(unsafe { src.rank(r, len) }),
         )
     }
 
-    /// Every rank's copy of `ranks x shard`: its own part of `src` at `r shard`, zeros for
-    /// the peers' rows the op gathers.
-    fn own_rows(&mut self, src: Stacked, shard: usize) -> Result<SymmetricBuffer<bf16>> {
+    /// Stages into every rank's copy of `ranks x shard` its own part of `src` at `r shard`
+    /// (the peers' rows the op gathers are zeros from a host array, stale from a CUDA one).
+    fn own_rows(&mut self, use_: &'static str, src: Stacked, shard: usize) -> Result<()> {
         let ranks = self.ranks();
         self.staged(
+            use_,
             src,
             ranks * shard,
             |r| (r * shard, r * shard, shard),
-            |r, copy| {
+            |r, copy: &mut [bf16]| {
                 // SAFETY: as in `each_rank`.
                 copy[r * shard..(r + 1) * shard].copy_from_slice(unsafe { src.rank(r, shard) });
             },
         )
     }
 
-    /// Every rank's copy is all of `src` (`len` elements): weights every rank holds alike,
-    /// the gathered input of a backward pass.
-    fn replicated<T: DeviceScalar + Default>(
+    /// Stages all of `src` (`len` elements) into every rank's copy: weights every rank holds
+    /// alike, the gathered input of a backward pass.
+    fn replicated<T: Pooled + Default>(
         &mut self,
+        use_: &'static str,
         src: Stacked,
         len: usize,
-    ) -> Result<SymmetricBuffer<T>> {
+    ) -> Result<()> {
         // SAFETY: `src` holds `len` elements (checked), alive for the call.
         self.staged(
+            use_,
             src,
             len,
             |_| (0, 0, len),
-            |_, copy| copy.copy_from_slice(unsafe { src.rank(0, len) }),
+            |_, copy: &mut [T]| copy.copy_from_slice(unsafe { src.rank(0, len) }),
         )
     }
 
@@ -197,41 +208,45 @@ impl World {
         self.world.ranks() as usize
     }
 
-    /// Waits for the world, then copies every rank's copy into `dst` (queued on the ranks'
-    /// stream for a CUDA array: dropping `y` waits for them).
-    fn finish<T: DeviceScalar>(&mut self, y: &SymmetricBuffer<T>, dst: Slab) -> Result<()> {
-        self.world.synchronize()?;
-        if dst.place != Place::Host {
-            let view = self.target.view::<T>(dst)?;
-            for (r, copy) in y.ranks().iter().enumerate() {
-                let stream = self
-                    .world
-                    .rank_stream(r as u32)
-                    .expect("a rank of the world");
-                copy_range_from_peer(stream, &view, r * y.len(), copy, 0, y.len())?;
-            }
-            return Ok(());
+    /// The pool's output buffer for `use_` of `len` elements of `elem` per rank.
+    fn output_buffer(&mut self, use_: &'static str, elem: Elem, len: usize) -> Result<()> {
+        match elem {
+            Elem::F32 => self.pool.ensure::<f32>(&mut self.world, use_, len),
+            Elem::Bf16 => self.pool.ensure::<bf16>(&mut self.world, use_, len),
         }
-        // SAFETY: the output array (ranks x y.len(), checked), writable, alive for the call.
-        let dst = unsafe { dst.host_mut::<T>() };
-        for (copy, part) in y.ranks().iter().zip(dst.chunks_mut(y.len())) {
-            copy.download_into(part)?;
-        }
-        Ok(())
     }
 
-    /// Waits for the world, then writes into `dst` (float32) the sum of every rank's copy,
-    /// in rank order: the gradient of a weight every rank holds alike (summed on the host,
-    /// then uploaded for a CUDA array).
-    fn finish_summed<T: DeviceScalar + Default + Into<f32>>(
+    /// Copies the pool's output buffer `use_` (`len` elements of `y.1` per rank) into `y.0`.
+    fn finish_output(&mut self, use_: &'static str, y: (Slab, Elem), len: usize) -> Result<()> {
+        match y.1 {
+            Elem::F32 => finish(
+                &mut self.world,
+                self.target,
+                self.pool.get::<f32>(use_, len),
+                y.0,
+            ),
+            Elem::Bf16 => finish(
+                &mut self.world,
+                self.target,
+                self.pool.get::<bf16>(use_, len),
+                y.0,
+            ),
+        }
+    }
+
+    /// Waits for the world, then writes into `dst` (float32) the sum of every rank's copy of
+    /// the pool's buffer `use_`, in rank order: the gradient of a weight every rank holds
+    /// alike (summed on the host, then uploaded for a CUDA array).
+    fn finish_summed<T: Pooled + Default + Into<f32>>(
         &mut self,
-        parts: &SymmetricBuffer<T>,
+        use_: &'static str,
+        len: usize,
         dst: Slab,
     ) -> Result<()> {
         self.world.synchronize()?;
-        let mut sum = vec![0f32; parts.len()];
-        let mut part = vec![T::default(); parts.len()];
-        for copy in parts.ranks() {
+        let mut sum = vec![0f32; len];
+        let mut part = vec![T::default(); len];
+        for copy in self.pool.get::<T>(use_, len).ranks() {
             copy.download_into(&mut part)?;
             for (s, &v) in sum.iter_mut().zip(&part) {
                 *s += v.into();
@@ -240,32 +255,9 @@ impl World {
         if dst.place != Place::Host {
             return Ok(self.target.view::<f32>(dst)?.upload(&sum)?);
         }
-        // SAFETY: the output array (parts.len() float32s, checked), writable, alive for the
-        // call.
+        // SAFETY: the output array (`len` float32s, checked), writable, alive for the call.
         unsafe { dst.host_mut::<f32>() }.copy_from_slice(&sum);
         Ok(())
-    }
-
-    /// Runs `f` with the output staged as a symmetric buffer of its element type, then
-    /// copies it back.
-    fn with_output(
-        &mut self,
-        y: (Slab, Elem),
-        len: usize,
-        f: impl FnOnce(&mut Self, kernels::TpOutput<'_>) -> Result<()>,
-    ) -> Result<()> {
-        match y.1 {
-            Elem::F32 => {
-                let out = self.world.alloc_symmetric::<f32>(len)?;
-                f(self, (&out).into())?;
-                self.finish(&out, y.0)
-            }
-            Elem::Bf16 => {
-                let out = self.world.alloc_symmetric::<bf16>(len)?;
-                f(self, (&out).into())?;
-                self.finish(&out, y.0)
-            }
-        }
     }
 
     fn fused(&mut self, call: Fused) -> Result<()> {
@@ -279,27 +271,22 @@ impl World {
         };
         self.tp.set_workgroups_per_rank(self.workgroups);
         match call.op {
-            FusedOp::AgGemm => {
-                let x = self.own_rows(call.x, shard * k)?;
-                let w = self.each_rank(call.w, k * n)?;
-                self.with_output(call.y, m * n, |s, y| {
-                    Ok(s.tp.ag_gemm(&mut s.world, &x, &w, layout, y, m, n, k)?)
-                })
-            }
-            FusedOp::GemmRs | FusedOp::GemmAr => {
-                let x = self.each_rank(call.x, m * k)?;
-                let w = self.each_rank(call.w, k * n)?;
-                let all = call.op == FusedOp::GemmAr;
-                let rows = if all { m } else { shard };
-                self.with_output(call.y, rows * n, |s, y| {
-                    if all {
-                        Ok(s.tp.gemm_ar(&mut s.world, &x, &w, y, m, n, k)?)
-                    } else {
-                        Ok(s.tp.gemm_rs(&mut s.world, &x, &w, layout, y, m, n, k)?)
-                    }
-                })
-            }
+            FusedOp::AgGemm => self.own_rows("x", call.x, shard * k)?,
+            FusedOp::GemmRs | FusedOp::GemmAr => self.each_rank::<bf16>("x", call.x, m * k)?,
         }
+        self.each_rank::<bf16>("w", call.w, k * n)?;
+        let rows = if call.op == FusedOp::GemmRs { shard } else { m };
+        self.output_buffer("y", call.y.1, rows * n)?;
+        let pool = &self.pool;
+        let (x, w) = (pool.get::<bf16>("x", m * k), pool.get::<bf16>("w", k * n));
+        let y = output_of(pool, "y", call.y.1, rows * n);
+        let world = &mut self.world;
+        match call.op {
+            FusedOp::AgGemm => self.tp.ag_gemm(world, x, w, layout, y, m, n, k)?,
+            FusedOp::GemmRs => self.tp.gemm_rs(world, x, w, layout, y, m, n, k)?,
+            FusedOp::GemmAr => self.tp.gemm_ar(world, x, w, y, m, n, k)?,
+        }
+        self.finish_output("y", call.y, rows * n)
     }
 
     fn backward(&mut self, call: Backward) -> Result<()> {
@@ -307,29 +294,77 @@ impl World {
         let (m, n, k) = call.shape;
         let shard = m / r;
         self.tp.set_workgroups_per_rank(self.workgroups);
-        let (dy, x) = match call.of {
+        match call.of {
             // dY is whole on every rank; X the gathered input of the forward pass.
-            TpForward::AgGemm => (
-                self.each_rank(call.dy, m * n)?,
-                self.replicated(call.x, m * k)?,
-            ),
+            TpForward::AgGemm => {
+                self.each_rank::<bf16>("dy", call.dy, m * n)?;
+                self.replicated::<bf16>("x", call.x, m * k)?;
+            }
             // dY's rows are gathered in place; X_r is each rank's own.
-            TpForward::GemmRs => (
-                self.own_rows(call.dy, shard * n)?,
-                self.each_rank(call.x, m * k)?,
-            ),
-        };
-        let w = self.each_rank(call.w, k * n)?;
-        let mut dw = self.world.alloc_symmetric::<f32>(k * n)?;
+            TpForward::GemmRs => {
+                self.own_rows("dy", call.dy, shard * n)?;
+                self.each_rank::<bf16>("x", call.x, m * k)?;
+            }
+        }
+        self.each_rank::<bf16>("w", call.w, k * n)?;
+        self.pool.ensure::<f32>(&mut self.world, "dw", k * n)?;
         let dx_rows = match call.of {
             TpForward::AgGemm => shard,
             TpForward::GemmRs => m,
         };
-        self.with_output(call.dx, dx_rows * k, |s, dx| {
-            Ok(s.tp.backward(&mut s.world, call.of, &dy, &x, &w, dx, &mut dw, (m, n, k))?)
-        })?;
-        self.finish(&dw, call.dw)
+        self.output_buffer("dx", call.dx.1, dx_rows * k)?;
+        let mut dw = self.pool.take::<f32>("dw", k * n);
+        let pool = &self.pool;
+        let (dy, x) = (pool.get::<bf16>("dy", m * n), pool.get::<bf16>("x", m * k));
+        let w = pool.get::<bf16>("w", k * n);
+        let dx = output_of(pool, "dx", call.dx.1, dx_rows * k);
+        let ran = self
+            .tp
+            .backward(&mut self.world, call.of, dy, x, w, dx, &mut dw, (m, n, k));
+        self.pool.put("dw", k * n, dw);
+        ran?;
+        self.finish_output("dx", call.dx, dx_rows * k)?;
+        finish(
+            &mut self.world,
+            self.target,
+            self.pool.get::<f32>("dw", k * n),
+            call.dw,
+        )
     }
+}
+
+/// The pool's output buffer `use_` of `len` elements of `elem`, as a fused op takes it.
+fn output_of<'a>(pool: &'a Pool, use_: &'static str, elem: Elem, len: usize) -> TpOutput<'a> {
+    match elem {
+        Elem::F32 => pool.get::<f32>(use_, len).into(),
+        Elem::Bf16 => pool.get::<bf16>(use_, len).into(),
+    }
+}
+
+/// Copies every rank's copy of `y` into `dst`: device copies queued on the ranks' stream for
+/// a CUDA array (no host wait: `World.synchronize` reports what the kernels recorded);
+/// downloads for a host array, after waiting for the world (which reports it).
+fn finish<T: DeviceScalar>(
+    world: &mut kosmos_runtime::World,
+    target: &Target,
+    y: &SymmetricBuffer<T>,
+    dst: Slab,
+) -> Result<()> {
+    if dst.place != Place::Host {
+        let view = target.view::<T>(dst)?;
+        for (r, copy) in y.ranks().iter().enumerate() {
+            let stream = world.rank_stream(r as u32).expect("a rank of the world");
+            copy_range_from_peer(stream, &view, r * y.len(), copy, 0, y.len())?;
+        }
+        return Ok(());
+    }
+    world.synchronize()?;
+    // SAFETY: the output array (ranks x y.len(), checked), writable, alive for the call.
+    let dst = unsafe { dst.host_mut::<T>() };
+    for (copy, part) in y.ranks().iter().zip(dst.chunks_mut(y.len())) {
+        copy.download_into(part)?;
+    }
+    Ok(())
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -409,6 +444,7 @@ impl World {
                 target,
                 tp,
                 moe: None,
+                pool: Pool::default(),
                 workgroups: workgroups_per_rank,
                 stream: 0,
             })
@@ -612,6 +648,13 @@ impl World {
         self.tp.plant_missing_signal(rank, task);
     }
 
+    /// Waits for the world's queued work and raises what the kernels recorded (a bounded
+    /// wait that gave up names rank, workgroup and task): where calls on CUDA tensors,
+    /// which do not wait, report it.
+    fn synchronize(&mut self, py: Python<'_>) -> PyResult<()> {
+        Ok(py.detach(|| guarded(|| Ok(self.world.synchronize()?)))?)
+    }
+
     /// Makes the fused ops and the MoE layer usable again after a call whose wait gave up.
     fn recover(&mut self) -> PyResult<()> {
         Ok(guarded(|| {
@@ -732,85 +775,117 @@ impl World {
             self.moe = None;
             self.moe = Some(MoeLayer::new(&mut self.world, s, call.options)?);
         }
-        let local = s.experts / self.ranks();
-        let x = self.each_rank(call.x, s.tokens * s.hidden)?;
+        let lens = MoeLens::of(s, self.ranks());
+        self.each_rank::<bf16>("moe.x", call.x, lens.tokens)?;
         // The router, bias and shared expert are the same on every rank.
-        let router = self.replicated(call.router, s.experts * s.hidden)?;
-        let bias = match call.bias {
-            Some(b) => Some(self.replicated(b, s.experts)?),
-            None => None,
-        };
-        let w1 = self.each_rank(call.w1, local * 2 * s.ffn * s.hidden)?;
-        let w2 = self.each_rank(call.w2, local * s.hidden * s.ffn)?;
-        let shared = match call.shared {
-            Some((a, b)) => Some((
-                self.replicated(a, 2 * s.ffn * s.hidden)?,
-                self.replicated(b, s.hidden * s.ffn)?,
-            )),
-            None => None,
-        };
-        let out = self.world.alloc_symmetric::<bf16>(s.tokens * s.hidden)?;
+        self.replicated::<bf16>("moe.router", call.router, lens.router)?;
+        if let Some(b) = call.bias {
+            self.replicated::<f32>("moe.bias", b, s.experts)?;
+        }
+        self.each_rank::<bf16>("moe.w1", call.w1, lens.w1)?;
+        self.each_rank::<bf16>("moe.w2", call.w2, lens.w2)?;
+        if let Some((a, b)) = call.shared {
+            self.replicated::<bf16>("moe.shared_w1", a, lens.shared_w1)?;
+            self.replicated::<bf16>("moe.shared_w2", b, lens.shared_w2)?;
+        }
+        self.pool
+            .ensure::<bf16>(&mut self.world, "moe.out", lens.tokens)?;
+        if let MoeWants::Gradients(to) = &call.wants {
+            self.each_rank::<bf16>("moe.dout", to.dout, lens.tokens)?;
+            let world = &mut self.world;
+            for (use_, len) in lens.gradients(to.shared.is_some()) {
+                self.pool.ensure::<bf16>(world, use_, len)?;
+            }
+            self.pool
+                .ensure::<f32>(world, "moe.d_router", lens.router)?;
+        }
+        let pool = &self.pool;
+        let bf = |use_, len| pool.get::<bf16>(use_, len);
         let weights = MoeWeights {
-            router: &router,
-            bias: bias.as_ref(),
-            w1: &w1,
-            w2: &w2,
-            shared: shared.as_ref().map(|(a, b)| (a, b)),
+            router: bf("moe.router", lens.router),
+            bias: call.bias.map(|_| pool.get::<f32>("moe.bias", s.experts)),
+            w1: bf("moe.w1", lens.w1),
+            w2: bf("moe.w2", lens.w2),
+            shared: call.shared.map(|_| {
+                (
+                    bf("moe.shared_w1", lens.shared_w1),
+                    bf("moe.shared_w2", lens.shared_w2),
+                )
+            }),
         };
+        let (x, out) = (bf("moe.x", lens.tokens), bf("moe.out", lens.tokens));
         let layer = self.moe.as_mut().expect("made above");
         layer.set_workgroups_per_rank(self.workgroups);
-        let pass = layer.forward(&mut self.world, &x, &weights, &out)?;
-        match call.wants {
-            MoeWants::Output(dst) => self.finish(&out, dst),
-            MoeWants::Gradients(to) => self.moe_gradients(&pass, &x, &weights, to),
+        let pass = layer.forward(&mut self.world, x, &weights, out)?;
+        let to = match call.wants {
+            MoeWants::Output(dst) => return finish(&mut self.world, self.target, out, dst),
+            MoeWants::Gradients(to) => to,
+        };
+        let grads = MoeGradients {
+            dx: bf("moe.dx", lens.tokens),
+            router: pool.get::<f32>("moe.d_router", lens.router),
+            w1: bf("moe.dw1", lens.w1),
+            w2: bf("moe.dw2", lens.w2),
+            shared: to.shared.map(|_| {
+                (
+                    bf("moe.d_shared_w1", lens.shared_w1),
+                    bf("moe.d_shared_w2", lens.shared_w2),
+                )
+            }),
+        };
+        let dout = bf("moe.dout", lens.tokens);
+        layer.backward(&mut self.world, &pass, x, dout, &weights, &grads)?;
+        let (world, target) = (&mut self.world, self.target);
+        finish(world, target, grads.dx, to.dx)?;
+        finish(world, target, grads.w1, to.w1)?;
+        finish(world, target, grads.w2, to.w2)?;
+        self.finish_summed::<f32>("moe.d_router", lens.router, to.router)?;
+        if let Some((to_a, to_b)) = to.shared {
+            self.finish_summed::<bf16>("moe.d_shared_w1", lens.shared_w1, to_a)?;
+            self.finish_summed::<bf16>("moe.d_shared_w2", lens.shared_w2, to_b)?;
+        }
+        Ok(())
+    }
+}
+
+/// Elements per rank of the MoE layer's buffers.
+#[derive(Copy, Clone)]
+struct MoeLens {
+    tokens: usize,
+    router: usize,
+    w1: usize,
+    w2: usize,
+    shared_w1: usize,
+    shared_w2: usize,
+}
+
+impl MoeLens {
+    fn of(s: MoeShape, ranks: usize) -> MoeLens {
+        let local = s.experts / ranks;
+        MoeLens {
+            tokens: s.tokens * s.hidden,
+            router: s.experts * s.hidden,
+            w1: local * 2 * s.ffn * s.hidden,
+            w2: local * s.hidden * s.ffn,
+            shared_w1: 2 * s.ffn * s.hidden,
+            shared_w2: s.hidden * s.ffn,
         }
     }
 
-    /// Queues the backward pass of the layer's forward pass `pass` (of the tokens `x`, with
-    /// `weights`), then copies the gradients out.
-    fn moe_gradients(
-        &mut self,
-        pass: &MoeForwardPass,
-        x: &SymmetricBuffer<bf16>,
-        weights: &MoeWeights<'_>,
-        to: MoeBackward,
-    ) -> Result<()> {
-        let s = self.moe.as_ref().expect("the forward pass made it").shape();
-        let local = s.experts / self.ranks();
-        let dout = self.each_rank(to.dout, s.tokens * s.hidden)?;
-        let dx = self.world.alloc_symmetric::<bf16>(s.tokens * s.hidden)?;
-        let router = self.world.alloc_symmetric::<f32>(s.experts * s.hidden)?;
-        let w1 = self
-            .world
-            .alloc_symmetric::<bf16>(local * 2 * s.ffn * s.hidden)?;
-        let w2 = self
-            .world
-            .alloc_symmetric::<bf16>(local * s.hidden * s.ffn)?;
-        let shared = match to.shared {
-            Some(_) => Some((
-                self.world.alloc_symmetric::<bf16>(2 * s.ffn * s.hidden)?,
-                self.world.alloc_symmetric::<bf16>(s.hidden * s.ffn)?,
-            )),
-            None => None,
-        };
-        let grads = MoeGradients {
-            dx: &dx,
-            router: &router,
-            w1: &w1,
-            w2: &w2,
-            shared: shared.as_ref().map(|(a, b)| (a, b)),
-        };
-        let layer = self.moe.as_mut().expect("the forward pass made it");
-        layer.backward(&mut self.world, pass, x, &dout, weights, &grads)?;
-        self.finish(&dx, to.dx)?;
-        self.finish(&w1, to.w1)?;
-        self.finish(&w2, to.w2)?;
-        self.finish_summed(&router, to.router)?;
-        if let (Some((a, b)), Some((to_a, to_b))) = (&shared, to.shared) {
-            self.finish_summed(a, to_a)?;
-            self.finish_summed(b, to_b)?;
+    /// The bf16 gradient buffers of a backward call, by pool use.
+    fn gradients(self, shared: bool) -> Vec<(&'static str, usize)> {
+        let mut all = vec![
+            ("moe.dx", self.tokens),
+            ("moe.dw1", self.w1),
+            ("moe.dw2", self.w2),
+        ];
+        if shared {
+            all.extend([
+                ("moe.d_shared_w1", self.shared_w1),
+                ("moe.d_shared_w2", self.shared_w2),
+            ]);
         }
-        Ok(())
+        all
     }
 }
 
