@@ -1258,8 +1258,9 @@ fn tp_tile(
 /// tensor copies (CUDA and the CPU device): `OP` [`TP_ALL_GATHER`] computes what [`ag_gemm`]
 /// does, [`TP_REDUCE_SCATTER`] and [`TP_ALL_REDUCE`] what [`gemm_rs`] does with `AR` 0 and
 /// 1 — the same operands, results and demand order — over output tiles of 128 rows by 128
-/// columns; with `WIDE = 1` the first `wide_blocks` blocks of 128 rows of each shard in
-/// tiles of 256 columns (see [`tp_tile`]; `WIDE = 0` takes none). `maps` holds each rank's [`FUSED_MAP_WORDS`] words of
+/// columns, or 256 with `WIDE = 1`; with `WIDE = 2` the first `wide_blocks` blocks of 128
+/// rows of each shard in tiles of 256 columns, the rest of 128 (see [`tp_tile`]: a runtime
+/// choice per tile, kept out of the one-width instances' loops). `maps` holds each rank's [`FUSED_MAP_WORDS`] words of
 /// tensor maps of its own `x` (`M x k`) and `w`; `ready` a counter per block of rows
 /// (`ranks * ceil(shard_rows / 128)` and a spare one) for the all-gather, per 128 x 128 tile
 /// of the rank's rows for the reductions; `queues` the two queue heads; all zero. `partial`
@@ -1306,7 +1307,17 @@ fn tp_tile(
     instances(OP = 2, TB = 0, BF16 = 0, WIDE = 0),
     instances(OP = 2, TB = 0, BF16 = 1, WIDE = 0),
     instances(OP = 2, TB = 0, BF16 = 0, WIDE = 1),
-    instances(OP = 2, TB = 0, BF16 = 1, WIDE = 1)
+    instances(OP = 2, TB = 0, BF16 = 1, WIDE = 1),
+    instances(OP = 0, TB = 0, BF16 = 0, WIDE = 2),
+    instances(OP = 0, TB = 0, BF16 = 1, WIDE = 2),
+    instances(OP = 0, TB = 1, BF16 = 0, WIDE = 2),
+    instances(OP = 0, TB = 1, BF16 = 1, WIDE = 2),
+    instances(OP = 1, TB = 0, BF16 = 0, WIDE = 2),
+    instances(OP = 1, TB = 0, BF16 = 1, WIDE = 2),
+    instances(OP = 1, TB = 1, BF16 = 0, WIDE = 2),
+    instances(OP = 1, TB = 1, BF16 = 1, WIDE = 2),
+    instances(OP = 2, TB = 0, BF16 = 0, WIDE = 2),
+    instances(OP = 2, TB = 0, BF16 = 1, WIDE = 2)
 )]
 #[allow(clippy::too_many_arguments)]
 pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u32>(
@@ -1338,10 +1349,16 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
     let gather = if OP == TP_ALL_GATHER { 1 } else { 0 };
     // Results straight from the tiles: the all-gather's, and a reduction over one rank.
     let direct = gather == 1 || ranks == 1;
-    let ring = FUSED_STAGES - 2 * WIDE;
-    let stage_words = STEP_WORDS + 4096 * WIDE;
+    // Stages for wide tiles wherever there are any.
+    let stage_wide = min(WIDE, 1);
+    let ring = FUSED_STAGES - 2 * stage_wide;
+    let stage_words = STEP_WORDS + 4096 * stage_wide;
     let blocks = (shard_rows + 127) / 128;
-    let wide_blocks = min(wide_blocks, blocks) * WIDE;
+    let wide_blocks = if WIDE == 2 {
+        min(wide_blocks, blocks)
+    } else {
+        blocks * WIDE
+    };
     // 128 x 128 reduction tiles per block row.
     let reduced_n = (n + 127) / 128;
     let tiles = ranks * (wide_blocks * ((n + 255) / 256) + (blocks - wide_blocks) * reduced_n);
@@ -1407,7 +1424,11 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             if go {
                 let m0 = src * shard_rows + block * 128;
                 let n0 = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 2);
-                let wide = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 3);
+                let wide = if WIDE == 2 {
+                    tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 3)
+                } else {
+                    WIDE
+                };
                 let own = maps.local();
                 for step in 0..steps {
                     let s = (it + step) % ring;
@@ -1472,10 +1493,10 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             let since = clock();
             taken += 1;
             if t != NO_TASK {
-                let wide = if WIDE == 1 {
+                let wide = if WIDE == 2 {
                     tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 3)
                 } else {
-                    0
+                    WIDE
                 };
                 let mut left = wide_zero();
                 let mut right = wide_zero();

@@ -369,7 +369,13 @@ impl TpOps {
             Some(b) => b.min(blocks),
             None => wide_blocks(ranks, blocks, n, per_rank),
         };
-        let wide = u32::from(wide_blocks > 0);
+        // The one-width instances where the split takes one width (their loops keep the
+        // width a constant), the mixed one otherwise.
+        let wide = match wide_blocks {
+            0 => 0,
+            b if b == blocks => 1,
+            _ => 2,
+        };
         let name = ops::tp_pipeline::name_of(op, tb, y.bf16_bit(), wide);
         let ws = self.workspace.as_ref().expect("allocated by the caller");
         let (y32, y16) = outputs(y, ws);
