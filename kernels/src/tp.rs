@@ -10,9 +10,9 @@
 //! sees them) and checked before any launch, with errors naming the argument.
 
 use crate::maps::{MapCache, addresses, runs_pipelines, tile_map_words};
-use crate::{Error, Layout, Ops, Result, check_len, ops, subgroup_size};
+use crate::{Error, GemmPlan, Layout, Ops, Result, check_len, ops, subgroup_size};
 use kosmos::bf16;
-use kosmos::runtime::{Module, Stream, SymmetricBuffer, World};
+use kosmos::runtime::{Buffer, Module, Stream, SymmetricBuffer, World, WorldError};
 
 /// Subgroups of a fused-op workgroup on the group mainloop (two groups of four: a 128 x 128
 /// output tile).
@@ -82,8 +82,11 @@ pub struct TpOps {
     pipeline: bool,
     /// The tensor maps of recent calls (`ops::FUSED_MAP_WORDS` a rank).
     maps: MapCache,
+    /// The plans of recent local GEMMs of the backward passes, newest last. Declared before
+    /// `local`, whose ops they borrow: dropped first.
+    local_plans: Vec<LocalPlan>,
     /// Per device of the world (in [`World::devices`] order): the local GEMMs of the
-    /// backward passes.
+    /// backward passes. Never changed after [`TpOps::new`] (the plans borrow them).
     local: Vec<Ops>,
     workspace: Option<Workspace>,
     workgroups: Option<u32>,
@@ -92,6 +95,29 @@ pub struct TpOps {
     wide_blocks: Option<u32>,
     /// (rank, communication task) of the next `ag_gemm` whose signal goes astray.
     missing: Option<(u32, u32)>,
+}
+
+/// Local GEMM plans kept: making one writes its operands' tensor maps (a synchronous copy)
+/// and giving one back waits for its launches, so a plan made per call would make every
+/// backward pass wait on the host (and could not be captured in a graph).
+const LOCAL_PLANS: usize = 16;
+
+/// What a local GEMM's plan depends on: the rank, each operand's address, length and
+/// layout, the shape.
+#[derive(Copy, Clone, PartialEq, Eq)]
+struct LocalKey {
+    rank: usize,
+    a: (u64, usize, Layout),
+    b: (u64, usize, Layout),
+    shape: (usize, usize, usize),
+}
+
+struct LocalPlan {
+    key: LocalKey,
+    /// Declared before `_views`: dropped first, as it borrows them.
+    plan: GemmPlan<'static>,
+    /// The operand views the plan reads, at fixed heap addresses.
+    _views: Box<(Buffer<bf16>, Buffer<bf16>)>,
 }
 
 /// Blocks of 128 rows of each shard (`blocks` per shard, `n` columns) that a pipelined
@@ -130,6 +156,7 @@ impl TpOps {
             modules,
             pipeline,
             maps: MapCache::default(),
+            local_plans: Vec::new(),
             local,
             workspace: None,
             workgroups: None,
@@ -440,10 +467,11 @@ impl TpOps {
         self.local_gemms(world, op, x, Layout::T, dy, Layout::N, dw, (k, n, m))
     }
 
-    /// `c_r = op(a_r) op(b_r)` on every rank, queued on the rank's stream.
+    /// `c_r = op(a_r) op(b_r)` on every rank, queued on the rank's stream, through plans
+    /// kept across calls ([`TpOps::local_plan`]): no host wait once made.
     #[allow(clippy::too_many_arguments)]
     fn local_gemms(
-        &self,
+        &mut self,
         world: &World,
         op: &'static str,
         a: &SymmetricBuffer<bf16>,
@@ -451,15 +479,75 @@ impl TpOps {
         b: &SymmetricBuffer<bf16>,
         b_layout: Layout,
         c: &mut SymmetricBuffer<f32>,
-        (m, n, k): (usize, usize, usize),
+        shape: (usize, usize, usize),
     ) -> Result<()> {
-        check_len(op, "dw", c.len(), &[m, n])?;
-        self.each_rank(world, |local, stream, r| {
-            let (a_r, b_r) = (&a.ranks()[r], &b.ranks()[r]);
-            local
-                .gemm_plan(a_r, a_layout, b_r, b_layout, m, n, k)?
-                .launch(stream, &mut c.ranks_mut()[r])
-        })
+        check_len(op, "dw", c.len(), &[shape.0, shape.1])?;
+        for r in world.local_ranks() {
+            let stream = world.rank_stream(r).expect("a local rank of the world");
+            let r = r as usize;
+            let key = LocalKey {
+                rank: r,
+                a: (a.ranks()[r].device_ptr(), a.len(), a_layout),
+                b: (b.ranks()[r].device_ptr(), b.len(), b_layout),
+                shape,
+            };
+            self.local_plan(world, stream, key)?
+                .launch(stream, &mut c.ranks_mut()[r])?;
+        }
+        Ok(())
+    }
+
+    /// The plan of `key`'s local GEMM on `stream`'s device: a recent one, or a new one (the
+    /// least recently used of [`LOCAL_PLANS`] given back). Refused while the world captures
+    /// a graph: making a plan writes memory from the host.
+    fn local_plan(
+        &mut self,
+        world: &World,
+        stream: &Stream,
+        key: LocalKey,
+    ) -> Result<&GemmPlan<'static>> {
+        if let Some(at) = self.local_plans.iter().position(|p| p.key == key) {
+            let plan = self.local_plans.remove(at);
+            self.local_plans.push(plan);
+        } else {
+            if world.is_capturing() {
+                return Err(Error::World(WorldError::InCapture {
+                    what: "planning the local GEMM of a backward pass for buffers no call used before (make one call with them before capturing)",
+                }));
+            }
+            if self.local_plans.len() == LOCAL_PLANS {
+                self.local_plans.remove(0);
+            }
+            let device = stream.device();
+            let ops = self
+                .local
+                .iter()
+                .find(|ops| ops.device() == device)
+                .expect("ops loaded on every device of the world");
+            // SAFETY: `self.local` is never changed after `new` and is dropped after
+            // `self.local_plans` (field order), so its ops outlive every plan; the views are
+            // of the rank's operand memory (`key`), on the heap in `_views`, which outlives
+            // `plan` and is never moved out or changed while the entry exists. A plan is only
+            // launched again with operands at the same addresses, lengths and layouts.
+            let (ops, views) = unsafe {
+                let ops: &'static Ops = &*(ops as *const Ops);
+                let views = Box::new((
+                    Buffer::borrowed(device, key.a.0, key.a.1)?,
+                    Buffer::borrowed(device, key.b.0, key.b.1)?,
+                ));
+                (ops, views)
+            };
+            let (va, vb): (&'static Buffer<bf16>, &'static Buffer<bf16>) =
+                unsafe { (&*(&views.0 as *const _), &*(&views.1 as *const _)) };
+            let (m, n, k) = key.shape;
+            let plan = ops.gemm_plan(va, key.a.2, vb, key.b.2, m, n, k)?;
+            self.local_plans.push(LocalPlan {
+                key,
+                plan,
+                _views: views,
+            });
+        }
+        Ok(&self.local_plans.last().expect("pushed above").plan)
     }
 
     /// Calls `f(ops, stream, r)` for every local rank `r` of `world`, with the single-device ops

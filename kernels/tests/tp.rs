@@ -398,3 +398,57 @@ fn a_planted_missing_signal_is_reported_naming_rank_workgroup_and_task() {
         "after recover".into(),
     );
 }
+
+/// A backward pass captured once and replayed gives the eager pass's bits: its local GEMM
+/// reuses the plan the eager call made (no host write inside). Capturing one whose buffers
+/// no call used before is refused, saying so.
+#[test]
+fn a_captured_backward_replays_the_eager_result() {
+    let (ranks, m, n, k) = (2u32, 64usize, 24usize, 40usize);
+    let s = seed();
+    let mut world = world(ranks);
+    let mut ops = TpOps::new(&world).unwrap();
+    let r_us = ranks as usize;
+    let each = |len: usize, at: u64| -> Vec<Vec<bf16>> {
+        (0..r_us).map(|r| random_bf16(at + r as u64, len)).collect()
+    };
+    let dy = sym(&mut world, &each(m * n, s));
+    let x = sym(&mut world, &each(m * k, s + 10));
+    let w = sym(&mut world, &each(k * n, s + 20));
+    let dx = world.alloc_symmetric::<f32>(m / r_us * k).unwrap();
+    let mut dw = world.alloc_symmetric::<f32>(k * n).unwrap();
+    let of = kernels::TpForward::AgGemm;
+    ops.backward(&mut world, of, &dy, &x, &w, &dx, &mut dw, (m, n, k))
+        .unwrap();
+    world.synchronize().unwrap();
+    let eager = (download(&dx), download(&dw));
+    let world_error = |e: Error| match e {
+        Error::World(e) => e,
+        e => panic!("{e}"),
+    };
+    let graph = world
+        .capture(|world| {
+            ops.backward(world, of, &dy, &x, &w, &dx, &mut dw, (m, n, k))
+                .map_err(world_error)
+        })
+        .unwrap();
+    for _ in 0..2 {
+        poison(&dx, f32::NAN);
+        poison(&dw, f32::NAN);
+        // SAFETY: every buffer the graph names outlives the replays.
+        unsafe { graph.replay(&mut world) }.unwrap();
+        world.synchronize().unwrap();
+        assert!(
+            (download(&dx), download(&dw)) == eager,
+            "a replay differs from the eager backward pass"
+        );
+    }
+    let fresh = sym(&mut world, &each(m * k, s + 30));
+    let Err(err) = world.capture(|world| {
+        ops.backward(world, of, &dy, &fresh, &w, &dx, &mut dw, (m, n, k))
+            .map_err(world_error)
+    }) else {
+        panic!("a new plan inside a capture was not refused");
+    };
+    assert!(err.to_string().contains("local GEMM"), "{err}");
+}
