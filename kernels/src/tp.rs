@@ -451,6 +451,26 @@ impl TpOps {
         w: &SymmetricBuffer<bf16>,
         dx: impl Into<TpOutput<'a>>,
         dw: &mut SymmetricBuffer<f32>,
+        shape: (usize, usize, usize),
+    ) -> Result<()> {
+        let local = world.local_ranks();
+        let dw = &mut dw.ranks_mut()[local.start as usize..local.end as usize];
+        self.backward_local_dw(world, of, dy, x, w, dx, dw, shape)
+    }
+
+    /// [`TpOps::backward`] with `dw` this process's ranks' own buffers (`dw[i]` is rank
+    /// `world.local_ranks().start + i`'s), which need not be symmetric: no peer reads them,
+    /// so `dw` can be any memory of the rank's device, e.g. a framework's gradient tensor.
+    #[allow(clippy::too_many_arguments)]
+    pub fn backward_local_dw<'a>(
+        &mut self,
+        world: &mut World,
+        of: TpForward,
+        dy: &SymmetricBuffer<bf16>,
+        x: &SymmetricBuffer<bf16>,
+        w: &SymmetricBuffer<bf16>,
+        dx: impl Into<TpOutput<'a>>,
+        dw: &mut [Buffer<f32>],
         (m, n, k): (usize, usize, usize),
     ) -> Result<()> {
         let op = match of {
@@ -459,30 +479,43 @@ impl TpOps {
         };
         dims(op, world, m, n, k)?;
         check_len(op, "x", x.len(), &[m, k])?;
+        let local = world.local_ranks();
+        if dw.len() != local.len() {
+            return Err(Error::Shape {
+                op,
+                message: format!(
+                    "dw has {} buffers, expected one per rank of this process ({})",
+                    dw.len(),
+                    local.len()
+                ),
+            });
+        }
+        for d in dw.iter() {
+            check_len(op, "dw", d.len(), &[k, n])?;
+        }
         match of {
             TpForward::AgGemm => self.gemm_rs(world, dy, w, Layout::T, dx, m, k, n)?,
             TpForward::GemmRs => self.ag_gemm(world, dy, w, Layout::T, dx, m, k, n)?,
         }
         // dW_r = op(X)^T dY: `a` holds X (m x k) = (X^T)^T.
-        self.local_gemms(world, op, x, Layout::T, dy, Layout::N, dw, (k, n, m))
+        self.local_gemms(world, x, Layout::T, dy, Layout::N, dw, (k, n, m))
     }
 
-    /// `c_r = op(a_r) op(b_r)` on every rank, queued on the rank's stream, through plans
-    /// kept across calls ([`TpOps::local_plan`]): no host wait once made.
+    /// `c[i] = op(a_r) op(b_r)` on every local rank `r` (the `i`-th of
+    /// `world.local_ranks()`), queued on the rank's stream, through plans kept across calls
+    /// ([`TpOps::local_plan`]): no host wait once made.
     #[allow(clippy::too_many_arguments)]
     fn local_gemms(
         &mut self,
         world: &World,
-        op: &'static str,
         a: &SymmetricBuffer<bf16>,
         a_layout: Layout,
         b: &SymmetricBuffer<bf16>,
         b_layout: Layout,
-        c: &mut SymmetricBuffer<f32>,
+        c: &mut [Buffer<f32>],
         shape: (usize, usize, usize),
     ) -> Result<()> {
-        check_len(op, "dw", c.len(), &[shape.0, shape.1])?;
-        for r in world.local_ranks() {
+        for (r, c) in world.local_ranks().zip(c) {
             let stream = world.rank_stream(r).expect("a local rank of the world");
             let r = r as usize;
             let key = LocalKey {
@@ -491,8 +524,7 @@ impl TpOps {
                 b: (b.ranks()[r].device_ptr(), b.len(), b_layout),
                 shape,
             };
-            self.local_plan(world, stream, key)?
-                .launch(stream, &mut c.ranks_mut()[r])?;
+            self.local_plan(world, stream, key)?.launch(stream, c)?;
         }
         Ok(())
     }

@@ -451,4 +451,9 @@ fn a_captured_backward_replays_the_eager_result() {
         panic!("a new plan inside a capture was not refused");
     };
     assert!(err.to_string().contains("local GEMM"), "{err}");
+    // `dw` as the ranks' own buffers: one per rank of the process, each `k x n`.
+    let err = ops
+        .backward_local_dw(&mut world, of, &dy, &x, &w, &dx, &mut [], (m, n, k))
+        .unwrap_err();
+    assert!(err.to_string().contains("dw has 0 buffers"), "{err}");
 }

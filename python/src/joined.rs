@@ -592,14 +592,13 @@ impl JoinedWorld {
         self.buffer_for::<bf16>(Some(&dy), "dy", dy_at, m * n)?;
         self.buffer_for::<bf16>(Some(&x), "x", 0, m * k)?;
         self.buffer_for::<bf16>(Some(&w), "w", 0, k * n)?;
-        self.buffer::<f32>("dw", k * n)?;
         match dx_elem {
             Elem::F32 => self.buffer_for::<f32>(Some(&dx), "dx", 0, dx_len)?,
             Elem::Bf16 => self.buffer_for::<bf16>(Some(&dx), "dx", 0, dx_len)?,
         }
         self.tp.set_workgroups_per_rank(self.workgroups);
-        let mut dw_sym = self.pool.take::<f32>("dw", k * n);
-        let result = (|| {
+        let mut dw_out = self.local_output(&dw, k * n)?;
+        {
             let world = open(&mut self.world)?;
             let stage = Stage::new(self.target, world, rank as u32);
             let pool = &self.pool;
@@ -613,14 +612,14 @@ impl JoinedWorld {
                 Elem::F32 => through::<f32>(pool, Some(&dx), "dx", 0, dx_len).into(),
                 Elem::Bf16 => through::<bf16>(pool, Some(&dx), "dx", 0, dx_len).into(),
             };
-            self.tp.backward(
+            self.tp.backward_local_dw(
                 world,
                 of,
                 dy_sym,
                 x_sym,
                 w_sym,
                 dx_out,
-                &mut dw_sym,
+                std::slice::from_mut(&mut dw_out.buffer),
                 (m, n, k),
             )?;
             let stage = Stage::new(self.target, world, rank as u32);
@@ -632,11 +631,75 @@ impl JoinedWorld {
                     stage.stage_out(through::<bf16>(pool, Some(&dx), "dx", 0, dx_len), 0, &dx)?
                 }
             }
-            stage.stage_out(&dw_sym, 0, &dw)
-        })();
-        self.pool.put("dw", k * n, dw_sym);
-        result?;
+            dw_out.deliver(&stage)?;
+        }
         self.settle()
+    }
+
+    /// A buffer a launch of this rank writes a result of `len` float32s into that no peer
+    /// reads (a backward pass's `dw`), for the operand at `site`: its own memory — the
+    /// caller's CUDA tensor, or this rank's part of a symmetric array that shares no memory
+    /// with the call's other operands —, else a buffer of its own whose contents
+    /// [`LocalOutput::deliver`] copies there after the launch.
+    fn local_output(&self, site: &Site, len: usize) -> Result<LocalOutput> {
+        let device = &self.target.device;
+        let buffer = match site {
+            Site::Staged(slab) if self.target.place != Place::Host => self.target.view(*slab)?,
+            Site::InPlace {
+                held,
+                at,
+                alone: true,
+                ..
+            } => {
+                let addr = held.address(self.rank)? + (*at as u64) * Elem::F32.bytes();
+                // SAFETY: `len` float32s from element `at` of this rank's part (checked at
+                // import), kept alive by the call's operand; the launches writing them are
+                // queued on the rank's stream, where later work sees them.
+                unsafe { Buffer::borrowed(device, addr, len)? }
+            }
+            _ => device.alloc(len)?,
+        };
+        Ok(LocalOutput {
+            buffer,
+            to: site.clone(),
+        })
+    }
+}
+
+/// A result written by a launch of this rank alone ([`JoinedWorld::local_output`]).
+struct LocalOutput {
+    buffer: Buffer<f32>,
+    /// The operand it is for.
+    to: Site,
+}
+
+impl LocalOutput {
+    /// Copies the result to its operand unless the launch wrote the operand itself.
+    fn deliver(&self, stage: &Stage<'_>) -> Result<()> {
+        match &self.to {
+            Site::Staged(slab) if stage.target.place == Place::Host => {
+                Ok(stage.target.write_back(&self.buffer, *slab)?)
+            }
+            Site::InPlace {
+                held,
+                at,
+                len,
+                alone: false,
+            } => {
+                let part = f32::of(held)
+                    .expect("element types checked at import")
+                    .rank(stage.rank)?;
+                Ok(copy_range_from_peer(
+                    stage.stream(),
+                    part,
+                    *at,
+                    &self.buffer,
+                    0,
+                    *len,
+                )?)
+            }
+            _ => Ok(()),
+        }
     }
 }
 

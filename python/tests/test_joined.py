@@ -141,8 +141,10 @@ def test_symmetric_arrays_are_used_in_place(rng, ranks, shard, n, k):
         # gemm_rs's backward gathers dy into the symmetric array of which it gets a rank's rows.
         dy = world.empty((m, n))
         dy.rows(rows.start, rows.stop).copy_(dys[0][rows])
-        dx, dw = world.gemm_rs_backward(dy.rows(rows.start, rows.stop), x_sym, w)
-        return gathered.numpy(), y.numpy(), y_rs.numpy(), dy.numpy(), dx, dw
+        dw = world.empty((k, n), "float32").copy_(poisoned((k, n), np.float32))
+        dx, got = world.gemm_rs_backward(dy.rows(rows.start, rows.stop), x_sym, w, dw=dw)
+        assert got is dw  # written in place by the rank's local GEMM
+        return gathered.numpy(), y.numpy(), y_rs.numpy(), dy.numpy(), dx, dw.numpy()
 
     results = on_ranks(ranks, body)
     total = sum(f64(x) @ f64(ws[r]) for r in range(ranks))
