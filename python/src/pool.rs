@@ -73,16 +73,4 @@ impl Pool {
     pub fn get<T: Pooled>(&self, use_: &'static str, len: usize) -> &SymmetricBuffer<T> {
         &T::in_pool(self)[&(use_, len)]
     }
-
-    /// Takes the buffer for `use_` of `len` elements out, to use mutably; [`Pool::put`]
-    /// gives it back.
-    pub fn take<T: Pooled>(&mut self, use_: &'static str, len: usize) -> SymmetricBuffer<T> {
-        T::pooled(self)
-            .remove(&(use_, len))
-            .expect("Pool::ensure made it")
-    }
-
-    pub fn put<T: Pooled>(&mut self, use_: &'static str, len: usize, b: SymmetricBuffer<T>) {
-        T::pooled(self).insert((use_, len), b);
-    }
 }

@@ -307,29 +307,43 @@ impl World {
             }
         }
         self.each_rank::<bf16>("w", call.w, k * n)?;
-        self.pool.ensure::<f32>(&mut self.world, "dw", k * n)?;
         let dx_rows = match call.of {
             TpForward::AgGemm => shard,
             TpForward::GemmRs => m,
         };
         self.output_buffer("dx", call.dx.1, dx_rows * k)?;
-        let mut dw = self.pool.take::<f32>("dw", k * n);
+        // Each rank's dW straight into its part of a CUDA `dw` (no peer reads it); for a
+        // host `dw`, into fresh buffers downloaded after.
+        let mut dws = (0..r)
+            .map(|rank| {
+                let part = Slab {
+                    addr: call.dw.addr + (rank * k * n * 4) as u64,
+                    len: k * n,
+                    place: call.dw.place,
+                };
+                match part.place {
+                    Place::Host => Ok(self.target.device.alloc::<f32>(k * n)?),
+                    Place::Cuda(_) => self.target.view::<f32>(part),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
         let pool = &self.pool;
         let (dy, x) = (pool.get::<bf16>("dy", m * n), pool.get::<bf16>("x", m * k));
         let w = pool.get::<bf16>("w", k * n);
         let dx = output_of(pool, "dx", call.dx.1, dx_rows * k);
-        let ran = self
-            .tp
-            .backward(&mut self.world, call.of, dy, x, w, dx, &mut dw, (m, n, k));
-        self.pool.put("dw", k * n, dw);
-        ran?;
+        let shape = (m, n, k);
+        let world = &mut self.world;
+        (self.tp).backward_local_dw(world, call.of, dy, x, w, dx, &mut dws, shape)?;
         self.finish_output("dx", call.dx, dx_rows * k)?;
-        finish(
-            &mut self.world,
-            self.target,
-            self.pool.get::<f32>("dw", k * n),
-            call.dw,
-        )
+        if call.dw.place == Place::Host {
+            self.world.synchronize()?;
+            // SAFETY: the output array (ranks x k x n float32s, checked), writable, alive.
+            let dst = unsafe { call.dw.host_mut::<f32>() };
+            for (b, part) in dws.iter().zip(dst.chunks_mut(k * n)) {
+                b.download_into(part)?;
+            }
+        }
+        Ok(())
     }
 }
 
