@@ -55,6 +55,30 @@ def _moe_gradients(out, x, router, w1, w2, shared, shared_dtype):
     return grads, d_shared
 
 
+def _moe_forward(world, x, router, w1, w2, topk, routing, normalize, bias, groups,
+                 topk_groups, scale, shared, capacity, out):
+    """`moe_forward` on a native world (either kind): the output allocated unless given."""
+    out = _out(out, x, x.shape, "bfloat16")
+    layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups, topk_groups,
+                       scale, shared, capacity)
+    world.moe_forward(layer, native(out, "out"), stream_of(x, w1, out))
+    return out
+
+
+def _moe_backward(world, dout, x, router, w1, w2, topk, routing, normalize, bias, groups,
+                  topk_groups, scale, shared, capacity, out, shared_dtype):
+    """`moe_backward` on a native world (either kind): the gradients as a dict, the shared
+    expert's in `shared_dtype`."""
+    grads, d_shared = _moe_gradients(out, x, router, w1, w2, shared, shared_dtype)
+    layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups, topk_groups,
+                       scale, shared, capacity)
+    world.moe_backward(
+        layer, native(dout, "dout"), native(grads["x"], "dx"),
+        native(grads["router"], "d_router"), native(grads["w1"], "dw1"),
+        native(grads["w2"], "dw2"), *d_shared, stream=stream_of(dout, x, w1))
+    return grads
+
+
 class World:
     """A world of `ranks` ranks emulated on one device ("cpu" or "cuda:N"), running the fused
     tensor-parallel ops and the MoE layer. Per-rank tensors are stacked over a leading axis
@@ -132,11 +156,8 @@ class World:
         `R x experts/R x hidden x ffn`, all bfloat16; `bias` (`experts`, float32) for
         `routing="sigmoid"`; `shared` = (`2 ffn x hidden`, `hidden x ffn`) for a shared
         expert. Gives `R x tokens x hidden` bfloat16."""
-        out = _out(out, x, x.shape, "bfloat16")
-        layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups,
-                           topk_groups, scale, shared, capacity)
-        self._world.moe_forward(layer, native(out, "out"), stream_of(x, w1, out))
-        return out
+        return _moe_forward(self._world, x, router, w1, w2, topk, routing, normalize, bias,
+                            groups, topk_groups, scale, shared, capacity, out)
 
     def moe_backward(self, dout, x, router, w1, w2, *, topk, routing="softmax", normalize=True,
                      bias=None, groups=1, topk_groups=1, scale=1.0, shared=None,
@@ -148,14 +169,8 @@ class World:
         every rank holds alike, summed over the ranks. The bias gets none (it only selects).
         Nothing is kept between calls: the forward pass runs again first. `out`: a dict of
         arrays to write (any of those keys) instead of new ones."""
-        grads, d_shared = _moe_gradients(out, x, router, w1, w2, shared, "float32")
-        layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups,
-                           topk_groups, scale, shared, capacity)
-        self._world.moe_backward(
-            layer, native(dout, "dout"), native(grads["x"], "dx"),
-            native(grads["router"], "d_router"), native(grads["w1"], "dw1"),
-            native(grads["w2"], "dw2"), *d_shared, stream=stream_of(dout, x, w1))
-        return grads
+        return _moe_backward(self._world, dout, x, router, w1, w2, topk, routing, normalize,
+                             bias, groups, topk_groups, scale, shared, capacity, out, "float32")
 
     def plant_missing_signal(self, rank, task):
         """Makes the next `ag_gemm` lose one signal (a test of the bounded waits): it raises
@@ -321,11 +336,8 @@ class JoinedWorld:
         arrays: `x` `tokens x hidden`, `w1` `experts/R x 2 ffn x hidden`, `w2`
         `experts/R x hidden x ffn`; `router`, `bias` and `shared` every rank's alike. Gives
         `tokens x hidden` bfloat16."""
-        out = _out(out, x, x.shape, "bfloat16")
-        layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups,
-                           topk_groups, scale, shared, capacity)
-        self._world.moe_forward(layer, native(out, "out"), stream_of(x, w1, out))
-        return out
+        return _moe_forward(self._world, x, router, w1, w2, topk, routing, normalize, bias,
+                            groups, topk_groups, scale, shared, capacity, out)
 
     def moe_backward(self, dout, x, router, w1, w2, *, topk, routing="softmax", normalize=True,
                      bias=None, groups=1, topk_groups=1, scale=1.0, shared=None,
@@ -335,14 +347,8 @@ class JoinedWorld:
         part of the gradients of the weights every rank holds, to be summed over the ranks
         like any replicated parameter's: `"router"` (float32) and, with a shared expert,
         `"shared"` (a bfloat16 pair). Runs the forward pass again first."""
-        grads, d_shared = _moe_gradients(out, x, router, w1, w2, shared, "bfloat16")
-        layer = _moe_layer(x, router, w1, w2, topk, routing, normalize, bias, groups,
-                           topk_groups, scale, shared, capacity)
-        self._world.moe_backward(
-            layer, native(dout, "dout"), native(grads["x"], "dx"),
-            native(grads["router"], "d_router"), native(grads["w1"], "dw1"),
-            native(grads["w2"], "dw2"), *d_shared, stream=stream_of(dout, x, w1))
-        return grads
+        return _moe_backward(self._world, dout, x, router, w1, w2, topk, routing, normalize,
+                             bias, groups, topk_groups, scale, shared, capacity, out, "bfloat16")
 
     def synchronize(self):
         """Waits for this rank's queued work; raises KosmosError for what the kernels

@@ -61,24 +61,6 @@ pub struct JoinedWorld {
     workgroups: Option<u32>,
 }
 
-/// An imported array with its use: input or output, and its element type.
-fn import(
-    object: &Bound<'_, PyAny>,
-    name: &'static str,
-    elems: &[Elem],
-    ndim: usize,
-    output: bool,
-    stream: u64,
-) -> Result<Array> {
-    let want = Want {
-        name,
-        elems,
-        ndim,
-        output,
-    };
-    Array::import(object, want, stream)
-}
-
 /// Where an operand of a fused op is.
 #[derive(Clone)]
 enum Site {
@@ -257,7 +239,13 @@ impl JoinedWorld {
                 _array: None,
             });
         }
-        let a = import(object, name, elems, ndim, output, stream)?;
+        let want = Want {
+            name,
+            elems,
+            ndim,
+            output,
+        };
+        let a = Array::import(object, want, stream)?;
         self.check_place(&[&a])?;
         let site = self.in_place(&a).unwrap_or_else(|| Site::Staged(a.slab()));
         Ok(Operand {
@@ -371,11 +359,7 @@ impl<'a> Stage<'a> {
         src: Slab,
     ) -> Result<()> {
         let own = sym.rank(self.rank)?;
-        let src_buffer = match self.target.place {
-            // SAFETY: a host array of `T`s (checked at import), alive for the call.
-            Place::Host => Buffer::from_slice(&self.target.device, unsafe { src.host::<T>() })?,
-            Place::Cuda(_) => self.target.view::<T>(src)?,
-        };
+        let src_buffer: Buffer<T> = self.target.input(src)?;
         Ok(copy_range_from_peer(
             self.stream(),
             own,
@@ -416,45 +400,36 @@ impl<'a> Stage<'a> {
     }
 }
 
+/// Which way a staging copy goes: into the op's symmetric buffer, or out of it.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Way {
+    In,
+    Out,
+}
+
 impl Stage<'_> {
-    /// Stages an operand at `src` into this rank's copy of `sym` from element `at`: nothing
-    /// when `sym` is its own memory (a symmetric array used in place).
-    fn stage_in<T: Symmetric>(
-        &self,
-        sym: &SymmetricBuffer<T>,
-        at: usize,
-        src: &Site,
-    ) -> Result<()> {
-        self.stage(sym, at, src, true)
-    }
-
-    /// Copies this rank's copy of `sym` from element `at` out to an operand at `dst`:
-    /// nothing when `sym` is its own memory.
-    fn stage_out<T: Symmetric>(
-        &self,
-        sym: &SymmetricBuffer<T>,
-        at: usize,
-        dst: &Site,
-    ) -> Result<()> {
-        self.stage(sym, at, dst, false)
-    }
-
+    /// Stages the operand at `site` into this rank's copy of `sym` from element `at`
+    /// ([`Way::In`]), or that copy out to the operand ([`Way::Out`]): nothing when `sym` is
+    /// the operand's own memory (a symmetric array used in place).
     fn stage<T: Symmetric>(
         &self,
         sym: &SymmetricBuffer<T>,
         at: usize,
         site: &Site,
-        into_sym: bool,
+        way: Way,
     ) -> Result<()> {
-        match site {
-            Site::Staged(slab) if into_sym => self.copy_in(sym, at, *slab),
-            Site::Staged(slab) => self.copy_out(sym, at, *slab),
-            Site::InPlace {
-                held,
-                at: from,
-                len,
-                ..
-            } => self.between(held, *from, sym, at, *len, into_sym),
+        match (site, way) {
+            (Site::Staged(slab), Way::In) => self.copy_in(sym, at, *slab),
+            (Site::Staged(slab), Way::Out) => self.copy_out(sym, at, *slab),
+            (
+                Site::InPlace {
+                    held,
+                    at: from,
+                    len,
+                    ..
+                },
+                _,
+            ) => self.between(held, *from, sym, at, *len, way == Way::In),
         }
     }
 
@@ -533,8 +508,8 @@ impl JoinedWorld {
         let pool = &self.pool;
         let x = through::<bf16>(pool, Some(&o.x), "x", x_at, x_len);
         let w = through::<bf16>(pool, Some(&o.w), "w", 0, w_len);
-        stage.stage_in(x, x_at, &o.x)?;
-        stage.stage_in(w, 0, &o.w)?;
+        stage.stage(x, x_at, &o.x, Way::In)?;
+        stage.stage(w, 0, &o.w, Way::In)?;
         let y: TpOutput<'_> = match o.y.1 {
             Elem::F32 => through::<f32>(pool, Some(&o.y.0), "y", 0, y_len).into(),
             Elem::Bf16 => through::<bf16>(pool, Some(&o.y.0), "y", 0, y_len).into(),
@@ -546,17 +521,21 @@ impl JoinedWorld {
         }
         let stage = Stage::new(self.target, world, rank as u32);
         match o.y.1 {
-            Elem::F32 => {
-                stage.stage_out(through::<f32>(pool, Some(&o.y.0), "y", 0, y_len), 0, &o.y.0)?
-            }
-            Elem::Bf16 => stage.stage_out(
+            Elem::F32 => stage.stage(
+                through::<f32>(pool, Some(&o.y.0), "y", 0, y_len),
+                0,
+                &o.y.0,
+                Way::Out,
+            )?,
+            Elem::Bf16 => stage.stage(
                 through::<bf16>(pool, Some(&o.y.0), "y", 0, y_len),
                 0,
                 &o.y.0,
+                Way::Out,
             )?,
         }
         if let Some(g) = &gathered {
-            stage.stage_out(x, 0, g)?;
+            stage.stage(x, 0, g, Way::Out)?;
         }
         self.settle()
     }
@@ -605,9 +584,9 @@ impl JoinedWorld {
             let dy_sym = through::<bf16>(pool, Some(&dy), "dy", dy_at, m * n);
             let x_sym = through::<bf16>(pool, Some(&x), "x", 0, m * k);
             let w_sym = through::<bf16>(pool, Some(&w), "w", 0, k * n);
-            stage.stage_in(dy_sym, dy_at, &dy)?;
-            stage.stage_in(x_sym, 0, &x)?;
-            stage.stage_in(w_sym, 0, &w)?;
+            stage.stage(dy_sym, dy_at, &dy, Way::In)?;
+            stage.stage(x_sym, 0, &x, Way::In)?;
+            stage.stage(w_sym, 0, &w, Way::In)?;
             let dx_out: TpOutput<'_> = match dx_elem {
                 Elem::F32 => through::<f32>(pool, Some(&dx), "dx", 0, dx_len).into(),
                 Elem::Bf16 => through::<bf16>(pool, Some(&dx), "dx", 0, dx_len).into(),
@@ -624,12 +603,18 @@ impl JoinedWorld {
             )?;
             let stage = Stage::new(self.target, world, rank as u32);
             match dx_elem {
-                Elem::F32 => {
-                    stage.stage_out(through::<f32>(pool, Some(&dx), "dx", 0, dx_len), 0, &dx)?
-                }
-                Elem::Bf16 => {
-                    stage.stage_out(through::<bf16>(pool, Some(&dx), "dx", 0, dx_len), 0, &dx)?
-                }
+                Elem::F32 => stage.stage(
+                    through::<f32>(pool, Some(&dx), "dx", 0, dx_len),
+                    0,
+                    &dx,
+                    Way::Out,
+                )?,
+                Elem::Bf16 => stage.stage(
+                    through::<bf16>(pool, Some(&dx), "dx", 0, dx_len),
+                    0,
+                    &dx,
+                    Way::Out,
+                )?,
             }
             dw_out.deliver(&stage)?;
         }
@@ -1235,11 +1220,11 @@ impl JoinedWorld {
             inputs.push(&grad_bf16s[0]);
         }
         for &(site, use_, len) in inputs {
-            into.stage_in(bf(site, use_, len), 0, site.expect("an input"))?;
+            into.stage(bf(site, use_, len), 0, site.expect("an input"), Way::In)?;
         }
         let bias = call.bias.as_ref().map(|b| {
             let buffer = through::<f32>(pool, Some(b), "moe.bias", 0, e);
-            into.stage_in(buffer, 0, b).map(|_| buffer)
+            into.stage(buffer, 0, b, Way::In).map(|_| buffer)
         });
         let weights = MoeWeights {
             router: bf(Some(&call.router), "moe.router", e * h),
@@ -1257,7 +1242,7 @@ impl JoinedWorld {
         let out = bf(call.out.as_ref(), "moe.out", t * h);
         let pass = layer.forward(world, x, &weights, out)?;
         if let Some(dst) = &call.out {
-            Stage::new(target, world, rank).stage_out(out, 0, dst)?;
+            Stage::new(target, world, rank).stage(out, 0, dst, Way::Out)?;
         }
         if let Some(g) = grads {
             let d = MoeGradients {
@@ -1275,13 +1260,13 @@ impl JoinedWorld {
             let dout = bf(Some(&g.dout), "moe.dout", t * h);
             layer.backward(world, &pass, x, dout, &weights, &d)?;
             let out_of = Stage::new(target, world, rank);
-            out_of.stage_out(d.dx, 0, &g.dx)?;
-            out_of.stage_out(d.router, 0, &g.router)?;
-            out_of.stage_out(d.w1, 0, &g.w1)?;
-            out_of.stage_out(d.w2, 0, &g.w2)?;
+            out_of.stage(d.dx, 0, &g.dx, Way::Out)?;
+            out_of.stage(d.router, 0, &g.router, Way::Out)?;
+            out_of.stage(d.w1, 0, &g.w1, Way::Out)?;
+            out_of.stage(d.w2, 0, &g.w2, Way::Out)?;
             if let (Some((a, b)), Some((to_a, to_b))) = (d.shared, d_shared) {
-                out_of.stage_out(a, 0, to_a)?;
-                out_of.stage_out(b, 0, to_b)?;
+                out_of.stage(a, 0, to_a, Way::Out)?;
+                out_of.stage(b, 0, to_b, Way::Out)?;
             }
         }
         self.settle()
