@@ -13,12 +13,13 @@
 //!
 //! With `KOSMOS_BENCH_BACKWARD=1`, also one training step of the layer (`forward` then
 //! `MoeLayer::backward` for a random `dOut`: `dx`, the router's and every expert's weight
-//! gradients) against our unfused sequences of both passes, and the backward pass alone;
+//! gradients) against our unfused sequences of both passes, and the backward pass alone,
+//! also on the group mainloop (`ops::moe_backward`, HIP's) against the pipeline;
 //! TFLOP/s of a step count three times the forward's, `18 T K H F` per rank (as
 //! `bench/moe_torch.py --backward` does). Before its timing, `dx` of sampled tokens is
 //! compared with the f64 reference (`reference::backward::token_backward`), sampled entries
-//! of one expert's `dw1` and `dw2` with their sums over the expert's rows, and the fused
-//! and unfused passes' `dx` bitwise.
+//! of one expert's `dw1` and `dw2` with their sums over the expert's rows, and the fused,
+//! unfused and group-mainloop passes' `dx` bitwise.
 //!
 //! Weights and tokens are made on the device (`Ops::fill_random`); before timing, sampled
 //! tokens of the first and last rank are compared with the f64 reference
@@ -487,6 +488,19 @@ fn run() -> Result<ExitCode> {
                 let backward_ms = gemm::world_median_ms(&mut world, |w| {
                     Ok(layer.backward(w, &pass, x, dout, &weights, &grads)?)
                 })?;
+                // The same pass on the group mainloop (HIP's): the same bits.
+                layer.set_pipeline(false)?;
+                let mainloop_backward_ms = gemm::world_median_ms(&mut world, |w| {
+                    Ok(layer.backward(w, &pass, x, dout, &weights, &grads)?)
+                })?;
+                layer.set_pipeline(true)?;
+                if g.dx.ranks()[0].download()? != unfused_dx {
+                    eprintln!(
+                        "{}: the group mainloop's backward pass differs from the pipeline's",
+                        p.name
+                    );
+                    wrong = true;
+                }
                 let unfused_ms = gemm::world_median_ms(&mut world, |w| {
                     let pass = layer.forward_unfused(w, x, &weights, out)?;
                     Ok(layer.backward_unfused(w, &pass, x, dout, &weights, &grads)?)
@@ -495,7 +509,7 @@ fn run() -> Result<ExitCode> {
                     let pass = layer.forward(w, x, &weights, out)?;
                     Ok(layer.backward(w, &pass, x, dout, &weights, &grads)?)
                 })?;
-                step = Some((ms, unfused_ms, backward_ms, err));
+                step = Some((ms, unfused_ms, backward_ms, mainloop_backward_ms, err));
             }
             let unfused_ms = gemm::world_median_ms(&mut world, |w| {
                 Ok(layer.forward_unfused(w, x, &weights, out).map(drop)?)
@@ -534,7 +548,9 @@ fn run() -> Result<ExitCode> {
                 ("dense_cublas_pair_ms", Field::Num(dense_ms)),
                 ("max_rel_err", Field::Num(err)),
             ];
-            if let Some((step_ms, unfused_step_ms, backward_ms, step_err)) = step {
+            if let Some((step_ms, unfused_step_ms, backward_ms, mainloop_backward_ms, step_err)) =
+                step
+            {
                 let step_tflops = 3.0 * flops * f64::from(ranks) / (step_ms * 1e-3) / 1e12;
                 steps.push(vec![
                     p.name.to_string(),
@@ -542,6 +558,7 @@ fn run() -> Result<ExitCode> {
                     format!("{step_ms:.3}"),
                     format!("{step_tflops:.1}"),
                     format!("{backward_ms:.3}"),
+                    format!("{:.3}", mainloop_backward_ms / backward_ms),
                     format!("{:.3}", unfused_step_ms / step_ms),
                     format!("{step_err:.1e}"),
                 ]);
@@ -549,6 +566,10 @@ fn run() -> Result<ExitCode> {
                     ("train_step_ms", Field::Num(step_ms)),
                     ("train_step_unfused_ms", Field::Num(unfused_step_ms)),
                     ("moe_backward_ms", Field::Num(backward_ms)),
+                    (
+                        "backward_group_mainloop_ms",
+                        Field::Num(mainloop_backward_ms),
+                    ),
                     ("train_step_tflops", Field::Num(step_tflops)),
                     ("backward_max_rel_err", Field::Num(step_err)),
                 ]);
@@ -583,7 +604,8 @@ fn run() -> Result<ExitCode> {
                     "fwd+bwd ms",
                     "TF/s",
                     "bwd ms",
-                    "vs unfused",
+                    "bwd vs group mainloop",
+                    "step vs unfused",
                     "rel err"
                 ],
                 &steps

@@ -13,10 +13,12 @@
 //! The dispatch loops record a task's index within its queue; the phases are told apart by
 //! order and index. Forward: per rank, the first compute tasks are the router's and the
 //! layout task, the last ones the fold's, and an expert task's index says whether it is an
-//! up- or a down-projection tile. Backward: the first compute tasks are the router's gradient
-//! blocks, then come rounds of `dh` and `dx` tiles, the router's tiles, then every expert's
-//! `dw2` and `dw1` blocks (the last indices of the queue); the last tasks to run are the
-//! combine's.
+//! up- or a down-projection tile. Backward: the router's gradient blocks, then the tile
+//! queue — rounds of `dh` and `dx` tiles, the router's tiles, then every expert's `dw2` and
+//! `dw1` blocks (the last indices of the queue) —, then the combine's tasks, the last to run.
+//! On the pipeline (`ops::moe_backward_pipeline`) the tile tasks' records carry
+//! `ops::MOE_TILE_TRACE` over their index; on the group mainloop the tiles share the router
+//! blocks' queue (after them).
 
 use kernels::{MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, Ops, Routing};
 use kosmos::bf16;
@@ -139,7 +141,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     if backward {
-        summarize_backward(&events, ranks, shape);
+        summarize_backward(&events, ranks, shape, layer.pipeline());
     } else {
         summarize(&events, ranks, shape, layer.pipeline());
     }
@@ -195,17 +197,22 @@ fn summarize(events: &[TraceEvent], ranks: u32, s: MoeShape, pipeline: bool) {
 }
 
 /// The backward pass's phases (docs of `ops::moe_backward`), told apart as the module's
-/// docs say.
-fn summarize_backward(events: &[TraceEvent], ranks: u32, s: MoeShape) {
+/// docs say; the tiles are 128 x 256 on the pipeline, else 128 x 128.
+fn summarize_backward(events: &[TraceEvent], ranks: u32, s: MoeShape, pipeline: bool) {
     let blocks = s.tokens.div_ceil(128);
     let combines = s.tokens.div_ceil(8);
-    let (dh_tiles, h_tiles) = (s.ffn.div_ceil(128), s.hidden.div_ceil(128));
-    let round = dh_tiles + h_tiles;
-    let grad_blocks = s
-        .tokens
-        .div_ceil(kernels::ops::MOE_ROUTER_GRAD_TOKENS as usize);
-    let router_tiles = (blocks + s.experts.div_ceil(128)) * h_tiles;
-    let w2_blocks = h_tiles;
+    let cols = if pipeline { 256 } else { 128 };
+    let (dh_tiles, x_tiles) = (s.ffn.div_ceil(cols), s.hidden.div_ceil(cols));
+    let round = dh_tiles + x_tiles;
+    // On the pipeline the tile queue is apart: no router blocks before its rounds.
+    let grad_blocks = if pipeline {
+        0
+    } else {
+        s.tokens
+            .div_ceil(kernels::ops::MOE_ROUTER_GRAD_TOKENS as usize)
+    };
+    let router_tiles = (blocks + s.experts.div_ceil(128)) * x_tiles;
+    let w2_blocks = s.hidden.div_ceil(128);
     let per_expert = w2_blocks + (2 * s.ffn).div_ceil(128);
     let wgrad = s.experts / ranks as usize * per_expert;
     let names = [
@@ -218,18 +225,25 @@ fn summarize_backward(events: &[TraceEvent], ranks: u32, s: MoeShape) {
         "combine",
         "wait",
     ];
+    let tile_trace = kernels::ops::MOE_TILE_TRACE;
     summarize_phases(events, ranks, &names, 0, 7, |compute| {
         let n = compute.len();
-        // The first loop's queue length: one past its last task's index.
+        // The tile queue's length: one past its last task's index.
+        let tiles = |e: &&&TraceEvent| !pipeline || e.task >= tile_trace;
+        let index = |e: &TraceEvent| (e.task - if pipeline { tile_trace } else { 0 }) as usize;
         let total = compute
             .iter()
             .take(n.saturating_sub(combines))
-            .map(|e| e.task as usize + 1)
+            .filter(tiles)
+            .map(|e| index(e) + 1)
             .max()
             .unwrap_or(0);
         let phase = |(i, e): (usize, &&TraceEvent)| {
-            let t = e.task as usize;
-            if i + combines >= n {
+            let t = index(e);
+            if pipeline && e.task < tile_trace {
+                // The router blocks, then the combine.
+                if i + combines >= n { 6 } else { 1 }
+            } else if !pipeline && i + combines >= n {
                 6
             } else if t + wgrad >= total {
                 if (t + wgrad - total) % per_expert < w2_blocks {

@@ -25,6 +25,7 @@ const MOE_PIPE_SUBGROUPS: u32 = 12;
 const OP: &str = "moe_forward";
 const PIPE_KERNEL: &str = "moe_pipeline";
 const BACKWARD_OP: &str = "moe_backward";
+const BACKWARD_PIPE_KERNEL: &str = "moe_backward_pipeline";
 
 /// Tells layers apart, so that a forward pass is only differentiated by its own layer.
 static LAYER_IDS: AtomicU64 = AtomicU64::new(0);
@@ -158,13 +159,15 @@ pub struct MoeLayer {
     no_bias: SymmetricBuffer<f32>,
     no_weights: SymmetricBuffer<bf16>,
     workgroups: Option<u32>,
-    /// Whether the forward pass runs `ops::moe_pipeline` (CUDA, the CPU device) rather than
-    /// `ops::moe_forward` (elsewhere).
+    /// Whether the passes run `ops::moe_pipeline` and `ops::moe_backward_pipeline` (CUDA,
+    /// the CPU device) rather than `ops::moe_forward` and `ops::moe_backward` (elsewhere).
     pipeline: bool,
     /// A device of the world where the pipeline cannot run.
     without_pipeline: Option<String>,
-    /// Tensor maps of the pipeline's operands (`ops::MOE_MAP_WORDS` a rank).
+    /// Tensor maps of the pipelines' operands (`ops::MOE_MAP_WORDS` and
+    /// `ops::MOE_BACKWARD_MAP_WORDS` a rank).
     maps: MapCache,
+    backward_maps: MapCache,
     /// The rank of the next forward pass whose pushes go unsignalled.
     silent: Option<u32>,
     id: u64,
@@ -276,6 +279,7 @@ impl MoeLayer {
             pipeline: without_pipeline.is_none(),
             without_pipeline,
             maps: MapCache::default(),
+            backward_maps: MapCache::default(),
             silent: None,
             id: LAYER_IDS.fetch_add(1, Ordering::Relaxed),
             generation: 0,
@@ -308,23 +312,22 @@ impl MoeLayer {
         self.workgroups = workgroups;
     }
 
-    /// Whether the forward pass runs on the warp-specialised pipeline (see
+    /// Whether the passes run on the warp-specialised pipeline (see
     /// [`MoeLayer::set_pipeline`]).
     pub fn pipeline(&self) -> bool {
         self.pipeline
     }
 
-    /// Runs the forward pass's expert tiles on the warp-specialised pipeline (`true`, the
-    /// default on CUDA and the CPU device: `ops::moe_pipeline`) or on the group mainloop
-    /// that HIP runs (`false`: `ops::moe_forward`); the results are bitwise the same.
-    /// Refused, naming the device, where the pipeline cannot run.
+    /// Runs the GEMM tiles of both passes on the warp-specialised pipeline (`true`, the
+    /// default on CUDA and the CPU device: `ops::moe_pipeline`, `ops::moe_backward_pipeline`)
+    /// or on the group mainloop that HIP runs (`false`: `ops::moe_forward`,
+    /// `ops::moe_backward`); the results are bitwise the same. Refused, naming the device,
+    /// where the pipeline cannot run.
     pub fn set_pipeline(&mut self, on: bool) -> Result<()> {
         if on && let Some(d) = &self.without_pipeline {
             return Err(Error::Shape {
                 op: "MoeLayer::set_pipeline",
-                message: format!(
-                    "the pipelined forward pass runs on CUDA and the CPU device, not on {d}"
-                ),
+                message: format!("the pipelined passes run on CUDA and the CPU device, not on {d}"),
             });
         }
         self.pipeline = on;
@@ -662,14 +665,13 @@ impl MoeLayer {
             self.backward = Some(self.backward_buffers(world)?);
         }
         let (bias, shared) = self.checked_weights(op, weights)?;
-        let (_, ws1, ws2) = self.standins(bias, shared);
-        let (dws1, dws2) = match (grads.shared, self.options.shared_expert) {
+        let shared_grads = match (grads.shared, self.options.shared_expert) {
             (Some((a, b)), true) => {
                 check_len(op, "grads.shared.0 (w1)", a.len(), &[2 * s.ffn, s.hidden])?;
                 check_len(op, "grads.shared.1 (w2)", b.len(), &[s.hidden, s.ffn])?;
-                (a, b)
+                Some((a, b))
             }
-            (None, false) => (&self.no_weights, &self.no_weights),
+            (None, false) => None,
             _ => {
                 return Err(Error::Shape {
                     op,
@@ -679,15 +681,42 @@ impl MoeLayer {
                 });
             }
         };
+        if self.pipeline {
+            let b = self.backward.as_ref().expect("allocated above");
+            let (dims, saved) = (&self.dims, &self.saved);
+            let mut key = maps_key(x, weights);
+            key.extend(addresses(dout));
+            key.extend(addresses(weights.router));
+            self.backward_maps
+                .get(world, key, ops::MOE_BACKWARD_MAP_WORDS as usize, |r| {
+                    backward_maps(r, dims, saved, b, x, dout, weights)
+                })?;
+        }
+        let (_, ws1, ws2) = self.standins(bias, shared);
+        let (dws1, dws2) = shared_grads.unwrap_or((&self.no_weights, &self.no_weights));
         let sigmoid = matches!(self.options.routing, Routing::Sigmoid { .. });
         let (_, _, normalize, scale) = self.routing_parameters();
-        let round = d.ffn.div_ceil(128) + d.hidden.div_ceil(128);
-        let (per_rank, block, lag) =
-            self.workgroups_and_lag(world, op, MOE_SUBGROUPS, (round, 1))?;
+        // As the forward's rounds: `dh` tiles of a row tile, then `dx` tiles of another.
+        let (kernel, subgroups, tasks) = match self.pipeline {
+            true => (
+                BACKWARD_PIPE_KERNEL,
+                MOE_PIPE_SUBGROUPS,
+                (d.ffn.div_ceil(256) + d.hidden.div_ceil(256), 2),
+            ),
+            false => (
+                op,
+                MOE_SUBGROUPS,
+                (d.ffn.div_ceil(128) + d.hidden.div_ceil(128), 1),
+            ),
+        };
+        let (per_rank, block, lag) = self.workgroups_and_lag(world, kernel, subgroups, tasks)?;
         let b = self.backward.as_ref().expect("allocated above");
         let [o_send, o_dest, _, o_local, o_status, o_tiles, o_list] = d.plan_offsets().0;
         let v = &self.saved;
-        ops::moe_backward::launch(
+        // The two kernels take the same arguments, the pipeline's tensor maps after `sync`.
+        macro_rules! launch {
+            ($kernel:ident $(, $maps:expr)?) => {
+        ops::$kernel::launch(
             world,
             &self.modules,
             per_rank,
@@ -721,6 +750,7 @@ impl MoeLayer {
             &b.dz,
             &b.dxe,
             &b.sync,
+            $($maps,)?
             d.tokens,
             d.hidden,
             d.ffn,
@@ -741,6 +771,12 @@ impl MoeLayer {
             scale,
             phases,
         )
+            };
+        }
+        match self.pipeline {
+            true => launch!(moe_backward_pipeline, self.backward_maps.newest()),
+            false => launch!(moe_backward),
+        }
         .map_err(Error::World)
     }
 
@@ -912,4 +948,70 @@ fn pipeline_maps(
         ws2,
     ]
     .concat())
+}
+
+/// Rank `r`'s tensor maps of `ops::moe_backward_pipeline` (`ops::MOE_BACKWARD_MAP_WORDS`, in
+/// its order): `dy`, `dout`, `dz`, `dlogits` in boxes of 128 rows x 64 and again of 64 x 64,
+/// then the weights, `x`, `h` and `recv` in boxes of 64 x 64; zeros for a shared expert the
+/// layer does not have.
+fn backward_maps(
+    r: usize,
+    d: &Dims,
+    saved: &MoeSaved,
+    b: &BackwardBuffers,
+    x: &SymmetricBuffer<bf16>,
+    dout: &SymmetricBuffer<bf16>,
+    weights: &MoeWeights,
+) -> Result<Vec<u64>> {
+    let (hidden, ffn, local) = (d.hidden, d.ffn, d.local());
+    let rows = (saved.h.len() / ffn as usize) as u32;
+    let read_as_a = [
+        (&b.dy, d.capacity, hidden),
+        (dout, d.tokens, hidden),
+        (&b.dz, rows, 2 * ffn),
+        (&b.dlogits, d.tokens, d.experts),
+    ];
+    let mut words = Vec::with_capacity(ops::MOE_BACKWARD_MAP_WORDS as usize);
+    for box_rows in [128, 64] {
+        for (t, rows, cols) in read_as_a {
+            words.extend(tile_map_words(&t.ranks()[r], rows, cols, box_rows)?);
+        }
+    }
+    let none = [0; kosmos::runtime::TENSOR_MAP_WORDS];
+    let (ws1, ws2) = match weights.shared {
+        Some((ws1, ws2)) => (
+            tile_map_words(&ws1.ranks()[r], 2 * ffn, hidden, 64)?,
+            tile_map_words(&ws2.ranks()[r], hidden, ffn, 64)?,
+        ),
+        None => (none, none),
+    };
+    words.extend(tile_map_words(
+        &weights.w2.ranks()[r],
+        local * hidden,
+        ffn,
+        64,
+    )?);
+    words.extend(ws2);
+    words.extend(tile_map_words(
+        &weights.w1.ranks()[r],
+        local * 2 * ffn,
+        hidden,
+        64,
+    )?);
+    words.extend(ws1);
+    words.extend(tile_map_words(
+        &weights.router.ranks()[r],
+        d.experts,
+        hidden,
+        64,
+    )?);
+    words.extend(tile_map_words(&x.ranks()[r], d.tokens, hidden, 64)?);
+    words.extend(tile_map_words(&saved.h.ranks()[r], rows, ffn, 64)?);
+    words.extend(tile_map_words(
+        &saved.recv.ranks()[r],
+        d.capacity,
+        hidden,
+        64,
+    )?);
+    Ok(words)
 }

@@ -3904,16 +3904,18 @@ fn fold_tokens(
     barrier();
 }
 
-/// Words of [`moe_backward`]'s `sync` buffer before its counters: queue heads (pushes, router
-/// and expert tasks, combine, and the expert tasks' own in the unfused sequence: tickets
-/// drawn past a queue's end carry over to the next launch), a counter nobody signals, the
-/// counters of the rank's finished pushes and of its finished router blocks. Then: per local
-/// expert, its gradient rows received; per row tile, its finished `dh` tiles; per local
-/// expert (and the shared one), its finished `dh` tiles.
-pub const MOE_BACKWARD_SYNC_HEAD_WORDS: u32 = 7;
+/// Words of [`moe_backward`]'s (and [`moe_backward_pipeline`]'s) `sync` buffer before its
+/// counters: queue heads (pushes, router and expert tasks, combine, and the expert tasks' own
+/// in the unfused sequence: tickets drawn past a queue's end carry over to the next launch),
+/// a counter nobody signals, the counters of the rank's finished pushes and of its finished
+/// router blocks, the pipeline's head of the router's tiles in the unfused sequence. Then: per
+/// local expert, its gradient rows received; per row tile, its finished `dh` tiles (or `dh`
+/// slabs, on the pipeline); per local expert (and the shared one), the same.
+pub const MOE_BACKWARD_SYNC_HEAD_WORDS: u32 = 8;
 const MOE_BW_NEVER: u32 = 4;
 const MOE_BW_PUSHED: u32 = 5;
 const MOE_BW_ROUTED: u32 = 6;
+const MOE_BW_ROUTER_HEAD: u32 = 7;
 /// Tokens per router block of [`moe_backward`]: small blocks, so that the logits' gradient
 /// is spread over many workgroups.
 pub const MOE_ROUTER_GRAD_TOKENS: u32 = 16;
@@ -4658,4 +4660,744 @@ fn swiglu_backward_tile(
             }
         }
     }
+}
+
+/// Words of a rank's tensor maps in the `maps` argument of [`moe_backward_pipeline`], 16
+/// each, in this order: the operands read row by row as `a` (boxes of 128 rows x 64) —
+/// `dy`, `dout`, `dz`, `dlogits` —, the same four read as `a^T` (64 x 64), then the `b`
+/// operands (64 x 64): `w2`, `ws2`, `w1`, `ws1`, `w_router`, `x`, `h`, `recv`.
+pub const MOE_BACKWARD_MAP_WORDS: u32 = 256;
+const BW_MAP_DY: u32 = 0;
+const BW_MAP_DOUT: u32 = 16;
+const BW_MAP_DZ: u32 = 32;
+const BW_MAP_DLOGITS: u32 = 48;
+/// Where a map of `a` read as `a^T` lies past the same tensor's map read row by row.
+const BW_MAP_TRANSPOSED: u32 = 64;
+const BW_MAP_W2: u32 = 128;
+const BW_MAP_WS2: u32 = 144;
+const BW_MAP_W1: u32 = 160;
+const BW_MAP_WS1: u32 = 176;
+const BW_MAP_ROUTER: u32 = 192;
+const BW_MAP_X: u32 = 208;
+const BW_MAP_H: u32 = 224;
+const BW_MAP_RECV: u32 = 240;
+/// The kinds of [`moe_backward_pipeline`]'s tile tasks.
+const BW_DH: u32 = 0;
+const BW_DX: u32 = 1;
+const BW_ROUTER_DX: u32 = 2;
+const BW_ROUTER_DW: u32 = 3;
+const BW_DW2: u32 = 4;
+const BW_DW1: u32 = 5;
+/// Words a task slot of [`moe_backward_pipeline`] holds: the task, its kind, expert, first
+/// output row and column, output rows and columns, tiles, 64-deep steps a tile, the rows of
+/// the last step to keep (64: all, and nothing to zero), its row tile.
+const BW_TASK_WORDS: u32 = 11;
+/// Added to the index of a tile task of [`moe_backward_pipeline`] in its trace records, which
+/// tells them from the router blocks' and the combine's (other queues, the same indices).
+pub const MOE_TILE_TRACE: u32 = 2147483648;
+/// Elements of a consumer subgroup's staging slab in [`moe_backward_pipeline`]: 16 rows of
+/// [`STAGED_ROW`].
+const SLAB_ELEMENTS: u32 = 16 * STAGED_ROW;
+
+/// [`moe_backward`] with its tiles on a warp-specialised pipeline fed by tensor copies (CUDA
+/// and the CPU device): the same arguments plus `maps` (each rank's
+/// [`MOE_BACKWARD_MAP_WORDS`] words of maps of its own tensors), the same work and results,
+/// bitwise. The pushes and router blocks run on whole workgroups first; then every GEMM tile
+/// runs as [`moe_pipeline`]'s do, 128 rows x 256 columns, in one queue: the expert rounds
+/// (`dh` tiles of row tile `g`, `dx` tiles of row tile `g - lag`, ordered as the forward's),
+/// the router's tiles, the weight gradients (a task per 128-row block of an expert's `dw2`
+/// or `dw1`, its tiles one after the other). Subgroup 0 claims a task by ticket, waits
+/// (bounded) for its gate, hands it to the consumers with what they need (a task slot of
+/// [`BW_TASK_WORDS`]) and copies its steps into a ring of four 48 KiB stages; groups 1 and 2
+/// multiply 64 rows each and store their slabs (bf16 through a slab of shared memory per
+/// subgroup, whole rows at a time). Where a tile's last step reaches past its expert's rows
+/// (the weight gradients, summed over one expert's rows) or weights (`dh`, `dx` when
+/// `hidden` or `2 ffn` is not a multiple of 64), the consumers zero those rows of the stage
+/// before multiplying, where a tensor copy would have read the next expert's. A `dh`
+/// subgroup forms `dz` of its 16 rows from the `dh` it stored and signals: a `dx` tile waits
+/// for the eight slab signals of each `dh` tile of its row tile. Then, after a team barrier,
+/// the combine on whole workgroups. One workgroup of 12 subgroups per processor.
+#[kernel(max_workgroup_size = 384, max_subgroups = 12, min_resident = 1)]
+#[allow(clippy::too_many_arguments)]
+pub fn moe_backward_pipeline(
+    team: &Team,
+    x: &Sym<[bf16]>,
+    dout: &Sym<[bf16]>,
+    w_router: &Sym<[bf16]>,
+    w1: &Sym<[bf16]>,
+    w2: &Sym<[bf16]>,
+    ws1: &Sym<[bf16]>,
+    ws2: &Sym<[bf16]>,
+    dx: &Sym<[bf16]>,
+    dw_router: &Sym<[f32]>,
+    dw1: &Sym<[bf16]>,
+    dw2: &Sym<[bf16]>,
+    dws1: &Sym<[bf16]>,
+    dws2: &Sym<[bf16]>,
+    scores: &Sym<[f32]>,
+    weights: &Sym<[f32]>,
+    routing: &Sym<[u32]>,
+    plan: &Sym<[u32]>,
+    recv: &Sym<[bf16]>,
+    z: &Sym<[bf16]>,
+    h: &Sym<[bf16]>,
+    y: &Sym<[bf16]>,
+    dweights: &Sym<[f32]>,
+    dlogits: &Sym<[bf16]>,
+    dx_router: &Sym<[f32]>,
+    dy: &Sym<[bf16]>,
+    dh: &Sym<[f32]>,
+    dz: &Sym<[bf16]>,
+    dxe: &Sym<[bf16]>,
+    sync: &Sym<[u32]>,
+    maps: &Sym<[u64]>,
+    tokens: u32,
+    hidden: u32,
+    ffn: u32,
+    experts: u32,
+    topk: u32,
+    capacity: u32,
+    max_tiles: u32,
+    o_send: u32,
+    o_dest: u32,
+    o_local: u32,
+    o_status: u32,
+    o_tiles: u32,
+    o_list: u32,
+    lag: u32,
+    shared: u32,
+    sigmoid: u32,
+    normalize: u32,
+    scale: f32,
+    phases: u32,
+) {
+    // The small arrays first, in the first KiB (each large one is aligned to 1 KiB): the ring
+    // and the slabs then end at the limit of shared memory.
+    let full = shared_array::<u64, FUSED_STAGES>();
+    let empty = shared_array::<u64, FUSED_STAGES>();
+    let info = shared_array::<u32, { TASK_SLOTS * BW_TASK_WORDS }>();
+    let task_full = shared_array::<u64, TASK_SLOTS>();
+    let task_empty = shared_array::<u64, TASK_SLOTS>();
+    let zeroed = shared_array::<u64, 1>();
+    let stages = shared_array::<u32, FUSED_RING_WORDS>();
+    let slabs = shared_array::<bf16, { 8 * SLAB_ELEMENTS }>();
+    start_barrier();
+    if workitem_id_x() == 0 {
+        // Every lane of both consumer groups.
+        mbar_init(&zeroed[0], 256);
+    }
+    init_fused_ring(full, empty, task_full, task_empty);
+    let rank = team_rank();
+    let local = experts / world_size();
+    let blocks = (tokens + 127) / 128;
+    let picks = tokens * topk;
+    let heads = sync.local();
+    let row_tiles = plan.local()[o_status];
+    let ok = plan.local()[o_status + 1];
+    let pushes = if ok == 1 && (phases & 1) == 1 {
+        (picks + 127) / 128
+    } else {
+        0
+    };
+    let grad_blocks = (tokens + MOE_ROUTER_GRAD_TOKENS - 1) / MOE_ROUTER_GRAD_TOKENS;
+    let router = ok == 1 && (phases & 2) == 2;
+    let grad_tasks = if router { grad_blocks } else { 0 };
+    // Phases 1 and 2 on whole workgroups: the pushes, then the router blocks.
+    dispatch_by_ticket(
+        &heads[0],
+        pushes,
+        &heads[1],
+        grad_tasks,
+        Scope::System,
+        |t| (&sync.local()[MOE_BW_PUSHED], (picks + 127) / 128),
+        |t| {
+            push_gradients(
+                dout, routing, weights, plan, y, dy, dweights, t, tokens, hidden, experts, topk,
+                o_dest, o_list,
+            );
+            count_pushed_rows(
+                routing,
+                plan,
+                sync,
+                MOE_BACKWARD_SYNC_HEAD_WORDS,
+                t * 128,
+                min(picks, t * 128 + 128),
+                rank,
+                experts,
+                o_send,
+                o_list,
+                u32::MAX,
+            );
+            signal(&sync.local()[MOE_BW_PUSHED], 1, Scope::Agent);
+        },
+        |t| {
+            router_gradient(
+                scores, routing, dweights, dlogits, t, tokens, experts, topk, sigmoid, normalize,
+                scale,
+            );
+            // The router's tiles read `dlogits` by tensor copies.
+            fence_proxy_async();
+            signal(&sync.local()[MOE_BW_ROUTED], 1, Scope::Agent);
+        },
+    );
+    // The tiles, 128 rows x 256 columns: rounds of `dh` and `dx` tiles, the router's, the
+    // weight gradients' blocks.
+    let dh_tiles = (ffn + 255) / 256;
+    let x_tiles = (hidden + 255) / 256;
+    let round = dh_tiles + x_tiles;
+    let experts_on = ok == 1 && (phases & 4) == 4;
+    let expert_rounds = if experts_on && row_tiles > 0 {
+        (row_tiles + lag) * round
+    } else {
+        0
+    };
+    let router_dx = if router { blocks * x_tiles } else { 0 };
+    let router_tiles = if router {
+        router_dx + (experts + 127) / 128 * x_tiles
+    } else {
+        0
+    };
+    let w2_blocks = (hidden + 127) / 128;
+    let per_expert = w2_blocks + (2 * ffn + 127) / 128;
+    let wgrad_tasks = if experts_on {
+        (local + shared) * per_expert
+    } else {
+        0
+    };
+    let tile_tasks = expert_rounds + router_tiles + wgrad_tasks;
+    let counted = MOE_BACKWARD_SYNC_HEAD_WORDS + local;
+    let expert_counted = counted + max_tiles;
+    // The router blocks' plain shared accesses come before the tensor copies'.
+    fence_proxy_async();
+    barrier();
+    let sg = subgroup_id();
+    let group = sg >> 2;
+    if sg == 0 {
+        let own = maps.local();
+        let mut it = 0;
+        let mut posted = 0;
+        let mut more = true;
+        while more {
+            let t = subgroup_claim(
+                &heads[if phases == 2 { MOE_BW_ROUTER_HEAD } else { 3 }],
+                tile_tasks,
+            );
+            let mut go = t < tile_tasks;
+            let p = plan.local();
+            // What the task is (one slot's words), where its operands are (maps, first rows
+            // of `a` and `b`, transposed `a`), what it waits for.
+            let mut kind = BW_DH;
+            let mut j = 0;
+            let mut g = 0;
+            let mut m0 = 0;
+            let mut n0 = 0;
+            let mut m = 0;
+            let mut n = 0;
+            let mut tiles = 1;
+            let mut k = 0;
+            let mut stacked = false;
+            let mut a_map = BW_MAP_DY;
+            let mut a_row = 0;
+            let mut ta = 0;
+            let mut b_map = BW_MAP_W2;
+            let mut b_row = 0;
+            let mut gate = MOE_BW_NEVER;
+            let mut count = 0;
+            let mut live = go;
+            if go && t < expert_rounds {
+                let r = t / round;
+                let i = t % round;
+                let first_pass = i < dh_tiles;
+                live = if first_pass { r < row_tiles } else { r >= lag };
+                if live {
+                    g = pipeline_tile(plan, t, 0, dh_tiles, x_tiles, lag, o_local, o_tiles);
+                    let c = pipeline_tile(plan, t, 1, dh_tiles, x_tiles, lag, o_local, o_tiles);
+                    j = p[o_tiles + g];
+                    m0 = p[o_local + 3 * j] + (g - p[o_local + 3 * j + 2]) * 128;
+                    m = p[o_local + 3 * j] + p[o_local + 3 * j + 1];
+                    n0 = c * 256;
+                    stacked = j != local;
+                    b_row = (j % local) * hidden;
+                    if first_pass {
+                        // `dy w2` (the shared expert: `dout ws2`), gated on the expert's rows.
+                        n = ffn;
+                        k = hidden;
+                        a_row = m0;
+                        if j == local {
+                            a_map = BW_MAP_DOUT;
+                            a_row = m0 - capacity;
+                            b_map = BW_MAP_WS2;
+                            b_row = 0;
+                        } else {
+                            gate = MOE_BACKWARD_SYNC_HEAD_WORDS + j;
+                            count = p[o_local + 3 * j + 1];
+                        }
+                    } else {
+                        // `dz w1`, gated on the row tile's `dh` slabs.
+                        kind = BW_DX;
+                        n = hidden;
+                        k = 2 * ffn;
+                        a_map = BW_MAP_DZ;
+                        a_row = m0;
+                        b_map = if j == local { BW_MAP_WS1 } else { BW_MAP_W1 };
+                        b_row = (j % local) * 2 * ffn;
+                        gate = counted + g;
+                        count = 8 * dh_tiles;
+                    }
+                }
+            } else if go && t < expert_rounds + router_tiles {
+                let u = t - expert_rounds;
+                gate = MOE_BW_ROUTED;
+                count = grad_blocks;
+                n = hidden;
+                b_map = BW_MAP_ROUTER;
+                if u < router_dx {
+                    // `dx_router = dlogits w_router`.
+                    kind = BW_ROUTER_DX;
+                    m0 = u / x_tiles * 128;
+                    n0 = u % x_tiles * 256;
+                    m = tokens;
+                    k = experts;
+                    a_map = BW_MAP_DLOGITS;
+                    a_row = m0;
+                } else {
+                    // `dw_router = dlogits^T x`.
+                    let v = u - router_dx;
+                    kind = BW_ROUTER_DW;
+                    m0 = v / x_tiles * 128;
+                    n0 = v % x_tiles * 256;
+                    m = experts;
+                    k = tokens;
+                    a_map = BW_MAP_DLOGITS + BW_MAP_TRANSPOSED;
+                    ta = 1;
+                    b_map = BW_MAP_X;
+                }
+            } else if go {
+                // A block of 128 rows of `dw2 = dy^T h` or `dw1 = dz^T x_e`, all columns.
+                let u = t - expert_rounds - router_tiles;
+                j = u / per_expert;
+                let i = u % per_expert;
+                let first = p[o_local + 3 * j];
+                let rows = p[o_local + 3 * j + 1];
+                stacked = j != local;
+                k = rows;
+                ta = 1;
+                a_row = first;
+                b_row = first;
+                if i < w2_blocks {
+                    kind = BW_DW2;
+                    m0 = i * 128;
+                    m = hidden;
+                    n = ffn;
+                    a_map = BW_MAP_DY + BW_MAP_TRANSPOSED;
+                    b_map = BW_MAP_H;
+                    if j == local {
+                        // The shared expert's gradient rows are `dout`'s.
+                        a_map = BW_MAP_DOUT + BW_MAP_TRANSPOSED;
+                        a_row = 0;
+                    } else {
+                        gate = MOE_BACKWARD_SYNC_HEAD_WORDS + j;
+                        count = rows;
+                    }
+                } else {
+                    kind = BW_DW1;
+                    m0 = (i - w2_blocks) * 128;
+                    m = 2 * ffn;
+                    n = hidden;
+                    a_map = BW_MAP_DZ + BW_MAP_TRANSPOSED;
+                    b_map = BW_MAP_RECV;
+                    if j == local {
+                        b_map = BW_MAP_X;
+                        b_row = 0;
+                    }
+                    gate = expert_counted + j;
+                    count = 8 * dh_tiles * ((rows + 127) / 128);
+                }
+                tiles = (n + 255) / 256;
+            }
+            if live {
+                let since = clock();
+                go = subgroup_wait(&sync.local()[gate], count, Scope::System, t);
+                subgroup_trace(Role::Wait, MOE_TILE_TRACE + t, since);
+                // The operands came by plain stores; the tensor copies that read them are
+                // of another proxy.
+                fence_proxy_async();
+            }
+            // An empty sum (an expert without rows) still takes a step: it stores zeros.
+            let steps = max((k + 63) / 64, 1);
+            // Rows of the last step that belong to the operands: a stacked expert's rows
+            // past them are the next one's, zeroed by the consumers.
+            let keep = if stacked { k - (steps - 1) * 64 } else { 64 };
+            if live || !go {
+                let slot = posted % TASK_SLOTS;
+                mbar_wait(&task_empty[slot], ((posted / TASK_SLOTS) & 1) ^ 1);
+                if subgroup_lane() == 0 {
+                    let at = slot * BW_TASK_WORDS;
+                    info[at] = if go { t } else { NO_TASK };
+                    info[at + 1] = kind;
+                    info[at + 2] = j;
+                    info[at + 3] = m0;
+                    info[at + 4] = n0;
+                    info[at + 5] = m;
+                    info[at + 6] = n;
+                    info[at + 7] = tiles;
+                    info[at + 8] = steps;
+                    info[at + 9] = keep;
+                    info[at + 10] = g;
+                    mbar_arrive(&task_full[slot]);
+                }
+                posted += 1;
+            }
+            if live && go {
+                for tile in 0..tiles {
+                    let col = n0 + tile * 256;
+                    for step in 0..steps {
+                        let s = (it + step) % MOE_RING;
+                        // A fresh barrier counts its previous round as complete: the first
+                        // round passes.
+                        mbar_wait(&empty[s], (((it + step) / MOE_RING) & 1) ^ 1);
+                        let base = s * MOE_STAGE_WORDS;
+                        let k0 = step * 64;
+                        if subgroup_lane() == 0 {
+                            mbar_arrive_expect(&full[s], 49152);
+                        }
+                        if ta == 0 {
+                            copy_tensor(&stages[base], &own[a_map], k0, a_row, &full[s]);
+                        } else {
+                            copy_tensor(&stages[base], &own[a_map], m0, a_row + k0, &full[s]);
+                            copy_tensor(
+                                &stages[base + 2048],
+                                &own[a_map],
+                                m0 + 64,
+                                a_row + k0,
+                                &full[s],
+                            );
+                        }
+                        for q in 0u32..4 {
+                            copy_tensor(
+                                &stages[base + 4096 + q * 2048],
+                                &own[b_map],
+                                col + q * 64,
+                                b_row + k0,
+                                &full[s],
+                            );
+                        }
+                    }
+                    it += steps;
+                }
+            }
+            more = go;
+        }
+    } else if group > 0 {
+        let rows = (group - 1) * 64;
+        let first_lane = subgroup_lane() == 0;
+        let slab = (sg - 4) * SLAB_ELEMENTS;
+        let mut it = 0;
+        let mut taken = 0;
+        let mut zeroings = 0u32;
+        let mut more = true;
+        while more {
+            let slot = taken % TASK_SLOTS;
+            mbar_wait(&task_full[slot], (taken / TASK_SLOTS) & 1);
+            let at = slot * BW_TASK_WORDS;
+            let kind = info[at + 1];
+            let j = info[at + 2];
+            let m0 = info[at + 3];
+            let n0 = info[at + 4];
+            let m = info[at + 5];
+            let n = info[at + 6];
+            let tiles = info[at + 7];
+            let steps = info[at + 8];
+            let keep = info[at + 9];
+            let g = info[at + 10];
+            // The lanes meet after reading the slot, then give it back.
+            let t = subgroup_shuffle(info[at], 0);
+            if first_lane {
+                mbar_arrive(&task_empty[slot]);
+            }
+            let since = clock();
+            taken += 1;
+            if t != NO_TASK {
+                let ta = if kind >= BW_ROUTER_DW { 1 } else { 0 };
+                let row0 = m0 + rows + (sg & 3) * 16;
+                for tile in 0..tiles {
+                    let col = n0 + tile * 256;
+                    let mut left = wide_zero();
+                    let mut right = wide_zero();
+                    for step in 0..steps {
+                        let s = (it + step) % MOE_RING;
+                        mbar_wait(&full[s], ((it + step) / MOE_RING) & 1);
+                        let base = s * MOE_STAGE_WORDS;
+                        if step + 1 == steps && keep < 64 {
+                            zero_stage_rows(stages, base, group, ta, keep);
+                            mbar_arrive(&zeroed[0]);
+                            mbar_wait(&zeroed[0], zeroings & 1);
+                            zeroings += 1;
+                        }
+                        let a = base + rows * 32;
+                        if ta == 1 {
+                            left = multiply_async(stages, a, base + 4096, left, 1, 0);
+                            right = multiply_async(stages, a, base + 8192, right, 1, 0);
+                        } else {
+                            left = multiply_async(stages, a, base + 4096, left, 0, 0);
+                            right = multiply_async(stages, a, base + 8192, right, 0, 0);
+                        }
+                        left = mma_wait(2, left);
+                        right = mma_wait(2, right);
+                        // The products of the previous step have finished: its stage goes
+                        // back.
+                        if step > 0 && first_lane {
+                            mbar_arrive(&empty[(it + step + MOE_RING - 1) % MOE_RING]);
+                        }
+                    }
+                    left = mma_wait(0, left);
+                    right = mma_wait(0, right);
+                    if first_lane {
+                        mbar_arrive(&empty[(it + steps + MOE_RING - 1) % MOE_RING]);
+                    }
+                    it += steps;
+                    if kind == BW_DH {
+                        swiglu_backward_slabs(z, dh, dz, left, right, row0, m, col, ffn);
+                        subgroup_signal(&sync.local()[counted + g], 1, Scope::Agent);
+                        subgroup_signal(&sync.local()[expert_counted + j], 1, Scope::Agent);
+                    }
+                    if kind == BW_DX {
+                        let o = dxe.local();
+                        store_slabs_bf16(&mut slabs[slab..], left, right, o, row0, col, m, n);
+                    }
+                    // Only f32 is stored: `dz` stands in for the bf16 output.
+                    if kind == BW_ROUTER_DX {
+                        let o = dx_router.local();
+                        let spare = dz.local();
+                        store_slabs_f32(o, spare, left, right, row0, col, m, n);
+                    }
+                    if kind == BW_ROUTER_DW {
+                        let o = dw_router.local();
+                        let spare = dz.local();
+                        store_slabs_f32(o, spare, left, right, row0, col, m, n);
+                    }
+                    if kind == BW_DW2 && j == local {
+                        let o = dws2.local();
+                        store_slabs_bf16(&mut slabs[slab..], left, right, o, row0, col, m, n);
+                    }
+                    if kind == BW_DW2 && j != local {
+                        let o = dw2.local();
+                        let to = (j as u64) * (hidden as u64) * (ffn as u64);
+                        store_slabs_bf16(
+                            &mut slabs[slab..],
+                            left,
+                            right,
+                            &mut o[to..],
+                            row0,
+                            col,
+                            m,
+                            n,
+                        );
+                    }
+                    if kind == BW_DW1 && j == local {
+                        let o = dws1.local();
+                        store_slabs_bf16(&mut slabs[slab..], left, right, o, row0, col, m, n);
+                    }
+                    if kind == BW_DW1 && j != local {
+                        let o = dw1.local();
+                        let to = (j as u64) * (2 * ffn as u64) * (hidden as u64);
+                        store_slabs_bf16(
+                            &mut slabs[slab..],
+                            left,
+                            right,
+                            &mut o[to..],
+                            row0,
+                            col,
+                            m,
+                            n,
+                        );
+                    }
+                }
+                // One record per task, from its first consumer subgroup.
+                if sg == 4 {
+                    subgroup_trace(Role::Compute, MOE_TILE_TRACE + t, since);
+                }
+            }
+            more = t != NO_TASK;
+        }
+    }
+    // Phase 4: every expert's input gradient is in place once the whole world is here (the
+    // workgroup's roles meet first: its consumers may still be signalling).
+    barrier();
+    team_barrier();
+    let combines = if ok == 1 && (phases & 8) == 8 {
+        (tokens + MOE_FOLD_TOKENS - 1) / MOE_FOLD_TOKENS
+    } else {
+        0
+    };
+    dispatch_by_ticket(
+        &heads[MOE_BW_NEVER],
+        0,
+        &heads[2],
+        combines,
+        Scope::Agent,
+        |t| (&sync.local()[MOE_BW_NEVER], 0),
+        |t| {},
+        |t| {
+            fold_tokens(
+                stages, routing, weights, plan, dx, dxe, t, tokens, hidden, experts, topk,
+                capacity, shared, o_dest, 0, dx_router, 1,
+            );
+        },
+    );
+    if (phases & 8) == 8 {
+        rearm(sync, expert_counted + local + 1, sync, 0);
+    }
+}
+
+/// Zeroes rows `keep..64` of the 64-deep step in the stage at word `base` of
+/// [`moe_backward_pipeline`]'s ring — the rows past the expert's that a tensor copy read —,
+/// collective over the calling consumer `group` (1 or 2): its own 64 columns of `a^T` when
+/// `ta` is 1 (an `a` read row by row came with zeros past `k`), and two of the four 64-column
+/// boxes of `b`. A row is 128 bytes, whole under the swizzle. Made visible to the matrix
+/// instructions; the caller then meets the other group at a barrier object.
+#[device]
+fn zero_stage_rows(stages: &mut [u32], base: u32, group: u32, ta: u32, keep: u32) {
+    let lane = (subgroup_id() & 3) * 32 + subgroup_lane();
+    let words = (64 - keep) * 32;
+    for i in (lane..words).step_by(128) {
+        let at = keep * 32 + i;
+        stages[base + 4096 + (group - 1) * 4096 + at] = 0;
+        stages[base + 4096 + (group - 1) * 4096 + 2048 + at] = 0;
+        if ta == 1 {
+            stages[base + (group - 1) * 2048 + at] = 0;
+        }
+    }
+    fence_proxy_async();
+}
+
+/// A consumer subgroup's 16-row slabs `left` (columns `n0..n0 + 128`) and `right` (the next
+/// 128) of a bf16 tile of the `m x n` matrix `c16` at row `row0`, the part inside it, each
+/// through the subgroup's own slab of shared memory (16 rows of [`STAGED_ROW`]): its rows
+/// then go out whole, 16 bytes a lane (a fragment store writes 4-byte pieces of eight rows
+/// at once). `n` is a multiple of 8.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn store_slabs_bf16(
+    slab: &mut [bf16],
+    left: WideAcc,
+    right: WideAcc,
+    c16: &mut [bf16],
+    row0: u32,
+    n0: u32,
+    m: u32,
+    n: u32,
+) {
+    store_slab_staged(slab, left, c16, row0, n0, m, n);
+    if n0 + 128 < n {
+        store_slab_staged(slab, right, c16, row0, n0 + 128, m, n);
+    }
+}
+
+/// One slab of [`store_slabs_bf16`].
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn store_slab_staged(
+    slab: &mut [bf16],
+    acc: WideAcc,
+    c16: &mut [bf16],
+    row0: u32,
+    n0: u32,
+    m: u32,
+    n: u32,
+) {
+    // The lanes meet (each done with the slab's previous rows), store, and meet again (each
+    // reads what the others stored).
+    fence(Ordering::AcqRel, Scope::Workgroup);
+    let rows = subgroup_shuffle(if row0 < m { min(m - row0, 16) } else { 0 }, 0);
+    fence(Ordering::AcqRel, Scope::Workgroup);
+    frag_store(&slab[0], acc, STAGED_ROW);
+    fence(Ordering::AcqRel, Scope::Workgroup);
+    let chunks = subgroup_shuffle(min(n - n0, 128) / 8, 0);
+    fence(Ordering::AcqRel, Scope::Workgroup);
+    for i in (subgroup_lane()..rows * 16).step_by(32) {
+        let r = i >> 4;
+        let ch = i & 15;
+        if ch < chunks {
+            // SAFETY: row `r` and chunk `ch` lie in the slab, and row `row0 + r`, columns
+            // `n0 + 8 ch..` in `c16`'s `m x n` (the caller's bound).
+            unsafe {
+                let v = load_vec8(slab.get_unchecked(r * STAGED_ROW + ch * 8));
+                store_vec8(c16.get_unchecked_mut((row0 + r) * n + n0 + ch * 8), v);
+            }
+        }
+    }
+}
+
+/// A consumer subgroup's 16-row slabs `left` and `right` (columns `n0..n0 + 256`) of an f32
+/// tile of the `m x n` matrix `c` at row `row0`, the part inside it (`spare` stands in for
+/// the bf16 output [`store_slab`] does not write).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn store_slabs_f32(
+    c: &mut [f32],
+    spare: &mut [bf16],
+    left: WideAcc,
+    right: WideAcc,
+    row0: u32,
+    n0: u32,
+    m: u32,
+    n: u32,
+) {
+    store_slab(c, spare, 0, left, row0, n0, m, n);
+    if n0 + 128 < n {
+        store_slab(c, spare, 0, right, row0, n0 + 128, m, n);
+    }
+}
+
+/// A `dh` subgroup's 16-row slabs of [`moe_backward_pipeline`] at row `row0`, rows below
+/// `end`: `left` (features `f0..f0 + 128`) and `right` (the next 128) into `dh` (f32), then
+/// the SwiGLU backward of those features of its rows into `dz`, as [`swiglu_backward_tile`]
+/// forms it (the same values, bitwise), made visible to tensor copies.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn swiglu_backward_slabs(
+    z: &Sym<[bf16]>,
+    dh: &Sym<[f32]>,
+    dz: &Sym<[bf16]>,
+    left: WideAcc,
+    right: WideAcc,
+    row0: u32,
+    end: u32,
+    f0: u32,
+    ffn: u32,
+) {
+    let dhl = dh.local();
+    let dzl = dz.local();
+    store_slab(dhl, dzl, 0, left, row0, f0, end, ffn);
+    if f0 + 128 < ffn {
+        store_slab(dhl, dzl, 0, right, row0, f0 + 128, end, ffn);
+    }
+    // The subgroup's lanes read what the others stored.
+    fence(Ordering::AcqRel, Scope::Workgroup);
+    let rows = subgroup_shuffle(if row0 < end { min(end - row0, 16) } else { 0 }, 0);
+    fence(Ordering::AcqRel, Scope::Workgroup);
+    let z_cols = (ffn + 63) / 64 * 128;
+    let zl = z.local();
+    let cols = min(ffn - f0, 256);
+    for c in (subgroup_lane()..cols).step_by(32) {
+        let f = f0 + c;
+        for i in 0..rows {
+            let r = row0 + i;
+            let at = r * z_cols + (f >> 6) * 128 + (f & 63);
+            // SAFETY: row `r` is below `end`, within the `z`, `dh` and `dz` rows the host
+            // sized; `f` below `ffn`, so the gate and up columns lie in the row.
+            unsafe {
+                let gate = *zl.get_unchecked(at) as f32;
+                let up = *zl.get_unchecked(at + 64) as f32;
+                let d = *dhl.get_unchecked(r * ffn + f);
+                let s = 1.0 / (1.0 + exp(-gate));
+                *dzl.get_unchecked_mut(r * 2 * ffn + f) =
+                    (d * up * s * (1.0 + gate * (1.0 - s))) as bf16;
+                *dzl.get_unchecked_mut(r * 2 * ffn + ffn + f) = (d * gate * s) as bf16;
+            }
+        }
+    }
+    // The `dx` tiles and `dw1` blocks read `dz` by tensor copies.
+    fence_proxy_async();
 }

@@ -722,21 +722,22 @@ fn assert_close<T: Copy + Into<f64>>(got: &[T], want: &[f64], what: String) {
 /// One backward pass of a world of `ranks` with `tokens` per rank (inputs as [`inputs`]),
 /// checked against the f64 reference of `reference::backward`: `dx` and every local expert's
 /// weight gradients per rank, the router's and the shared expert's summed over the ranks;
-/// with 1 and 3 workgroups per rank and as the unfused sequence bitwise equal.
+/// with 1 and 3 workgroups per rank, as the unfused sequence and on the group mainloop
+/// bitwise equal.
 fn check_backward(
     ranks: u32,
-    tokens: usize,
+    shape: MoeShape,
     routing: Routing,
     shared: bool,
     hot: Option<&[usize]>,
     s: u64,
 ) {
-    let what = format!("{ranks} ranks, {tokens} tokens, {routing:?}, shared expert {shared}");
+    let tokens = shape.tokens;
+    let what = format!("{ranks} ranks, {shape:?}, {routing:?}, shared expert {shared}");
     let r_us = ranks as usize;
-    let shape = small_shape(tokens);
-    let (ref_shape, host, x) = inputs(ranks, tokens, shared, hot, s);
+    let (ref_shape, host, x) = inputs_of(ranks, shape, shared, hot, s);
     let dout: Vec<Vec<bf16>> = (0..r_us)
-        .map(|r| random_bf16(s + 300 + r as u64, tokens * HIDDEN))
+        .map(|r| random_bf16(s + 300 + r as u64, tokens * shape.hidden))
         .collect();
     let want = ReferenceGradients::new(
         &x,
@@ -757,12 +758,22 @@ fn check_backward(
     let weights = DeviceWeights::new(&mut world, &host);
     let args = weights.args(matches!(routing, Routing::Sigmoid { .. }));
     let (xs, douts) = (sym(&mut world, &x), sym(&mut world, &dout));
-    let out = world.alloc_symmetric::<bf16>(tokens * HIDDEN).unwrap();
+    let out = world
+        .alloc_symmetric::<bf16>(tokens * shape.hidden)
+        .unwrap();
     let grads = DeviceGradients::new(&mut world, &shape, shared);
     let pass = layer.forward(&mut world, &xs, &args, &out).unwrap();
     let mut runs = Vec::new();
-    for (per_rank, unfused) in [(1, false), (3, false), (3, true)] {
+    // The pipeline (the default here) with 1 and 3 workgroups, fused and unfused; then the
+    // group mainloop (HIP's).
+    for (per_rank, unfused, pipeline) in [
+        (1, false, true),
+        (3, false, true),
+        (3, true, true),
+        (2, false, false),
+    ] {
         grads.poison();
+        layer.set_pipeline(pipeline).unwrap();
         layer.set_workgroups_per_rank(Some(per_rank));
         let run = if unfused {
             MoeLayer::backward_unfused
@@ -789,6 +800,10 @@ fn check_backward(
         "{what}: 1 and 3 workgroups per rank differ"
     );
     assert!(runs[1] == runs[2], "{what}: the unfused sequence differs");
+    assert!(
+        runs[1] == runs[3],
+        "{what}: the group mainloop differs from the pipeline"
+    );
     let got = &runs[0];
     for r in 0..r_us {
         assert_close(&got.dx[r], &want.dx[r], format!("{what}: rank {r}'s dx"));
@@ -810,7 +825,14 @@ fn check_backward(
 fn moe_backward_matches_the_reference() {
     let s = seed();
     for (i, (ranks, tokens, routing, shared)) in CASES.into_iter().enumerate() {
-        check_backward(ranks, tokens, routing, shared, None, s + 1000 * i as u64);
+        check_backward(
+            ranks,
+            small_shape(tokens),
+            routing,
+            shared,
+            None,
+            s + 1000 * i as u64,
+        );
     }
 }
 
@@ -822,13 +844,29 @@ fn moe_backward_handles_skewed_routing_and_empty_experts() {
     for ranks in [1, 2, 4] {
         check_backward(
             ranks,
-            45,
+            small_shape(45),
             SOFTMAX,
             ranks == 2,
             Some(&[5, 2]),
             s + ranks as u64,
         );
     }
+}
+
+/// A wider layer, as the forward's test of tile edges: the backward pass's tiles (128 rows
+/// by 256 columns on the pipeline) cut at every edge — a second `dh` tile of 8 features, a
+/// `dx` tile of 8 columns, weight-gradient blocks of 8 rows, a `2 ffn` (the `dx` tiles' sum)
+/// that is no multiple of 64.
+#[test]
+fn moe_backward_cuts_wide_tiles_at_every_edge() {
+    let shape = MoeShape {
+        experts: EXPERTS,
+        topk: TOPK,
+        tokens: 24,
+        hidden: 264,
+        ffn: 264,
+    };
+    check_backward(2, shape, SIGMOID, true, None, seed());
 }
 
 /// A `dout` of the wrong size, a stale forward pass, another layer's, and gradients of a

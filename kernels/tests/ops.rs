@@ -395,7 +395,8 @@ fn embedded_binaries_hold_every_kernel_instance() {
             "reduce_scatter_rows",
             "moe_forward",
             "moe_pipeline",
-            "moe_backward"
+            "moe_backward",
+            "moe_backward_pipeline"
         ]
     );
     // Built with KOSMOS_TARGETS naming sm_90a (the default): the joined PTX has one header

@@ -109,8 +109,9 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// 128 x 128 instances none. `moe_backward` holds six tile products (router, expert input and weight gradients) beside
 /// its scheduling state. `moe_pipeline` (168 registers at 384 lanes) spills in the router,
 /// layout and fold code beside its expert tiles' two accumulators, and in their epilogues
-/// (its consumers' step loop reloads one word a step: bench/RESULTS.md, twenty-ninth batch).
-const SM90A_SPILL_ALLOWED: [(&str, u64); 8] = [
+/// (its consumers' step loop reloads one word a step: bench/RESULTS.md, twenty-ninth batch);
+/// `moe_backward_pipeline` likewise, with six kinds of tile epilogue beside the accumulators.
+const SM90A_SPILL_ALLOWED: [(&str, u64); 9] = [
     ("gemm__persistent1", 64),
     ("gemm_group__persistent1", 8),
     ("ag_gemm", 160),
@@ -118,6 +119,7 @@ const SM90A_SPILL_ALLOWED: [(&str, u64); 8] = [
     ("gemm_rs", 128),
     ("moe_forward", 3072),
     ("moe_pipeline", 4608),
+    ("moe_backward_pipeline", 5888),
     ("moe_backward", 3840),
 ];
 
