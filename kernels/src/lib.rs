@@ -229,6 +229,34 @@ impl Ops {
         Ok((n, LaunchConfig::for_elements(out.len(), ops::BLOCK)))
     }
 
+    /// `out = parts[0] + parts[1] + ...` elementwise, in f32 in the order given (one
+    /// `ops::accumulate` launch per part, from `0 + parts[0]`): the gradient of a weight
+    /// every rank holds, from the ranks' parts (f32 or bf16). Refused: no parts, a part of
+    /// another length or device.
+    pub fn sum_parts<T: Part>(
+        &self,
+        stream: &Stream,
+        parts: &[Buffer<T>],
+        out: &mut Buffer<f32>,
+    ) -> Result<()> {
+        const OP: &str = "sum_parts";
+        if parts.is_empty() {
+            return Err(Error::Shape {
+                op: OP,
+                message: "no parts to sum".into(),
+            });
+        }
+        let inputs: Vec<_> = parts
+            .iter()
+            .map(|p| ("a part", p.device(), p.len()))
+            .collect();
+        let (n, cfg) = self.check_elementwise(OP, stream, &inputs, ("out", out))?;
+        for (i, part) in parts.iter().enumerate() {
+            T::accumulate(&self.module, stream, cfg, part, out, u32::from(i == 0), n)?;
+        }
+        Ok(())
+    }
+
     /// `out[0] = sum(input)`, accumulated in f32 in a fixed order (two passes: per-workgroup
     /// partial sums, then their sum).
     pub fn reduce_sum(
@@ -782,6 +810,52 @@ fn len_u32(op: &'static str, len: usize) -> Result<u32> {
         op,
         message: format!("{len} elements exceed the kernels' u32 indexing"),
     })
+}
+
+/// The element types [`Ops::sum_parts`] sums (into f32).
+pub trait Part: kosmos::runtime::DeviceScalar {
+    #[doc(hidden)]
+    fn accumulate(
+        module: &Module,
+        stream: &Stream,
+        cfg: LaunchConfig,
+        part: &Buffer<Self>,
+        out: &mut Buffer<f32>,
+        first: u32,
+        n: u32,
+    ) -> Result<()>;
+}
+
+impl Part for f32 {
+    fn accumulate(
+        module: &Module,
+        stream: &Stream,
+        cfg: LaunchConfig,
+        part: &Buffer<f32>,
+        out: &mut Buffer<f32>,
+        first: u32,
+        n: u32,
+    ) -> Result<()> {
+        Ok(ops::accumulate::launch(
+            module, stream, cfg, part, out, first, n,
+        )?)
+    }
+}
+
+impl Part for bf16 {
+    fn accumulate(
+        module: &Module,
+        stream: &Stream,
+        cfg: LaunchConfig,
+        part: &Buffer<bf16>,
+        out: &mut Buffer<f32>,
+        first: u32,
+        n: u32,
+    ) -> Result<()> {
+        Ok(ops::accumulate_bf16::launch(
+            module, stream, cfg, part, out, first, n,
+        )?)
+    }
 }
 
 #[cfg(test)]

@@ -69,6 +69,28 @@ pub fn gelu_backward(dh: &[f32], z: &[f32], dz: &mut [bf16], n: u32) {
     }
 }
 
+/// `out[i] += part[i]` for `i < n` (`out[i] = 0 + part[i]` when `first` is 1): one term of
+/// an elementwise sum of parts in a fixed order, as a weight every rank holds sums its
+/// ranks' gradients.
+#[kernel(max_workgroup_size = 256)]
+pub fn accumulate(part: &[f32], out: &mut [f32], first: u32, n: u32) {
+    let i = workgroup_id_x() * workgroup_size_x() + workitem_id_x();
+    if i < n {
+        let sum = if first == 1 { 0.0 } else { out[i] };
+        out[i] = sum + part[i];
+    }
+}
+
+/// [`accumulate`] of a bf16 part.
+#[kernel(max_workgroup_size = 256)]
+pub fn accumulate_bf16(part: &[bf16], out: &mut [f32], first: u32, n: u32) {
+    let i = workgroup_id_x() * workgroup_size_x() + workitem_id_x();
+    if i < n {
+        let sum = if first == 1 { 0.0 } else { out[i] };
+        out[i] = sum + part[i] as f32;
+    }
+}
+
 /// `out[i] = scale * u(i)`, `u(i)` in `[-1, 1)` a hash of `i` and `seed` (reproducible,
 /// the same on every device), for every element of `out` (a grid-stride loop over 64-bit
 /// indices): weights of any size made where they live.

@@ -91,6 +91,71 @@ const GEMM_SHAPES: [(usize, usize, usize); 15] = [
     (64, 8, 255),
 ];
 
+/// `sum_parts` of one to four parts, f32 and bf16, against their f64 sum; parts of another
+/// length and an empty list refused before launch.
+#[test]
+fn sum_parts_matches_reference() {
+    let device = Device::cpu().unwrap();
+    let (ops, stream) = ops_on(&device);
+    let mut rng = SmallRng::seed_from_u64(seed());
+    for (n, count) in SIZES.into_iter().zip([1, 2, 3, 4, 2, 3]) {
+        let host: Vec<Vec<f32>> = (0..count).map(|_| random_f32(&mut rng, n)).collect();
+        let want: Vec<f64> = (0..n)
+            .map(|i| host.iter().map(|p| f64::from(p[i])).sum())
+            .collect();
+        let parts: Vec<_> = host
+            .iter()
+            .map(|p| Buffer::from_slice(&device, p).unwrap())
+            .collect();
+        let mut out = poisoned(&device, n);
+        ops.sum_parts(&stream, &parts, &mut out).unwrap();
+        stream.synchronize().unwrap();
+        compare::rel_err(
+            &out.download().unwrap(),
+            &want,
+            Scale::Each { floor: 1e-3 },
+            1e-6,
+        )
+        .assert(format_args!("f32, n={n}, {count} parts"));
+
+        let host16: Vec<Vec<kosmos::bf16>> = (0..count)
+            .map(|r| random_bf16(seed() + 7 * r as u64 + n as u64, n))
+            .collect();
+        let want16: Vec<f64> = (0..n)
+            .map(|i| host16.iter().map(|p| f64::from(p[i])).sum())
+            .collect();
+        let parts16: Vec<_> = host16
+            .iter()
+            .map(|p| Buffer::from_slice(&device, p).unwrap())
+            .collect();
+        let mut out = poisoned(&device, n);
+        ops.sum_parts(&stream, &parts16, &mut out).unwrap();
+        stream.synchronize().unwrap();
+        compare::rel_err(
+            &out.download().unwrap(),
+            &want16,
+            Scale::Each { floor: 1e-3 },
+            1e-6,
+        )
+        .assert(format_args!("bf16, n={n}, {count} parts"));
+    }
+    let short = Buffer::from_slice(&device, &[1.0f32; 3]).unwrap();
+    let mut out = poisoned(&device, 4);
+    let err = ops.sum_parts(&stream, &[short], &mut out).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Shape {
+                op: "sum_parts",
+                ..
+            }
+        ) && err.to_string().contains("3"),
+        "{err}"
+    );
+    let err = ops.sum_parts::<f32>(&stream, &[], &mut out).unwrap_err();
+    assert!(err.to_string().contains("no parts"), "{err}");
+}
+
 fn check_gemm(device: &Device, persistent: bool, shapes: &[(usize, usize, usize)]) {
     let (ops, stream) = ops_on(device);
     let seed = seed();
@@ -331,6 +396,8 @@ fn embedded_binaries_hold_every_kernel_instance() {
             "reduce_partial",
             "gelu",
             "gelu_backward",
+            "accumulate",
+            "accumulate_bf16",
             "fill_random",
             "gemm__persistent0",
             "gemm__persistent1",

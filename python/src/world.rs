@@ -16,7 +16,8 @@ use crate::moe_args::{MoeArgs, MoeGradientArgs, MoeInputs, moe_gradients, moe_in
 use crate::pool::{Pool, Pooled};
 use crate::staging::{Slab, Target, place_of, target};
 use kernels::{
-    Layout, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, TpForward, TpOps, TpOutput,
+    Layout, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, Part, TpForward, TpOps,
+    TpOutput,
 };
 use kosmos::bf16;
 use kosmos_runtime::{DeviceScalar, SymmetricBuffer, WorldOptions, copy_range_from_peer};
@@ -234,26 +235,31 @@ impl World {
         }
     }
 
-    /// Waits for the world, then writes into `dst` (float32) the sum of every rank's copy of
-    /// the pool's buffer `use_`, in rank order: the gradient of a weight every rank holds
-    /// alike (summed on the host, then uploaded for a CUDA array).
-    fn finish_summed<T: Pooled + Default + Into<f32>>(
+    /// Writes into `dst` (float32) the sum of every rank's copy of the pool's buffer `use_`,
+    /// in rank order: the gradient of a weight every rank holds alike. Into a CUDA array by
+    /// `Ops::sum_parts`, queued after the world's launches (no host wait); into a host array
+    /// once the world is done.
+    fn finish_summed<T: Pooled + Part + Default + Into<f32>>(
         &mut self,
         use_: &'static str,
         len: usize,
         dst: Slab,
     ) -> Result<()> {
+        let parts = self.pool.get::<T>(use_, len).ranks();
+        if dst.place != Place::Host {
+            let mut view = self.target.view::<f32>(dst)?;
+            // An emulated world's ranks share one device's launch, on one stream.
+            let stream = self.world.rank_stream(0).expect("a rank of the world");
+            return Ok(self.target.ops.sum_parts(stream, parts, &mut view)?);
+        }
         self.world.synchronize()?;
         let mut sum = vec![0f32; len];
         let mut part = vec![T::default(); len];
-        for copy in self.pool.get::<T>(use_, len).ranks() {
+        for copy in parts {
             copy.download_into(&mut part)?;
             for (s, &v) in sum.iter_mut().zip(&part) {
                 *s += v.into();
             }
-        }
-        if dst.place != Place::Host {
-            return Ok(self.target.view::<f32>(dst)?.upload(&sum)?);
         }
         // SAFETY: the output array (`len` float32s, checked), writable, alive for the call.
         unsafe { dst.host_mut::<f32>() }.copy_from_slice(&sum);
