@@ -1213,9 +1213,7 @@ fn take_task(tasks: &[u32], task_full: &mut [u64], task_empty: &mut [u64], taken
 /// The all-gather (`gather` 1) takes the shards this rank's first, then the next ones round
 /// the ring as they arrive, each shard's wide tiles then its narrow ones in the grouped
 /// order of [`tile_row`]; the reductions take block row by block row (the wide ones
-/// first), the owners of a block from the next rank round the ring, as they reduce — but
-/// over one rank, where nothing is reduced, the grouped order too (as the plain gemm's:
-/// tiles running at once share rows of `x` and columns of `w`).
+/// first), the owners of a block from the next rank round the ring, as they reduce.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn tp_tile(
@@ -1228,7 +1226,6 @@ fn tp_tile(
     n: u32,
     part: u32,
 ) -> u32 {
-    let gather = if ranks == 1 { 1 } else { gather };
     let tiles_w = (n + 255) / 256;
     let tiles_n = (n + 127) / 128;
     let wide_tasks = wide_blocks * tiles_w;
