@@ -4729,13 +4729,15 @@ const SLAB_ELEMENTS: u32 = 16 * STAGED_ROW;
 /// (bounded) for its gate, hands it to the consumers with what they need (a task slot of
 /// [`BW_TASK_WORDS`]) and copies its steps into a ring of four 48 KiB stages; groups 1 and 2
 /// multiply 64 rows each and store their slabs (bf16 through a slab of shared memory per
-/// subgroup, whole rows at a time). Where a tile's last step reaches past its expert's rows
+/// subgroup, whole rows at a time); an expert tile of at most 64 rows (an expert's last) is
+/// split by columns instead, each group multiplying those rows by its 128. Where a tile's last step reaches past its expert's rows
 /// (the weight gradients, summed over one expert's rows) or weights (`dh`, `dx` when
 /// `hidden` or `2 ffn` is not a multiple of 64), the consumers zero those rows of the stage
 /// before multiplying, where a tensor copy would have read the next expert's. A `dh`
 /// subgroup forms `dz` of its 16 rows from the `dh` it stored and signals: a `dx` tile waits
 /// for the eight slab signals of each `dh` tile of its row tile. Then, after a team barrier,
-/// the combine on whole workgroups. One workgroup of 12 subgroups per processor.
+/// the combine on whole workgroups. One workgroup of 12 subgroups per processor; for the
+/// tiles the producer group gives registers to the consumer groups (104 / 200).
 #[kernel(max_workgroup_size = 384, max_subgroups = 12, min_resident = 1)]
 #[allow(clippy::too_many_arguments)]
 pub fn moe_backward_pipeline(
@@ -4891,223 +4893,229 @@ pub fn moe_backward_pipeline(
     barrier();
     let sg = subgroup_id();
     let group = sg >> 2;
-    if sg == 0 {
-        let own = maps.local();
-        let mut it = 0;
-        let mut posted = 0;
-        let mut more = true;
-        while more {
-            let t = subgroup_claim(
-                &heads[if phases == 2 { MOE_BW_ROUTER_HEAD } else { 3 }],
-                tile_tasks,
-            );
-            let mut go = t < tile_tasks;
-            let p = plan.local();
-            // What the task is (one slot's words), where its operands are (maps, first rows
-            // of `a` and `b`, transposed `a`), what it waits for.
-            let mut kind = BW_DH;
-            let mut j = 0;
-            let mut g = 0;
-            let mut m0 = 0;
-            let mut n0 = 0;
-            let mut m = 0;
-            let mut n = 0;
-            let mut tiles = 1;
-            let mut k = 0;
-            let mut stacked = false;
-            let mut a_map = BW_MAP_DY;
-            let mut a_row = 0;
-            let mut ta = 0;
-            let mut b_map = BW_MAP_W2;
-            let mut b_row = 0;
-            let mut gate = MOE_BW_NEVER;
-            let mut count = 0;
-            let mut live = go;
-            if go && t < expert_rounds {
-                let r = t / round;
-                let i = t % round;
-                let first_pass = i < dh_tiles;
-                live = if first_pass { r < row_tiles } else { r >= lag };
-                if live {
-                    g = pipeline_tile(plan, t, 0, dh_tiles, x_tiles, lag, o_local, o_tiles);
-                    let c = pipeline_tile(plan, t, 1, dh_tiles, x_tiles, lag, o_local, o_tiles);
-                    j = p[o_tiles + g];
-                    m0 = p[o_local + 3 * j] + (g - p[o_local + 3 * j + 2]) * 128;
-                    m = p[o_local + 3 * j] + p[o_local + 3 * j + 1];
-                    n0 = c * 256;
-                    stacked = j != local;
-                    b_row = (j % local) * hidden;
-                    if first_pass {
-                        // `dy w2` (the shared expert: `dout ws2`), gated on the expert's rows.
-                        n = ffn;
-                        k = hidden;
+    if group == 0 {
+        // The producer group gives registers to the consumers' two accumulators (its other
+        // three subgroups only wait at the barrier below), as `tp_pipeline`'s does.
+        regs_dec(104);
+        if sg == 0 {
+            let own = maps.local();
+            let mut it = 0;
+            let mut posted = 0;
+            let mut more = true;
+            while more {
+                let t = subgroup_claim(
+                    &heads[if phases == 2 { MOE_BW_ROUTER_HEAD } else { 3 }],
+                    tile_tasks,
+                );
+                let mut go = t < tile_tasks;
+                let p = plan.local();
+                // What the task is (one slot's words), where its operands are (maps, first rows
+                // of `a` and `b`, transposed `a`), what it waits for.
+                let mut kind = BW_DH;
+                let mut j = 0;
+                let mut g = 0;
+                let mut m0 = 0;
+                let mut n0 = 0;
+                let mut m = 0;
+                let mut n = 0;
+                let mut tiles = 1;
+                let mut k = 0;
+                let mut stacked = false;
+                let mut a_map = BW_MAP_DY;
+                let mut a_row = 0;
+                let mut ta = 0;
+                let mut b_map = BW_MAP_W2;
+                let mut b_row = 0;
+                let mut gate = MOE_BW_NEVER;
+                let mut count = 0;
+                let mut live = go;
+                if go && t < expert_rounds {
+                    let r = t / round;
+                    let i = t % round;
+                    let first_pass = i < dh_tiles;
+                    live = if first_pass { r < row_tiles } else { r >= lag };
+                    if live {
+                        g = pipeline_tile(plan, t, 0, dh_tiles, x_tiles, lag, o_local, o_tiles);
+                        let c = pipeline_tile(plan, t, 1, dh_tiles, x_tiles, lag, o_local, o_tiles);
+                        j = p[o_tiles + g];
+                        m0 = p[o_local + 3 * j] + (g - p[o_local + 3 * j + 2]) * 128;
+                        m = p[o_local + 3 * j] + p[o_local + 3 * j + 1];
+                        n0 = c * 256;
+                        stacked = j != local;
+                        b_row = (j % local) * hidden;
+                        if first_pass {
+                            // `dy w2` (the shared expert: `dout ws2`), gated on the expert's rows.
+                            n = ffn;
+                            k = hidden;
+                            a_row = m0;
+                            if j == local {
+                                a_map = BW_MAP_DOUT;
+                                a_row = m0 - capacity;
+                                b_map = BW_MAP_WS2;
+                                b_row = 0;
+                            } else {
+                                gate = MOE_BACKWARD_SYNC_HEAD_WORDS + j;
+                                count = p[o_local + 3 * j + 1];
+                            }
+                        } else {
+                            // `dz w1`, gated on the row tile's `dh` slabs.
+                            kind = BW_DX;
+                            n = hidden;
+                            k = 2 * ffn;
+                            a_map = BW_MAP_DZ;
+                            a_row = m0;
+                            b_map = if j == local { BW_MAP_WS1 } else { BW_MAP_W1 };
+                            b_row = (j % local) * 2 * ffn;
+                            gate = counted + g;
+                            count = 8 * dh_tiles;
+                        }
+                    }
+                } else if go && t < expert_rounds + router_tiles {
+                    let u = t - expert_rounds;
+                    gate = MOE_BW_ROUTED;
+                    count = grad_blocks;
+                    n = hidden;
+                    b_map = BW_MAP_ROUTER;
+                    if u < router_dx {
+                        // `dx_router = dlogits w_router`.
+                        kind = BW_ROUTER_DX;
+                        m0 = u / x_tiles * 128;
+                        n0 = u % x_tiles * 256;
+                        m = tokens;
+                        k = experts;
+                        a_map = BW_MAP_DLOGITS;
                         a_row = m0;
+                    } else {
+                        // `dw_router = dlogits^T x`.
+                        let v = u - router_dx;
+                        kind = BW_ROUTER_DW;
+                        m0 = v / x_tiles * 128;
+                        n0 = v % x_tiles * 256;
+                        m = experts;
+                        k = tokens;
+                        a_map = BW_MAP_DLOGITS + BW_MAP_TRANSPOSED;
+                        ta = 1;
+                        b_map = BW_MAP_X;
+                    }
+                } else if go {
+                    // A block of 128 rows of `dw2 = dy^T h` or `dw1 = dz^T x_e`, all columns.
+                    let u = t - expert_rounds - router_tiles;
+                    j = u / per_expert;
+                    let i = u % per_expert;
+                    let first = p[o_local + 3 * j];
+                    let rows = p[o_local + 3 * j + 1];
+                    stacked = j != local;
+                    k = rows;
+                    ta = 1;
+                    a_row = first;
+                    b_row = first;
+                    if i < w2_blocks {
+                        kind = BW_DW2;
+                        m0 = i * 128;
+                        m = hidden;
+                        n = ffn;
+                        a_map = BW_MAP_DY + BW_MAP_TRANSPOSED;
+                        b_map = BW_MAP_H;
                         if j == local {
-                            a_map = BW_MAP_DOUT;
-                            a_row = m0 - capacity;
-                            b_map = BW_MAP_WS2;
-                            b_row = 0;
+                            // The shared expert's gradient rows are `dout`'s.
+                            a_map = BW_MAP_DOUT + BW_MAP_TRANSPOSED;
+                            a_row = 0;
                         } else {
                             gate = MOE_BACKWARD_SYNC_HEAD_WORDS + j;
-                            count = p[o_local + 3 * j + 1];
+                            count = rows;
                         }
                     } else {
-                        // `dz w1`, gated on the row tile's `dh` slabs.
-                        kind = BW_DX;
+                        kind = BW_DW1;
+                        m0 = (i - w2_blocks) * 128;
+                        m = 2 * ffn;
                         n = hidden;
-                        k = 2 * ffn;
-                        a_map = BW_MAP_DZ;
-                        a_row = m0;
-                        b_map = if j == local { BW_MAP_WS1 } else { BW_MAP_W1 };
-                        b_row = (j % local) * 2 * ffn;
-                        gate = counted + g;
-                        count = 8 * dh_tiles;
-                    }
-                }
-            } else if go && t < expert_rounds + router_tiles {
-                let u = t - expert_rounds;
-                gate = MOE_BW_ROUTED;
-                count = grad_blocks;
-                n = hidden;
-                b_map = BW_MAP_ROUTER;
-                if u < router_dx {
-                    // `dx_router = dlogits w_router`.
-                    kind = BW_ROUTER_DX;
-                    m0 = u / x_tiles * 128;
-                    n0 = u % x_tiles * 256;
-                    m = tokens;
-                    k = experts;
-                    a_map = BW_MAP_DLOGITS;
-                    a_row = m0;
-                } else {
-                    // `dw_router = dlogits^T x`.
-                    let v = u - router_dx;
-                    kind = BW_ROUTER_DW;
-                    m0 = v / x_tiles * 128;
-                    n0 = v % x_tiles * 256;
-                    m = experts;
-                    k = tokens;
-                    a_map = BW_MAP_DLOGITS + BW_MAP_TRANSPOSED;
-                    ta = 1;
-                    b_map = BW_MAP_X;
-                }
-            } else if go {
-                // A block of 128 rows of `dw2 = dy^T h` or `dw1 = dz^T x_e`, all columns.
-                let u = t - expert_rounds - router_tiles;
-                j = u / per_expert;
-                let i = u % per_expert;
-                let first = p[o_local + 3 * j];
-                let rows = p[o_local + 3 * j + 1];
-                stacked = j != local;
-                k = rows;
-                ta = 1;
-                a_row = first;
-                b_row = first;
-                if i < w2_blocks {
-                    kind = BW_DW2;
-                    m0 = i * 128;
-                    m = hidden;
-                    n = ffn;
-                    a_map = BW_MAP_DY + BW_MAP_TRANSPOSED;
-                    b_map = BW_MAP_H;
-                    if j == local {
-                        // The shared expert's gradient rows are `dout`'s.
-                        a_map = BW_MAP_DOUT + BW_MAP_TRANSPOSED;
-                        a_row = 0;
-                    } else {
-                        gate = MOE_BACKWARD_SYNC_HEAD_WORDS + j;
-                        count = rows;
-                    }
-                } else {
-                    kind = BW_DW1;
-                    m0 = (i - w2_blocks) * 128;
-                    m = 2 * ffn;
-                    n = hidden;
-                    a_map = BW_MAP_DZ + BW_MAP_TRANSPOSED;
-                    b_map = BW_MAP_RECV;
-                    if j == local {
-                        b_map = BW_MAP_X;
-                        b_row = 0;
-                    }
-                    gate = expert_counted + j;
-                    count = 8 * dh_tiles * ((rows + 127) / 128);
-                }
-                tiles = (n + 255) / 256;
-            }
-            if live {
-                let since = clock();
-                go = subgroup_wait(&sync.local()[gate], count, Scope::System, t);
-                subgroup_trace(Role::Wait, MOE_TILE_TRACE + t, since);
-                // The operands came by plain stores; the tensor copies that read them are
-                // of another proxy.
-                fence_proxy_async();
-            }
-            // An empty sum (an expert without rows) still takes a step: it stores zeros.
-            let steps = max((k + 63) / 64, 1);
-            // Rows of the last step that belong to the operands: a stacked expert's rows
-            // past them are the next one's, zeroed by the consumers.
-            let keep = if stacked { k - (steps - 1) * 64 } else { 64 };
-            if live || !go {
-                let slot = posted % TASK_SLOTS;
-                mbar_wait(&task_empty[slot], ((posted / TASK_SLOTS) & 1) ^ 1);
-                if subgroup_lane() == 0 {
-                    let at = slot * BW_TASK_WORDS;
-                    info[at] = if go { t } else { NO_TASK };
-                    info[at + 1] = kind;
-                    info[at + 2] = j;
-                    info[at + 3] = m0;
-                    info[at + 4] = n0;
-                    info[at + 5] = m;
-                    info[at + 6] = n;
-                    info[at + 7] = tiles;
-                    info[at + 8] = steps;
-                    info[at + 9] = keep;
-                    info[at + 10] = g;
-                    mbar_arrive(&task_full[slot]);
-                }
-                posted += 1;
-            }
-            if live && go {
-                for tile in 0..tiles {
-                    let col = n0 + tile * 256;
-                    for step in 0..steps {
-                        let s = (it + step) % MOE_RING;
-                        // A fresh barrier counts its previous round as complete: the first
-                        // round passes.
-                        mbar_wait(&empty[s], (((it + step) / MOE_RING) & 1) ^ 1);
-                        let base = s * MOE_STAGE_WORDS;
-                        let k0 = step * 64;
-                        if subgroup_lane() == 0 {
-                            mbar_arrive_expect(&full[s], 49152);
+                        a_map = BW_MAP_DZ + BW_MAP_TRANSPOSED;
+                        b_map = BW_MAP_RECV;
+                        if j == local {
+                            b_map = BW_MAP_X;
+                            b_row = 0;
                         }
-                        if ta == 0 {
-                            copy_tensor(&stages[base], &own[a_map], k0, a_row, &full[s]);
-                        } else {
-                            copy_tensor(&stages[base], &own[a_map], m0, a_row + k0, &full[s]);
-                            copy_tensor(
-                                &stages[base + 2048],
-                                &own[a_map],
-                                m0 + 64,
-                                a_row + k0,
-                                &full[s],
-                            );
-                        }
-                        for q in 0u32..4 {
-                            copy_tensor(
-                                &stages[base + 4096 + q * 2048],
-                                &own[b_map],
-                                col + q * 64,
-                                b_row + k0,
-                                &full[s],
-                            );
-                        }
+                        gate = expert_counted + j;
+                        count = 8 * dh_tiles * ((rows + 127) / 128);
                     }
-                    it += steps;
+                    tiles = (n + 255) / 256;
                 }
+                if live {
+                    let since = clock();
+                    go = subgroup_wait(&sync.local()[gate], count, Scope::System, t);
+                    subgroup_trace(Role::Wait, MOE_TILE_TRACE + t, since);
+                    // The operands came by plain stores; the tensor copies that read them are
+                    // of another proxy.
+                    fence_proxy_async();
+                }
+                // An empty sum (an expert without rows) still takes a step: it stores zeros.
+                let steps = max((k + 63) / 64, 1);
+                // Rows of the last step that belong to the operands: a stacked expert's rows
+                // past them are the next one's, zeroed by the consumers.
+                let keep = if stacked { k - (steps - 1) * 64 } else { 64 };
+                if live || !go {
+                    let slot = posted % TASK_SLOTS;
+                    mbar_wait(&task_empty[slot], ((posted / TASK_SLOTS) & 1) ^ 1);
+                    if subgroup_lane() == 0 {
+                        let at = slot * BW_TASK_WORDS;
+                        info[at] = if go { t } else { NO_TASK };
+                        info[at + 1] = kind;
+                        info[at + 2] = j;
+                        info[at + 3] = m0;
+                        info[at + 4] = n0;
+                        info[at + 5] = m;
+                        info[at + 6] = n;
+                        info[at + 7] = tiles;
+                        info[at + 8] = steps;
+                        info[at + 9] = keep;
+                        info[at + 10] = g;
+                        mbar_arrive(&task_full[slot]);
+                    }
+                    posted += 1;
+                }
+                if live && go {
+                    for tile in 0..tiles {
+                        let col = n0 + tile * 256;
+                        for step in 0..steps {
+                            let s = (it + step) % MOE_RING;
+                            // A fresh barrier counts its previous round as complete: the first
+                            // round passes.
+                            mbar_wait(&empty[s], (((it + step) / MOE_RING) & 1) ^ 1);
+                            let base = s * MOE_STAGE_WORDS;
+                            let k0 = step * 64;
+                            if subgroup_lane() == 0 {
+                                mbar_arrive_expect(&full[s], 49152);
+                            }
+                            if ta == 0 {
+                                copy_tensor(&stages[base], &own[a_map], k0, a_row, &full[s]);
+                            } else {
+                                copy_tensor(&stages[base], &own[a_map], m0, a_row + k0, &full[s]);
+                                copy_tensor(
+                                    &stages[base + 2048],
+                                    &own[a_map],
+                                    m0 + 64,
+                                    a_row + k0,
+                                    &full[s],
+                                );
+                            }
+                            for q in 0u32..4 {
+                                copy_tensor(
+                                    &stages[base + 4096 + q * 2048],
+                                    &own[b_map],
+                                    col + q * 64,
+                                    b_row + k0,
+                                    &full[s],
+                                );
+                            }
+                        }
+                        it += steps;
+                    }
+                }
+                more = go;
             }
-            more = go;
         }
-    } else if group > 0 {
+    } else {
+        regs_inc(200);
         let rows = (group - 1) * 64;
         let first_lane = subgroup_lane() == 0;
         let slab = (sg - 4) * SLAB_ELEMENTS;
@@ -5138,7 +5146,13 @@ pub fn moe_backward_pipeline(
             taken += 1;
             if t != NO_TASK {
                 let ta = if kind >= BW_ROUTER_DW { 1 } else { 0 };
-                let row0 = m0 + rows + (sg & 3) * 16;
+                // An expert tile of at most 64 rows (an expert's last): each group
+                // multiplies those rows by its half of the columns (`left` only), rather than
+                // one group multiplying padding.
+                let half = kind <= BW_DX && m - m0 <= 64;
+                let a_rows = if half { 0 } else { rows };
+                let b_first = if half { 4096 * group } else { 4096 };
+                let row0 = m0 + a_rows + (sg & 3) * 16;
                 for tile in 0..tiles {
                     let col = n0 + tile * 256;
                     let mut left = wide_zero();
@@ -5153,16 +5167,21 @@ pub fn moe_backward_pipeline(
                             mbar_wait(&zeroed[0], zeroings & 1);
                             zeroings += 1;
                         }
-                        let a = base + rows * 32;
+                        let a = base + a_rows * 32;
                         if ta == 1 {
                             left = multiply_async(stages, a, base + 4096, left, 1, 0);
                             right = multiply_async(stages, a, base + 8192, right, 1, 0);
+                            left = mma_wait(2, left);
+                            right = mma_wait(2, right);
+                        } else if half {
+                            left = multiply_async(stages, a, base + b_first, left, 0, 0);
+                            left = mma_wait(1, left);
                         } else {
                             left = multiply_async(stages, a, base + 4096, left, 0, 0);
                             right = multiply_async(stages, a, base + 8192, right, 0, 0);
+                            left = mma_wait(2, left);
+                            right = mma_wait(2, right);
                         }
-                        left = mma_wait(2, left);
-                        right = mma_wait(2, right);
                         // The products of the previous step have finished: its stage goes
                         // back.
                         if step > 0 && first_lane {
@@ -5175,12 +5194,23 @@ pub fn moe_backward_pipeline(
                         mbar_arrive(&empty[(it + steps + MOE_RING - 1) % MOE_RING]);
                     }
                     it += steps;
+                    // A half tile's columns: this group's 128.
+                    let own = col + (group - 1) * 128;
+                    if kind == BW_DH && half && own < ffn {
+                        swiglu_backward_slabs(z, dh, dz, left, left, row0, m, own, ffn, 1);
+                    }
+                    if kind == BW_DH && !half {
+                        swiglu_backward_slabs(z, dh, dz, left, right, row0, m, col, ffn, 2);
+                    }
                     if kind == BW_DH {
-                        swiglu_backward_slabs(z, dh, dz, left, right, row0, m, col, ffn);
                         subgroup_signal(&sync.local()[counted + g], 1, Scope::Agent);
                         subgroup_signal(&sync.local()[expert_counted + j], 1, Scope::Agent);
                     }
-                    if kind == BW_DX {
+                    if kind == BW_DX && half && own < n {
+                        let o = dxe.local();
+                        store_slab_staged(&mut slabs[slab..], left, o, row0, own, m, n);
+                    }
+                    if kind == BW_DX && !half {
                         let o = dxe.local();
                         store_slabs_bf16(&mut slabs[slab..], left, right, o, row0, col, m, n);
                     }
@@ -5370,9 +5400,10 @@ fn store_slabs_f32(
 }
 
 /// A `dh` subgroup's 16-row slabs of [`moe_backward_pipeline`] at row `row0`, rows below
-/// `end`: `left` (features `f0..f0 + 128`) and `right` (the next 128) into `dh` (f32), then
-/// the SwiGLU backward of those features of its rows into `dz`, as [`swiglu_backward_tile`]
-/// forms it (the same values, bitwise), made visible to tensor copies.
+/// `end`: `left` (features `f0..f0 + 128`) and, with `blocks` 2, `right` (the next 128) into
+/// `dh` (f32), then the SwiGLU backward of those features of its rows into `dz`, as
+/// [`swiglu_backward_tile`] forms it (the same values, bitwise), made visible to tensor
+/// copies. `f0` is below `ffn`.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn swiglu_backward_slabs(
@@ -5385,11 +5416,12 @@ fn swiglu_backward_slabs(
     end: u32,
     f0: u32,
     ffn: u32,
+    blocks: u32,
 ) {
     let dhl = dh.local();
     let dzl = dz.local();
     store_slab(dhl, dzl, 0, left, row0, f0, end, ffn);
-    if f0 + 128 < ffn {
+    if blocks == 2 && f0 + 128 < ffn {
         store_slab(dhl, dzl, 0, right, row0, f0 + 128, end, ffn);
     }
     // The subgroup's lanes read what the others stored.
@@ -5398,7 +5430,7 @@ fn swiglu_backward_slabs(
     fence(Ordering::AcqRel, Scope::Workgroup);
     let z_cols = (ffn + 63) / 64 * 128;
     let zl = z.local();
-    let cols = min(ffn - f0, 256);
+    let cols = min(ffn - f0, 128 * blocks);
     for c in (subgroup_lane()..cols).step_by(32) {
         let f = f0 + c;
         for i in 0..rows {

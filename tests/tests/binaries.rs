@@ -110,7 +110,9 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// its scheduling state. `moe_pipeline` (168 registers at 384 lanes) spills in the router,
 /// layout and fold code beside its expert tiles' two accumulators, and in their epilogues
 /// (its consumers' step loop reloads one word a step: bench/RESULTS.md, twenty-ninth batch);
-/// `moe_backward_pipeline` likewise, with six kinds of tile epilogue beside the accumulators.
+/// `moe_backward_pipeline` likewise, with six kinds of tile epilogue beside the accumulators
+/// (its consumers take 200 registers from the producer group, as `tp_pipeline`'s; their step
+/// loop reloads one word a step).
 const SM90A_SPILL_ALLOWED: [(&str, u64); 9] = [
     ("gemm__persistent1", 64),
     ("gemm_group__persistent1", 8),
