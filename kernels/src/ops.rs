@@ -2123,7 +2123,8 @@ const MOE_STAGE_WORDS: u32 = 12288;
 /// groups 1 and 2 multiply 64 rows each and store their slabs (an up-projection subgroup then
 /// forms `h` of its 16 rows and signals). A workgroup takes expert tiles once no push is
 /// left to claim (the pushes' rows gate the tiles). One workgroup of 12 subgroups per
-/// processor.
+/// processor; for the tiles the producer group gives registers to the consumer groups
+/// (104 / 200).
 #[kernel(max_workgroup_size = 384, max_subgroups = 12, min_resident = 1)]
 #[allow(clippy::too_many_arguments)]
 pub fn moe_pipeline(
@@ -2254,102 +2255,108 @@ pub fn moe_pipeline(
     barrier();
     let sg = subgroup_id();
     let group = sg >> 2;
-    if sg == 0 {
-        let mut it = 0;
-        let mut posted = 0;
-        let mut more = true;
-        while more {
-            let t = subgroup_claim(&heads[2], expert_tasks);
-            let r = t / round;
-            let i = t % round;
-            let up = i < up_tiles;
-            let mut go = t < expert_tasks;
-            // The first rounds' down slots and the last rounds' up slots are empty.
-            let live = go && if up { r < row_tiles } else { r >= lag };
-            if live {
-                let since = clock();
-                let g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
-                // Each consumer subgroup signals its slab of an up-projection tile.
-                let done = 8 * up_tiles;
-                let gate = row_tile_gate(plan, g, up, 0, done, local, o_local, o_tiles);
-                let count = row_tile_gate(plan, g, up, 1, done, local, o_local, o_tiles);
-                go = subgroup_wait(&sync.local()[gate], count, Scope::System, t);
-                subgroup_trace(Role::Wait, t, since);
-                // The rows came by plain stores; the tensor copies that read them are of
-                // another proxy.
-                fence_proxy_async();
-            }
-            if live || !go {
-                post_task(
-                    tasks,
-                    task_full,
-                    task_empty,
-                    posted,
-                    if go { t } else { NO_TASK },
-                );
-                posted += 1;
-            }
-            if live && go {
-                let g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
-                let c = pipeline_tile(plan, t, 1, up_tiles, down_tiles, lag, o_local, o_tiles);
-                let p = plan.local();
-                let j = p[o_tiles + g];
-                let m0 = p[o_local + 3 * j] + (g - p[o_local + 3 * j + 2]) * 128;
-                let own = maps.local();
-                // Operands: (map, first row) of `a`; the map of `b^T` and the first rows of
-                // its four 64-row boxes: `b_row + b_step * {0, 1}`, then `b_row + b_half +
-                // b_step * {0, 1}`.
-                let mut a_map = MAP_H;
-                let mut a_row = m0;
-                let mut b_map = if j == local { MAP_WS2 } else { MAP_W2 };
-                let mut b_row = (j % local) * hidden + c * 256;
-                let mut b_step = 64;
-                let mut b_half = 128;
-                let mut k = ffn;
-                if up {
-                    // Gate rows of 64 features, their up rows, then the next 64 features':
-                    // each 128-column half of the tile is [gate | up] of 64 features, as
-                    // `z` keeps them.
-                    let f0 = c * 128;
-                    k = hidden;
-                    b_step = ffn;
-                    b_half = 64;
-                    if j == local {
-                        // The shared expert: rows of `x`, kept after the `capacity`
-                        // routed rows.
-                        a_map = MAP_X;
-                        a_row = m0 - capacity;
-                        b_map = MAP_WS1;
-                        b_row = f0;
-                    } else {
-                        a_map = MAP_RECV;
-                        b_map = MAP_W1;
-                        b_row = j * 2 * ffn + f0;
-                    }
+    if group == 0 {
+        // The producer group gives registers to the consumers' two accumulators (its other
+        // three subgroups only wait at the fold's barrier), as `tp_pipeline`'s does.
+        regs_dec(104);
+        if sg == 0 {
+            let mut it = 0;
+            let mut posted = 0;
+            let mut more = true;
+            while more {
+                let t = subgroup_claim(&heads[2], expert_tasks);
+                let r = t / round;
+                let i = t % round;
+                let up = i < up_tiles;
+                let mut go = t < expert_tasks;
+                // The first rounds' down slots and the last rounds' up slots are empty.
+                let live = go && if up { r < row_tiles } else { r >= lag };
+                if live {
+                    let since = clock();
+                    let g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
+                    // Each consumer subgroup signals its slab of an up-projection tile.
+                    let done = 8 * up_tiles;
+                    let gate = row_tile_gate(plan, g, up, 0, done, local, o_local, o_tiles);
+                    let count = row_tile_gate(plan, g, up, 1, done, local, o_local, o_tiles);
+                    go = subgroup_wait(&sync.local()[gate], count, Scope::System, t);
+                    subgroup_trace(Role::Wait, t, since);
+                    // The rows came by plain stores; the tensor copies that read them are of
+                    // another proxy.
+                    fence_proxy_async();
                 }
-                let steps = (k + 63) / 64;
-                for step in 0..steps {
-                    let s = (it + step) % MOE_RING;
-                    // A fresh barrier counts its previous round as complete: the first
-                    // round passes.
-                    mbar_wait(&empty[s], (((it + step) / MOE_RING) & 1) ^ 1);
-                    let base = s * MOE_STAGE_WORDS;
-                    let k0 = step * 64;
-                    if subgroup_lane() == 0 {
-                        mbar_arrive_expect(&full[s], 49152);
-                    }
-                    copy_tensor(&stages[base], &own[a_map], k0, a_row, &full[s]);
-                    for q in 0u32..4 {
-                        let row = b_row + (q >> 1) * b_half + (q & 1) * b_step;
-                        let at = base + 4096 + q * 2048;
-                        copy_tensor(&stages[at], &own[b_map], k0, row, &full[s]);
-                    }
+                if live || !go {
+                    post_task(
+                        tasks,
+                        task_full,
+                        task_empty,
+                        posted,
+                        if go { t } else { NO_TASK },
+                    );
+                    posted += 1;
                 }
-                it += steps;
+                if live && go {
+                    let g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
+                    let c = pipeline_tile(plan, t, 1, up_tiles, down_tiles, lag, o_local, o_tiles);
+                    let p = plan.local();
+                    let j = p[o_tiles + g];
+                    let m0 = p[o_local + 3 * j] + (g - p[o_local + 3 * j + 2]) * 128;
+                    let own = maps.local();
+                    // Operands: (map, first row) of `a`; the map of `b^T` and the first rows of
+                    // its four 64-row boxes: `b_row + b_step * {0, 1}`, then `b_row + b_half +
+                    // b_step * {0, 1}`.
+                    let mut a_map = MAP_H;
+                    let mut a_row = m0;
+                    let mut b_map = if j == local { MAP_WS2 } else { MAP_W2 };
+                    let mut b_row = (j % local) * hidden + c * 256;
+                    let mut b_step = 64;
+                    let mut b_half = 128;
+                    let mut k = ffn;
+                    if up {
+                        // Gate rows of 64 features, their up rows, then the next 64 features':
+                        // each 128-column half of the tile is [gate | up] of 64 features, as
+                        // `z` keeps them.
+                        let f0 = c * 128;
+                        k = hidden;
+                        b_step = ffn;
+                        b_half = 64;
+                        if j == local {
+                            // The shared expert: rows of `x`, kept after the `capacity`
+                            // routed rows.
+                            a_map = MAP_X;
+                            a_row = m0 - capacity;
+                            b_map = MAP_WS1;
+                            b_row = f0;
+                        } else {
+                            a_map = MAP_RECV;
+                            b_map = MAP_W1;
+                            b_row = j * 2 * ffn + f0;
+                        }
+                    }
+                    let steps = (k + 63) / 64;
+                    for step in 0..steps {
+                        let s = (it + step) % MOE_RING;
+                        // A fresh barrier counts its previous round as complete: the first
+                        // round passes.
+                        mbar_wait(&empty[s], (((it + step) / MOE_RING) & 1) ^ 1);
+                        let base = s * MOE_STAGE_WORDS;
+                        let k0 = step * 64;
+                        if subgroup_lane() == 0 {
+                            mbar_arrive_expect(&full[s], 49152);
+                        }
+                        copy_tensor(&stages[base], &own[a_map], k0, a_row, &full[s]);
+                        for q in 0u32..4 {
+                            let row = b_row + (q >> 1) * b_half + (q & 1) * b_step;
+                            let at = base + 4096 + q * 2048;
+                            copy_tensor(&stages[at], &own[b_map], k0, row, &full[s]);
+                        }
+                    }
+                    it += steps;
+                }
+                more = go;
             }
-            more = go;
         }
-    } else if group > 0 {
+    } else {
+        regs_inc(200);
         let rows = (group - 1) * 64;
         let first_lane = subgroup_lane() == 0;
         let mut it = 0;
