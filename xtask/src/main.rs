@@ -1,4 +1,5 @@
-//! Project tasks. `cargo xtask setup | test | demo | fuzz | ptxas | python | python-wheel`.
+//! Project tasks. `cargo xtask setup | test | demo | fuzz | ptxas | python | python-wheel |
+//! device-bundle`.
 //!
 //! std only: every step is an external command, run with inherited stdio, and a failing step
 //! stops the task with a message naming the command.
@@ -48,6 +49,12 @@ fn main() -> ExitCode {
             )
         }),
         Some("python-wheel") => setup().and_then(|env| python_wheel(&env)),
+        Some("device-bundle") => {
+            let dir = args
+                .get(1)
+                .map_or_else(|| root().join(".carry"), PathBuf::from);
+            setup().and_then(|env| device_bundle(&env, &dir))
+        }
         _ => {
             eprintln!(
                 "usage: cargo xtask <command>\n\n\
@@ -58,7 +65,10 @@ fn main() -> ExitCode {
                  \x20       [--seconds N | --inputs N] [--seed S] [--workers N] (docs/fuzzing.md)\n\
                  ptxas   print the path of the ptxas that tests get as KOSMOS_PTXAS\n\
                  python  setup, then build the Python package into target/tools/python (a venv)\n\
-                 python-wheel  setup, then build the abi3 wheel (Python 3.9+) into target/wheels"
+                 python-wheel  setup, then build the abi3 wheel (Python 3.9+) into target/wheels\n\
+                 device-bundle [DIR]  setup, then build what a GPU machine without Rust runs\n\
+                 \x20       (benchmarks, GPU tests, demo, examples, the wheel) into\n\
+                 \x20       DIR/bundle.tar.xz with bench/device_batch.sh (DIR: .carry)"
             );
             return ExitCode::from(2);
         }
@@ -237,6 +247,181 @@ fn python_wheel(env: &Env) -> Result {
         out.display()
     );
     run(&mut cmd)
+}
+
+/// What a device bundle runs: the executables of release builds (cargo's JSON messages name
+/// them), each as `bin/<name>`.
+const BUNDLE_BUILDS: &[&[&str]] = &[
+    &["bench", "-p", "kosmos-bench", "--no-run"],
+    &[
+        "test",
+        "--release",
+        "-p",
+        "kernels",
+        "--test",
+        "tp_device",
+        "--test",
+        "ops",
+        "--no-run",
+    ],
+    &[
+        "test",
+        "--release",
+        "-p",
+        "kosmos-runtime",
+        "--test",
+        "devices",
+        "--no-run",
+    ],
+    &["build", "--release", "-p", "kosmos-tests", "--bins"],
+    &["build", "--release", "-p", "kernels", "--examples"],
+];
+
+/// The most a carried folder may hold (the device machine's limit).
+const BUNDLE_LIMIT: u64 = 64 << 20;
+
+/// Builds the GPU batch's executables (benchmarks as `bin/<name>`, tests as
+/// `bin/test_<name>`, the demo and examples), the release wheel, and the scripts and Python
+/// tests they use, into `dir/bundle.tar.xz` next to `bench/device_batch.sh`, which runs them
+/// there (docs in the script).
+fn device_bundle(env: &Env, dir: &Path) -> Result {
+    python_wheel(env)?;
+    let stage = root().join("target/device-bundle");
+    if stage.exists() {
+        std::fs::remove_dir_all(&stage).map_err(|e| format!("{}: {e}", stage.display()))?;
+    }
+    let bin = stage.join("bin");
+    mkdir(&bin)?;
+    for build in BUNDLE_BUILDS {
+        let mut args = build.to_vec();
+        args.push("--message-format=json-render-diagnostics");
+        let built = executables(&cargo_output(env, &args)?);
+        // Not the library's own test harness (`cargo bench` builds one).
+        for (name, kind, exe) in built.into_iter().filter(|(_, kind, _)| kind != "lib") {
+            let file = if kind == "test" {
+                format!("test_{name}")
+            } else {
+                name
+            };
+            copy(Path::new(&exe), &bin.join(&file))?;
+            // Debug information is most of a test binary's size.
+            run(Command::new("strip").arg(bin.join(&file)))?;
+        }
+    }
+    let wheel = std::fs::read_dir(root().join("target/wheels"))
+        .map_err(|e| format!("target/wheels: {e}"))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "whl"))
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .ok_or("no wheel in target/wheels")?;
+    mkdir(&stage.join("wheel"))?;
+    copy(
+        &wheel,
+        &stage.join("wheel").join(wheel.file_name().expect("a file")),
+    )?;
+    // The benchmarks' scripts (PyTorch baselines) and the Python tests.
+    let scripts = [
+        "moe_h200.sh",
+        "moe_torch.py",
+        "tp_torch.py",
+        "tp_multi_gpu.sh",
+    ];
+    let sources = scripts.map(|s| format!("bench/{s}"));
+    run(Command::new("cp")
+        .args(["-r", "--parents"])
+        .args(&sources)
+        .args(["python/tests", "python/benches"])
+        .arg(&stage)
+        .current_dir(root()))?;
+    mkdir(dir)?;
+    let tarball = dir.join("bundle.tar.xz");
+    run(Command::new("tar")
+        .args(["cJf"])
+        .arg(&tarball)
+        .arg("-C")
+        .arg(&stage)
+        .arg("."))?;
+    copy(
+        &root().join("bench/device_batch.sh"),
+        &dir.join("device_batch.sh"),
+    )?;
+    let size = tarball.metadata().map_err(|e| e.to_string())?.len();
+    if size > BUNDLE_LIMIT {
+        return Err(format!(
+            "{} is {} MiB, more than the {} MiB a carried folder may hold",
+            tarball.display(),
+            size >> 20,
+            BUNDLE_LIMIT >> 20
+        ));
+    }
+    println!(
+        "xtask: {} ({} MiB) and device_batch.sh in {}: there, `bash {}/device_batch.sh OUT [step...]`",
+        tarball.display(),
+        size >> 20,
+        dir.display(),
+        dir.display()
+    );
+    Ok(())
+}
+
+/// (target name, target kind, path) of every executable cargo's JSON messages report.
+fn executables(messages: &str) -> Vec<(String, String, String)> {
+    messages
+        .lines()
+        .filter(|l| l.contains("\"reason\":\"compiler-artifact\""))
+        .filter_map(|l| {
+            let exe = json_string(l, "executable")?;
+            let target = &l[l.find("\"target\":{")?..];
+            let name = json_string(target, "name")?;
+            let kind = json_string(&target[target.find("\"kind\":[")? + 8..], "")?;
+            Some((name, kind, exe))
+        })
+        .collect()
+}
+
+/// The string value after `"key":` in `json` (the first string when `key` is empty), without
+/// escapes (paths and target names have none).
+fn json_string(json: &str, key: &str) -> Option<String> {
+    let rest = if key.is_empty() {
+        json
+    } else {
+        let at = json.find(&format!("\"{key}\":"))? + key.len() + 3;
+        &json[at..]
+    };
+    let rest = rest.trim_start().strip_prefix('"')?;
+    Some(rest[..rest.find('"')?].to_string())
+}
+
+fn mkdir(dir: &Path) -> Result {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+fn copy(from: &Path, to: &Path) -> Result {
+    std::fs::copy(from, to)
+        .map(drop)
+        .map_err(|e| format!("copying {} to {}: {e}", from.display(), to.display()))
+}
+
+/// Runs `cargo <args>` as [`cargo`] does, and gives its stdout.
+fn cargo_output(env: &Env, args: &[&str]) -> Result<String> {
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    println!("xtask: cargo {}", args.join(" "));
+    let out = Command::new(cargo)
+        .args(args)
+        .current_dir(root())
+        .env("KOSMOS_PTXAS", &env.ptxas)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot start cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`cargo {}` failed ({})",
+            args.join(" "),
+            out.status
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Setup, then `cargo run --release <what> -- <extra>`.

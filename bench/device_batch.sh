@@ -1,0 +1,67 @@
+#!/bin/bash
+# The GPU batch, on a machine without Rust: unpacks bundle.tar.xz (made by `cargo xtask
+# device-bundle DIR`, next to this script) and runs the named steps, each logged to
+# OUT/<step>.log, then prints a line per step with its exit status and seconds.
+#   bash DIR/device_batch.sh OUT [step...]
+# Steps (default: tests python bench-gemm bench-tp; one device command has ten minutes, so
+# a batch is usually several calls):
+#   tests      the GPU tests: fused TP ops on emulated worlds, every op, the runtime's CUDA tests
+#   demo       the demo (every op against its reference)
+#   python     the wheel installed beside the machine's torch; the Python tests; kosmos.gemm
+#              against torch.matmul (python/benches/gemm.py, JSON to OUT/python_gemm.json)
+#   bench-gemm bench-tp bench-moe   the benchmarks (JSON to OUT/<step>.json; bench-moe runs
+#              bench/moe_h200.sh: world sizes $KOSMOS_BENCH_RANKS, default 1,8, forward and
+#              training step against PyTorch)
+#   timelines  the fused TP MLP's and the MoE layer's timelines (SVGs in OUT)
+set -uo pipefail
+out=${1:?output folder}
+shift
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(tests python bench-gemm bench-tp)
+here=$(cd "$(dirname "$0")" && pwd)
+work=/tmp/kosmos-bundle
+mkdir -p "$out" "$work"
+[ -x "$work/bin/demo" ] || tar xJf "$here/bundle.tar.xz" -C "$work" || exit 1
+cd "$work"
+export KOSMOS_DEVICE=${KOSMOS_DEVICE:-cuda:0}
+# cuBLAS (the benchmarks' baseline) lives in the CUDA toolkit's lib64.
+cublas=$(ls /usr/local/cuda*/lib64/libcublas.so.13 2>/dev/null | head -1)
+[ -n "$cublas" ] && export LD_LIBRARY_PATH=$(dirname "$cublas")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# PyTorch's interpreter, where the image has one.
+[ -d /opt/torch/.venv/bin ] && export PATH=/opt/torch/.venv/bin:$PATH
+
+step() {
+    case $1 in
+    tests)
+        ./bin/test_tp_device --include-ignored --test-threads=1 &&
+            ./bin/test_ops --include-ignored &&
+            KOSMOS_TEST_GPU=cuda ./bin/test_devices --include-ignored cuda:: ;;
+    demo) ./bin/demo ;;
+    python)
+        rm -rf /tmp/kpkg &&
+            python3 -m pip install --quiet --no-index --no-deps --target /tmp/kpkg wheel/*.whl &&
+            PYTHONPATH=/tmp/kpkg python3 -m pytest -q -rs python/tests &&
+            PYTHONPATH=/tmp/kpkg KOSMOS_BENCH_JSON="$out/python_gemm.json" \
+                python3 python/benches/gemm.py ;;
+    bench-gemm) KOSMOS_BENCH_JSON="$out/bench-gemm.json" ./bin/gemm ;;
+    bench-tp) KOSMOS_BENCH_JSON="$out/bench-tp.json" ./bin/tp ;;
+    bench-moe)
+        KOSMOS_BENCH_RANKS=${KOSMOS_BENCH_RANKS:-1,8} bash bench/moe_h200.sh ./bin/moe "$out" ;;
+    timelines)
+        ./bin/tp_timeline "$out/tp-timeline.svg" &&
+            ./bin/moe_timeline "$out/moe-timeline.svg" &&
+            ./bin/moe_timeline "$out/moe-backward-timeline.svg" backward ;;
+    *) echo "unknown step $1" >&2; return 2 ;;
+    esac
+}
+
+summary=()
+for s in "${steps[@]}"; do
+    start=$SECONDS
+    echo "== $s" >&2
+    step "$s" > "$out/$s.log" 2>&1
+    rc=$?
+    tail -25 "$out/$s.log"
+    summary+=("$(printf '%-11s rc=%-3s %4ss' "$s" "$rc" $((SECONDS - start)))")
+done
+printf '%s\n' "${summary[@]}"
