@@ -4031,7 +4031,6 @@ pub fn moe_backward(
     let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
     let staging = shared_array::<bf16, { 128 * STAGED_ROW }>();
     start_barrier();
-    let rank = team_rank();
     let local = experts / world_size();
     let blocks = (tokens + 127) / 128;
     let picks = tokens * topk;
@@ -4122,24 +4121,10 @@ pub fn moe_backward(
             )
         },
         |t| {
-            push_gradients(
-                dout, routing, weights, plan, y, dy, dweights, t, tokens, hidden, experts, topk,
-                o_dest, o_list,
+            push_task(
+                dout, routing, weights, plan, y, dy, dweights, sync, t, tokens, hidden, experts,
+                topk, o_send, o_dest, o_list,
             );
-            count_pushed_rows(
-                routing,
-                plan,
-                sync,
-                MOE_BACKWARD_SYNC_HEAD_WORDS,
-                t * 128,
-                min(picks, t * 128 + 128),
-                rank,
-                experts,
-                o_send,
-                o_list,
-                u32::MAX,
-            );
-            signal(&sync.local()[MOE_BW_PUSHED], 1, Scope::Agent);
         },
         |t| {
             // Slices the tiles read and write; `spare`, `spare16` stand in for the output
@@ -4384,31 +4369,10 @@ pub fn moe_backward(
             }
         },
     );
-    // Phase 4: every expert's input gradient is in place once the whole world is here.
-    team_barrier();
-    let combines = if ok == 1 && (phases & 8) == 8 {
-        (tokens + MOE_FOLD_TOKENS - 1) / MOE_FOLD_TOKENS
-    } else {
-        0
-    };
-    dispatch_by_ticket(
-        &heads[MOE_BW_NEVER],
-        0,
-        &heads[2],
-        combines,
-        Scope::Agent,
-        |t| (&sync.local()[MOE_BW_NEVER], 0),
-        |t| {},
-        |t| {
-            fold_tokens(
-                stages, routing, weights, plan, dx, dxe, t, tokens, hidden, experts, topk,
-                capacity, shared, o_dest, 0, dx_router, 1,
-            );
-        },
+    moe_combine(
+        stages, routing, weights, plan, dx, dxe, dx_router, sync, tokens, hidden, experts, topk,
+        capacity, max_tiles, shared, o_dest, ok, phases,
     );
-    if (phases & 8) == 8 {
-        rearm(sync, expert_counted + local + 1, sync, 0);
-    }
 }
 
 /// What compute task `t` of [`moe_backward`] waits for: the index of its counter in `sync`
@@ -4480,6 +4444,49 @@ fn backward_gate(
         }
     }
     if part == 0 { counter } else { expected }
+}
+
+/// Push task `q` of [`moe_backward`] and [`moe_backward_pipeline`]: [`push_gradients`], then
+/// the rows counted on their owners' per-expert counters and the task on the rank's.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn push_task(
+    dout: &Sym<[bf16]>,
+    routing: &Sym<[u32]>,
+    weights: &Sym<[f32]>,
+    plan: &Sym<[u32]>,
+    y: &Sym<[bf16]>,
+    dy: &Sym<[bf16]>,
+    dweights: &Sym<[f32]>,
+    sync: &Sym<[u32]>,
+    q: u32,
+    tokens: u32,
+    hidden: u32,
+    experts: u32,
+    topk: u32,
+    o_send: u32,
+    o_dest: u32,
+    o_list: u32,
+) {
+    push_gradients(
+        dout, routing, weights, plan, y, dy, dweights, q, tokens, hidden, experts, topk, o_dest,
+        o_list,
+    );
+    let picks = tokens * topk;
+    count_pushed_rows(
+        routing,
+        plan,
+        sync,
+        MOE_BACKWARD_SYNC_HEAD_WORDS,
+        q * 128,
+        min(picks, q * 128 + 128),
+        team_rank(),
+        experts,
+        o_send,
+        o_list,
+        u32::MAX,
+    );
+    signal(&sync.local()[MOE_BW_PUSHED], 1, Scope::Agent);
 }
 
 /// Push task `q` of [`moe_backward`]: for send-list entries `128 q..` (a subgroup per pick),
@@ -4815,7 +4822,6 @@ pub fn moe_backward_pipeline(
         mbar_init(&zeroed[0], 256);
     }
     init_fused_ring(full, empty, task_full, task_empty);
-    let rank = team_rank();
     let local = experts / world_size();
     let blocks = (tokens + 127) / 128;
     let picks = tokens * topk;
@@ -4839,24 +4845,10 @@ pub fn moe_backward_pipeline(
         Scope::System,
         |t| (&sync.local()[MOE_BW_PUSHED], (picks + 127) / 128),
         |t| {
-            push_gradients(
-                dout, routing, weights, plan, y, dy, dweights, t, tokens, hidden, experts, topk,
-                o_dest, o_list,
+            push_task(
+                dout, routing, weights, plan, y, dy, dweights, sync, t, tokens, hidden, experts,
+                topk, o_send, o_dest, o_list,
             );
-            count_pushed_rows(
-                routing,
-                plan,
-                sync,
-                MOE_BACKWARD_SYNC_HEAD_WORDS,
-                t * 128,
-                min(picks, t * 128 + 128),
-                rank,
-                experts,
-                o_send,
-                o_list,
-                u32::MAX,
-            );
-            signal(&sync.local()[MOE_BW_PUSHED], 1, Scope::Agent);
         },
         |t| {
             router_gradient(
@@ -5277,9 +5269,43 @@ pub fn moe_backward_pipeline(
             more = t != NO_TASK;
         }
     }
-    // Phase 4: every expert's input gradient is in place once the whole world is here (the
-    // workgroup's roles meet first: its consumers may still be signalling).
+    // The workgroup's roles meet before the combine's team barrier: its consumers may still
+    // be signalling.
     barrier();
+    moe_combine(
+        stages, routing, weights, plan, dx, dxe, dx_router, sync, tokens, hidden, experts, topk,
+        capacity, max_tiles, shared, o_dest, ok, phases,
+    );
+}
+
+/// Phase 4 of [`moe_backward`] and [`moe_backward_pipeline`] (their arguments; `ok` the
+/// plan's status): every expert's input gradient is in place once the whole world is here;
+/// then `dx[t]` in tasks of [`MOE_FOLD_TOKENS`] tokens, and the counters zeroed for the next
+/// launch.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn moe_combine(
+    stages: &mut [u32],
+    routing: &Sym<[u32]>,
+    weights: &Sym<[f32]>,
+    plan: &Sym<[u32]>,
+    dx: &Sym<[bf16]>,
+    dxe: &Sym<[bf16]>,
+    dx_router: &Sym<[f32]>,
+    sync: &Sym<[u32]>,
+    tokens: u32,
+    hidden: u32,
+    experts: u32,
+    topk: u32,
+    capacity: u32,
+    max_tiles: u32,
+    shared: u32,
+    o_dest: u32,
+    ok: u32,
+    phases: u32,
+) {
+    let local = experts / world_size();
+    let heads = sync.local();
     team_barrier();
     let combines = if ok == 1 && (phases & 8) == 8 {
         (tokens + MOE_FOLD_TOKENS - 1) / MOE_FOLD_TOKENS
@@ -5301,8 +5327,11 @@ pub fn moe_backward_pipeline(
             );
         },
     );
+    // The launch that combines is the last of a pass's (with `phases` split over launches,
+    // the counters of the earlier phases carry over to the later launches).
     if (phases & 8) == 8 {
-        rearm(sync, expert_counted + local + 1, sync, 0);
+        let counted = MOE_BACKWARD_SYNC_HEAD_WORDS + local;
+        rearm(sync, counted + max_tiles + local + 1, sync, 0);
     }
 }
 
