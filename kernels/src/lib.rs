@@ -20,6 +20,7 @@ mod maps;
 pub mod mlp;
 pub mod moe;
 pub mod ops;
+pub mod plans;
 pub mod tp;
 
 pub use mlp::{MlpShape, TpMlp};

@@ -10,6 +10,7 @@
 //! sees them) and checked before any launch, with errors naming the argument.
 
 use crate::maps::{MapCache, addresses, runs_pipelines, tile_map_words};
+use crate::plans::{MemoryPlan, Operand, PlanCache};
 use crate::{Error, GemmPlan, Layout, Ops, Result, check_len, ops, subgroup_size};
 use kosmos::bf16;
 use kosmos::runtime::{Buffer, Module, Stream, SymmetricBuffer, World, WorldError};
@@ -82,9 +83,9 @@ pub struct TpOps {
     pipeline: bool,
     /// The tensor maps of recent calls (`ops::FUSED_MAP_WORDS` a rank).
     maps: MapCache,
-    /// The plans of recent local GEMMs of the backward passes, newest last. Declared before
-    /// `local`, whose ops they borrow: dropped first.
-    local_plans: Vec<LocalPlan>,
+    /// The plans of recent local GEMMs of the backward passes. Declared before `local`, whose
+    /// ops they borrow: dropped first.
+    local_plans: PlanCache<LocalKey>,
     /// Per device of the world (in [`World::devices`] order): the local GEMMs of the
     /// backward passes. Never changed after [`TpOps::new`] (the plans borrow them).
     local: Vec<Ops>,
@@ -107,17 +108,9 @@ const LOCAL_PLANS: usize = 16;
 #[derive(Copy, Clone, PartialEq, Eq)]
 struct LocalKey {
     rank: usize,
-    a: (u64, usize, Layout),
-    b: (u64, usize, Layout),
+    a: Operand,
+    b: Operand,
     shape: (usize, usize, usize),
-}
-
-struct LocalPlan {
-    key: LocalKey,
-    /// Declared before `_views`: dropped first, as it borrows them.
-    plan: GemmPlan<'static>,
-    /// The operand views the plan reads, at fixed heap addresses.
-    _views: Box<(Buffer<bf16>, Buffer<bf16>)>,
 }
 
 /// Blocks of 128 rows of each shard (`blocks` per shard, `n` columns) that a pipelined
@@ -156,7 +149,7 @@ impl TpOps {
             modules,
             pipeline,
             maps: MapCache::default(),
-            local_plans: Vec::new(),
+            local_plans: PlanCache::new(LOCAL_PLANS),
             local,
             workspace: None,
             workgroups: None,
@@ -538,48 +531,24 @@ impl TpOps {
         stream: &Stream,
         key: LocalKey,
     ) -> Result<&GemmPlan<'static>> {
-        if let Some(at) = self.local_plans.iter().position(|p| p.key == key) {
-            let plan = self.local_plans.remove(at);
-            self.local_plans.push(plan);
-        } else {
-            if world.is_capturing() {
-                return Err(Error::World(WorldError::InCapture {
-                    what: "planning the local GEMM of a backward pass for buffers no call used before (make one call with them before capturing)",
-                }));
-            }
-            if self.local_plans.len() == LOCAL_PLANS {
-                self.local_plans.remove(0);
-            }
-            let device = stream.device();
-            let ops = self
-                .local
-                .iter()
-                .find(|ops| ops.device() == device)
-                .expect("ops loaded on every device of the world");
-            // SAFETY: `self.local` is never changed after `new` and is dropped after
-            // `self.local_plans` (field order), so its ops outlive every plan; the views are
-            // of the rank's operand memory (`key`), on the heap in `_views`, which outlives
-            // `plan` and is never moved out or changed while the entry exists. A plan is only
-            // launched again with operands at the same addresses, lengths and layouts.
-            let (ops, views) = unsafe {
-                let ops: &'static Ops = &*(ops as *const Ops);
-                let views = Box::new((
-                    Buffer::borrowed(device, key.a.0, key.a.1)?,
-                    Buffer::borrowed(device, key.b.0, key.b.1)?,
-                ));
-                (ops, views)
-            };
-            let (va, vb): (&'static Buffer<bf16>, &'static Buffer<bf16>) =
-                unsafe { (&*(&views.0 as *const _), &*(&views.1 as *const _)) };
-            let (m, n, k) = key.shape;
-            let plan = ops.gemm_plan(va, key.a.2, vb, key.b.2, m, n, k)?;
-            self.local_plans.push(LocalPlan {
-                key,
-                plan,
-                _views: views,
-            });
+        if world.is_capturing() && !self.local_plans.holds(&key) {
+            return Err(Error::World(WorldError::InCapture {
+                what: "planning the local GEMM of a backward pass for buffers no call used before (make one call with them before capturing)",
+            }));
         }
-        Ok(&self.local_plans.last().expect("pushed above").plan)
+        let ops = self
+            .local
+            .iter()
+            .find(|ops| ops.device() == stream.device())
+            .expect("ops loaded on every device of the world");
+        let made = self.local_plans.get_or_make(key, || {
+            // SAFETY: `self.local` is never changed after `new` and is dropped after
+            // `self.local_plans` (field order), so its ops outlive every plan; the operands
+            // are the rank's memory on the stream's device (`key`), and a plan is only
+            // launched again with operands at the same addresses, lengths and layouts.
+            unsafe { MemoryPlan::new(ops, key.a, key.b, key.shape) }
+        })?;
+        Ok(made.plan())
     }
 
     /// Calls `f(ops, stream, r)` for every local rank `r` of `world`, with the single-device ops

@@ -1,19 +1,16 @@
-//! Gemm plans of CUDA operands, kept across calls.
+//! Gemm plans of CUDA operands, kept across calls (`kernels::plans`).
 //!
 //! A plan (`kernels::GemmPlan`) holds its operands' tensor maps in device memory: making one
 //! allocates and uploads them (the upload waits for the device), and freeing one waits for
 //! its launches. Made per call, a gemm would synchronise with the host twice. Kept here,
 //! keyed by everything a map encodes (device, operand addresses and sizes, layouts, shape),
 //! a call with operands seen before — PyTorch's caching allocator hands the same addresses
-//! out again step after step — is one asynchronous launch on the caller's stream. A key fully
-//! determines its maps, so an entry whose tensors were freed meanwhile is still right for
-//! new tensors at the same addresses; it is only ever launched with such live operands.
+//! out again step after step — is one asynchronous launch on the caller's stream.
 
 use crate::errors::Result;
 use crate::staging::{Slab, Target};
+use kernels::plans::{MemoryPlan, PlanCache};
 use kernels::{GemmPlan, Layout};
-use kosmos::bf16;
-use kosmos_runtime::Buffer;
 use std::sync::Mutex;
 
 /// Plans kept at most; the least recently used goes first (freeing it waits for the device).
@@ -32,33 +29,7 @@ pub struct PlanKey {
 // is never dereferenced through the key.
 unsafe impl Send for PlanKey {}
 
-struct CachedPlan {
-    key: PlanKey,
-    /// Declared before `_views`: dropped first, as it borrows them.
-    plan: GemmPlan<'static>,
-    /// The operand views the plan borrows, at fixed heap addresses.
-    _views: Box<(Buffer<bf16>, Buffer<bf16>)>,
-}
-
-impl CachedPlan {
-    fn new(target: &'static Target, key: PlanKey) -> Result<CachedPlan> {
-        let views = Box::new((target.view(key.a.0)?, target.view(key.b.0)?));
-        // SAFETY: the views live on the heap in `_views`, which outlives `plan` (field
-        // order) and is never moved out or changed while the entry exists.
-        let (a, b): (&'static Buffer<bf16>, &'static Buffer<bf16>) =
-            unsafe { (&*(&views.0 as *const _), &*(&views.1 as *const _)) };
-        let (m, n, k) = key.shape;
-        let plan = target.ops.gemm_plan(a, key.a.1, b, key.b.1, m, n, k)?;
-        Ok(CachedPlan {
-            key,
-            plan,
-            _views: views,
-        })
-    }
-}
-
-/// Most recently used last.
-static PLANS: Mutex<Vec<CachedPlan>> = Mutex::new(Vec::new());
+static PLANS: Mutex<PlanCache<PlanKey>> = Mutex::new(PlanCache::new(CAPACITY));
 
 /// Calls `f` with the plan of `key`, made and kept on first use, or with the error of
 /// making it (e.g. operands the pipelined kernel cannot take, for which the caller may run
@@ -69,20 +40,16 @@ pub fn with_plan(
     f: impl FnOnce(Result<&GemmPlan<'static>>) -> Result<()>,
 ) -> Result<()> {
     let mut plans = PLANS.lock().unwrap_or_else(|e| e.into_inner());
-    match plans.iter().position(|p| p.key == key) {
-        Some(i) => {
-            let hit = plans.remove(i);
-            plans.push(hit);
-        }
-        None => match CachedPlan::new(target, key) {
-            Ok(made) => {
-                if plans.len() == CAPACITY {
-                    plans.remove(0);
-                }
-                plans.push(made);
-            }
-            Err(e) => return f(Err(e)),
-        },
+    let operand = |(s, layout): (Slab, Layout)| (s.addr, s.len, layout);
+    // SAFETY: the operands are tensors on the target's GPU, kept alive by their arrays for
+    // the call; the target's ops live as long as the process. A key fully determines its
+    // maps, so an entry whose tensors were freed meanwhile is right for new tensors at the
+    // same addresses, and it is only ever launched with such live operands.
+    let made = plans.get_or_make(key, || unsafe {
+        MemoryPlan::new(&target.ops, operand(key.a), operand(key.b), key.shape)
+    });
+    match made {
+        Ok(plan) => f(Ok(plan.plan())),
+        Err(e) => f(Err(e.into())),
     }
-    f(Ok(&plans.last().expect("pushed above").plan))
 }
