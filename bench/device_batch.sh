@@ -6,6 +6,8 @@
 # Steps (default: tests python bench-gemm bench-tp; one device command has ten minutes, so
 # a batch is usually several calls):
 #   tests      the GPU tests: fused TP ops on emulated worlds, every op, the runtime's CUDA tests
+#   tests-worlds  the MoE layer's and the fused TP ops' test suites (those of CI) on emulated
+#              worlds of the GPU (KOSMOS_TEST_DEVICE), one test at a time
 #   demo       the demo (every op against its reference)
 #   python     the wheel installed beside the machine's torch; the Python tests; kosmos.gemm
 #              against torch.matmul (python/benches/gemm.py, JSON to OUT/python_gemm.json)
@@ -36,6 +38,9 @@ step() {
         ./bin/test_tp_device --include-ignored --test-threads=1 &&
             ./bin/test_ops --include-ignored &&
             KOSMOS_TEST_GPU=cuda ./bin/test_devices --include-ignored cuda:: ;;
+    tests-worlds)
+        KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE ./bin/test_moe --test-threads=1 &&
+            KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE ./bin/test_tp --test-threads=1 ;;
     demo) ./bin/demo ;;
     python)
         rm -rf /tmp/kpkg &&

@@ -9,7 +9,7 @@
 
 mod common;
 mod joined;
-use common::{download, sym, world};
+use common::{download, sym, test_device, world};
 use kernels::{Error, MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, Routing};
 use kosmos::bf16;
 use kosmos::runtime::{Device, SymmetricBuffer, World, WorldError, WorldOptions};
@@ -399,7 +399,7 @@ fn small_world(
     DeviceWeights,
     SymmetricBuffer<bf16>,
 ) {
-    let mut world = World::emulated(&Device::cpu().unwrap(), ranks, options).unwrap();
+    let mut world = World::emulated(&test_device(), ranks, options).unwrap();
     let layer = small_layer(&mut world, tokens, capacity);
     let shape = layer.shape();
     let host = HostWeights::random(s, ranks as usize, &shape, false);

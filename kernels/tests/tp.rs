@@ -5,10 +5,10 @@
 //! widths of the pipeline, and on the group mainloop (HIP's kernels): all bitwise equal.
 
 mod common;
-use common::{download, sym, world};
+use common::{download, sym, test_device, world};
 use kernels::{Error, Layout, TpOps};
 use kosmos::bf16;
-use kosmos::runtime::{Device, DeviceScalar, SymmetricBuffer, World, WorldOptions};
+use kosmos::runtime::{DeviceScalar, SymmetricBuffer, World, WorldOptions};
 use kosmos_testkernels::compare::{self, Scale};
 use kosmos_testkernels::mlp::transposed;
 use kosmos_testkernels::{random_bf16, seed};
@@ -349,7 +349,7 @@ fn a_planted_missing_signal_is_reported_naming_rank_workgroup_and_task() {
         wait_bound: Some(200),
         ..WorldOptions::default()
     };
-    let mut world = World::emulated(&Device::cpu().unwrap(), 2, options).unwrap();
+    let mut world = World::emulated(&test_device(), 2, options).unwrap();
     let mut ops = TpOps::new(&world).unwrap();
     let (m, n, k) = (80, 16, 24);
     let x_all = random_bf16(seed(), m * k);

@@ -262,6 +262,10 @@ const BUNDLE_BUILDS: &[&[&str]] = &[
         "tp_device",
         "--test",
         "ops",
+        "--test",
+        "moe",
+        "--test",
+        "tp",
         "--no-run",
     ],
     &[

@@ -1,11 +1,22 @@
-//! Helpers the world tests share: CPU-device worlds and symmetric buffers filled from, and
-//! read back into, host vectors.
+//! Helpers the world tests share: emulated worlds (on the CPU device, or the device
+//! `KOSMOS_TEST_DEVICE` names) and symmetric buffers filled from, and read back into, host
+//! vectors.
 
-use kosmos::runtime::{Device, DeviceScalar, SymmetricBuffer, World, WorldOptions};
+use kosmos::runtime::{Device, DeviceScalar, DeviceSpec, SymmetricBuffer, World, WorldOptions};
 
-/// An emulated world of `ranks` on the CPU device.
+/// The device of the emulated worlds: the CPU device, or the one `KOSMOS_TEST_DEVICE` names
+/// (`cuda:0`: the same tests on a GPU; run them one at a time there, `--test-threads=1`,
+/// as each launch takes every processor).
+pub fn test_device() -> Device {
+    match std::env::var("KOSMOS_TEST_DEVICE") {
+        Ok(spec) => Device::open(DeviceSpec::parse(&spec).unwrap()).unwrap(),
+        Err(_) => Device::cpu().unwrap(),
+    }
+}
+
+/// An emulated world of `ranks` on [`test_device`].
 pub fn world(ranks: u32) -> World {
-    World::emulated(&Device::cpu().unwrap(), ranks, WorldOptions::default()).unwrap()
+    World::emulated(&test_device(), ranks, WorldOptions::default()).unwrap()
 }
 
 /// A symmetric buffer holding `data[r]` on rank `r` (written by the process of the rank:
