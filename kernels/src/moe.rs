@@ -152,7 +152,7 @@ pub struct MoeLayer {
     dims: Dims,
     saved: MoeSaved,
     sync: SymmetricBuffer<u32>,
-    /// The router's logits, transposed (`experts x ceil(tokens / 128) 128`).
+    /// The router's logits (`tokens x experts`, then sigmoids in place under sigmoid routing).
     logits: SymmetricBuffer<f32>,
     /// Stand-ins for the arguments a launch does not read: the bias of softmax routing,
     /// the shared expert's weights.
@@ -272,7 +272,7 @@ impl MoeLayer {
             dims,
             saved,
             sync: world.alloc_symmetric(dims.sync_words())?,
-            logits: world.alloc_symmetric(e * dims.blocks() * 128)?,
+            logits: world.alloc_symmetric(t * e)?,
             no_bias: world.alloc_symmetric(e)?,
             no_weights: world.alloc_symmetric(8)?,
             workgroups: None,
@@ -883,7 +883,7 @@ fn check_shape(ranks: u32, s: &MoeShape, options: &MoeOptions) -> Result<Dims> {
     let fits = |n: usize| u32::try_from(n).is_ok();
     let largest = [
         rows * s.hidden.max(z_cols),
-        s.experts * blocks * 128,
+        s.tokens * s.experts,
         2 * s.ffn * s.hidden,
         ranks_u * s.tokens * s.topk,
         max_tiles + s.tokens * s.topk + (ranks_u + blocks + 3) * s.experts + 3 * local + 8,

@@ -1836,7 +1836,7 @@ const MOE_NEVER: u32 = 7;
 const MOE_LAID_OUT: u32 = 8;
 /// Tokens per fold task.
 pub const MOE_FOLD_TOKENS: u32 = 8;
-/// Tokens per router task that picks experts (a lane each).
+/// Tokens per router task that picks experts (a subgroup each).
 pub const MOE_ROUTE_TOKENS: u32 = 32;
 
 /// A whole Mixture-of-Experts layer forward pass on every rank of an expert-parallel world,
@@ -1849,8 +1849,7 @@ pub const MOE_ROUTE_TOKENS: u32 = 32;
 /// `w1` (`2 ffn x hidden` each: gate rows, then up rows) and `w2` (`hidden x ffn` each), and
 /// with `shared = 1` the shared expert `ws1`, `ws2`. Phases, all inside the one launch:
 /// 1. router tasks: the logits of a block of 128 tokens (a GEMM tile per 128 experts,
-///    transposed into `logits` so that each token's lane reads them coalesced); once a
-///    block's are in, per [`MOE_ROUTE_TOKENS`] tokens the scores (softmax, or sigmoid when
+///    into `logits`, `tokens x experts`); once a block's are in, per [`MOE_ROUTE_TOKENS`] tokens the scores (softmax, or sigmoid when
 ///    `sigmoid = 1`) into `scores`, the group-limited top-`topk` into `routing` (experts) and
 ///    `weights`; once those are in, the block's expert counts (a counter per block after the
 ///    row tiles' in `sync`);
@@ -2948,25 +2947,24 @@ fn chunked_tile(
     if part == 0 { c0 + o % n } else { o / n }
 }
 
-/// The routing key of expert `e` for the token whose column of `keys` (`experts` rows of
-/// `stride`) starts at `at`: the logit (softmax routing: the same order as the
-/// probabilities) or the sigmoid plus the expert's selection bias; minus infinity for an
-/// expert outside the `eligible` groups (bit `e / per_group`; all are with `per_group` 0).
+/// The routing key of expert `e` for the token whose row of `keys` starts at `at`: the
+/// logit (softmax routing: the same order as the probabilities) or the sigmoid plus the
+/// expert's selection bias; minus infinity for an expert outside the `eligible` groups (bit
+/// `e / per_group`; all are with `per_group` 0).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn route_key(
     keys: &[f32],
     bias: &[f32],
     at: u32,
-    stride: u32,
     e: u32,
     sigmoid: u32,
     eligible: u32,
     per_group: u32,
 ) -> f32 {
-    // SAFETY: `at + e stride` lies in the router task's block of `keys`, and `e` below the
-    // experts, which `bias` holds (checked by the host).
-    let v = unsafe { *keys.get_unchecked(at + e * stride) };
+    // SAFETY: `at + e` lies in the router task's row of `keys`, and `e` below the experts,
+    // which `bias` holds (checked by the host).
+    let v = unsafe { *keys.get_unchecked(at + e) };
     let b = if sigmoid == 1 {
         unsafe { *bias.get_unchecked(e) }
     } else {
@@ -2981,79 +2979,9 @@ fn route_key(
     if inside { v + b } else { f32::NEG_INFINITY }
 }
 
-/// `e` if its `key` lies below the previous pick (`prev`, `prev_e`; none before the first
-/// pick, `first` 1) in the order (key descending, index ascending) and beats the best so far
-/// (`best`, `best_e`; `best_e` is `none` before any), else `best_e`.
-#[device]
-#[allow(clippy::too_many_arguments)]
-fn better_pick(
-    key: f32,
-    e: u32,
-    best: f32,
-    best_e: u32,
-    prev: f32,
-    prev_e: u32,
-    first: u32,
-    none: u32,
-) -> u32 {
-    let below = first == 1 || key < prev || (key == prev && e > prev_e);
-    if below && (best_e == none || key > best) {
-        e
-    } else {
-        best_e
-    }
-}
-
-/// The best of the candidates `lo..hi` (keys by [`route_key`]) below the previous pick
-/// (`prev`, `prev_e`, `first` as for [`better_pick`]); `hi` if none. Four keys are loaded
-/// before any is compared, so that their loads overlap.
-#[device]
-#[allow(clippy::too_many_arguments)]
-fn best_below(
-    keys: &[f32],
-    bias: &[f32],
-    at: u32,
-    stride: u32,
-    lo: u32,
-    hi: u32,
-    prev: f32,
-    prev_e: u32,
-    first: u32,
-    sigmoid: u32,
-    eligible: u32,
-    per_group: u32,
-) -> u32 {
-    let mut best = f32::NEG_INFINITY;
-    let mut best_e = hi;
-    let mut e = lo;
-    while e + 4 <= hi {
-        let k0 = route_key(keys, bias, at, stride, e, sigmoid, eligible, per_group);
-        let k1 = route_key(keys, bias, at, stride, e + 1, sigmoid, eligible, per_group);
-        let k2 = route_key(keys, bias, at, stride, e + 2, sigmoid, eligible, per_group);
-        let k3 = route_key(keys, bias, at, stride, e + 3, sigmoid, eligible, per_group);
-        best_e = better_pick(k0, e, best, best_e, prev, prev_e, first, hi);
-        best = if best_e == e { k0 } else { best };
-        best_e = better_pick(k1, e + 1, best, best_e, prev, prev_e, first, hi);
-        best = if best_e == e + 1 { k1 } else { best };
-        best_e = better_pick(k2, e + 2, best, best_e, prev, prev_e, first, hi);
-        best = if best_e == e + 2 { k2 } else { best };
-        best_e = better_pick(k3, e + 3, best, best_e, prev, prev_e, first, hi);
-        best = if best_e == e + 3 { k3 } else { best };
-        e += 4;
-    }
-    while e < hi {
-        let k = route_key(keys, bias, at, stride, e, sigmoid, eligible, per_group);
-        best_e = better_pick(k, e, best, best_e, prev, prev_e, first, hi);
-        best = if best_e == e { k } else { best };
-        e += 1;
-    }
-    best_e
-}
-
 /// Router task of [`moe_forward`]'s logits: experts `e0..e0 + 128` of the tokens `128 b..`
-/// of `x`, a GEMM tile stored into `logits` transposed (`experts` rows of `ceil(tokens /
-/// 128) 128`) so that the lanes of consecutive tokens read them coalesced. `tile_groups` as
-/// for [`tile_product`].
+/// of `x`, a GEMM tile stored into `logits` (`tokens x experts`: a token's row is what its
+/// subgroup reads, [`route_token`]). `tile_groups` as for [`tile_product`].
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn router_logits(
@@ -3069,17 +2997,16 @@ fn router_logits(
     tile_groups: u32,
 ) {
     let t0 = b * 128;
-    let stride = (tokens + 127) / 128 * 128;
-    let a = w_router.local();
+    let w = w_router.local();
     let xs = x.local();
     let acc = tile_product(
         stages,
-        a,
         xs,
-        e0,
+        w,
         t0,
-        experts,
+        e0,
         tokens,
+        experts,
         hidden,
         0,
         1,
@@ -3090,18 +3017,13 @@ fn router_logits(
     // groups'.
     if subgroup_id() < 8 {
         let lt = logits.local();
-        store_slab(lt, xs, 0, acc, slab_row(e0), t0, experts, stride);
+        store_slab(lt, xs, 0, acc, slab_row(t0), e0, tokens, experts);
     }
 }
 
 /// Router task of [`moe_forward`]'s picks: tokens `t0..t0 + MOE_ROUTE_TOKENS` (their
-/// logits in place), a lane each (the first subgroup's, with 32 tokens: other workgroups
-/// take the next tokens at once). With sigmoid routing each lane turns its token's column of
-/// `logits` into sigmoids in place; it then picks its `topk` experts (eligible: the
-/// `topk_groups` best of `groups` expert groups by the sum of their two best keys, see
-/// [`route_key`]; ties to the lower index) into `routing` with their weights (the
-/// probabilities or sigmoids, normalized if `normalize`, times `scale`), and writes its
-/// scores row to `scores`.
+/// logits in place), a subgroup each ([`route_token`]; other workgroups take the next
+/// tokens at once).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn route_tokens(
@@ -3120,104 +3042,242 @@ fn route_tokens(
     normalize: u32,
     scale: f32,
 ) {
-    let lane = workitem_id_x();
     // A block's last pick tasks may lie past the last token.
     let rows = min(max(tokens, t0) - t0, MOE_ROUTE_TOKENS);
-    let stride = (tokens + 127) / 128 * 128;
+    let subgroups = workgroup_size_x() / subgroup_size();
+    for i in (subgroup_id()..rows).step_by(subgroups) {
+        route_token(
+            bias,
+            scores,
+            weights,
+            routing,
+            logits,
+            t0 + i,
+            tokens,
+            experts,
+            topk,
+            sigmoid,
+            groups,
+            topk_groups,
+            normalize,
+            scale,
+        );
+    }
+}
+
+/// Token `t`'s routing by the calling subgroup, each lane the experts `e` with `e % lanes`
+/// its own: with sigmoid routing the token's column of `logits` turned into sigmoids in
+/// place; its `topk` experts (eligible: the `topk_groups` best of `groups` expert groups by
+/// the sum of their two best keys, see [`route_key`]), each the first below the previous
+/// pick in the order (key descending, index ascending: [`subgroup_first`]), into `routing`
+/// with their weights (the probabilities or sigmoids, normalized if `normalize`, times
+/// `scale`), and its scores row into `scores`. The softmax's sum adds each lane's terms in
+/// expert order, then the lanes' in a fixed butterfly.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn route_token(
+    bias: &Sym<[f32]>,
+    scores: &Sym<[f32]>,
+    weights: &Sym<[f32]>,
+    routing: &Sym<[u32]>,
+    logits: &Sym<[f32]>,
+    t: u32,
+    tokens: u32,
+    experts: u32,
+    topk: u32,
+    sigmoid: u32,
+    groups: u32,
+    topk_groups: u32,
+    normalize: u32,
+    scale: f32,
+) {
+    let lane = subgroup_lane();
+    let lanes = subgroup_size();
     let lt = logits.local();
-    if lane < rows {
-        let t = t0 + lane;
-        let bs = bias.local();
-        // Softmax: the largest logit and the sum of the exponentials; sigmoid: the sigmoids.
-        let mut top = f32::NEG_INFINITY;
-        let mut sum = 0.0f32;
-        // SAFETY (every unchecked access of this block): `e < experts` and `t < stride`
-        // index the router's `experts x stride` logits, and `t experts + e` its scores.
-        for e in 0..experts {
-            unsafe {
-                let v = *lt.get_unchecked(e * stride + t);
-                if sigmoid == 1 {
-                    *lt.get_unchecked_mut(e * stride + t) = 1.0 / (1.0 + exp(-v));
-                } else {
-                    top = max(top, v);
-                }
-            }
-        }
-        if sigmoid == 0 {
-            for e in 0..experts {
-                sum += exp(unsafe { *lt.get_unchecked(e * stride + t) } - top);
-            }
-        }
-        // The eligible groups, one bit each: each pick the best group below the previous
-        // one in the order (score descending, index ascending).
-        let per_group = if groups > 1 { experts / groups } else { 0 };
-        let mut eligible = 0u32;
-        if groups > 1 {
-            let mut prev = 0.0f32;
-            let mut prev_g = 0u32;
-            for pick in 0..topk_groups {
-                let mut best = f32::NEG_INFINITY;
-                let mut best_g = groups;
-                for g in 0..groups {
-                    // The group's best two keys: the best, then the best below it.
-                    let lo = g * per_group;
-                    let hi = lo + per_group;
-                    let e1 = best_below(lt, bs, t, stride, lo, hi, 0.0, 0, 1, sigmoid, 0, 0);
-                    let k1 = route_key(lt, bs, t, stride, e1, sigmoid, 0, 0);
-                    let mut score = k1;
-                    if per_group > 1 {
-                        let e2 = best_below(lt, bs, t, stride, lo, hi, k1, e1, 0, sigmoid, 0, 0);
-                        score += route_key(lt, bs, t, stride, e2, sigmoid, 0, 0);
-                    }
-                    let chosen = better_pick(
-                        score,
-                        g,
-                        best,
-                        best_g,
-                        prev,
-                        prev_g,
-                        (pick == 0) as u32,
-                        groups,
-                    );
-                    best = if chosen == g { score } else { best };
-                    best_g = chosen;
-                }
-                eligible |= 1u32 << best_g;
-                prev = best;
-                prev_g = best_g;
-            }
-        }
-        let mut prev = 0.0f32;
-        let mut prev_e = 0u32;
-        let mut total = 0.0f32;
-        let wl = weights.local();
-        let rl = routing.local();
-        for pick in 0..topk {
-            let first = (pick == 0) as u32;
-            let e = best_below(
-                lt, bs, t, stride, 0, experts, prev, prev_e, first, sigmoid, eligible, per_group,
-            );
-            let v = unsafe { *lt.get_unchecked(e * stride + t) };
-            let w = if sigmoid == 1 { v } else { exp(v - top) / sum };
-            rl[t * topk + pick] = e;
-            wl[t * topk + pick] = w;
-            total += w;
-            prev = route_key(lt, bs, t, stride, e, sigmoid, eligible, per_group);
-            prev_e = e;
-        }
-        let norm = if normalize == 1 { scale / total } else { scale };
-        for pick in 0..topk {
-            wl[t * topk + pick] = wl[t * topk + pick] * norm;
-        }
-        let s = scores.local();
-        for e in 0..experts {
-            unsafe {
-                let v = *lt.get_unchecked(e * stride + t);
-                *s.get_unchecked_mut(t * experts + e) =
-                    if sigmoid == 1 { v } else { exp(v - top) / sum };
+    let bs = bias.local();
+    // Softmax: the largest logit and the sum of the exponentials; sigmoid: the sigmoids.
+    let mut top = f32::NEG_INFINITY;
+    let mut sum = 0.0f32;
+    // SAFETY (every unchecked access below): `t < tokens` and `e < experts` index the
+    // router's `tokens x experts` logits and scores.
+    for e in (lane..experts).step_by(lanes) {
+        unsafe {
+            let v = *lt.get_unchecked(t * experts + e);
+            if sigmoid == 1 {
+                *lt.get_unchecked_mut(t * experts + e) = 1.0 / (1.0 + exp(-v));
+            } else {
+                top = max(top, v);
             }
         }
     }
+    let mut offset = lanes / 2;
+    while offset > 0 {
+        top = max(top, subgroup_shuffle(top, lane ^ offset));
+        offset /= 2;
+    }
+    if sigmoid == 0 {
+        for e in (lane..experts).step_by(lanes) {
+            sum += exp(unsafe { *lt.get_unchecked(t * experts + e) } - top);
+        }
+        let mut offset = lanes / 2;
+        while offset > 0 {
+            sum += subgroup_shuffle(sum, lane ^ offset);
+            offset /= 2;
+        }
+    }
+    // Every lane reads the others' sigmoids below.
+    fence(Ordering::AcqRel, Scope::Workgroup);
+    let none = subgroup_shuffle(experts, 0);
+    fence(Ordering::AcqRel, Scope::Workgroup);
+    // The eligible groups, one bit each: each pick the best group below the previous one
+    // in the order (score descending, index ascending); lane `g` holds group `g`'s score.
+    let per_group = if groups > 1 { experts / groups } else { 0 };
+    let mut eligible = 0u32;
+    if groups > 1 {
+        let mut mine = f32::NEG_INFINITY;
+        for g in 0..groups {
+            let lo = g * per_group;
+            let score = group_score(lt, bs, t * experts, lo, lo + per_group, sigmoid, none);
+            if lane == g {
+                mine = score;
+            }
+        }
+        let mut prev = 0.0f32;
+        let mut prev_g = 0u32;
+        for pick in 0..topk_groups {
+            let below = pick == 0 || mine < prev || (mine == prev && lane > prev_g);
+            let candidate = lane < groups && below;
+            let g = subgroup_first(
+                if candidate { mine } else { f32::NEG_INFINITY },
+                if candidate { lane } else { none },
+            );
+            eligible |= 1u32 << g;
+            prev = subgroup_shuffle(mine, g);
+            prev_g = g;
+        }
+    }
+    let mut prev = 0.0f32;
+    let mut prev_e = 0u32;
+    let mut total = 0.0f32;
+    let wl = weights.local();
+    let rl = routing.local();
+    for pick in 0..topk {
+        // The lane's first expert below the previous pick, then the subgroup's.
+        let mut best = f32::NEG_INFINITY;
+        let mut best_e = none;
+        for e in (lane..experts).step_by(lanes) {
+            let key = route_key(lt, bs, t * experts, e, sigmoid, eligible, per_group);
+            let below = pick == 0 || key < prev || (key == prev && e > prev_e);
+            if below && (best_e == none || key > best) {
+                best = key;
+                best_e = e;
+            }
+        }
+        let e = subgroup_first(best, best_e);
+        let v = unsafe { *lt.get_unchecked(t * experts + e) };
+        let w = if sigmoid == 1 { v } else { exp(v - top) / sum };
+        if lane == 0 {
+            rl[t * topk + pick] = e;
+            wl[t * topk + pick] = w;
+        }
+        total += w;
+        prev = route_key(lt, bs, t * experts, e, sigmoid, eligible, per_group);
+        prev_e = e;
+    }
+    let norm = if normalize == 1 { scale / total } else { scale };
+    if lane == 0 {
+        for pick in 0..topk {
+            wl[t * topk + pick] = wl[t * topk + pick] * norm;
+        }
+    }
+    let s = scores.local();
+    for e in (lane..experts).step_by(lanes) {
+        unsafe {
+            let v = *lt.get_unchecked(t * experts + e);
+            *s.get_unchecked_mut(t * experts + e) =
+                if sigmoid == 1 { v } else { exp(v - top) / sum };
+        }
+    }
+}
+
+/// The expert the calling subgroup's lanes put first, each offering (`key`, `e`; `e` past
+/// every expert for none): the first in the routing order (key descending, index
+/// ascending), found in a butterfly, the same in every lane.
+#[device]
+fn subgroup_first(key: f32, e: u32) -> u32 {
+    let lane = subgroup_lane();
+    let mut k = key;
+    let mut i = e;
+    let mut offset = subgroup_size() / 2;
+    while offset > 0 {
+        let other = subgroup_shuffle(k, lane ^ offset);
+        let other_e = subgroup_shuffle(i, lane ^ offset);
+        if other > k || (other == k && other_e < i) {
+            k = other;
+            i = other_e;
+        }
+        offset /= 2;
+    }
+    i
+}
+
+/// The score of the expert group `lo..hi` for the token whose keys start at `at` (keys by
+/// [`route_key`], every expert eligible): the sum of its best two keys in the routing order, the best alone for
+/// a group of one; found by the calling subgroup (each lane its experts' best two, then
+/// merged in a butterfly), the same in every lane. `none` lies past every expert.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn group_score(
+    keys: &[f32],
+    bias: &[f32],
+    at: u32,
+    lo: u32,
+    hi: u32,
+    sigmoid: u32,
+    none: u32,
+) -> f32 {
+    let lane = subgroup_lane();
+    let mut k1 = f32::NEG_INFINITY;
+    let mut e1 = none;
+    let mut k2 = f32::NEG_INFINITY;
+    let mut e2 = none;
+    for e in (lo + lane..hi).step_by(subgroup_size()) {
+        let key = route_key(keys, bias, at, e, sigmoid, 0, 0);
+        // Ascending indices: a key ties with an earlier one after it.
+        if e1 == none || key > k1 {
+            k2 = k1;
+            e2 = e1;
+            k1 = key;
+            e1 = e;
+        } else if e2 == none || key > k2 {
+            k2 = key;
+            e2 = e;
+        }
+    }
+    let mut offset = subgroup_size() / 2;
+    while offset > 0 {
+        let o1 = subgroup_shuffle(k1, lane ^ offset);
+        let oe1 = subgroup_shuffle(e1, lane ^ offset);
+        let o2 = subgroup_shuffle(k2, lane ^ offset);
+        let oe2 = subgroup_shuffle(e2, lane ^ offset);
+        if o1 > k1 || (o1 == k1 && oe1 < e1) {
+            // The other's first leads; then the better of this lane's first and its second.
+            if o2 > k1 || (o2 == k1 && oe2 < e1) {
+                k2 = o2;
+                e2 = oe2;
+            } else {
+                k2 = k1;
+                e2 = e1;
+            }
+            k1 = o1;
+            e1 = oe1;
+        } else if o1 > k2 || (o1 == k2 && oe1 < e2) {
+            k2 = o1;
+            e2 = oe1;
+        }
+        offset /= 2;
+    }
+    if hi - lo > 1 { k1 + k2 } else { k1 }
 }
 
 /// Router task of [`moe_forward`]'s counts, once block `b`'s picks are in: each expert's

@@ -290,7 +290,7 @@ fn check_forward(
             .flat_map(|t| t.experts.clone())
             .collect();
         assert_eq!(
-            routing_words[r][..tokens * TOPK],
+            routing_words[r][..tokens * shape.topk],
             picks[..],
             "{what}: rank {r}'s picks"
         );
@@ -345,6 +345,48 @@ fn moe_forward_cuts_wide_tiles_at_every_edge() {
         ffn: 136,
     };
     check_forward(2, shape, SIGMOID, true, None, seed());
+}
+
+/// Many experts: 128, top-8, in two groups of 64 (more than a subgroup's lanes, so each
+/// lane ranks several of a group's experts before the lanes' best are merged), and softmax
+/// over all 128; picks identical to the reference.
+#[test]
+fn moe_forward_routes_among_many_experts() {
+    for routing in [
+        Routing::Sigmoid {
+            groups: 2,
+            topk_groups: 1,
+            normalize: true,
+            scale: 2.5,
+        },
+        Routing::Softmax { normalize: false },
+    ] {
+        let shape = MoeShape {
+            experts: 128,
+            topk: 8,
+            tokens: 40,
+            hidden: HIDDEN,
+            ffn: FFN,
+        };
+        check_forward(2, shape, routing, false, None, seed());
+    }
+    // Group 0's two best keys (experts 3 and 35) lie in one lane's experts: the group's
+    // score needs the lane's second best, and beats group 1's (expert 70 the hottest
+    // alone, then a random one).
+    let shape = MoeShape {
+        experts: 128,
+        topk: 2,
+        tokens: 40,
+        hidden: HIDDEN,
+        ffn: FFN,
+    };
+    let routing = Routing::Sigmoid {
+        groups: 2,
+        topk_groups: 1,
+        normalize: true,
+        scale: 1.0,
+    };
+    check_forward(2, shape, routing, false, Some(&[70, 3, 35]), seed());
 }
 
 /// Every token's first pick is expert 5, its second expert 2: the other experts get no
