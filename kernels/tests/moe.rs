@@ -1259,8 +1259,12 @@ fn a_joined_world_runs_the_layer_bitwise_as_an_emulated_one() {
             .collect()
     };
     let (xs, douts) = (per_rank(100), per_rank(200));
-    let emulated = training_step(&mut world(ranks as u32), &host, &xs, &douts);
+    // Both worlds on the CPU device (whose memory is the process's: what joined threads
+    // share), whatever device the other tests run on.
     let device = Device::cpu().unwrap();
+    let mut emulated_world =
+        World::emulated(&device, ranks as u32, WorldOptions::default()).unwrap();
+    let emulated = training_step(&mut emulated_world, &host, &xs, &douts);
     let got = joined::joined(
         &device,
         ranks as u32,

@@ -7,7 +7,7 @@
 
 mod common;
 mod joined;
-use common::{download, sym, world};
+use common::{download, sym};
 use joined::{Board, joined};
 use kernels::{Layout, TpOps};
 use kosmos::bf16;
@@ -50,8 +50,9 @@ fn fused_ops_on_joined_ranks_match_an_emulated_world_bitwise() {
             x
         };
 
-        // The emulated world's results: AG+GEMM (gathering xs[0]'s rows), GEMM+RS, GEMM+AR.
-        let mut world = world(ranks);
+        // The emulated world's results: AG+GEMM (gathering xs[0]'s rows), GEMM+RS, GEMM+AR,
+        // on the joined worlds' CPU device.
+        let mut world = World::emulated(&device, ranks, WorldOptions::default()).unwrap();
         let mut ops = TpOps::new(&world).unwrap();
         ops.set_workgroups_per_rank(Some(PER_RANK));
         let x_ag = sym(&mut world, &(0..r_us).map(own_rows).collect::<Vec<_>>());

@@ -1,6 +1,7 @@
 //! Helpers the world tests share: emulated worlds (on the CPU device, or the device
 //! `KOSMOS_TEST_DEVICE` names) and symmetric buffers filled from, and read back into, host
-//! vectors.
+//! vectors. Each test binary uses some of them.
+#![allow(dead_code)]
 
 use kosmos::runtime::{Device, DeviceScalar, DeviceSpec, SymmetricBuffer, World, WorldOptions};
 
