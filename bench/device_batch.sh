@@ -32,30 +32,34 @@ cublas=$(ls /usr/local/cuda*/lib64/libcublas.so.13 2>/dev/null | head -1)
 # PyTorch's interpreter, where the image has one.
 [ -d /opt/torch/.venv/bin ] && export PATH=/opt/torch/.venv/bin:$PATH
 
+# Every command of a step gives up after KOSMOS_STEP_SECONDS (default 540: a device command
+# has ten minutes), so that a hang still leaves the logs and the summary.
+t() { timeout "${KOSMOS_STEP_SECONDS:-540}" "$@"; }
+
 step() {
     case $1 in
     tests)
-        ./bin/test_tp_device --include-ignored --test-threads=1 &&
-            ./bin/test_ops --include-ignored &&
-            KOSMOS_TEST_GPU=cuda ./bin/test_devices --include-ignored cuda:: ;;
+        t ./bin/test_tp_device --include-ignored --test-threads=1 &&
+            t ./bin/test_ops --include-ignored &&
+            KOSMOS_TEST_GPU=cuda t ./bin/test_devices --include-ignored cuda:: ;;
     tests-worlds)
-        KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE ./bin/test_moe --test-threads=1 &&
-            KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE ./bin/test_tp --test-threads=1 ;;
-    demo) ./bin/demo ;;
+        KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_moe --test-threads=1 &&
+            KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_tp --test-threads=1 ;;
+    demo) t ./bin/demo ;;
     python)
         rm -rf /tmp/kpkg &&
             python3 -m pip install --quiet --no-index --no-deps --target /tmp/kpkg wheel/*.whl &&
-            PYTHONPATH=/tmp/kpkg python3 -m pytest -q -rs python/tests &&
+            PYTHONPATH=/tmp/kpkg t python3 -m pytest -q -rs python/tests &&
             PYTHONPATH=/tmp/kpkg KOSMOS_BENCH_JSON="$out/python_gemm.json" \
-                python3 python/benches/gemm.py ;;
-    bench-gemm) KOSMOS_BENCH_JSON="$out/bench-gemm.json" ./bin/gemm ;;
-    bench-tp) KOSMOS_BENCH_JSON="$out/bench-tp.json" ./bin/tp ;;
+                t python3 python/benches/gemm.py ;;
+    bench-gemm) KOSMOS_BENCH_JSON="$out/bench-gemm.json" t ./bin/gemm ;;
+    bench-tp) KOSMOS_BENCH_JSON="$out/bench-tp.json" t ./bin/tp ;;
     bench-moe)
-        KOSMOS_BENCH_RANKS=${KOSMOS_BENCH_RANKS:-1,8} bash bench/moe_h200.sh ./bin/moe "$out" ;;
+        KOSMOS_BENCH_RANKS=${KOSMOS_BENCH_RANKS:-1,8} t bash bench/moe_h200.sh ./bin/moe "$out" ;;
     timelines)
-        ./bin/tp_timeline "$out/tp-timeline.svg" &&
-            ./bin/moe_timeline "$out/moe-timeline.svg" &&
-            ./bin/moe_timeline "$out/moe-backward-timeline.svg" backward ;;
+        t ./bin/tp_timeline "$out/tp-timeline.svg" &&
+            t ./bin/moe_timeline "$out/moe-timeline.svg" &&
+            t ./bin/moe_timeline "$out/moe-backward-timeline.svg" backward ;;
     *) echo "unknown step $1" >&2; return 2 ;;
     esac
 }
