@@ -5524,27 +5524,91 @@ fn swiglu_backward_slabs(
     fence(Ordering::AcqRel, Scope::Workgroup);
     let rows = subgroup_shuffle(if row0 < end { min(end - row0, 16) } else { 0 }, 0);
     fence(Ordering::AcqRel, Scope::Workgroup);
-    let z_cols = (ffn + 63) / 64 * 128;
     let zl = z.local();
     let cols = min(ffn - f0, 128 * blocks);
-    for c in (subgroup_lane()..cols).step_by(32) {
-        let f = f0 + c;
-        for i in 0..rows {
-            let r = row0 + i;
-            let at = r * z_cols + (f >> 6) * 128 + (f & 63);
-            // SAFETY: row `r` is below `end`, within the `z`, `dh` and `dz` rows the host
-            // sized; `f` below `ffn`, so the gate and up columns lie in the row.
-            unsafe {
-                let gate = *zl.get_unchecked(at) as f32;
-                let up = *zl.get_unchecked(at + 64) as f32;
-                let d = *dhl.get_unchecked(r * ffn + f);
-                let s = 1.0 / (1.0 + exp(-gate));
-                *dzl.get_unchecked_mut(r * 2 * ffn + f) =
-                    (d * up * s * (1.0 + gate * (1.0 - s))) as bf16;
-                *dzl.get_unchecked_mut(r * 2 * ffn + ffn + f) = (d * gate * s) as bf16;
-            }
+    if rows > 0 {
+        let last_row = row0 + rows - 1;
+        for c in (subgroup_lane()..cols).step_by(32) {
+            swiglu_backward_rows(zl, dhl, dzl, row0, last_row, f0 + c, ffn);
+            swiglu_backward_rows(zl, dhl, dzl, row0 + 8, last_row, f0 + c, ffn);
         }
     }
     // The `dx` tiles and `dw1` blocks read `dz` by tensor copies.
     fence_proxy_async();
+}
+
+/// The SwiGLU backward of feature `f` for rows `row0..row0 + 8` (rows past `last_row` form
+/// the last one again): `dgate = dh up silu'(gate)` into `dz` column `f`, `dup = dh
+/// silu(gate)` into column `ffn + f`, from `z` (the forward's gate and up values) and `dh`
+/// (f32). The 24 loads are all issued before the first store (a store to `dz` could alias a
+/// later load, so a loop would wait for each row's loads in turn).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn swiglu_backward_rows(
+    zl: &[bf16],
+    dhl: &[f32],
+    dzl: &mut [bf16],
+    row0: u32,
+    last_row: u32,
+    f: u32,
+    ffn: u32,
+) {
+    let z_cols = (ffn + 63) / 64 * 128;
+    let col = (f >> 6) * 128 + (f & 63);
+    let r0 = min(row0, last_row);
+    let r1 = min(row0 + 1, last_row);
+    let r2 = min(row0 + 2, last_row);
+    let r3 = min(row0 + 3, last_row);
+    let r4 = min(row0 + 4, last_row);
+    let r5 = min(row0 + 5, last_row);
+    let r6 = min(row0 + 6, last_row);
+    let r7 = min(row0 + 7, last_row);
+    // SAFETY: rows up to `last_row` lie within the `z`, `dh` and `dz` rows the host sized;
+    // `f` is below `ffn`, so the gate and up columns lie in a row of `z`.
+    unsafe {
+        let g0 = *zl.get_unchecked(r0 * z_cols + col) as f32;
+        let u0 = *zl.get_unchecked(r0 * z_cols + col + 64) as f32;
+        let d0 = *dhl.get_unchecked(r0 * ffn + f);
+        let g1 = *zl.get_unchecked(r1 * z_cols + col) as f32;
+        let u1 = *zl.get_unchecked(r1 * z_cols + col + 64) as f32;
+        let d1 = *dhl.get_unchecked(r1 * ffn + f);
+        let g2 = *zl.get_unchecked(r2 * z_cols + col) as f32;
+        let u2 = *zl.get_unchecked(r2 * z_cols + col + 64) as f32;
+        let d2 = *dhl.get_unchecked(r2 * ffn + f);
+        let g3 = *zl.get_unchecked(r3 * z_cols + col) as f32;
+        let u3 = *zl.get_unchecked(r3 * z_cols + col + 64) as f32;
+        let d3 = *dhl.get_unchecked(r3 * ffn + f);
+        let g4 = *zl.get_unchecked(r4 * z_cols + col) as f32;
+        let u4 = *zl.get_unchecked(r4 * z_cols + col + 64) as f32;
+        let d4 = *dhl.get_unchecked(r4 * ffn + f);
+        let g5 = *zl.get_unchecked(r5 * z_cols + col) as f32;
+        let u5 = *zl.get_unchecked(r5 * z_cols + col + 64) as f32;
+        let d5 = *dhl.get_unchecked(r5 * ffn + f);
+        let g6 = *zl.get_unchecked(r6 * z_cols + col) as f32;
+        let u6 = *zl.get_unchecked(r6 * z_cols + col + 64) as f32;
+        let d6 = *dhl.get_unchecked(r6 * ffn + f);
+        let g7 = *zl.get_unchecked(r7 * z_cols + col) as f32;
+        let u7 = *zl.get_unchecked(r7 * z_cols + col + 64) as f32;
+        let d7 = *dhl.get_unchecked(r7 * ffn + f);
+        swiglu_grad(dzl, r0 * 2 * ffn + f, ffn, g0, u0, d0);
+        swiglu_grad(dzl, r1 * 2 * ffn + f, ffn, g1, u1, d1);
+        swiglu_grad(dzl, r2 * 2 * ffn + f, ffn, g2, u2, d2);
+        swiglu_grad(dzl, r3 * 2 * ffn + f, ffn, g3, u3, d3);
+        swiglu_grad(dzl, r4 * 2 * ffn + f, ffn, g4, u4, d4);
+        swiglu_grad(dzl, r5 * 2 * ffn + f, ffn, g5, u5, d5);
+        swiglu_grad(dzl, r6 * 2 * ffn + f, ffn, g6, u6, d6);
+        swiglu_grad(dzl, r7 * 2 * ffn + f, ffn, g7, u7, d7);
+    }
+}
+
+/// `dgate = d up silu'(gate)` at `dz[at]` and `dup = d silu(gate)` at `dz[at + ffn]`, rounded
+/// to bf16 (as [`swiglu_backward_tile`] forms them).
+#[device]
+fn swiglu_grad(dzl: &mut [bf16], at: u32, ffn: u32, gate: f32, up: f32, d: f32) {
+    let s = 1.0 / (1.0 + exp(-gate));
+    // SAFETY: the caller's: `at` and `at + ffn` lie in a row of `dz`.
+    unsafe {
+        *dzl.get_unchecked_mut(at) = (d * up * s * (1.0 + gate * (1.0 - s))) as bf16;
+        *dzl.get_unchecked_mut(at + ffn) = (d * gate * s) as bf16;
+    }
 }

@@ -239,7 +239,6 @@ impl CpuDevice {
             .min(total as usize);
         let slots: Vec<SlotState> = (0..threads).map(|_| SlotState::new(&launch)).collect();
         let next = AtomicU64::new(0);
-        let started = AtomicUsize::new(0);
         let exited = AtomicUsize::new(0);
         let error: Mutex<Option<CpuError>> = Mutex::new(None);
         let lane_ops = AtomicU64::new(0);
@@ -255,17 +254,9 @@ impl CpuDevice {
             let handles: Vec<_> = slots
                 .iter()
                 .map(|slot| {
-                    let (launch, next, started, exited, lane_ops, fail, me) = (
-                        &launch,
-                        &next,
-                        &started,
-                        &exited,
-                        &lane_ops,
-                        &fail,
-                        me.clone(),
-                    );
+                    let (launch, next, exited, lane_ops, fail, me) =
+                        (&launch, &next, &exited, &lane_ops, &fail, me.clone());
                     s.spawn(move || {
-                        started.fetch_add(1, AO::SeqCst);
                         // Counted as exited even if the worker panics, so that the watchdog
                         // loop below ends and the panic is reported instead of waited on.
                         let _exit = WorkerExit {
@@ -303,10 +294,13 @@ impl CpuDevice {
                     .map(|s| s.progress.load(AO::Relaxed))
                     .sum::<u64>()
                     + next.load(AO::Relaxed);
-                // A worker the system has not run yet is no deadlock: a loaded machine (tests in
-                // parallel, each launch's threads) may take a while to start them all, while
-                // the started workgroups of a persistent kernel wait for the rest.
-                if progress != seen || started.load(AO::SeqCst) < threads {
+                // A worker yet to take a workgroup while some remain (not started, or between
+                // two) is no deadlock: a loaded machine (tests in parallel, each launch's
+                // threads, the started ones polling) may take seconds to run it, while the
+                // started workgroups of a persistent kernel wait for the rest.
+                let taking = next.load(AO::SeqCst) < total
+                    && slots.iter().any(|s| s.current.load(AO::SeqCst) == u64::MAX);
+                if progress != seen || taking {
                     seen = progress;
                     since = Instant::now();
                 }
