@@ -5529,19 +5529,20 @@ fn swiglu_backward_slabs(
     if rows > 0 {
         let last_row = row0 + rows - 1;
         for c in (subgroup_lane()..cols).step_by(32) {
-            swiglu_backward_rows(zl, dhl, dzl, row0, last_row, f0 + c, ffn);
-            swiglu_backward_rows(zl, dhl, dzl, row0 + 8, last_row, f0 + c, ffn);
+            for r in (row0..row0 + rows).step_by(4) {
+                swiglu_backward_rows(zl, dhl, dzl, r, last_row, f0 + c, ffn);
+            }
         }
     }
     // The `dx` tiles and `dw1` blocks read `dz` by tensor copies.
     fence_proxy_async();
 }
 
-/// The SwiGLU backward of feature `f` for rows `row0..row0 + 8` (rows past `last_row` form
+/// The SwiGLU backward of feature `f` for rows `row0..row0 + 4` (rows past `last_row` form
 /// the last one again): `dgate = dh up silu'(gate)` into `dz` column `f`, `dup = dh
 /// silu(gate)` into column `ffn + f`, from `z` (the forward's gate and up values) and `dh`
-/// (f32). The 24 loads are all issued before the first store (a store to `dz` could alias a
-/// later load, so a loop would wait for each row's loads in turn).
+/// (f32). The 12 loads are all issued before the first store (a store to `dz` could alias a
+/// later load, so a loop would wait for each row's loads in turn; eight rows at once spill).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn swiglu_backward_rows(
@@ -5559,10 +5560,6 @@ fn swiglu_backward_rows(
     let r1 = min(row0 + 1, last_row);
     let r2 = min(row0 + 2, last_row);
     let r3 = min(row0 + 3, last_row);
-    let r4 = min(row0 + 4, last_row);
-    let r5 = min(row0 + 5, last_row);
-    let r6 = min(row0 + 6, last_row);
-    let r7 = min(row0 + 7, last_row);
     // SAFETY: rows up to `last_row` lie within the `z`, `dh` and `dz` rows the host sized;
     // `f` is below `ffn`, so the gate and up columns lie in a row of `z`.
     unsafe {
@@ -5578,26 +5575,10 @@ fn swiglu_backward_rows(
         let g3 = *zl.get_unchecked(r3 * z_cols + col) as f32;
         let u3 = *zl.get_unchecked(r3 * z_cols + col + 64) as f32;
         let d3 = *dhl.get_unchecked(r3 * ffn + f);
-        let g4 = *zl.get_unchecked(r4 * z_cols + col) as f32;
-        let u4 = *zl.get_unchecked(r4 * z_cols + col + 64) as f32;
-        let d4 = *dhl.get_unchecked(r4 * ffn + f);
-        let g5 = *zl.get_unchecked(r5 * z_cols + col) as f32;
-        let u5 = *zl.get_unchecked(r5 * z_cols + col + 64) as f32;
-        let d5 = *dhl.get_unchecked(r5 * ffn + f);
-        let g6 = *zl.get_unchecked(r6 * z_cols + col) as f32;
-        let u6 = *zl.get_unchecked(r6 * z_cols + col + 64) as f32;
-        let d6 = *dhl.get_unchecked(r6 * ffn + f);
-        let g7 = *zl.get_unchecked(r7 * z_cols + col) as f32;
-        let u7 = *zl.get_unchecked(r7 * z_cols + col + 64) as f32;
-        let d7 = *dhl.get_unchecked(r7 * ffn + f);
         swiglu_grad(dzl, r0 * 2 * ffn + f, ffn, g0, u0, d0);
         swiglu_grad(dzl, r1 * 2 * ffn + f, ffn, g1, u1, d1);
         swiglu_grad(dzl, r2 * 2 * ffn + f, ffn, g2, u2, d2);
         swiglu_grad(dzl, r3 * 2 * ffn + f, ffn, g3, u3, d3);
-        swiglu_grad(dzl, r4 * 2 * ffn + f, ffn, g4, u4, d4);
-        swiglu_grad(dzl, r5 * 2 * ffn + f, ffn, g5, u5, d5);
-        swiglu_grad(dzl, r6 * 2 * ffn + f, ffn, g6, u6, d6);
-        swiglu_grad(dzl, r7 * 2 * ffn + f, ffn, g7, u7, d7);
     }
 }
 

@@ -120,7 +120,7 @@ const SM90A_SPILL_ALLOWED: [(&str, u64); 9] = [
     ("gemm_rs", 128),
     ("moe_forward", 3072),
     ("moe_pipeline", 3840),
-    ("moe_backward_pipeline", 5888),
+    ("moe_backward_pipeline", 6400),
     ("moe_backward", 4352),
 ];
 
