@@ -8,6 +8,8 @@
 #   tests      the GPU tests: fused TP ops on emulated worlds, every op, the runtime's CUDA tests
 #   tests-worlds  the MoE layer's and the fused TP ops' test suites (those of CI) on emulated
 #              worlds of the GPU (KOSMOS_TEST_DEVICE), one test at a time
+#   sanitize   compute-sanitizer's memcheck, racecheck and synccheck on the MoE layer's
+#              wide-tile backward test (both passes, both mainloops) on the GPU
 #   demo       the demo (every op against its reference)
 #   python     the wheel installed beside the machine's torch; the Python tests; kosmos.gemm
 #              against torch.matmul (python/benches/gemm.py, JSON to OUT/python_gemm.json)
@@ -45,6 +47,13 @@ step() {
     tests-worlds)
         KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_moe --test-threads=1 &&
             KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_tp --test-threads=1 ;;
+    sanitize)
+        for tool in memcheck racecheck synccheck; do
+            echo "-- $tool"
+            KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t compute-sanitizer --tool "$tool" \
+                --error-exitcode 1 ./bin/test_moe --test-threads=1 \
+                moe_backward_cuts_wide_tiles_at_every_edge || return 1
+        done ;;
     demo) t ./bin/demo ;;
     python)
         rm -rf /tmp/kpkg &&
