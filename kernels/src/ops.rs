@@ -4731,26 +4731,14 @@ fn swiglu_backward_tile(
     let dzl = dz.local();
     store_slab(dhl, dzl, 0, acc, row0, f0, end, ffn);
     barrier();
-    let z_cols = (ffn + 63) / 64 * 128;
     let zl = z.local();
     let rows = min(end - m0, 128);
     let cols = min(ffn - f0, 128);
-    for i in (workitem_id_x()..rows * 128).step_by(workgroup_size_x()) {
-        let r = m0 + (i >> 7);
-        let f = f0 + (i & 127);
-        if f < f0 + cols {
-            let at = r * z_cols + (f >> 6) * 128 + (f & 63);
-            // SAFETY: row `r` is below `end`, within the `z`, `dh` and `dz` rows the host
-            // sized; `f` below `ffn`, so the gate and up columns lie in the row.
-            unsafe {
-                let gate = *zl.get_unchecked(at) as f32;
-                let up = *zl.get_unchecked(at + 64) as f32;
-                let d = *dhl.get_unchecked(r * ffn + f);
-                let s = 1.0 / (1.0 + exp(-gate));
-                *dzl.get_unchecked_mut(r * 2 * ffn + f) =
-                    (d * up * s * (1.0 + gate * (1.0 - s))) as bf16;
-                *dzl.get_unchecked_mut(r * 2 * ffn + ffn + f) = (d * gate * s) as bf16;
-            }
+    // Four rows of a feature a lane ([`swiglu_backward_rows`]: their loads before any store).
+    for i in (workitem_id_x()..(rows + 3) / 4 * 128).step_by(workgroup_size_x()) {
+        let c = i & 127;
+        if c < cols {
+            swiglu_backward_rows(zl, dhl, dzl, m0 + (i >> 7) * 4, end - 1, f0 + c, ffn);
         }
     }
 }
@@ -5583,7 +5571,7 @@ fn swiglu_backward_rows(
 }
 
 /// `dgate = d up silu'(gate)` at `dz[at]` and `dup = d silu(gate)` at `dz[at + ffn]`, rounded
-/// to bf16 (as [`swiglu_backward_tile`] forms them).
+/// to bf16: the one formula of both backward kernels (so their `dz` is bitwise the same).
 #[device]
 fn swiglu_grad(dzl: &mut [bf16], at: u32, ffn: u32, gate: f32, up: f32, d: f32) {
     let s = 1.0 / (1.0 + exp(-gate));
