@@ -143,8 +143,8 @@ mod tests {
         compare::rel_err(
             &c.download().unwrap(),
             &matmul_bf16_ref(&ah, &bh, m, n, k),
-            Scale::Each { floor: 1e-2 },
-            1e-5,
+            Scale::Each { floor: 1.0 },
+            compare::BF16_DOT_F32,
         )
         .assert("the kept plan's product");
     }
