@@ -2250,7 +2250,7 @@ pub fn moe_pipeline(
     );
     // Then the expert tiles, on the ring the router's staging used: its plain shared
     // accesses come before the tensor copies'.
-    fence_proxy_async();
+    fence_proxy_async_shared();
     barrier();
     let sg = subgroup_id();
     let group = sg >> 2;
@@ -2521,9 +2521,8 @@ fn swiglu_slabs(
         store_slab(spare, zl, 1, right, row0, 2 * f0 + 128, end, z_cols);
     }
     // The subgroup's lanes read what the others stored.
-    fence(Ordering::AcqRel, Scope::Workgroup);
+    subgroup_barrier();
     let last_row = subgroup_shuffle(min(row0 + 15, end - 1), 0);
-    fence(Ordering::AcqRel, Scope::Workgroup);
     if row0 < end {
         let hl = h.local();
         let lane = subgroup_lane();
@@ -3126,9 +3125,8 @@ fn route_token(
         }
     }
     // Every lane reads the others' sigmoids below.
-    fence(Ordering::AcqRel, Scope::Workgroup);
+    subgroup_barrier();
     let none = subgroup_shuffle(experts, 0);
-    fence(Ordering::AcqRel, Scope::Workgroup);
     // The eligible groups, one bit each: each pick the best group below the previous one
     // in the order (score descending, index ascending); lane `g` holds group `g`'s score.
     let per_group = if groups > 1 { experts / groups } else { 0 };
@@ -4936,7 +4934,7 @@ pub fn moe_backward_pipeline(
     let counted = MOE_BACKWARD_SYNC_HEAD_WORDS + local;
     let expert_counted = counted + max_tiles;
     // The router blocks' plain shared accesses come before the tensor copies'.
-    fence_proxy_async();
+    fence_proxy_async_shared();
     barrier();
     let sg = subgroup_id();
     let group = sg >> 2;
@@ -5401,7 +5399,7 @@ fn zero_stage_rows(stages: &mut [u32], base: u32, group: u32, ta: u32, keep: u32
             stages[base + (group - 1) * 2048 + at] = 0;
         }
     }
-    fence_proxy_async();
+    fence_proxy_async_shared();
 }
 
 /// A consumer subgroup's 16-row slabs `left` (columns `n0..n0 + 128`) and `right` (the next
@@ -5441,13 +5439,11 @@ fn store_slab_staged(
 ) {
     // The lanes meet (each done with the slab's previous rows), store, and meet again (each
     // reads what the others stored).
-    fence(Ordering::AcqRel, Scope::Workgroup);
+    subgroup_barrier();
     let rows = subgroup_shuffle(if row0 < m { min(m - row0, 16) } else { 0 }, 0);
-    fence(Ordering::AcqRel, Scope::Workgroup);
     frag_store(&slab[0], acc, STAGED_ROW);
-    fence(Ordering::AcqRel, Scope::Workgroup);
+    subgroup_barrier();
     let chunks = subgroup_shuffle(min(n - n0, 128) / 8, 0);
-    fence(Ordering::AcqRel, Scope::Workgroup);
     for i in (subgroup_lane()..rows * 16).step_by(32) {
         let r = i >> 4;
         let ch = i & 15;
@@ -5509,9 +5505,8 @@ fn swiglu_backward_slabs(
         store_slab(dhl, dzl, 0, right, row0, f0 + 128, end, ffn);
     }
     // The subgroup's lanes read what the others stored.
-    fence(Ordering::AcqRel, Scope::Workgroup);
+    subgroup_barrier();
     let rows = subgroup_shuffle(if row0 < end { min(end - row0, 16) } else { 0 }, 0);
-    fence(Ordering::AcqRel, Scope::Workgroup);
     let zl = z.local();
     let cols = min(ffn - f0, 128 * blocks);
     if rows > 0 {

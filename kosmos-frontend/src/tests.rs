@@ -1325,6 +1325,36 @@ fn subgroup_shuffle_sums_a_subgroup_by_butterfly() {
 }
 
 #[test]
+fn subgroup_barrier_shows_each_lane_the_others_shared_stores() {
+    // Each lane stores a value, then reads the one its mirror lane stored; the second
+    // barrier keeps the next round's stores after every read of this round.
+    let src = r#"
+        #[kernel]
+        fn k(out: &mut [u32], seed: u32) {
+            let slab = shared_array::<u32, 64>();
+            let t = workitem_id_x();
+            let mut acc = 0u32;
+            for round in 0..3u32 {
+                slab[t] = (t + 1) * (seed + round);
+                subgroup_barrier();
+                acc += slab[t ^ 31];
+                subgroup_barrier();
+            }
+            out[t] = acc;
+        }
+    "#;
+    let seed: u32 = rand::random::<u32>() >> 8;
+    let got = run_u32(src, 64, &[seed], 1, 64);
+    for (t, got) in got.iter().enumerate() {
+        let mirror = (t as u32 ^ 31) + 1;
+        let want = (0..3u32).fold(0u32, |s, r| {
+            s.wrapping_add(mirror.wrapping_mul(seed.wrapping_add(r)))
+        });
+        assert_eq!(*got, want, "lane {t}, seed {seed}");
+    }
+}
+
+#[test]
 fn subgroup_shuffle_types_by_its_value_not_its_lane() {
     // An unsuffixed value is i32 (Rust's default), whatever the u32 lane beside it.
     let src = r#"

@@ -327,6 +327,10 @@ impl KernelBuilder {
         self.push(Op::Barrier);
     }
 
+    pub fn subgroup_barrier(&mut self) {
+        self.push(Op::SubgroupBarrier);
+    }
+
     /// A timestamp in nanoseconds (`u64`).
     pub fn clock(&mut self) -> Value {
         self.value(Op::Clock)

@@ -444,6 +444,28 @@ fn divergent_barrier_is_an_error() {
 }
 
 #[test]
+fn divergent_subgroup_barrier_is_an_error() {
+    // Lanes 0..10 of the first subgroup meet without the others.
+    let mut b = KernelBuilder::new("divergent_subgroup", 64);
+    let tid = b.workitem_id(Dim::X);
+    let ten = b.const_u32(10);
+    let low = b.cmp(CmpPred::Lt, tid, ten);
+    b.if_then(low, |b| b.subgroup_barrier());
+    let dev = CpuDevice::new();
+    let (e, s) = expect_err(dev.launch(
+        &kosmos_ir::verify(b.finish()).unwrap(),
+        [1, 1, 1],
+        [64, 1, 1],
+        &[],
+    ));
+    assert!(
+        matches!(&e, CpuError::Subgroup { subgroup: 0, op, .. } if *op == "subgroup.barrier"),
+        "{e:?}"
+    );
+    assert!(s.contains("lane 10 is not here"), "{s}");
+}
+
+#[test]
 fn barrier_after_return_is_fine() {
     // Lanes that returned no longer take part in barriers.
     let mut b = KernelBuilder::new("early_exit", 64);

@@ -154,6 +154,14 @@ impl Target for Amdgpu {
                 cx.fence(Ordering::Acquire, workgroup)?;
                 Ok(vec![])
             }
+            Op::SubgroupBarrier => {
+                // A wavefront runs in lockstep: the fences order its LDS and global accesses.
+                let workgroup = self.sync_scope(Scope::Workgroup);
+                cx.fence(Ordering::Release, workgroup)?;
+                cx.call_void_intrinsic("llvm.amdgcn.wave.barrier", &[])?;
+                cx.fence(Ordering::Acquire, workgroup)?;
+                Ok(vec![])
+            }
             Op::Shuffle { .. } => {
                 // ds_bpermute takes a byte address and reads lane (address / 4) % 64.
                 let moved = cx.with_i32_bits(args[0], |value| {
@@ -233,7 +241,7 @@ impl Target for Amdgpu {
                 Ok(vec![])
             }
             // One memory, one proxy: LDS written by stores is what the copies and MFMAs see.
-            Op::FenceProxyAsync => Ok(vec![]),
+            Op::FenceProxyAsync | Op::FenceProxyAsyncShared => Ok(vec![]),
             // `mma.group.async` is `mma.group` here (MFMAs whose results the hardware
             // interlocks): nothing is in flight to wait for.
             Op::MmaWait { .. } => Ok(args.to_vec()),

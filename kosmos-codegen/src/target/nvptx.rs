@@ -108,6 +108,12 @@ impl Target for Nvptx {
                 cx.call_void_intrinsic("llvm.nvvm.barrier.cta.sync.aligned.all", &[zero.into()])?;
                 Ok(vec![])
             }
+            Op::SubgroupBarrier => {
+                // bar.warp.sync orders memory among the warp's lanes.
+                let all = i32t.const_all_ones();
+                cx.call_void_intrinsic("llvm.nvvm.bar.warp.sync", &[all.into()])?;
+                Ok(vec![])
+            }
             Op::Shuffle { .. } => {
                 // Every lane of the warp takes part; clamp 31 reads lane `lane & 31`.
                 let moved = cx.with_i32_bits(args[0], |value| {
@@ -227,6 +233,10 @@ impl Target for Nvptx {
                 // Every state space: rows that plain stores put in global memory are read by
                 // tensor copies too, not only shared tiles.
                 cx.inline_asm(None, "fence.proxy.async;", "~{memory}", &[])?;
+                Ok(vec![])
+            }
+            Op::FenceProxyAsyncShared => {
+                cx.inline_asm(None, "fence.proxy.async.shared::cta;", "~{memory}", &[])?;
                 Ok(vec![])
             }
             Op::MmaWait { pending, .. } => {

@@ -78,7 +78,7 @@ impl Compiler<'_> {
                 bar: bar.0,
                 pos: at,
             },
-            Op::FenceProxyAsync => return None,
+            Op::FenceProxyAsync | Op::FenceProxyAsyncShared => return None,
             ref op => unreachable!("`{}` is not a barrier-object op", op.name()),
         })
     }

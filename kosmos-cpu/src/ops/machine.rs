@@ -1,4 +1,5 @@
-//! What a lane asks of the machine it runs on: its ids, the clock, `barrier` and `sleep`.
+//! What a lane asks of the machine it runs on: its ids, the clock, `barrier`,
+//! `subgroup.barrier` and `sleep`.
 //! Registers are not a resource here: `regs.set` gives no instruction.
 
 use crate::CpuError;
@@ -12,6 +13,7 @@ use std::sync::atomic::{self, Ordering as AO};
 pub(crate) enum Machine {
     Id { dst: Slot, kind: IdKind, dim: Dim },
     Barrier { pos: u32 },
+    SubgroupBarrier { pos: u32 },
     Sleep,
     Clock { dst: Slot },
 }
@@ -26,6 +28,7 @@ impl Compiler<'_> {
                 dim,
             },
             Op::Barrier => Machine::Barrier { pos: at },
+            Op::SubgroupBarrier => Machine::SubgroupBarrier { pos: at },
             Op::Sleep { .. } => Machine::Sleep,
             Op::Clock => Machine::Clock {
                 dst: self.result(inst),
@@ -58,6 +61,12 @@ impl Exec<'_> {
                 {
                     return Err(Stop::Aborted);
                 }
+                atomic::fence(AO::SeqCst);
+            }
+            Machine::SubgroupBarrier { pos } => {
+                // A subgroup's lanes run in lockstep on one thread: every lane of it must be
+                // here; then memory is ordered.
+                self.full_subgroups(mask, pos)?;
                 atomic::fence(AO::SeqCst);
             }
             // Other workgroups may need this core; a polling loop backs off further by itself.

@@ -124,6 +124,17 @@ impl Lower {
         Ok(())
     }
 
+    /// `fence_proxy_async_shared()`: `fence_proxy_async()` for shared-memory stores only,
+    /// which need not wait for the work-item's global stores.
+    pub(super) fn fence_proxy_async_shared(
+        &mut self,
+        b: &mut KernelBuilder,
+        _: &Call,
+    ) -> Result<()> {
+        b.push(Op::FenceProxyAsyncShared);
+        Ok(())
+    }
+
     /// A tensor map: the parameter `&map`, or `&maps[i]`, the 16 `u64` words of a map kept
     /// from element `i` of a global `u64` slice (a rank's copy of a symmetric buffer holds
     /// that rank's maps: its tensors' addresses differ from its peers'). The words are

@@ -102,6 +102,7 @@ const INTRINSICS: &[Intrinsic] = &[
     def("num_workgroups_y", NONE, ID_QUERY),
     def("num_workgroups_z", NONE, ID_QUERY),
     def("barrier", NONE, Effect(Lower::barrier)),
+    def("subgroup_barrier", NONE, Effect(Lower::subgroup_barrier)),
     def("fence", &["ordering", "scope"], Effect(Lower::fence)),
     def("sleep", &["nanoseconds, a constant"], Effect(Lower::sleep)),
     def("clock", NONE, Scalar(Fixed(S::U64), Lower::clock)),
@@ -206,6 +207,11 @@ const INTRINSICS: &[Intrinsic] = &[
         Effect(Lower::copy_tensor),
     ),
     def("fence_proxy_async", NONE, Effect(Lower::fence_proxy_async)),
+    def(
+        "fence_proxy_async_shared",
+        NONE,
+        Effect(Lower::fence_proxy_async_shared),
+    ),
     def("frag_zero", NONE, Tile(Lower::frag_zero)),
     def(
         "frag_load_a",

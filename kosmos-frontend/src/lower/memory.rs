@@ -85,6 +85,13 @@ impl Lower {
         Ok(())
     }
 
+    /// `subgroup_barrier()`: the subgroup's lanes meet; their memory accesses before are
+    /// visible to each other after.
+    pub(super) fn subgroup_barrier(&mut self, b: &mut KernelBuilder, _: &Call) -> Result<()> {
+        b.subgroup_barrier();
+        Ok(())
+    }
+
     pub(super) fn fence(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
         let args = &call.args;
         let ord = ordering_other_than(

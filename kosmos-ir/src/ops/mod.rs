@@ -486,6 +486,13 @@ define_ops! {
         family Machine
         syntax []
         results |_ty| vec![];
+    /// Subgroup barrier: every live lane of the work-item's subgroup waits here, and its
+    /// memory operations before it are visible to the subgroup's lanes after it. Unlike a
+    /// workgroup-scope `fence`, it does not wait for global stores to reach other subgroups.
+    SubgroupBarrier = "subgroup.barrier"
+        family Machine
+        syntax []
+        results |_ty| vec![];
     /// A hint that the work-item is waiting: pause for about `nanos` nanoseconds so that
     /// polling does not flood memory (`s_sleep` on AMD, `nanosleep` on NVIDIA; the CPU device
     /// yields its thread).
@@ -722,6 +729,12 @@ define_ops! {
     /// memory) before later accesses of the copy engine and the matrix units (`copy.tensor`,
     /// `mma.group`): `fence.proxy.async` on NVIDIA, nothing elsewhere.
     FenceProxyAsync = "fence.proxy.async"
+        family Async
+        syntax []
+        results |_ty| vec![];
+    /// `fence.proxy.async` for shared memory only: it need not wait for the work-item's
+    /// global stores (`fence.proxy.async.shared::cta` on NVIDIA, nothing elsewhere).
+    FenceProxyAsyncShared = "fence.proxy.async.shared"
         family Async
         syntax []
         results |_ty| vec![];
