@@ -146,19 +146,17 @@ impl Target for Amdgpu {
         let i32t = cx.ctx.i32_type();
         match op {
             Op::Id { kind, dim } => Ok(vec![self.id(cx, *kind, *dim)?.into()]),
-            Op::Barrier => {
-                // s_barrier alone orders no memory: fence the workgroup's accesses around it.
+            Op::Barrier | Op::SubgroupBarrier => {
+                // s_barrier alone orders no memory, and a wavefront runs in lockstep (the wave
+                // barrier only keeps the compiler from moving accesses across): fence the
+                // workgroup's accesses around either.
+                let meet = match op {
+                    Op::Barrier => "llvm.amdgcn.s.barrier",
+                    _ => "llvm.amdgcn.wave.barrier",
+                };
                 let workgroup = self.sync_scope(Scope::Workgroup);
                 cx.fence(Ordering::Release, workgroup)?;
-                cx.call_void_intrinsic("llvm.amdgcn.s.barrier", &[])?;
-                cx.fence(Ordering::Acquire, workgroup)?;
-                Ok(vec![])
-            }
-            Op::SubgroupBarrier => {
-                // A wavefront runs in lockstep: the fences order its LDS and global accesses.
-                let workgroup = self.sync_scope(Scope::Workgroup);
-                cx.fence(Ordering::Release, workgroup)?;
-                cx.call_void_intrinsic("llvm.amdgcn.wave.barrier", &[])?;
+                cx.call_void_intrinsic(meet, &[])?;
                 cx.fence(Ordering::Acquire, workgroup)?;
                 Ok(vec![])
             }
