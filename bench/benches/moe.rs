@@ -13,8 +13,9 @@
 //!
 //! With `KOSMOS_BENCH_BACKWARD=1`, also one training step of the layer (`forward` then
 //! `MoeLayer::backward` for a random `dOut`: `dx`, the router's and every expert's weight
-//! gradients) against our unfused sequences of both passes, and the backward pass alone,
-//! also on the group mainloop (`ops::moe_backward`, HIP's) against the pipeline;
+//! gradients) against our unfused sequences of both passes, and the backward pass alone on
+//! the kernel the layer chose (`bwd kernel`: `MoeLayer::backward_pipeline`) and on each of the
+//! pipeline and the group mainloop (`ops::moe_backward`, HIP's), as a ratio;
 //! TFLOP/s of a step count three times the forward's, `18 T K H F` per rank (as
 //! `bench/moe_torch.py --backward` does). Before its timing, `dx` of sampled tokens is
 //! compared with the f64 reference (`reference::backward::token_backward`), sampled entries
@@ -79,6 +80,18 @@ const PROXIES: [Proxy; 2] = [
 const TOPK: usize = 8;
 
 /// The world's weights and tokens, made on the device.
+/// One training step's figures (milliseconds) and the largest relative error of its checks.
+struct Step {
+    ms: f64,
+    unfused_ms: f64,
+    /// The backward pass on the kernel the layer chose (`kernel`), then on each.
+    backward_ms: f64,
+    kernel: &'static str,
+    pipeline_backward_ms: f64,
+    mainloop_backward_ms: f64,
+    err: f64,
+}
+
 struct Inputs {
     x: SymmetricBuffer<bf16>,
     router: SymmetricBuffer<bf16>,
@@ -488,12 +501,16 @@ fn run() -> Result<ExitCode> {
                 let backward_ms = gemm::world_median_ms(&mut world, |w| {
                     Ok(layer.backward(w, &pass, x, dout, &weights, &grads)?)
                 })?;
-                // The same pass on the group mainloop (HIP's): the same bits.
-                layer.set_pipeline(false)?;
-                let mainloop_backward_ms = gemm::world_median_ms(&mut world, |w| {
-                    Ok(layer.backward(w, &pass, x, dout, &weights, &grads)?)
-                })?;
-                layer.set_pipeline(true)?;
+                // The same pass on each mainloop (the default is one of them): the same bits.
+                let mut on = |layer: &mut MoeLayer, pipeline| -> Result<f64> {
+                    layer.set_backward_pipeline(Some(pipeline))?;
+                    gemm::world_median_ms(&mut world, |w| {
+                        Ok(layer.backward(w, &pass, x, dout, &weights, &grads)?)
+                    })
+                };
+                let pipeline_backward_ms = on(&mut layer, true)?;
+                let mainloop_backward_ms = on(&mut layer, false)?;
+                layer.set_backward_pipeline(None)?;
                 if g.dx.ranks()[0].download()? != unfused_dx {
                     eprintln!(
                         "{}: the group mainloop's backward pass differs from the pipeline's",
@@ -509,7 +526,20 @@ fn run() -> Result<ExitCode> {
                     let pass = layer.forward(w, x, &weights, out)?;
                     Ok(layer.backward(w, &pass, x, dout, &weights, &grads)?)
                 })?;
-                step = Some((ms, unfused_ms, backward_ms, mainloop_backward_ms, err));
+                let kernel = if layer.backward_pipeline() {
+                    "pipeline"
+                } else {
+                    "group"
+                };
+                step = Some(Step {
+                    ms,
+                    unfused_ms,
+                    backward_ms,
+                    kernel,
+                    pipeline_backward_ms,
+                    mainloop_backward_ms,
+                    err,
+                });
             }
             let unfused_ms = gemm::world_median_ms(&mut world, |w| {
                 Ok(layer.forward_unfused(w, x, &weights, out).map(drop)?)
@@ -548,30 +578,31 @@ fn run() -> Result<ExitCode> {
                 ("dense_cublas_pair_ms", Field::Num(dense_ms)),
                 ("max_rel_err", Field::Num(err)),
             ];
-            if let Some((step_ms, unfused_step_ms, backward_ms, mainloop_backward_ms, step_err)) =
-                step
-            {
-                let step_tflops = 3.0 * flops * f64::from(ranks) / (step_ms * 1e-3) / 1e12;
+            if let Some(st) = step {
+                let step_tflops = 3.0 * flops * f64::from(ranks) / (st.ms * 1e-3) / 1e12;
                 steps.push(vec![
                     p.name.to_string(),
                     ranks.to_string(),
-                    format!("{step_ms:.3}"),
+                    format!("{:.3}", st.ms),
                     format!("{step_tflops:.1}"),
-                    format!("{backward_ms:.3}"),
-                    format!("{:.3}", mainloop_backward_ms / backward_ms),
-                    format!("{:.3}", unfused_step_ms / step_ms),
-                    format!("{step_err:.1e}"),
+                    format!("{:.3}", st.backward_ms),
+                    st.kernel.to_string(),
+                    format!("{:.3}", st.mainloop_backward_ms / st.pipeline_backward_ms),
+                    format!("{:.3}", st.unfused_ms / st.ms),
+                    format!("{:.1e}", st.err),
                 ]);
                 fields.extend([
-                    ("train_step_ms", Field::Num(step_ms)),
-                    ("train_step_unfused_ms", Field::Num(unfused_step_ms)),
-                    ("moe_backward_ms", Field::Num(backward_ms)),
+                    ("train_step_ms", Field::Num(st.ms)),
+                    ("train_step_unfused_ms", Field::Num(st.unfused_ms)),
+                    ("moe_backward_ms", Field::Num(st.backward_ms)),
+                    ("backward_kernel", Field::Str(st.kernel.to_string())),
+                    ("backward_pipeline_ms", Field::Num(st.pipeline_backward_ms)),
                     (
                         "backward_group_mainloop_ms",
-                        Field::Num(mainloop_backward_ms),
+                        Field::Num(st.mainloop_backward_ms),
                     ),
                     ("train_step_tflops", Field::Num(step_tflops)),
-                    ("backward_max_rel_err", Field::Num(step_err)),
+                    ("backward_max_rel_err", Field::Num(st.err)),
                 ]);
             }
             json.push(report::object(&fields));
@@ -604,7 +635,8 @@ fn run() -> Result<ExitCode> {
                     "fwd+bwd ms",
                     "TF/s",
                     "bwd ms",
-                    "bwd vs group mainloop",
+                    "bwd kernel",
+                    "pipeline vs group mainloop",
                     "step vs unfused",
                     "rel err"
                 ],

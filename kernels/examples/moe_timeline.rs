@@ -141,7 +141,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     if backward {
-        summarize_backward(&events, ranks, shape, layer.pipeline());
+        summarize_backward(&events, ranks, shape, layer.backward_pipeline());
     } else {
         summarize(&events, ranks, shape, layer.pipeline());
     }

@@ -25,7 +25,8 @@ pub mod tp;
 
 pub use mlp::{MlpShape, TpMlp};
 pub use moe::{
-    MoeForwardPass, MoeGradients, MoeLayer, MoeOptions, MoeSaved, MoeShape, MoeWeights, Routing,
+    MoeForwardPass, MoeGradients, MoeLayer, MoeOptions, MoeSaved, MoeShape, MoeWeights,
+    PIPELINED_BACKWARD_ROWS, Routing,
 };
 pub use tp::{TpForward, TpOps, TpOutput};
 

@@ -26,6 +26,10 @@ const OP: &str = "moe_forward";
 const PIPE_KERNEL: &str = "moe_pipeline";
 const BACKWARD_OP: &str = "moe_backward";
 const BACKWARD_PIPE_KERNEL: &str = "moe_backward_pipeline";
+/// Rows per expert (on average, over the world's tokens) from which the backward pass runs on
+/// the pipeline by default (H200: the group mainloop was faster at 128 and 256, the pipeline
+/// at 1024 and 2048; bench/RESULTS.md).
+pub const PIPELINED_BACKWARD_ROWS: usize = 512;
 
 /// Tells layers apart, so that a forward pass is only differentiated by its own layer.
 static LAYER_IDS: AtomicU64 = AtomicU64::new(0);
@@ -159,9 +163,13 @@ pub struct MoeLayer {
     no_bias: SymmetricBuffer<f32>,
     no_weights: SymmetricBuffer<bf16>,
     workgroups: Option<u32>,
-    /// Whether the passes run `ops::moe_pipeline` and `ops::moe_backward_pipeline` (CUDA,
-    /// the CPU device) rather than `ops::moe_forward` and `ops::moe_backward` (elsewhere).
+    /// Whether the forward pass runs `ops::moe_pipeline` (CUDA, the CPU device) rather than
+    /// `ops::moe_forward` (elsewhere).
     pipeline: bool,
+    /// Whether the backward pass runs `ops::moe_backward_pipeline` rather than
+    /// `ops::moe_backward`: `None` to choose by rows per expert (see
+    /// [`MoeLayer::backward_pipeline`]).
+    backward_pipeline: Option<bool>,
     /// A device of the world where the pipeline cannot run.
     without_pipeline: Option<String>,
     /// Tensor maps of the pipelines' operands (`ops::MOE_MAP_WORDS` and
@@ -277,6 +285,7 @@ impl MoeLayer {
             no_weights: world.alloc_symmetric(8)?,
             workgroups: None,
             pipeline: without_pipeline.is_none(),
+            backward_pipeline: None,
             without_pipeline,
             maps: MapCache::default(),
             backward_maps: MapCache::default(),
@@ -312,10 +321,23 @@ impl MoeLayer {
         self.workgroups = workgroups;
     }
 
-    /// Whether the passes run on the warp-specialised pipeline (see
+    /// Whether the forward pass runs on the warp-specialised pipeline (see
     /// [`MoeLayer::set_pipeline`]).
     pub fn pipeline(&self) -> bool {
         self.pipeline
+    }
+
+    /// Whether the backward pass runs on the warp-specialised pipeline. Unless set
+    /// ([`MoeLayer::set_pipeline`], [`MoeLayer::set_backward_pipeline`]), it does where the
+    /// forward's does and an expert has at least [`PIPELINED_BACKWARD_ROWS`] rows on average:
+    /// with fewer, the weight gradients are sums over so few rows that their tiles are
+    /// bound by storing the gradients, which the group mainloop's two workgroups per
+    /// processor overlap better.
+    pub fn backward_pipeline(&self) -> bool {
+        let s = self.shape;
+        let rows_per_expert = s.tokens * self.dims.ranks as usize * s.topk / s.experts;
+        self.backward_pipeline
+            .unwrap_or(self.pipeline && rows_per_expert >= PIPELINED_BACKWARD_ROWS)
     }
 
     /// Runs the GEMM tiles of both passes on the warp-specialised pipeline (`true`, the
@@ -324,14 +346,28 @@ impl MoeLayer {
     /// `ops::moe_backward`); the results are bitwise the same. Refused, naming the device,
     /// where the pipeline cannot run.
     pub fn set_pipeline(&mut self, on: bool) -> Result<()> {
-        if on && let Some(d) = &self.without_pipeline {
-            return Err(Error::Shape {
-                op: "MoeLayer::set_pipeline",
-                message: format!("the pipelined passes run on CUDA and the CPU device, not on {d}"),
-            });
-        }
+        self.check_pipeline(on, "MoeLayer::set_pipeline")?;
         self.pipeline = on;
+        self.backward_pipeline = Some(on);
         Ok(())
+    }
+
+    /// The backward pass's mainloop alone: `Some(on)` as [`MoeLayer::set_pipeline`], `None`
+    /// to choose by rows per expert (the default; see [`MoeLayer::backward_pipeline`]).
+    pub fn set_backward_pipeline(&mut self, on: Option<bool>) -> Result<()> {
+        self.check_pipeline(on == Some(true), "MoeLayer::set_backward_pipeline")?;
+        self.backward_pipeline = on;
+        Ok(())
+    }
+
+    fn check_pipeline(&self, on: bool, op: &'static str) -> Result<()> {
+        match &self.without_pipeline {
+            Some(d) if on => Err(Error::Shape {
+                op,
+                message: format!("the pipelined passes run on CUDA and the CPU device, not on {d}"),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Queues the layer's forward pass on every rank: `out[t]` (`tokens x hidden` bf16) from
@@ -681,7 +717,8 @@ impl MoeLayer {
                 });
             }
         };
-        if self.pipeline {
+        let pipeline = self.backward_pipeline();
+        if pipeline {
             let b = self.backward.as_ref().expect("allocated above");
             let (dims, saved) = (&self.dims, &self.saved);
             let mut key = maps_key(x, weights);
@@ -697,7 +734,7 @@ impl MoeLayer {
         let sigmoid = matches!(self.options.routing, Routing::Sigmoid { .. });
         let (_, _, normalize, scale) = self.routing_parameters();
         // As the forward's rounds: `dh` tiles of a row tile, then `dx` tiles of another.
-        let (kernel, subgroups, tasks) = match self.pipeline {
+        let (kernel, subgroups, tasks) = match pipeline {
             true => (
                 BACKWARD_PIPE_KERNEL,
                 MOE_PIPE_SUBGROUPS,
@@ -773,7 +810,7 @@ impl MoeLayer {
                 )
             };
         }
-        match self.pipeline {
+        match pipeline {
             true => launch!(moe_backward_pipeline, self.backward_maps.newest()),
             false => launch!(moe_backward),
         }

@@ -1271,3 +1271,38 @@ fn a_joined_world_runs_the_layer_bitwise_as_an_emulated_one() {
         );
     }
 }
+
+/// The backward pass's mainloop by default: the pipeline from `PIPELINED_BACKWARD_ROWS` rows
+/// per expert (the world's tokens times `topk` over the experts), the group mainloop below;
+/// an explicit choice holds whatever the rows.
+#[test]
+fn backward_mainloop_is_chosen_by_rows_per_expert() {
+    let mut world = world(2);
+    let options = MoeOptions {
+        routing: Routing::Softmax { normalize: true },
+        shared_expert: false,
+        capacity: None,
+    };
+    // Rows per expert: 64 tokens x 2 ranks x top-2 / 8 experts = 32; 512 x 2 x 4 / 8 = 512.
+    let shape = |experts, topk, tokens| MoeShape {
+        experts,
+        topk,
+        tokens,
+        hidden: 64,
+        ffn: 64,
+    };
+    let mut few = MoeLayer::new(&mut world, shape(8, 2, 64), options).unwrap();
+    let many = MoeLayer::new(&mut world, shape(8, 4, 512), options).unwrap();
+    assert_eq!(kernels::PIPELINED_BACKWARD_ROWS, 512);
+    assert!(few.pipeline() && !few.backward_pipeline());
+    assert!(many.pipeline() && many.backward_pipeline());
+    few.set_backward_pipeline(Some(true)).unwrap();
+    assert!(few.backward_pipeline());
+    few.set_pipeline(false).unwrap();
+    assert!(!few.pipeline() && !few.backward_pipeline());
+    few.set_backward_pipeline(None).unwrap();
+    assert!(
+        !few.backward_pipeline(),
+        "no pipelined backward without the forward's"
+    );
+}
