@@ -124,8 +124,7 @@ impl Lower {
         Ok(())
     }
 
-    /// `fence_proxy_async_shared()`: `fence_proxy_async()` for shared-memory stores only,
-    /// which need not wait for the work-item's global stores.
+    /// `fence_proxy_async_shared()`: `fence_proxy_async()` for shared-memory stores only.
     pub(super) fn fence_proxy_async_shared(
         &mut self,
         b: &mut KernelBuilder,

@@ -487,8 +487,7 @@ define_ops! {
         syntax []
         results |_ty| vec![];
     /// Subgroup barrier: every live lane of the work-item's subgroup waits here, and its
-    /// memory operations before it are visible to the subgroup's lanes after it. Unlike a
-    /// workgroup-scope `fence`, it does not wait for global stores to reach other subgroups.
+    /// memory operations before it are visible to the subgroup's lanes after it.
     SubgroupBarrier = "subgroup.barrier"
         family Machine
         syntax []
@@ -732,8 +731,8 @@ define_ops! {
         family Async
         syntax []
         results |_ty| vec![];
-    /// `fence.proxy.async` for shared memory only: it need not wait for the work-item's
-    /// global stores (`fence.proxy.async.shared::cta` on NVIDIA, nothing elsewhere).
+    /// `fence.proxy.async` for shared memory only (`fence.proxy.async.shared::cta` on NVIDIA,
+    /// nothing elsewhere).
     FenceProxyAsyncShared = "fence.proxy.async.shared"
         family Async
         syntax []
