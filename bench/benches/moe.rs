@@ -79,7 +79,6 @@ const PROXIES: [Proxy; 2] = [
 ];
 const TOPK: usize = 8;
 
-/// The world's weights and tokens, made on the device.
 /// One training step's figures (milliseconds) and the largest relative error of its checks.
 struct Step {
     ms: f64,
@@ -92,6 +91,7 @@ struct Step {
     err: f64,
 }
 
+/// The world's weights and tokens, made on the device.
 struct Inputs {
     x: SymmetricBuffer<bf16>,
     router: SymmetricBuffer<bf16>,
