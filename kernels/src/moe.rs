@@ -525,17 +525,21 @@ impl MoeLayer {
         }
     }
 
-    /// Workgroups per rank and the launch's block, and the `lag` of expert tiles whose
-    /// round is `round` tasks, for workgroups that hold up to `in_flight` tasks at once:
-    /// twice the tasks the workgroups hold in between (the second pass of a row tile trails
-    /// its first by `lag` rounds).
+    /// Workgroups per rank and the launch's block of kernel `op` (a pipeline's if `pipeline`),
+    /// and the `lag` of expert tiles whose round is `round` tasks: twice the tasks the
+    /// workgroups hold in between (a pipeline's workgroup holds one in its consumers' hands
+    /// and one in a slot; the second pass of a row tile trails its first by `lag` rounds).
     fn workgroups_and_lag(
         &self,
         world: &World,
         op: &str,
-        subgroups: u32,
-        (round, in_flight): (u32, u32),
+        pipeline: bool,
+        round: u32,
     ) -> Result<(u32, u32, u32)> {
+        let (subgroups, in_flight) = match pipeline {
+            true => (MOE_PIPE_SUBGROUPS, 2),
+            false => (MOE_SUBGROUPS, 1),
+        };
         let block = subgroups * subgroup_size(world.device());
         let per_rank = match self.workgroups {
             Some(n) => n,
@@ -570,21 +574,13 @@ impl MoeLayer {
         let sigmoid = matches!(self.options.routing, Routing::Sigmoid { .. });
         let (groups, topk_groups, normalize, scale) = self.routing_parameters();
         // A round of expert tasks: the up-projection tiles of a row tile, then the
-        // down-projection tiles of another; the pipeline's tiles are twice as wide, and its
-        // workgroups hold a task in their consumers' hands and one in a slot.
-        let (kernel, subgroups, tasks) = match self.pipeline {
-            true => (
-                PIPE_KERNEL,
-                MOE_PIPE_SUBGROUPS,
-                (d.ffn.div_ceil(128) + d.hidden.div_ceil(256), 2),
-            ),
-            false => (
-                OP,
-                MOE_SUBGROUPS,
-                (d.ffn.div_ceil(64) + d.hidden.div_ceil(128), 1),
-            ),
+        // down-projection tiles of another; the pipeline's tiles are twice as wide.
+        let (kernel, round) = match self.pipeline {
+            true => (PIPE_KERNEL, d.ffn.div_ceil(128) + d.hidden.div_ceil(256)),
+            false => (OP, d.ffn.div_ceil(64) + d.hidden.div_ceil(128)),
         };
-        let (per_rank, block, lag) = self.workgroups_and_lag(world, kernel, subgroups, tasks)?;
+        let (per_rank, block, lag) =
+            self.workgroups_and_lag(world, kernel, self.pipeline, round)?;
         let [o_send, o_dest, o_blocks, o_local, o_status, o_tiles, o_list] = d.plan_offsets().0;
         let silent = self.silent.unwrap_or(u32::MAX);
         let v = &self.saved;
@@ -734,19 +730,14 @@ impl MoeLayer {
         let sigmoid = matches!(self.options.routing, Routing::Sigmoid { .. });
         let (_, _, normalize, scale) = self.routing_parameters();
         // As the forward's rounds: `dh` tiles of a row tile, then `dx` tiles of another.
-        let (kernel, subgroups, tasks) = match pipeline {
+        let (kernel, round) = match pipeline {
             true => (
                 BACKWARD_PIPE_KERNEL,
-                MOE_PIPE_SUBGROUPS,
-                (d.ffn.div_ceil(256) + d.hidden.div_ceil(256), 2),
+                d.ffn.div_ceil(256) + d.hidden.div_ceil(256),
             ),
-            false => (
-                op,
-                MOE_SUBGROUPS,
-                (d.ffn.div_ceil(128) + d.hidden.div_ceil(128), 1),
-            ),
+            false => (op, d.ffn.div_ceil(128) + d.hidden.div_ceil(128)),
         };
-        let (per_rank, block, lag) = self.workgroups_and_lag(world, kernel, subgroups, tasks)?;
+        let (per_rank, block, lag) = self.workgroups_and_lag(world, kernel, pipeline, round)?;
         let b = self.backward.as_ref().expect("allocated above");
         let [o_send, o_dest, _, o_local, o_status, o_tiles, o_list] = d.plan_offsets().0;
         let v = &self.saved;
