@@ -3109,20 +3109,12 @@ fn route_token(
             }
         }
     }
-    let mut offset = lanes / 2;
-    while offset > 0 {
-        top = max(top, subgroup_shuffle(top, lane ^ offset));
-        offset /= 2;
-    }
+    top = subgroup_max(top);
     if sigmoid == 0 {
         for e in (lane..experts).step_by(lanes) {
             sum += exp(unsafe { *lt.get_unchecked(t * experts + e) } - top);
         }
-        let mut offset = lanes / 2;
-        while offset > 0 {
-            sum += subgroup_shuffle(sum, lane ^ offset);
-            offset /= 2;
-        }
+        sum = subgroup_sum(sum);
     }
     // Every lane reads the others' sigmoids below.
     subgroup_barrier();
@@ -3196,6 +3188,31 @@ fn route_token(
                 if sigmoid == 1 { v } else { exp(v - top) / sum };
         }
     }
+}
+
+/// The sum of the calling subgroup's `x`, in every lane: a butterfly, so the same order of
+/// additions (and bits) whatever the timing.
+#[device]
+fn subgroup_sum(x: f32) -> f32 {
+    let mut v = x;
+    let mut offset = subgroup_size() / 2;
+    while offset > 0 {
+        v += subgroup_shuffle(v, subgroup_lane() ^ offset);
+        offset /= 2;
+    }
+    v
+}
+
+/// The largest of the calling subgroup's `x`, in every lane.
+#[device]
+fn subgroup_max(x: f32) -> f32 {
+    let mut v = x;
+    let mut offset = subgroup_size() / 2;
+    while offset > 0 {
+        v = max(v, subgroup_shuffle(v, subgroup_lane() ^ offset));
+        offset /= 2;
+    }
+    v
 }
 
 /// The expert the calling subgroup's lanes put first, each offering (`key`, `e`; `e` past
@@ -4626,11 +4643,7 @@ fn push_gradients(
                 *to.get_unchecked_mut(out + 7) = (w * d7) as bf16;
             }
         }
-        let mut offset = subgroup_size() / 2;
-        while offset > 0 {
-            sum += subgroup_shuffle(sum, lane ^ offset);
-            offset /= 2;
-        }
+        let sum = subgroup_sum(sum);
         if lane == 0 {
             dweights.local()[pick] = sum;
         }
