@@ -25,8 +25,10 @@ const LLVM_PACKAGES: &[&str] = &[
     "libncurses-dev",
 ];
 
-/// What building and testing the Python package (`python/`) needs, in its own venv.
-const PYTHON_PACKAGES: &[&str] = &["maturin>=1.7,<2", "numpy", "ml_dtypes", "pytest"];
+/// What building and testing the Python package (`python/`) needs, in its own venv. torch
+/// (PyPI's build; its CUDA libraries idle on a machine without a GPU) runs the torch tests on
+/// CPU tensors; the package itself never imports it unless asked to.
+const PYTHON_PACKAGES: &[&str] = &["maturin>=1.7,<2", "numpy", "ml_dtypes", "pytest", "torch"];
 
 /// Optional: lets `kosmos-runtime --features hip` build (HIP 5.2; build-only, not for running).
 const HIP_PACKAGE: &str = "libamdhip64-dev";
@@ -184,7 +186,7 @@ fn test() -> Result {
     }
     cargo(&env, &["test", "--workspace"])?;
     let venv = python_develop(&env)?;
-    // -rs lists the skipped tests (CUDA ones without a CUDA torch) with their reasons.
+    // -rs lists the skipped tests (the CUDA ones where there is no GPU) with their reasons.
     run(Command::new(venv.join("bin/python"))
         .args(["-m", "pytest", "-q", "-rs", "python/tests"])
         .current_dir(root()))?;
@@ -198,7 +200,7 @@ fn python_venv() -> Result<PathBuf> {
     let python = venv.join("bin/python");
     let ready = python.is_file()
         && venv.join("bin/maturin").is_file()
-        && output(Command::new(&python).args(["-c", "import numpy, ml_dtypes, pytest"])).is_ok();
+        && output(Command::new(&python).args(["-c", "import numpy, ml_dtypes, pytest, torch"])).is_ok();
     if !ready {
         println!(
             "xtask: installing {} into {}",
