@@ -17,6 +17,9 @@
 //! with code 2. Prints a table, writes JSON to `KOSMOS_BENCH_JSON` when set;
 //! `KOSMOS_BENCH_SHAPE` keeps the cases whose name contains it. Each op runs `WARMUP`
 //! times, then `TIMED` times between events on the world's stream; medians are reported.
+//! The "queued" columns time the fused op and its baseline (our gemm, the unfused sequence)
+//! over calls queued back to back instead (`gemm::queued_ms`): the device's time, without
+//! the host's launch work that a single call between two events also counts.
 //! Before timing, every fused result is compared with the unfused one (relative to the
 //! largest magnitude); a mismatch exits with code 1.
 
@@ -205,9 +208,20 @@ fn rel_diff(got: &[f32], want: &[f32]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// Part 2's figures of one case: milliseconds of one call between its own events and of a
+/// call queued behind others ([`gemm::queued_ms`]), and the largest difference of the fused
+/// result from the unfused one.
+struct Emulated {
+    fused_ms: f64,
+    unfused_ms: f64,
+    fused_queued_ms: f64,
+    unfused_queued_ms: f64,
+    diff: f64,
+}
+
 /// Part 2 of one case: the fused op on an emulated world of `ranks` against the unfused
-/// sequence; (fused ms, unfused ms, largest difference).
-fn emulated_case(device: &Device, ranks: u32, c: Case) -> Result<(f64, f64, f64)> {
+/// sequence.
+fn emulated_case(device: &Device, ranks: u32, c: Case) -> Result<Emulated> {
     let mut world = World::emulated(device, ranks, WorldOptions::default())?;
     let mut tp = TpOps::new(&world)?;
     let local = Ops::new(device)?;
@@ -231,12 +245,38 @@ fn emulated_case(device: &Device, ranks: u32, c: Case) -> Result<(f64, f64, f64)
     let fused_ms = gemm::world_median_ms(&mut world, |w| fused(&mut tp, w, c, &b))?;
     let unfused_ms =
         gemm::world_median_ms(&mut world, |w| unfused(&local, &modules, w, c, &mut b))?;
-    Ok((fused_ms, unfused_ms, diff))
+    let fused_queued_ms = gemm::queued_ms(|runs| {
+        gemm::world_trial_ms(&mut world, runs, |w| fused(&mut tp, w, c, &b))
+    })?;
+    let unfused_queued_ms = gemm::queued_ms(|runs| {
+        gemm::world_trial_ms(&mut world, runs, |w| {
+            unfused(&local, &modules, w, c, &mut b)
+        })
+    })?;
+    Ok(Emulated {
+        fused_ms,
+        unfused_ms,
+        fused_queued_ms,
+        unfused_queued_ms,
+        diff,
+    })
 }
 
-/// Part 1 of one case on a world of one rank: (fused ms, our gemm ms, group gemm ms, cuBLAS
-/// ms, largest difference of the fused result from cuBLAS's).
-fn single_case(device: &Device, cublas: &Cublas, c: Case) -> Result<[f64; 5]> {
+/// Part 1's figures of one case: milliseconds of one call between its own events, of a
+/// call queued behind others ([`gemm::queued_ms`]: the fused op and our gemm), and the
+/// largest difference of the fused result from cuBLAS's.
+struct Single {
+    fused_ms: f64,
+    gemm_ms: f64,
+    group_ms: f64,
+    cublas_ms: f64,
+    fused_queued_ms: f64,
+    gemm_queued_ms: f64,
+    diff: f64,
+}
+
+/// Part 1 of one case on a world of one rank.
+fn single_case(device: &Device, cublas: &Cublas, c: Case) -> Result<Single> {
     let Shape { m, n, k, .. } = c.shape;
     let mut world = World::emulated(device, 1, WorldOptions::default())?;
     let mut tp = TpOps::new(&world)?;
@@ -282,8 +322,27 @@ fn single_case(device: &Device, cublas: &Cublas, c: Case) -> Result<[f64; 5]> {
         Ok(())
     })?;
     let cublas_ms = gemm::median_ms(|f| cublas.time(f), |_| cublas.gemm(args))?;
+    let fused_queued_ms = gemm::queued_ms(|runs| {
+        gemm::world_trial_ms(&mut world, runs, |w| fused(&mut tp, w, c, &b))
+    })?;
+    let gemm_queued_ms = gemm::queued_ms(|runs| {
+        gemm::time_on(&stream, &mut || {
+            for _ in 0..runs {
+                plan.launch(&stream, &mut theirs)?;
+            }
+            Ok(())
+        })
+    })?;
     stream.synchronize()?;
-    Ok([fused_ms, gemm_ms, group_ms, cublas_ms, diff])
+    Ok(Single {
+        fused_ms,
+        gemm_ms,
+        group_ms,
+        cublas_ms,
+        fused_queued_ms,
+        gemm_queued_ms,
+        diff,
+    })
 }
 
 /// Part 3 (`KOSMOS_BENCH_GPUS=N`, N >= 2, instead of parts 1 and 2): one rank per GPU
@@ -339,32 +398,36 @@ fn run() -> Result<ExitCode> {
     }
     let (mut table, mut json, mut wrong) = (Vec::new(), Vec::new(), false);
     for c in &cases {
-        let [fused_ms, gemm_ms, group_ms, cublas_ms, diff] = single_case(&device, &cublas, *c)?;
-        wrong |= diff > TOLERANCE;
+        let f = single_case(&device, &cublas, *c)?;
+        wrong |= f.diff > TOLERANCE;
         table.push(vec![
             c.name.to_string(),
             "1".into(),
-            format!("{:.1}", tflops(c, fused_ms)),
-            format!("{:.3}", gemm_ms / fused_ms),
-            format!("{:.3}", group_ms / fused_ms),
-            format!("{:.3}", cublas_ms / fused_ms),
+            format!("{:.1}", tflops(c, f.fused_ms)),
+            format!("{:.3}", f.gemm_ms / f.fused_ms),
+            format!("{:.3}", f.gemm_queued_ms / f.fused_queued_ms),
+            format!("{:.3}", f.group_ms / f.fused_ms),
+            format!("{:.3}", f.cublas_ms / f.fused_ms),
             "-".into(),
-            format!("{diff:.1e}"),
+            "-".into(),
+            format!("{:.1e}", f.diff),
         ]);
         json.push(report::object(&[
             ("case", Field::Str(c.name.into())),
             ("ranks", Field::Int(1)),
-            ("fused_ms", Field::Num(fused_ms)),
-            ("gemm_ms", Field::Num(gemm_ms)),
-            ("group_gemm_ms", Field::Num(group_ms)),
-            ("cublas_ms", Field::Num(cublas_ms)),
-            ("max_rel_diff", Field::Num(diff)),
+            ("fused_ms", Field::Num(f.fused_ms)),
+            ("gemm_ms", Field::Num(f.gemm_ms)),
+            ("group_gemm_ms", Field::Num(f.group_ms)),
+            ("cublas_ms", Field::Num(f.cublas_ms)),
+            ("fused_queued_ms", Field::Num(f.fused_queued_ms)),
+            ("gemm_queued_ms", Field::Num(f.gemm_queued_ms)),
+            ("max_rel_diff", Field::Num(f.diff)),
         ]));
     }
     const RANKS: u32 = 8;
     for c in &cases {
-        let (fused_ms, unfused_ms, diff) = emulated_case(&device, RANKS, *c)?;
-        wrong |= diff > TOLERANCE;
+        let f = emulated_case(&device, RANKS, *c)?;
+        wrong |= f.diff > TOLERANCE;
         // Every rank runs the per-rank GEMM on the one GPU.
         let all = Case {
             shape: Shape {
@@ -376,19 +439,23 @@ fn run() -> Result<ExitCode> {
         table.push(vec![
             c.name.to_string(),
             RANKS.to_string(),
-            format!("{:.1}", tflops(&all, fused_ms)),
+            format!("{:.1}", tflops(&all, f.fused_ms)),
             "-".into(),
             "-".into(),
             "-".into(),
-            format!("{:.3}", unfused_ms / fused_ms),
-            format!("{diff:.1e}"),
+            "-".into(),
+            format!("{:.3}", f.unfused_ms / f.fused_ms),
+            format!("{:.3}", f.unfused_queued_ms / f.fused_queued_ms),
+            format!("{:.1e}", f.diff),
         ]);
         json.push(report::object(&[
             ("case", Field::Str(c.name.into())),
             ("ranks", Field::Int(RANKS.into())),
-            ("fused_ms", Field::Num(fused_ms)),
-            ("unfused_ms", Field::Num(unfused_ms)),
-            ("max_rel_diff", Field::Num(diff)),
+            ("fused_ms", Field::Num(f.fused_ms)),
+            ("unfused_ms", Field::Num(f.unfused_ms)),
+            ("fused_queued_ms", Field::Num(f.fused_queued_ms)),
+            ("unfused_queued_ms", Field::Num(f.unfused_queued_ms)),
+            ("max_rel_diff", Field::Num(f.diff)),
         ]));
     }
     println!(
@@ -399,15 +466,21 @@ fn run() -> Result<ExitCode> {
                 "ranks",
                 "fused TF/s",
                 "vs our gemm",
+                "queued",
                 "vs group gemm",
                 "vs cuBLAS",
                 "vs unfused",
+                "queued",
                 "max rel diff"
             ],
             &table,
         )
     );
-    println!("(ratios: the baseline's time / the fused op's time; > 1: the fused op is faster)");
+    println!(
+        "(ratios: the baseline's time / the fused op's time; > 1: the fused op is faster; \
+         \"queued\": both timed over {} calls queued back to back)",
+        gemm::QUEUED
+    );
     if let Ok(path) = std::env::var("KOSMOS_BENCH_JSON") {
         std::fs::write(
             path,

@@ -225,6 +225,42 @@ pub fn max_rel_err<T: Copy + Into<f64>>(
     compare::rel_err(&got, &want.concat(), Scale::Largest, f64::INFINITY).max
 }
 
+/// Runs queued back to back in one trial of [`queued_ms`], and its trials.
+pub const QUEUED: usize = 10;
+const TRIALS: usize = 7;
+
+/// Milliseconds a run takes when runs are queued back to back: `trial(runs)` queues `runs`
+/// runs between a pair of events and gives the milliseconds between them; the median over
+/// `TRIALS` trials of `QUEUED` runs, after a trial of `WARMUP`. This is the device's time,
+/// the host's launch work hidden behind the runs queued before (as in a training step,
+/// whose launches run ahead of the GPU), where one run between its own pair of events
+/// ([`median_ms`], [`world_median_ms`]) also counts the host's work between the first event
+/// and the kernel's start.
+pub fn queued_ms(mut trial: impl FnMut(usize) -> Result<f64>) -> Result<f64> {
+    trial(WARMUP)?;
+    let mut ms = (0..TRIALS)
+        .map(|_| Ok(trial(QUEUED)? / QUEUED as f64))
+        .collect::<Result<Vec<f64>>>()?;
+    ms.sort_by(f64::total_cmp);
+    Ok(ms[TRIALS / 2])
+}
+
+/// A trial of [`queued_ms`] on a world: `runs` runs of `run(world)` between two events on
+/// the stream of its rank 0, then a synchronize of the world.
+pub fn world_trial_ms(
+    world: &mut World,
+    runs: usize,
+    mut run: impl FnMut(&mut World) -> Result<()>,
+) -> Result<f64> {
+    let start = world.rank_stream(0).expect("rank 0").record_event()?;
+    for _ in 0..runs {
+        run(world)?;
+    }
+    let end = world.rank_stream(0).expect("rank 0").record_event()?;
+    world.synchronize()?;
+    Ok(f64::from(start.elapsed_ms(&end)?))
+}
+
 /// Median milliseconds of `run(world)` over `TIMED` runs after `WARMUP`, each
 /// between two events on the stream of the world's rank 0 (all of an emulated world's
 /// work is on it).
@@ -234,12 +270,9 @@ pub fn world_median_ms(
 ) -> Result<f64> {
     let mut ms = Vec::with_capacity(TIMED);
     for i in 0..WARMUP + TIMED {
-        let start = world.rank_stream(0).expect("rank 0").record_event()?;
-        run(world)?;
-        let end = world.rank_stream(0).expect("rank 0").record_event()?;
-        world.synchronize()?;
+        let t = world_trial_ms(world, 1, &mut run)?;
         if i >= WARMUP {
-            ms.push(f64::from(start.elapsed_ms(&end)?));
+            ms.push(t);
         }
     }
     ms.sort_by(f64::total_cmp);
