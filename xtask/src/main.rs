@@ -200,7 +200,8 @@ fn python_venv() -> Result<PathBuf> {
     let python = venv.join("bin/python");
     let ready = python.is_file()
         && venv.join("bin/maturin").is_file()
-        && output(Command::new(&python).args(["-c", "import numpy, ml_dtypes, pytest, torch"])).is_ok();
+        && output(Command::new(&python).args(["-c", "import numpy, ml_dtypes, pytest, torch"]))
+            .is_ok();
     if !ready {
         println!(
             "xtask: installing {} into {}",
