@@ -26,9 +26,16 @@ const LLVM_PACKAGES: &[&str] = &[
 ];
 
 /// What building and testing the Python package (`python/`) needs, in its own venv. torch
-/// (PyPI's build; its CUDA libraries idle on a machine without a GPU) runs the torch tests on
-/// CPU tensors; the package itself never imports it unless asked to.
-const PYTHON_PACKAGES: &[&str] = &["maturin>=1.7,<2", "numpy", "ml_dtypes", "pytest", "torch"];
+/// (PyPI's build; its CUDA libraries idle on a machine without a GPU) and jax run the tests
+/// of their arrays on the CPU; the package itself imports neither unless asked to.
+const PYTHON_PACKAGES: &[&str] = &[
+    "maturin>=1.7,<2",
+    "numpy",
+    "ml_dtypes",
+    "pytest",
+    "torch",
+    "jax",
+];
 
 /// Optional: lets `kosmos-runtime --features hip` build (HIP 5.2; build-only, not for running).
 const HIP_PACKAGE: &str = "libamdhip64-dev";
@@ -200,8 +207,10 @@ fn python_venv() -> Result<PathBuf> {
     let python = venv.join("bin/python");
     let ready = python.is_file()
         && venv.join("bin/maturin").is_file()
-        && output(Command::new(&python).args(["-c", "import numpy, ml_dtypes, pytest, torch"]))
-            .is_ok();
+        && output(
+            Command::new(&python).args(["-c", "import numpy, ml_dtypes, pytest, torch, jax"]),
+        )
+        .is_ok();
     if !ready {
         println!(
             "xtask: installing {} into {}",
