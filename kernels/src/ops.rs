@@ -915,6 +915,7 @@ fn rearm(ready: &Sym<[u32]>, count: u32, queues: &Sym<[u32]>, head_count: u32) {
     max_workgroup_size = 512,
     max_subgroups = 8,
     min_resident = 2,
+    scheduler_scratch = stages,
     instances(TB = 0, BF16 = 0),
     instances(TB = 0, BF16 = 1),
     instances(TB = 1, BF16 = 0),
@@ -1045,6 +1046,7 @@ fn put4(
     max_workgroup_size = 512,
     max_subgroups = 8,
     min_resident = 2,
+    scheduler_scratch = stages,
     instances(TB = 0, BF16 = 0, AR = 0),
     instances(TB = 0, BF16 = 1, AR = 0),
     instances(TB = 1, BF16 = 0, AR = 0),
@@ -1887,7 +1889,12 @@ pub const MOE_ROUTE_TOKENS: u32 = 32;
 /// launch runs: 15 for the layer; one bit per launch, in order, runs the same work as an
 /// unfused sequence of four launches (the baseline the fused launch is measured against).
 /// Launch with 8 subgroups.
-#[kernel(max_workgroup_size = 512, max_subgroups = 8, min_resident = 2)]
+#[kernel(
+    max_workgroup_size = 512,
+    max_subgroups = 8,
+    min_resident = 2,
+    scheduler_scratch = stages
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn moe_forward(
     team: &Team,

@@ -15,7 +15,10 @@
 //!
 //! `max_subgroups = N` (1..=32) bounds the workgroup in subgroups as well: a target's bound
 //! is the smaller of `max_workgroup_size` and `N` subgroups of its width
-//! (`kosmos_ir::Kernel::workgroup_bound`).
+//! (`kosmos_ir::Kernel::workgroup_bound`). `scheduler_scratch = ring` (a kernel with a
+//! team) gives the scheduler's broadcast words the last two words of the top-level
+//! `let ring = shared_array::<T, N>()` instead of an allocation of their own
+//! (`kosmos_sched::Sched::with_scratch`).
 //!
 //! The body is a statement-level Rust subset, lowered by [`KernelDef::lower`]:
 //! `let`/`let mut` (with optional scalar type annotations), assignment and compound assignment,

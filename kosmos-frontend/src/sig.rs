@@ -31,6 +31,10 @@ pub struct KernelDef {
     /// `min_resident = N`: plan registers for N resident workgroups per processor
     /// (`kosmos_ir::Kernel::min_resident`).
     pub min_resident: Option<u32>,
+    /// `scheduler_scratch = name`: the scheduler's broadcast words are the last two words
+    /// of the kernel's top-level `let name = shared_array::<T, N>()` instead of an
+    /// allocation of their own (a kernel whose ring fills the target's shared memory).
+    pub scheduler_scratch: Option<Ident>,
     pub body: syn::Block,
     /// The path of the source file, which bounds errors name ("" when unknown).
     pub file: String,
@@ -335,6 +339,7 @@ impl KernelDef {
             max_workgroup_size: DEFAULT_MAX_WORKGROUP_SIZE,
             max_subgroups: None,
             min_resident: None,
+            scheduler_scratch: None,
             body: (*f.block).clone(),
             file: String::new(),
             items: Rc::new(Items::none()),
@@ -403,6 +408,9 @@ impl KernelDef {
                 }
                 self.min_resident = Some(v);
                 Ok(())
+            } else if meta.path.is_ident("scheduler_scratch") {
+                self.scheduler_scratch = Some(meta.value()?.parse()?);
+                Ok(())
             } else if meta.path.is_ident("instances") {
                 let span = meta.path.span();
                 let mut values: Vec<Option<u32>> = vec![None; self.consts.len()];
@@ -441,7 +449,7 @@ impl KernelDef {
                 Ok(())
             } else {
                 Err(meta.error(
-                    "expected `max_workgroup_size = N`, `max_subgroups = N`, `min_resident = N` or `instances(NAME = value, ...)`",
+                    "expected `max_workgroup_size = N`, `max_subgroups = N`, `min_resident = N`, `scheduler_scratch = ARRAY` or `instances(NAME = value, ...)`",
                 ))
             }
         });

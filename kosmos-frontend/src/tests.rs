@@ -660,6 +660,80 @@ fn world_kernels_reach_every_rank_copy_and_check_its_bounds() {
     }
 }
 
+/// `scheduler_scratch = ring` makes the scheduler broadcast its claims through the ring's
+/// last two words: no allocation of its own, every lane of a workgroup sees the same
+/// ticket, and the rest of the ring keeps what the workgroup put there across the claims.
+#[test]
+fn the_scheduler_borrows_the_last_words_of_a_named_shared_array() {
+    use kosmos_runtime::{World, WorldOptions};
+    let src = r#"
+        #[kernel(scheduler_scratch = ring)]
+        fn k(team: &Team, heads: &Sym<[u32]>, seen: &Sym<[u32]>, n: u32) {
+            let ring = shared_array::<u32, 64>();
+            start_barrier();
+            let lane = workitem_id_x();
+            ring[lane] = lane * 3 + 1;
+            barrier();
+            let head = heads.local();
+            let mut t = claim(&head[0], n);
+            while t < n {
+                seen.local()[t * 32 + lane] = ring[lane] + 1000 * t;
+                t = claim(&head[0], n);
+            }
+        }
+    "#;
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(kernels[0].shared_layout(), (vec![0], 256));
+    let (device, module, name) = load_on_cpu(src);
+    let mut world = World::emulated(&device, 1, WorldOptions::default()).unwrap();
+    let n = SmallRng::seed_from_u64(rand::random()).random_range(5..40u32);
+    let heads = world.alloc_symmetric::<u32>(1).unwrap();
+    heads.rank(0).unwrap().upload(&[0]).unwrap();
+    let seen = world.alloc_symmetric::<u32>(32 * n as usize).unwrap();
+    seen.rank(0)
+        .unwrap()
+        .upload(&vec![u32::MAX; 32 * n as usize])
+        .unwrap();
+    let args = [
+        KernelArg::from(heads.index()),
+        KernelArg::from(heads.len() as u64),
+        KernelArg::from(seen.index()),
+        KernelArg::from(seen.len() as u64),
+        KernelArg::from(n),
+    ];
+    world.launch(&module, &name, 3, 32, &args).unwrap();
+    let want: Vec<u32> = (0..n)
+        .flat_map(|t| (0..32).map(move |lane| lane * 3 + 1 + 1000 * t))
+        .collect();
+    assert_eq!(seen.rank(0).unwrap().download().unwrap(), want);
+}
+
+#[test]
+fn scheduler_scratch_misuse_is_reported() {
+    let cases = [
+        (
+            "#[kernel(scheduler_scratch = ring)]\nfn k(out: &mut [u32]) { let ring = shared_array::<u32, 8>(); }",
+            "`scheduler_scratch` lends shared memory to the scheduler of a world",
+        ),
+        (
+            "#[kernel(scheduler_scratch = ring)]\nfn k(team: &Team) { let other = shared_array::<u32, 8>(); }",
+            "`scheduler_scratch` names `ring`, but the kernel has no top-level `let ring = shared_array::<T, N>()`",
+        ),
+        (
+            "#[kernel(scheduler_scratch = ring)]\nfn k(team: &Team) { start_barrier(); let ring = shared_array::<u32, 8>(); }",
+            "`start_barrier` comes before `let ring = shared_array::<T, N>()`",
+        ),
+        (
+            "#[kernel(scheduler_scratch = ring)]\nfn k(team: &Team) { let ring = shared_array::<u8, 6>(); }",
+            "`scheduler_scratch` takes the last 2 4-byte words of `ring`, which holds 6 bytes",
+        ),
+    ];
+    for (src, message) in cases {
+        let (got, ..) = error(src);
+        assert!(got.contains(message), "{src}: {got}");
+    }
+}
+
 /// The instructions of `k` that define each value, by value index.
 fn definitions(k: &kosmos_ir::Kernel) -> HashMap<Value, Op> {
     let mut defs = HashMap::new();

@@ -27,7 +27,7 @@ pub use kosmos_runtime::world::abi;
 
 pub use abi::{CapacityRecord, ErrorRecord, Role, TraceEvent, WaitKind};
 pub use dispatch::Queues;
-pub use sync::{POLL_SLEEP_NS, Sched, SchedOptions};
+pub use sync::{POLL_SLEEP_NS, SCRATCH_WORDS, Sched, SchedOptions};
 pub use team::Team;
 
 /// Every kernel of this crate, as one module (what build scripts compile and embed).

@@ -18,7 +18,7 @@ pub const POLL_SLEEP_NS: u32 = 128;
 pub const BARRIER_PATIENCE: u32 = 4;
 
 /// Shared-memory words used to broadcast lane 0's results.
-const SCRATCH_WORDS: u32 = 2;
+pub const SCRATCH_WORDS: u32 = 2;
 
 /// Wait outcomes broadcast from lane 0.
 const WAIT_OK: u32 = 0;
@@ -52,6 +52,19 @@ fn word(b: &mut KernelBuilder, base: Value, index: u32) -> Value {
 impl Sched {
     pub fn new(b: &mut KernelBuilder, team: Team, options: SchedOptions) -> Sched {
         let scratch = b.shared_alloc("sched_scratch", Type::U32, SCRATCH_WORDS);
+        Sched::with_scratch(b, team, options, scratch)
+    }
+
+    /// [`Sched::new`] broadcasting through [`SCRATCH_WORDS`] words of shared memory at
+    /// `scratch` that the kernel lends: every claim, wait and team barrier overwrites them,
+    /// so the kernel keeps nothing there across those (for a ring that fills the target's
+    /// shared memory, whose words between tiles are free).
+    pub fn with_scratch(
+        b: &mut KernelBuilder,
+        team: Team,
+        options: SchedOptions,
+        scratch: Value,
+    ) -> Sched {
         let lane = b.workitem_id(Dim::X);
         let zero = b.const_u32(0);
         let lane0 = b.cmp(CmpPred::Eq, lane, zero);

@@ -160,11 +160,12 @@ fn ptx_assembles_without_spills(module: &'static EmbeddedModule) {
 /// Kernels (by name prefix) that may use a little scratch on AMD targets, and the most
 /// bytes each may use: the fused tensor-parallel ops keep the scheduling loop's state next
 /// to the 8-wave tile mainloop of `gemm_group`, whose 256 registers (two waves per SIMD) it
-/// already fills. Their own AMD tile configuration (fewer waves, smaller stages, which
-/// gfx942's 64 KiB of LDS needs too) is open work; until then this bounds the spill.
+/// already fills (on gfx942 `gemm_rs`'s f32 instances spill 148 bytes, none on gfx950).
+/// Their own AMD tile configuration (fewer waves) is open work; until then this bounds the
+/// spill.
 const AMD_SCRATCH_ALLOWED: [(&str, u64); 4] = [
     ("ag_gemm", 128),
-    ("gemm_rs", 128),
+    ("gemm_rs", 160),
     ("moe_forward", 384),
     ("moe_backward", 2048),
 ];
@@ -341,6 +342,34 @@ fn kernels_beyond_a_targets_shared_memory_are_left_out_of_its_binary() {
         let fits: Vec<String> = kernel_names(kernels::MODULE, target);
         assert_eq!(held, fits, "{target}");
         assert!(!held.iter().any(|k| pipeline(k)), "{target}: {held:?}");
+    }
+}
+
+/// The group-mainloop kernels of the fused tensor-parallel ops and the MoE forward pass
+/// (their HIP path) fill exactly gfx942's 64 KiB of LDS with their two-step ring, so they
+/// lend the ring's last words to the scheduler (`scheduler_scratch`) instead of taking
+/// another kilobyte: every AMD binary holds them. The MoE backward pass's tile staging
+/// (34 KiB beside the ring) fits gfx950 only.
+#[test]
+fn the_fused_group_kernels_fit_every_amd_target() {
+    use kernels::ops::{ag_gemm, gemm_rs};
+    let fused = ag_gemm::INSTANCES
+        .iter()
+        .chain(gemm_rs::INSTANCES)
+        .chain(&["moe_forward"]);
+    for (target, bytes) in hsacos(kernels::MODULE) {
+        let summary = hsaco_summary(bytes).unwrap_or_else(|e| panic!("{target}: {e}"));
+        for name in fused.clone() {
+            let k = summary
+                .kernel(name)
+                .unwrap_or_else(|| panic!("{target}: no {name}:\n{}", summary.notes));
+            assert!(
+                k.group_segment_fixed_size <= 64 << 10,
+                "{target} {name}: {k:?}"
+            );
+        }
+        let backward = summary.kernel("moe_backward").is_some();
+        assert_eq!(backward, target == TargetKind::Gfx950, "{target}");
     }
 }
 

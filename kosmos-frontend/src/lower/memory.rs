@@ -7,6 +7,8 @@ use super::types::non_constant;
 use super::{Binding, Lower, Val, err, strip_parens};
 use crate::sig::{rust_name, scalar_type};
 use kosmos_ir::{AddrSpace, KernelBuilder, Ordering, RmwOp, ScalarType, Scope, Type, Value};
+use kosmos_sched::{SCRATCH_WORDS, Sched};
+use std::rc::Rc;
 use syn::{Error, Expr, Result};
 
 use ScalarType as S;
@@ -71,6 +73,9 @@ impl Lower {
             }
         };
         let ptr = b.shared_alloc(name, Type::Scalar(elem), count);
+        if self.pending_sched.as_ref().is_some_and(|p| p.array == name) {
+            self.lend_scheduler_scratch(b, call, ptr, elem, count)?;
+        }
         Ok(Binding::Slice {
             ptr,
             elem,
@@ -78,6 +83,33 @@ impl Lower {
             space: AddrSpace::Shared,
             len: b.const_u64(count.into()),
         })
+    }
+
+    /// Makes the kernel's scheduling context over the last [`SCRATCH_WORDS`] words of the
+    /// shared array at `ptr` (`count` `elem`s), as `#[kernel(scheduler_scratch = ..)]` asks.
+    fn lend_scheduler_scratch(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &syn::ExprCall,
+        ptr: Value,
+        elem: ScalarType,
+        count: u32,
+    ) -> Result<()> {
+        let p = self.pending_sched.take().expect("checked by the caller");
+        let bytes = u64::from(elem.size_bytes()) * u64::from(count);
+        if bytes % 4 != 0 || bytes < 4 * u64::from(SCRATCH_WORDS) {
+            return err(
+                call,
+                format!(
+                    "`scheduler_scratch` takes the last {SCRATCH_WORDS} 4-byte words of `{}`, which holds {bytes} bytes",
+                    p.array
+                ),
+            );
+        }
+        let last = b.const_u32((bytes / 4) as u32 - SCRATCH_WORDS);
+        let scratch = b.ptr_offset(ptr, last, Type::U32);
+        self.sched = Some(Rc::new(Sched::with_scratch(b, p.team, p.options, scratch)));
+        Ok(())
     }
 
     pub(super) fn barrier(&mut self, b: &mut KernelBuilder, _: &Call) -> Result<()> {

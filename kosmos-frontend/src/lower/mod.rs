@@ -38,7 +38,7 @@ use kosmos_ir::{AddrSpace, Kernel, KernelBuilder, ScalarType, Type, Value};
 use kosmos_sched::{Sched, SchedOptions, Team};
 use std::collections::HashMap;
 use std::rc::Rc;
-use syn::{Error, Expr, Result};
+use syn::{Error, Expr, Ident, Result};
 use tiles::TileTy;
 
 /// A lowered scalar and its type.
@@ -104,6 +104,14 @@ impl SymParam {
     }
 }
 
+/// A kernel's scheduling context before the shared array that lends it its scratch words
+/// (`#[kernel(scheduler_scratch = array)]`) exists.
+struct PendingSched {
+    team: Team,
+    options: SchedOptions,
+    array: Ident,
+}
+
 /// The lowering state of one kernel instance.
 struct Lower {
     /// The source file of the kernel, for the origins of bounds errors ("" when unknown).
@@ -119,6 +127,9 @@ struct Lower {
     /// The scheduling context of a kernel with a `team: &Team` parameter (shared: the
     /// role bodies of `dispatch` are lowered while its loop holds it).
     sched: Option<Rc<Sched>>,
+    /// The scheduling context still to make, once the shared array that
+    /// `scheduler_scratch` names is allocated.
+    pending_sched: Option<PendingSched>,
     /// Lowering a role body of `dispatch`.
     in_role: bool,
     /// The device functions and constants of the kernel's file.
@@ -210,8 +221,25 @@ impl KernelDef {
         // Tracing is built into every team kernel: a world without trace capacity records
         // nothing (a load per task).
         let traced = SchedOptions { trace: true };
-        let sched = team.map(|t| Rc::new(Sched::new(&mut b, t, traced)));
-        let mut l = Lower::new(self.file.clone(), self.items.clone(), sched);
+        let mut l = Lower::new(self.file.clone(), self.items.clone(), None);
+        match (team, &self.scheduler_scratch) {
+            (Some(team), Some(array)) => {
+                l.pending_sched = Some(PendingSched {
+                    team,
+                    options: traced,
+                    array: array.clone(),
+                });
+            }
+            (Some(team), None) => l.sched = Some(Rc::new(Sched::new(&mut b, team, traced))),
+            (None, Some(array)) => {
+                let e = err(
+                    array,
+                    "`scheduler_scratch` lends shared memory to the scheduler of a world: make `team: &Team` the kernel's first parameter",
+                );
+                return (e, l);
+            }
+            (None, None) => {}
+        }
         l.scopes = vec![scope];
         l.infer_body(&self.body);
         let r = l.body(b, self);
@@ -229,6 +257,7 @@ impl Lower {
             depth: 0,
             terminated: false,
             sched,
+            pending_sched: None,
             in_role: false,
             items,
             inlining: Vec::new(),
@@ -250,6 +279,15 @@ impl Lower {
                 format!(
                     "kernels return nothing, but this block ends in a {} value",
                     rust_name(v.ty)
+                ),
+            );
+        }
+        if let Some(p) = &self.pending_sched {
+            return err(
+                &p.array,
+                format!(
+                    "`scheduler_scratch` names `{0}`, but the kernel has no top-level `let {0} = shared_array::<T, N>()`",
+                    p.array
                 ),
             );
         }

@@ -190,6 +190,15 @@ impl Lower {
     /// The scheduling context, or an error at `tokens`, a use of `name`, for a kernel
     /// without a team.
     fn sched_at(&self, tokens: impl quote::ToTokens, name: &str) -> Result<&Rc<Sched>> {
+        if let (None, Some(p)) = (&self.sched, &self.pending_sched) {
+            return err(
+                tokens,
+                format!(
+                    "`{name}` comes before `let {} = shared_array::<T, N>()`, whose last words `scheduler_scratch` lends the scheduler: declare the array first",
+                    p.array
+                ),
+            );
+        }
         self.sched.as_ref().ok_or_else(|| {
             Error::new_spanned(
                 tokens,
