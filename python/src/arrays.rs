@@ -97,9 +97,12 @@ impl Array {
     /// caller's current stream, for CUDA producers.
     pub fn import(object: &Bound<'_, PyAny>, want: Want<'_>, cuda_stream: u64) -> Result<Array> {
         let name = want.name;
+        // The producer's first line says why (torch appends its C++ stack).
         let py_err = |e: PyErr| {
+            let why = e.to_string();
+            let why = why.lines().next().unwrap_or_default();
             Failure::Type(format!(
-                "{name}: not a DLPack array (numpy array, torch tensor): {e}"
+                "{name}: not a DLPack array (numpy array, torch tensor): {why}"
             ))
         };
         let request = ImportRequest::new(object.as_borrowed()).map_err(py_err)?;

@@ -98,6 +98,15 @@ def test_numpy_style_gemm_takes_torch_tensors(gen):
         kosmos.gemm(randn(gen, 16, 24).t(), b)
 
 
+def test_tensors_without_memory_to_share_are_refused_in_one_line(gen):
+    a, b = randn(gen, 8, 8), randn(gen, 8, 8)
+    for tensor, why in [(torch.empty(8, 8, dtype=torch.bfloat16, device="meta"), "meta"),
+                        (b.to_sparse(), "storage")]:
+        with pytest.raises(TypeError, match="b: not a DLPack array") as info:
+            kosmos.gemm(a, tensor)
+        assert why in str(info.value) and "\n" not in str(info.value)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_fused_ops_forward_and_backward_against_float64(gen, device):
     ranks, shard, k, n = 2, 16, 24, 32
