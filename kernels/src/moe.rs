@@ -10,7 +10,7 @@
 use crate::maps::{MapCache, addresses, runs_pipelines, tile_map_words};
 use crate::{Error, Result, check_len, ops, subgroup_size};
 use kosmos::bf16;
-use kosmos::runtime::{Module, SymmetricBuffer, World};
+use kosmos::runtime::{Module, SymmetricBuffer, World, WorldModules};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The phases of `ops::moe_forward` (router and layout, pushes, expert tiles, fold) and of
@@ -170,6 +170,9 @@ pub struct MoeLayer {
     /// `ops::moe_backward`: `None` to choose by rows per expert (see
     /// [`MoeLayer::backward_pipeline`]).
     backward_pipeline: Option<bool>,
+    /// Whether `ops::moe_backward` stores its bf16 tiles through its staging tile: `None`
+    /// where every device's shared memory holds it.
+    backward_staging: Option<bool>,
     /// A device of the world where the pipeline cannot run.
     without_pipeline: Option<String>,
     /// Tensor maps of the pipelines' operands (`ops::MOE_MAP_WORDS` and
@@ -286,6 +289,7 @@ impl MoeLayer {
             workgroups: None,
             pipeline: without_pipeline.is_none(),
             backward_pipeline: None,
+            backward_staging: None,
             without_pipeline,
             maps: MapCache::default(),
             backward_maps: MapCache::default(),
@@ -358,6 +362,15 @@ impl MoeLayer {
         self.check_pipeline(on == Some(true), "MoeLayer::set_backward_pipeline")?;
         self.backward_pipeline = on;
         Ok(())
+    }
+
+    /// Whether the group mainloop's backward pass (`ops::moe_backward`) stores its bf16
+    /// tiles through a staging tile beside its ring (16-byte stores; 98 KiB of shared
+    /// memory) or straight from the accumulators (64 KiB: gfx942's limit): `None` (the
+    /// default) for the staging tile wherever the devices hold it. The results are bitwise
+    /// the same; a staging tile a device cannot hold is refused at launch.
+    pub fn set_backward_staging(&mut self, on: Option<bool>) {
+        self.backward_staging = on;
     }
 
     fn check_pipeline(&self, on: bool, op: &'static str) -> Result<()> {
@@ -732,23 +745,27 @@ impl MoeLayer {
         // As the forward's rounds: `dh` tiles of a row tile, then `dx` tiles of another.
         let (kernel, round) = match pipeline {
             true => (
-                BACKWARD_PIPE_KERNEL,
+                BACKWARD_PIPE_KERNEL.to_string(),
                 d.ffn.div_ceil(256) + d.hidden.div_ceil(256),
             ),
-            false => (op, d.ffn.div_ceil(128) + d.hidden.div_ceil(128)),
+            false => (
+                self.backward_group_kernel(world)?,
+                d.ffn.div_ceil(128) + d.hidden.div_ceil(128),
+            ),
         };
-        let (per_rank, block, lag) = self.workgroups_and_lag(world, kernel, pipeline, round)?;
+        let (per_rank, block, lag) = self.workgroups_and_lag(world, &kernel, pipeline, round)?;
         let b = self.backward.as_ref().expect("allocated above");
         let [o_send, o_dest, _, o_local, o_status, o_tiles, o_list] = d.plan_offsets().0;
         let v = &self.saved;
         // The two kernels take the same arguments, the pipeline's tensor maps after `sync`.
         macro_rules! launch {
-            ($kernel:ident $(, $maps:expr)?) => {
-                ops::$kernel::launch(
+            ($kernel:ident :: $launch:ident ($($instance:expr)?) $(, $maps:expr)?) => {
+                ops::$kernel::$launch(
                     world,
                     &self.modules,
                     per_rank,
                     block,
+                    $($instance,)?
                     x,
                     dout,
                     weights.router,
@@ -802,10 +819,31 @@ impl MoeLayer {
             };
         }
         match pipeline {
-            true => launch!(moe_backward_pipeline, self.backward_maps.newest()),
-            false => launch!(moe_backward),
+            true => launch!(moe_backward_pipeline::launch(), self.backward_maps.newest()),
+            false => launch!(moe_backward::launch_instance(&kernel)),
         }
         .map_err(Error::World)
+    }
+
+    /// `ops::moe_backward`'s instance for `world` ([`MoeLayer::set_backward_staging`]): bf16
+    /// tiles stored through its staging tile where every rank's device has the shared
+    /// memory for it, else straight from the accumulators (gfx942, whose 64 KiB the ring
+    /// alone fills).
+    fn backward_group_kernel(&self, world: &World) -> Result<String> {
+        let staged = ops::moe_backward::name_of(1);
+        let staging = match self.backward_staging {
+            Some(on) => on,
+            None => {
+                let mut fits = true;
+                for device in world.devices() {
+                    if let Some(module) = self.modules.on(device) {
+                        fits &= module.fits(&staged)?;
+                    }
+                }
+                fits
+            }
+        };
+        Ok(ops::moe_backward::name_of(staging.into()))
     }
 
     fn backward_buffers(&self, world: &mut World) -> Result<BackwardBuffers> {

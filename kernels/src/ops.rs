@@ -3704,12 +3704,34 @@ fn product_tile(
     c16: &mut [bf16],
     to_bf16: u32,
     staging: &mut [bf16],
+    staged: u32,
 ) {
     let acc = tile_product(stages, a, b, m0, n0, m, n, k, ta, tb, 0, 2);
-    if to_bf16 == 1 {
-        store_tile_bf16(staging, acc, c16, m0, n0, m, n);
+    store_tile(staging, staged, acc, c, c16, to_bf16, m0, n0, m, n);
+}
+
+/// Stores the 128 x 128 output tile `acc` at row `m0`, column `n0` of the `m x n` result:
+/// `c` (f32) or, with `to_bf16`, `c16`, through the staging tile at element
+/// `4 * STEP_WORDS` of `staging` ([`store_tile_bf16`]) where `staged` is 1, else from the
+/// accumulators ([`store_slab`]).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn store_tile(
+    staging: &mut [bf16],
+    staged: u32,
+    acc: WideAcc,
+    c: &mut [f32],
+    c16: &mut [bf16],
+    to_bf16: u32,
+    m0: u32,
+    n0: u32,
+    m: u32,
+    n: u32,
+) {
+    if to_bf16 == 1 && staged == 1 {
+        store_tile_bf16(&mut staging[4 * STEP_WORDS..], acc, c16, m0, n0, m, n);
     } else {
-        store_slab(c, c16, 0, acc, slab_row(m0), n0, m, n);
+        store_slab(c, c16, to_bf16, acc, slab_row(m0), n0, m, n);
     }
 }
 
@@ -3734,9 +3756,9 @@ fn block_products(
     c16: &mut [bf16],
     to_bf16: u32,
     staging: &mut [bf16],
+    staged: u32,
 ) {
     let group = subgroup_id() >> 2;
-    let row0 = slab_row(m0);
     let tiles = (n + 127) / 128;
     // At least one step a tile: an empty sum stores zeros.
     let steps = max((k + 63) / 64, 1);
@@ -3778,11 +3800,7 @@ fn block_products(
             }
             if s % steps == 0 {
                 let n0 = (s / steps - 1) * 128;
-                if to_bf16 == 1 {
-                    store_tile_bf16(staging, acc, c16, m0, n0, m, n);
-                } else {
-                    store_slab(c, c16, 0, acc, row0, n0, m, n);
-                }
+                store_tile(staging, staged, acc, c, c16, to_bf16, m0, n0, m, n);
                 acc = wide_zero();
             }
         }
@@ -4057,9 +4075,20 @@ pub const MOE_ROUTER_GRAD_TOKENS: u32 = 16;
 /// `phases` (bits: 1 pushes, 2 router, 4 experts, 8 combine) selects what the launch runs, as
 /// [`moe_forward`]'s does (15: the whole pass; one bit per launch, in order: the unfused
 /// baseline). `sync` is zero at launch and zeroed again at the end. Launch with 8 subgroups.
-#[kernel(max_workgroup_size = 512, max_subgroups = 8, min_resident = 2)]
+/// `STAGED = 1` stores bf16 tiles through a padded staging tile beside the ring (16-byte
+/// stores, [`store_tile_bf16`]); `STAGED = 0` stores them from the accumulators and has the
+/// ring alone, the 64 KiB of LDS gfx942 gives a workgroup (the scheduler's words lent by
+/// the ring's end).
+#[kernel(
+    max_workgroup_size = 512,
+    max_subgroups = 8,
+    min_resident = 2,
+    scheduler_scratch = stages,
+    instances(STAGED = 1),
+    instances(STAGED = 0)
+)]
 #[allow(clippy::too_many_arguments)]
-pub fn moe_backward(
+pub fn moe_backward<const STAGED: u32>(
     team: &Team,
     x: &Sym<[bf16]>,
     dout: &Sym<[bf16]>,
@@ -4110,8 +4139,9 @@ pub fn moe_backward(
     scale: f32,
     phases: u32,
 ) {
-    let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
-    let staging = shared_array::<bf16, { 128 * STAGED_ROW }>();
+    // The ring, then (`STAGED = 1`) the bf16 staging tile from word `2 * STEP_WORDS`.
+    let stages = shared_array::<u32, { 2 * STEP_WORDS + STAGED * 64 * STAGED_ROW }>();
+    let staging = shared_view::<bf16, { 4 * STEP_WORDS + STAGED * 128 * STAGED_ROW }>(stages);
     start_barrier();
     let local = experts / world_size();
     let blocks = (tokens + 127) / 128;
@@ -4296,6 +4326,7 @@ pub fn moe_backward(
                             o,
                             1,
                             staging,
+                            STAGED,
                         );
                     } else {
                         let w = w1.local();
@@ -4315,6 +4346,7 @@ pub fn moe_backward(
                             o,
                             1,
                             staging,
+                            STAGED,
                         );
                     }
                 }
@@ -4338,6 +4370,7 @@ pub fn moe_backward(
                         spare16,
                         0,
                         staging,
+                        STAGED,
                     );
                 } else {
                     let u = u - blocks * h_tiles;
@@ -4358,6 +4391,7 @@ pub fn moe_backward(
                         spare16,
                         0,
                         staging,
+                        STAGED,
                     );
                 }
             } else {
@@ -4387,6 +4421,7 @@ pub fn moe_backward(
                         o,
                         1,
                         staging,
+                        STAGED,
                     );
                 }
                 if i < w2_blocks && j != local {
@@ -4407,6 +4442,7 @@ pub fn moe_backward(
                         &mut o[to..],
                         1,
                         staging,
+                        STAGED,
                     );
                 }
                 if i >= w2_blocks && j == local {
@@ -4426,6 +4462,7 @@ pub fn moe_backward(
                         o,
                         1,
                         staging,
+                        STAGED,
                     );
                 }
                 if i >= w2_blocks && j != local {
@@ -4446,6 +4483,7 @@ pub fn moe_backward(
                         &mut o[to..],
                         1,
                         staging,
+                        STAGED,
                     );
                 }
             }

@@ -799,15 +799,18 @@ fn check_backward(
     let pass = layer.forward(&mut world, &xs, &args, &out).unwrap();
     let mut runs = Vec::new();
     // The pipeline (the default here) with 1 and 3 workgroups, fused and unfused; then the
-    // group mainloop (HIP's).
-    for (per_rank, unfused, pipeline) in [
-        (1, false, true),
-        (3, false, true),
-        (3, true, true),
-        (2, false, false),
+    // group mainloop (HIP's), its bf16 tiles stored through the staging tile and (gfx942's
+    // instance) from the accumulators.
+    for (per_rank, unfused, pipeline, staging) in [
+        (1, false, true, None),
+        (3, false, true, None),
+        (3, true, true, None),
+        (2, false, false, None),
+        (2, false, false, Some(false)),
     ] {
         grads.poison();
         layer.set_pipeline(pipeline).unwrap();
+        layer.set_backward_staging(staging);
         layer.set_workgroups_per_rank(Some(per_rank));
         let run = if unfused {
             MoeLayer::backward_unfused
@@ -837,6 +840,10 @@ fn check_backward(
     assert!(
         runs[1] == runs[3],
         "{what}: the group mainloop differs from the pipeline"
+    );
+    assert!(
+        runs[3] == runs[4],
+        "{what}: the group mainloop's stores from the accumulators differ from the staged ones"
     );
     let got = &runs[0];
     for r in 0..r_us {

@@ -463,7 +463,8 @@ fn embedded_binaries_hold_every_kernel_instance() {
             "reduce_scatter_rows",
             "moe_forward",
             "moe_pipeline",
-            "moe_backward",
+            "moe_backward__staged1",
+            "moe_backward__staged0",
             "moe_backward_pipeline"
         ]
     );

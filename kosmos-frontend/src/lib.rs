@@ -86,7 +86,9 @@
 //! `workgroup_size_x()`, `num_workgroups_x()` (and `_y`, `_z`), `barrier()`,
 //! `fence(Ordering::Release, Scope::Agent)`, `sleep(ns)`, `clock()`,
 //! `let tile = shared_array::<f32, 256>();` (top level only; the length is a constant
-//! expression of literals, const generics and integer `const` items), atomics on an element `&a[i]` with an ordering
+//! expression of literals, const generics and integer `const` items),
+//! `let halves = shared_view::<u16, 512>(tile);` (the first 512 `u16`s of `tile`'s bytes),
+//! atomics on an element `&a[i]` with an ordering
 //! and a scope — `atomic_add`, `atomic_min`, `atomic_max`, `atomic_xchg`, `atomic_and`,
 //! `atomic_or`, `atomic_load`, `atomic_store`, `atomic_cas` — and math (docs/math.md):
 //! `sqrt`, `rsqrt`, `exp`, `exp2`, `ln`, `log2`, `sin`, `cos`, `tanh`, `erf`, `abs`, `min`,

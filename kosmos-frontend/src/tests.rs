@@ -708,6 +708,49 @@ fn the_scheduler_borrows_the_last_words_of_a_named_shared_array() {
     assert_eq!(seen.rank(0).unwrap().download().unwrap(), want);
 }
 
+/// `shared_view::<u16, N>(ring)` reads the ring's bytes as `u16`s: no allocation of its
+/// own, the low half of each `u32` word first (little-endian, as on every target).
+#[test]
+fn a_shared_view_reads_an_arrays_bytes_as_another_type() {
+    let src = r#"
+        #[kernel(max_workgroup_size = 32)]
+        fn k(out: &mut [u32]) {
+            let ring = shared_array::<u32, 32>();
+            let halves = shared_view::<u16, 48>(ring);
+            let lane = workitem_id_x();
+            ring[lane] = (lane + 1) * 65536 + lane;
+            barrier();
+            out[lane] = halves[lane] as u32;
+            out[32 + lane] = halves[lane + 16] as u32;
+        }
+    "#;
+    let kernels = lower_source(src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(kernels[0].shared_layout(), (vec![0], 128));
+    let got = run_u32(src, 64, &[], 1, 32);
+    let half = |i: u32| i / 2 + i % 2;
+    let want: Vec<u32> = (0..32).chain(16..48).map(half).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn shared_view_misuse_is_reported() {
+    let cases = [
+        (
+            "fn k(out: &mut [u32]) { let v = shared_view::<u16, 4>(out); }",
+            "`shared_view` takes a shared array by its name",
+            "out)",
+        ),
+        (
+            "fn k(out: &mut [u32]) { let r = shared_array::<u32, 4>(); let v = shared_view::<u16, 9>(r); }",
+            "a view of 18 bytes over a shared array of 16",
+            "shared_view::<u16, 9>",
+        ),
+    ];
+    for (body, message, token) in cases {
+        assert_error_at(body, message, body.find(token));
+    }
+}
+
 #[test]
 fn scheduler_scratch_misuse_is_reported() {
     let cases = [

@@ -41,6 +41,9 @@ pub(crate) trait DeviceOps: Send + Sync + 'static {
     fn name(&self) -> &str;
     /// SMs or CUs; `None` where the notion does not apply.
     fn compute_units(&self) -> Option<u32>;
+    /// The most shared memory one workgroup may have, in bytes (with opt-in where the
+    /// device asks for it); `None` where nothing bounds it (the CPU device).
+    fn max_shared_bytes(&self) -> Option<u64>;
     fn subgroup_size(&self) -> u32;
     /// Waits for all work submitted to the device.
     fn synchronize(&self) -> Result<()>;

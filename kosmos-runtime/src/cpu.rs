@@ -56,6 +56,10 @@ impl DeviceOps for CpuBackend {
         None
     }
 
+    fn max_shared_bytes(&self) -> Option<u64> {
+        None
+    }
+
     /// Lanes of a subgroup, as the interpreter forms them.
     fn subgroup_size(&self) -> u32 {
         self.device.config().subgroup_size

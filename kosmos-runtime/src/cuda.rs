@@ -182,6 +182,10 @@ impl DeviceOps for CudaBackend {
         Some(self.multiprocessors)
     }
 
+    fn max_shared_bytes(&self) -> Option<u64> {
+        Some(self.shared_limit.into())
+    }
+
     fn subgroup_size(&self) -> u32 {
         SUBGROUP_SIZE
     }

@@ -236,6 +236,13 @@ impl Device {
         self.backend.compute_units()
     }
 
+    /// The most shared memory one workgroup may have, in bytes: 227 KiB on an H100 or
+    /// H200, 64 KiB on gfx942, 160 KiB on gfx950; `None` on the CPU device, which has no
+    /// bound. A kernel that needs more is not in the device's binary.
+    pub fn max_shared_bytes(&self) -> Option<u64> {
+        self.backend.max_shared_bytes()
+    }
+
     /// Lanes of a subgroup (warp, wavefront): 32 on CUDA, the GPU's wavefront size on HIP
     /// (64 on MI300), the configured size on the CPU device. Bounds a kernel's workgroups
     /// through [`kosmos_ir::Kernel::workgroup_bound`].

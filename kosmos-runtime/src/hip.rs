@@ -191,6 +191,10 @@ impl DeviceOps for HipBackend {
         Some(self.multiprocessors)
     }
 
+    fn max_shared_bytes(&self) -> Option<u64> {
+        Some(lds_limit(&self.arch))
+    }
+
     fn subgroup_size(&self) -> u32 {
         self.subgroup_size
     }

@@ -318,6 +318,17 @@ impl Module {
     /// How many workgroups of `block` lanes of kernel `name` can be resident on the device
     /// at once: the size of a persistent grid. On GPUs occupancy per compute unit times the
     /// number of compute units; on the CPU device its configured resident limit.
+    /// Whether kernel `name`'s shared memory fits this module's device
+    /// ([`Device::max_shared_bytes`]): where it does not, the device's binary leaves the
+    /// kernel out and a launch is refused.
+    pub fn fits(&self, name: &str) -> Result<bool> {
+        let needed = self.kernel(name)?.shape.shared_bytes;
+        Ok(self
+            .device
+            .max_shared_bytes()
+            .is_none_or(|limit| needed <= limit))
+    }
+
     pub fn max_resident_workgroups(&self, name: &str, block: [u32; 3]) -> Result<u32> {
         let kernel = self.kernel(name)?;
         let lanes = check_block(kernel.ir, kernel.shape, block)?;

@@ -111,8 +111,10 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// from the producer group, as `tp_pipeline`'s) spills in the router, layout and fold code
 /// beside its expert tiles' two accumulators, and in their epilogues, none in the consumers'
 /// step loop; `moe_backward_pipeline` likewise, with six kinds of tile epilogue beside the
-/// accumulators (its consumers' step loop reloads one word a step).
-const SM90A_SPILL_ALLOWED: [(&str, u64); 9] = [
+/// accumulators (its consumers' step loop reloads one word a step). `moe_backward__staged0`
+/// (gfx942's instance, which stores its bf16 tiles from the accumulators: never chosen on
+/// CUDA, where the staged one fits) spills about 10 KB here.
+const SM90A_SPILL_ALLOWED: [(&str, u64); 10] = [
     ("gemm__persistent1", 64),
     ("gemm_group__persistent1", 8),
     ("ag_gemm", 160),
@@ -121,6 +123,7 @@ const SM90A_SPILL_ALLOWED: [(&str, u64); 9] = [
     ("moe_forward", 3072),
     ("moe_pipeline", 3840),
     ("moe_backward_pipeline", 6400),
+    ("moe_backward__staged0", 10240),
     ("moe_backward", 4352),
 ];
 
@@ -167,7 +170,7 @@ const AMD_SCRATCH_ALLOWED: [(&str, u64); 4] = [
     ("ag_gemm", 128),
     ("gemm_rs", 160),
     ("moe_forward", 384),
-    ("moe_backward", 2048),
+    ("moe_backward", 2304),
 ];
 
 #[test]
@@ -345,18 +348,19 @@ fn kernels_beyond_a_targets_shared_memory_are_left_out_of_its_binary() {
     }
 }
 
-/// The group-mainloop kernels of the fused tensor-parallel ops and the MoE forward pass
-/// (their HIP path) fill exactly gfx942's 64 KiB of LDS with their two-step ring, so they
-/// lend the ring's last words to the scheduler (`scheduler_scratch`) instead of taking
-/// another kilobyte: every AMD binary holds them. The MoE backward pass's tile staging
-/// (34 KiB beside the ring) fits gfx950 only.
+/// The group-mainloop kernels of the fused tensor-parallel ops and the MoE layer (their HIP
+/// path) fill exactly gfx942's 64 KiB of LDS with their two-step ring, so they lend the
+/// ring's last words to the scheduler (`scheduler_scratch`) instead of taking another
+/// kilobyte: every AMD binary holds them. The MoE backward pass's instance with a bf16
+/// staging tile beside the ring (34 KiB more) fits gfx950 only; gfx942 has the one that
+/// stores from the accumulators.
 #[test]
 fn the_fused_group_kernels_fit_every_amd_target() {
     use kernels::ops::{ag_gemm, gemm_rs};
     let fused = ag_gemm::INSTANCES
         .iter()
         .chain(gemm_rs::INSTANCES)
-        .chain(&["moe_forward"]);
+        .chain(&["moe_forward", "moe_backward__staged0"]);
     for (target, bytes) in hsacos(kernels::MODULE) {
         let summary = hsaco_summary(bytes).unwrap_or_else(|e| panic!("{target}: {e}"));
         for name in fused.clone() {
@@ -368,8 +372,8 @@ fn the_fused_group_kernels_fit_every_amd_target() {
                 "{target} {name}: {k:?}"
             );
         }
-        let backward = summary.kernel("moe_backward").is_some();
-        assert_eq!(backward, target == TargetKind::Gfx950, "{target}");
+        let staged = summary.kernel("moe_backward__staged1").is_some();
+        assert_eq!(staged, target == TargetKind::Gfx950, "{target}");
     }
 }
 

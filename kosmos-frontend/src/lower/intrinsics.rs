@@ -117,6 +117,17 @@ const INTRINSICS: &[Intrinsic] = &[
             Lower::shared_array,
         ),
     ),
+    def(
+        "shared_view",
+        &["array"],
+        Let(
+            LetForm {
+                binds: "shared views",
+                call: "shared_view::<T, N>(array)",
+            },
+            Lower::shared_view,
+        ),
+    ),
     def("atomic_add", RMW_PARAMS, ATOMIC_RMW),
     def("atomic_min", RMW_PARAMS, ATOMIC_RMW),
     def("atomic_max", RMW_PARAMS, ATOMIC_RMW),

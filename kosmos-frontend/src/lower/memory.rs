@@ -21,27 +21,85 @@ impl Lower {
         call: &Call,
         name: &str,
     ) -> Result<Binding> {
-        let (generics, call) = (&call.seg.arguments, call.call);
         if self.depth > 0 {
             return err(
-                call,
+                call.call,
                 "shared arrays are allocated at the kernel's top level only, not inside `if` or loops",
             );
         }
-        if !call.args.is_empty() {
-            return err(&call.args, "`shared_array` takes no arguments");
+        if !call.call.args.is_empty() {
+            return err(&call.call.args, "`shared_array` takes no arguments");
         }
+        let (elem, count) = self.shared_generics(call, "shared_array::<T, N>()")?;
+        let ptr = b.shared_alloc(name, Type::Scalar(elem), count);
+        self.shared_bytes
+            .insert(ptr, u64::from(elem.size_bytes()) * u64::from(count));
+        if self.pending_sched.as_ref().is_some_and(|p| p.array == name) {
+            self.lend_scheduler_scratch(b, call.call, ptr, elem, count)?;
+        }
+        Ok(Binding::Slice {
+            ptr,
+            elem,
+            writable: true,
+            space: AddrSpace::Shared,
+            len: b.const_u64(count.into()),
+        })
+    }
+
+    /// `let name = shared_view::<T, N>(array);`: the first `N` `T`s of shared array
+    /// `array`'s memory, another element type over the same bytes (for data that is never
+    /// live at once with what the array holds: a tile's bf16 staging beside a ring of u32
+    /// words).
+    pub(super) fn shared_view(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        _: &str,
+    ) -> Result<Binding> {
+        let (elem, count) = self.shared_generics(call, "shared_view::<T, N>(array)")?;
+        let arg = call.args[0];
+        let array = match strip_parens(arg) {
+            Expr::Path(p) => p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
+            _ => None,
+        };
+        let base = match array {
+            Some(Binding::Slice { ptr, .. }) => self.shared_bytes.get(&ptr).map(|&n| (ptr, n)),
+            _ => None,
+        };
+        let Some((ptr, bytes)) = base else {
+            return err(arg, "`shared_view` takes a shared array by its name");
+        };
+        let want = u64::from(elem.size_bytes()) * u64::from(count);
+        if want > bytes {
+            return err(
+                call.call,
+                format!("a view of {want} bytes over a shared array of {bytes}"),
+            );
+        }
+        Ok(Binding::Slice {
+            ptr,
+            elem,
+            writable: true,
+            space: AddrSpace::Shared,
+            len: b.const_u64(count.into()),
+        })
+    }
+
+    /// The `<T, N>` of `shared_array` or `shared_view` (written as `form`): the element
+    /// type and a constant length.
+    fn shared_generics(&mut self, call: &Call, form: &str) -> Result<(ScalarType, u32)> {
+        let (generics, call) = (&call.seg.arguments, call.call);
         let syn::PathArguments::AngleBracketed(args) = generics else {
             return err(
                 call,
-                "write `shared_array::<T, N>()`: an element type and a length",
+                format!("write `{form}`: an element type and a length"),
             );
         };
         let args: Vec<&syn::GenericArgument> = args.args.iter().collect();
         let [syn::GenericArgument::Type(elem), len] = args[..] else {
             return err(
                 generics,
-                "write `shared_array::<T, N>()`: an element type and a length",
+                format!("write `{form}`: an element type and a length"),
             );
         };
         let elem = scalar_type(elem, "shared array element")?;
@@ -66,23 +124,10 @@ impl Lower {
             }
             other => return err(other, "expected the shared array's length"),
         };
-        let count = match u32::try_from(len) {
-            Ok(n) if n > 0 => n,
-            _ => {
-                return err(args[1], format!("a shared array of {len} elements"));
-            }
-        };
-        let ptr = b.shared_alloc(name, Type::Scalar(elem), count);
-        if self.pending_sched.as_ref().is_some_and(|p| p.array == name) {
-            self.lend_scheduler_scratch(b, call, ptr, elem, count)?;
+        match u32::try_from(len) {
+            Ok(n) if n > 0 => Ok((elem, n)),
+            _ => err(args[1], format!("a shared array of {len} elements")),
         }
-        Ok(Binding::Slice {
-            ptr,
-            elem,
-            writable: true,
-            space: AddrSpace::Shared,
-            len: b.const_u64(count.into()),
-        })
     }
 
     /// Makes the kernel's scheduling context over the last [`SCRATCH_WORDS`] words of the

@@ -130,6 +130,8 @@ struct Lower {
     /// The scheduling context still to make, once the shared array that
     /// `scheduler_scratch` names is allocated.
     pending_sched: Option<PendingSched>,
+    /// The bytes of each `shared_array`, by its pointer (what a `shared_view` may cover).
+    shared_bytes: HashMap<Value, u64>,
     /// Lowering a role body of `dispatch`.
     in_role: bool,
     /// The device functions and constants of the kernel's file.
@@ -258,6 +260,7 @@ impl Lower {
             terminated: false,
             sched,
             pending_sched: None,
+            shared_bytes: HashMap::new(),
             in_role: false,
             items,
             inlining: Vec::new(),
