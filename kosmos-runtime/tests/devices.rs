@@ -194,6 +194,17 @@ mod suite {
     /// `shared_reverse` (the CPU device runs the IR, a GPU the binary).
     pub fn shared_memory_staging(d: &Device) {
         check_shared_reverse(d, 9);
+        // 64 KiB fits every device (all of gfx942's); the CPU device has no bound.
+        let module = d
+            .load_module(&image(d, shared_reverse_ir(), SHARED_REVERSE_PTX))
+            .unwrap();
+        assert!(module.fits("shared_reverse").unwrap());
+        match d.max_shared_bytes() {
+            None => assert_eq!(d.kind(), DeviceKind::Cpu),
+            Some(limit) => assert!(limit >= 64 << 10, "{limit}"),
+        }
+        let err = module.fits("no_such_kernel").unwrap_err();
+        assert!(err.to_string().contains("no_such_kernel"), "{err}");
     }
 }
 
