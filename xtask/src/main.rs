@@ -25,17 +25,14 @@ const LLVM_PACKAGES: &[&str] = &[
     "libncurses-dev",
 ];
 
-/// What building and testing the Python package (`python/`) needs, in its own venv. torch
-/// (PyPI's build; its CUDA libraries idle on a machine without a GPU) and jax run the tests
-/// of their arrays on the CPU; the package itself imports neither unless asked to.
-const PYTHON_PACKAGES: &[&str] = &[
-    "maturin>=1.7,<2",
-    "numpy",
-    "ml_dtypes",
-    "pytest",
-    "torch",
-    "jax",
-];
+/// What building the Python package (`python/`) and running its numpy tests needs, in its
+/// own venv.
+const PYTHON_PACKAGES: &[&str] = &["maturin>=1.7,<2", "numpy", "ml_dtypes", "pytest"];
+
+/// What `cargo xtask test` adds to that venv: torch (PyPI's build, about 5 GB with CUDA
+/// libraries that idle on a machine without a GPU) and jax run the tests of their arrays on
+/// the CPU. The package itself imports neither unless asked to.
+const PYTHON_TEST_PACKAGES: &[&str] = &["torch", "jax"];
 
 /// Optional: lets `kosmos-runtime --features hip` build (HIP 5.2; build-only, not for running).
 const HIP_PACKAGE: &str = "libamdhip64-dev";
@@ -193,6 +190,7 @@ fn test() -> Result {
     }
     cargo(&env, &["test", "--workspace"])?;
     let venv = python_develop(&env)?;
+    pip_install_missing(&venv, "torch, jax", PYTHON_TEST_PACKAGES)?;
     // -rs lists the skipped tests (the CUDA ones where there is no GPU) with their reasons.
     run(Command::new(venv.join("bin/python"))
         .args(["-m", "pytest", "-q", "-rs", "python/tests"])
@@ -204,31 +202,44 @@ fn test() -> Result {
 /// The Python package's venv with [`PYTHON_PACKAGES`] (made, or completed, on first use).
 fn python_venv() -> Result<PathBuf> {
     let venv = root().join("target/tools/python");
-    let python = venv.join("bin/python");
-    let ready = python.is_file()
-        && venv.join("bin/maturin").is_file()
-        && output(
-            Command::new(&python).args(["-c", "import numpy, ml_dtypes, pytest, torch, jax"]),
-        )
-        .is_ok();
-    if !ready {
-        println!(
-            "xtask: installing {} into {}",
-            PYTHON_PACKAGES.join(" "),
-            venv.display()
-        );
+    if !venv.join("bin/python").is_file() {
         run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
-        run(Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .args(PYTHON_PACKAGES))?;
+    }
+    if !venv.join("bin/maturin").is_file() || !imports(&venv, "numpy, ml_dtypes, pytest") {
+        pip_install(&venv, PYTHON_PACKAGES)?;
     }
     Ok(venv)
+}
+
+/// Installs `packages` into `venv` unless its Python imports `modules` already.
+fn pip_install_missing(venv: &Path, modules: &str, packages: &[&str]) -> Result {
+    if !imports(venv, modules) {
+        pip_install(venv, packages)?;
+    }
+    Ok(())
+}
+
+/// Whether `venv`'s Python imports `modules` (a comma-separated list).
+fn imports(venv: &Path, modules: &str) -> bool {
+    let import = format!("import {modules}");
+    output(Command::new(venv.join("bin/python")).args(["-c", &import])).is_ok()
+}
+
+fn pip_install(venv: &Path, packages: &[&str]) -> Result {
+    println!(
+        "xtask: installing {} into {}",
+        packages.join(" "),
+        venv.display()
+    );
+    run(Command::new(venv.join("bin/python"))
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args(packages))
 }
 
 /// Builds the Python package (debug profile, sharing the workspace's build) and installs it
