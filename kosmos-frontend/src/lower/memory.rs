@@ -32,10 +32,10 @@ impl Lower {
         }
         let (elem, count) = self.shared_generics(call, "shared_array::<T, N>()")?;
         let ptr = b.shared_alloc(name, Type::Scalar(elem), count);
-        self.shared_bytes
-            .insert(ptr, u64::from(elem.size_bytes()) * u64::from(count));
+        let bytes = u64::from(elem.size_bytes()) * u64::from(count);
+        self.shared_bytes.insert(ptr, bytes);
         if self.pending_sched.as_ref().is_some_and(|p| p.array == name) {
-            self.lend_scheduler_scratch(b, call.call, ptr, elem, count)?;
+            self.lend_scheduler_scratch(b, call.call, ptr, bytes)?;
         }
         Ok(Binding::Slice {
             ptr,
@@ -131,18 +131,16 @@ impl Lower {
     }
 
     /// Makes the kernel's scheduling context over the last [`SCRATCH_WORDS`] words of the
-    /// shared array at `ptr` (`count` `elem`s), as `#[kernel(scheduler_scratch = ..)]` asks.
+    /// shared array at `ptr` (`bytes` long), as `#[kernel(scheduler_scratch = ..)]` asks.
     fn lend_scheduler_scratch(
         &mut self,
         b: &mut KernelBuilder,
         call: &syn::ExprCall,
         ptr: Value,
-        elem: ScalarType,
-        count: u32,
+        bytes: u64,
     ) -> Result<()> {
         let p = self.pending_sched.take().expect("checked by the caller");
-        let bytes = u64::from(elem.size_bytes()) * u64::from(count);
-        if bytes % 4 != 0 || bytes < 4 * u64::from(SCRATCH_WORDS) {
+        if !bytes.is_multiple_of(4) || bytes < 4 * u64::from(SCRATCH_WORDS) {
             return err(
                 call,
                 format!(
