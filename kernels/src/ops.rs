@@ -1011,18 +1011,13 @@ fn put4(
     c: f32,
     d: f32,
 ) {
+    // `at` is a multiple of 4: one aligned 8- or 16-byte store.
     if to_bf16 == 1 {
         let out = y16.peer(rank);
-        out[at] = a as bf16;
-        out[at + 1] = b as bf16;
-        out[at + 2] = c as bf16;
-        out[at + 3] = d as bf16;
+        store_vec4(&out[at], vec4(a as bf16, b as bf16, c as bf16, d as bf16));
     } else {
         let out = y.peer(rank);
-        out[at] = a;
-        out[at + 1] = b;
-        out[at + 2] = c;
-        out[at + 3] = d;
+        store_vec4(&out[at], vec4(a, b, c, d));
     }
 }
 
@@ -1740,40 +1735,30 @@ fn reduce_tile(
         let mut s15 = 0.0f32;
         for s in 0..ranks {
             let part = partial.peer(s);
-            // SAFETY: every run lies in the rows of `partial`'s `M x n` (the host's bound).
+            // SAFETY: every run lies in the rows of `partial`'s `M x n` (the host's bound);
+            // runs start at multiples of 4 elements (`n` and the tiles' columns are
+            // multiples of 8), so each is one aligned 16-byte load.
             unsafe {
-                let v0 = *part.get_unchecked(at0);
-                let v1 = *part.get_unchecked(at0 + 1);
-                let v2 = *part.get_unchecked(at0 + 2);
-                let v3 = *part.get_unchecked(at0 + 3);
-                let v4 = *part.get_unchecked(at1);
-                let v5 = *part.get_unchecked(at1 + 1);
-                let v6 = *part.get_unchecked(at1 + 2);
-                let v7 = *part.get_unchecked(at1 + 3);
-                let v8 = *part.get_unchecked(at2);
-                let v9 = *part.get_unchecked(at2 + 1);
-                let v10 = *part.get_unchecked(at2 + 2);
-                let v11 = *part.get_unchecked(at2 + 3);
-                let v12 = *part.get_unchecked(at3);
-                let v13 = *part.get_unchecked(at3 + 1);
-                let v14 = *part.get_unchecked(at3 + 2);
-                let v15 = *part.get_unchecked(at3 + 3);
-                s0 += v0;
-                s1 += v1;
-                s2 += v2;
-                s3 += v3;
-                s4 += v4;
-                s5 += v5;
-                s6 += v6;
-                s7 += v7;
-                s8 += v8;
-                s9 += v9;
-                s10 += v10;
-                s11 += v11;
-                s12 += v12;
-                s13 += v13;
-                s14 += v14;
-                s15 += v15;
+                let v0 = load_vec4(part.get_unchecked(at0));
+                let v1 = load_vec4(part.get_unchecked(at1));
+                let v2 = load_vec4(part.get_unchecked(at2));
+                let v3 = load_vec4(part.get_unchecked(at3));
+                s0 += extract(v0, 0);
+                s1 += extract(v0, 1);
+                s2 += extract(v0, 2);
+                s3 += extract(v0, 3);
+                s4 += extract(v1, 0);
+                s5 += extract(v1, 1);
+                s6 += extract(v1, 2);
+                s7 += extract(v1, 3);
+                s8 += extract(v2, 0);
+                s9 += extract(v2, 1);
+                s10 += extract(v2, 2);
+                s11 += extract(v2, 3);
+                s12 += extract(v3, 0);
+                s13 += extract(v3, 1);
+                s14 += extract(v3, 2);
+                s15 += extract(v3, 3);
             }
         }
         // Rank `rank`'s rows start at row 0 of its reduce-scatter result.
@@ -1800,7 +1785,7 @@ fn reduce_tile(
 /// The reduce-scatter of an unfused sequence (a GEMM per rank, then this): rank `r`'s
 /// `shard_rows x n` rows of `y` are rows `r * shard_rows..` of the `partial` matrices summed
 /// over the ranks in rank order. Each workgroup takes every `groups`-th chunk of
-/// 256 elements (`groups` workgroups per rank). The baseline the fused `gemm_rs` is measured against.
+/// 1024 elements (`groups` workgroups per rank). The baseline the fused `gemm_rs` is measured against.
 #[kernel(max_workgroup_size = 256)]
 pub fn reduce_scatter_rows(
     team: &Team,
@@ -1816,13 +1801,21 @@ pub fn reduce_scatter_rows(
     let out = y.local();
     let first = rank * shard_rows * n;
     let chunk = workgroup_id_x() % groups;
-    for i in (chunk * 256 + workitem_id_x()..shard_rows * n).step_by(groups * 256) {
-        let mut sum = 0.0f32;
+    // Four elements a lane, one 16-byte access each (`n` is a multiple of 8).
+    for i in (chunk * 1024 + workitem_id_x() * 4..shard_rows * n).step_by(groups * 1024) {
+        let mut s0 = 0.0f32;
+        let mut s1 = 0.0f32;
+        let mut s2 = 0.0f32;
+        let mut s3 = 0.0f32;
         for s in 0..ranks {
             let part = partial.peer(s);
-            sum += part[first + i];
+            let v = load_vec4(&part[first + i]);
+            s0 += extract(v, 0);
+            s1 += extract(v, 1);
+            s2 += extract(v, 2);
+            s3 += extract(v, 3);
         }
-        out[i] = sum;
+        store_vec4(&out[i], vec4(s0, s1, s2, s3));
     }
 }
 

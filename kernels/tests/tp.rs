@@ -224,6 +224,54 @@ fn gemm_rs_and_gemm_ar_match_the_unfused_reference() {
 }
 
 /// Shapes and buffers that do not fit are errors naming the argument, before any launch.
+/// The benchmarks' unfused reduce-scatter (`ops::reduce_scatter_rows`, the baseline of
+/// `gemm_rs`): every rank's rows are the f32 sum of the ranks' partials in rank order,
+/// bitwise, with one and with three workgroups per rank.
+#[test]
+fn the_unfused_reduce_scatter_sums_the_ranks_in_order() {
+    each_case(|(ranks, shard, m, n, _, s), world, _| {
+        let r_us = ranks as usize;
+        let parts: Vec<Vec<f32>> = (0..r_us)
+            .map(|r| {
+                let v = random_bf16(s + r as u64, m * n);
+                v.iter().map(|x| x.to_f32() * 1.7).collect()
+            })
+            .collect();
+        let partial = sym(world, &parts);
+        let y = world.alloc_symmetric::<f32>(shard * n).unwrap();
+        let modules = world
+            .load_module(&kernels::KERNELS.image().unwrap())
+            .unwrap();
+        for groups in [1, 3] {
+            poison(&y, f32::NAN);
+            kernels::ops::reduce_scatter_rows::launch(
+                world,
+                &modules,
+                groups,
+                256,
+                &partial,
+                &y,
+                shard as u32,
+                n as u32,
+                groups,
+            )
+            .unwrap();
+            world.synchronize().unwrap();
+            for (r, got) in download(&y).iter().enumerate() {
+                for (i, &g) in got.iter().enumerate() {
+                    let at = r * shard * n + i;
+                    let want = parts.iter().fold(0.0f32, |acc, p| acc + p[at]);
+                    assert_eq!(
+                        g.to_bits(),
+                        want.to_bits(),
+                        "R={ranks} rank {r} element {i} with {groups} workgroups: {g} != {want}"
+                    );
+                }
+            }
+        }
+    });
+}
+
 #[test]
 fn fused_ops_refuse_bad_input_naming_it() {
     let mut world = world(3);

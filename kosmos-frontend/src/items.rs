@@ -110,7 +110,7 @@ pub enum DeviceParamTy {
     },
     Scalar(ScalarType),
     /// A fragment or vector, by the name of its type: `FragA`, `FragB`, `FragAcc`,
-    /// `WideAcc` or `Vec8<T>`.
+    /// `WideAcc`, `Vec8<T>` or `Vec4<T>`.
     Tile(Box<syn::Type>),
     /// `&TensorMap`: a tensor-map parameter of the kernel, passed as `map` or `&map`.
     TensorMap,
@@ -218,7 +218,7 @@ impl DeviceFn {
 }
 
 /// The type names of fragments and vectors in device function signatures.
-pub(crate) const TILE_TYPES: &[&str] = &["FragA", "FragB", "FragAcc", "WideAcc", "Vec8"];
+pub(crate) const TILE_TYPES: &[&str] = &["FragA", "FragB", "FragAcc", "WideAcc", "Vec8", "Vec4"];
 
 fn is_tile_type(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(p) if p.qself.is_none()

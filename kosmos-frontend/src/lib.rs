@@ -43,7 +43,7 @@
 //! rank's copy of a symmetric buffer, passed by name, keeping its bounds checks, or the rest
 //! of one from an index, `&a[k..]` / `&mut a[k..]`, `k` checked to be at most `a`'s length),
 //! scalars (`mut` allowed), symmetric buffers (`&Sym<[T]>`), and fragments and vectors
-//! (`FragA`, `FragB`, `FragAcc`, `WideAcc`, `Vec8<T>`); they return a
+//! (`FragA`, `FragB`, `FragAcc`, `WideAcc`, `Vec8<T>`, `Vec4<T>`); they return a
 //! scalar or nothing, as the body's last expression (not `return`). Each call is inlined:
 //! the body is lowered there with its parameters bound to the arguments, seeing the file's
 //! device functions and constants but not the caller's variables; recursion is an error at
@@ -108,8 +108,10 @@
 //! `frag_load_b`, from bf16 elements), `acc = mma(x, y, acc);`,
 //! `frag_store(&c[i], acc, stride);` (f32 elements) and
 //! `frag_store_within(&c[i], acc, stride, rows, cols);` (only the elements in the first
-//! `rows` x `cols`: ragged edges); 16-byte vectors of 8- or 16-bit elements
-//! `let v = load_vec8(&a[i]);`, `store_vec8(&tile[i], v);`, `splat8(x)`. Groups of four
+//! `rows` x `cols`: ragged edges); vectors of 8 lanes of 8- or 16-bit elements
+//! `let v = load_vec8(&a[i]);`, `store_vec8(&tile[i], v);`, `splat8(x)`, and of 4 lanes of
+//! up to 32 bits `load_vec4`, `store_vec4`, `vec4(a, b, c, d)`, each access aligned to the
+//! vector's size; `extract(v, lane)` reads a lane (a constant). Groups of four
 //! subgroups share one product: `let mut acc = wide_zero();` (a 16x128 slab per subgroup,
 //! stored by the same `frag_store`s) and `acc = mma_group(&a_tile[i], &b_tile[j], acc);`,
 //! whose 64x64 and 64x128 bf16 tiles start at elements of `shared_array`s, swizzled and

@@ -342,6 +342,81 @@ fn fragments_vectors_and_subgroups() {
     }
 }
 
+/// Four-lane vectors of 32-bit elements: loaded and stored whole, lanes read by `extract`
+/// and put together by `vec4`, passed to a device function; a vector that runs past its
+/// slice, or lies off the vector's alignment, is reported.
+#[test]
+fn four_lane_vectors_move_32_bit_elements_whole() {
+    let src = r#"
+        #[device]
+        fn total(v: Vec4<f32>) -> f32 {
+            extract(v, 0) + extract(v, 1) + extract(v, 2) + extract(v, 3)
+        }
+
+        #[kernel(max_workgroup_size = 64)]
+        fn k(a: &[f32], sums: &mut [f32], back: &mut [f32], halves: &mut [bf16], at: u32) {
+            let lane = workitem_id_x();
+            let v = load_vec4(&a[at + lane * 4]);
+            let mut s = 0.0;
+            s += total(v);
+            sums[lane] = s;
+            store_vec4(&back[lane * 4], vec4(extract(v, 3), extract(v, 2), extract(v, 1), extract(v, 0)));
+            let h = vec4(extract(v, 0) as bf16, 1.5 as bf16, s as bf16, 0.0 as bf16);
+            store_vec4(&halves[lane * 4], h);
+        }
+    "#;
+    let (device, module, _) = load_on_cpu(src);
+    let lanes = 8usize;
+    let a: Vec<f32> = (0..36).map(|i| (i as f32) * 0.25 - 3.0).collect();
+    let da = Buffer::from_slice(&device, &a).unwrap();
+    let run = |at: u32| {
+        let sums = Buffer::from_slice(&device, &vec![f32::NAN; lanes]).unwrap();
+        let back = Buffer::from_slice(&device, &vec![f32::NAN; 4 * lanes]).unwrap();
+        let halves = Buffer::from_slice(&device, &vec![half::bf16::NAN; 4 * lanes]).unwrap();
+        let stream = device.stream().unwrap();
+        let args = [
+            KernelArg::from(&da),
+            KernelArg::from(&sums),
+            KernelArg::from(&back),
+            KernelArg::from(&halves),
+            KernelArg::from(at),
+        ];
+        module
+            .launch(&stream, "k", LaunchConfig::linear(1, lanes as u32), &args)
+            .and_then(|()| stream.synchronize())
+            .map(|()| {
+                (
+                    sums.download().unwrap(),
+                    back.download().unwrap(),
+                    halves.download().unwrap(),
+                )
+            })
+    };
+    let (sums, back, halves) = run(0).unwrap();
+    for lane in 0..lanes {
+        let v = &a[4 * lane..4 * lane + 4];
+        let sum = ((v[0] + v[1]) + v[2]) + v[3];
+        assert_eq!(sums[lane], sum, "lane {lane}");
+        let reversed: Vec<f32> = v.iter().rev().copied().collect();
+        assert_eq!(back[4 * lane..4 * lane + 4], reversed[..], "lane {lane}");
+        let want = [v[0], 1.5, sum, 0.0].map(half::bf16::from_f32);
+        assert_eq!(halves[4 * lane..4 * lane + 4], want[..], "lane {lane}");
+    }
+    // One element off: every vector is 4 bytes past a 16-byte boundary.
+    let e = run(1)
+        .expect_err("a misaligned vector load must fail")
+        .to_string();
+    assert!(e.contains("is not aligned to 16"), "{e}");
+    // Lane 7's vector at 36..40 runs past the 36 elements.
+    let e = run(8)
+        .expect_err("a vector past its slice must fail")
+        .to_string();
+    assert!(
+        e.contains("index 39 is out of bounds for a slice of 36"),
+        "{e}"
+    );
+}
+
 #[test]
 fn tile_misuse_is_an_error_at_its_tokens() {
     // (body, message, the token the error points at)
@@ -380,6 +455,26 @@ fn tile_misuse_is_an_error_at_its_tokens() {
             "fn k(t: &mut [f32]) { let v = load_vec8(&t[0]); }",
             "vectors of 8 take 8- or 16-bit elements",
             "&t[0]",
+        ),
+        (
+            "fn k(t: &mut [f64]) { let v = load_vec4(&t[0]); }",
+            "vectors of 4 take 8-, 16- or 32-bit elements (16 bytes at most), found f64",
+            "&t[0]",
+        ),
+        (
+            "fn k(t: &mut [f32]) { let v = load_vec4(&t[0]); t[1] = extract(v, 4u32); }",
+            "lane 4 of a vector of 4 f32: its lanes are 0..4",
+            "4u32",
+        ),
+        (
+            "fn k(t: &mut [f32]) { t[1] = extract(t[0], 0u32); }",
+            "expected a vector, found a scalar",
+            "t[0]",
+        ),
+        (
+            "fn k(t: &mut [f32], u: &mut [u32]) { store_vec4(&t[0], load_vec4(&u[0])); }",
+            "expected a vector of 4 f32, found a vector of 4 u32",
+            "load_vec4(&u",
         ),
         (
             "fn k(t: &mut [bf16], u: &mut [u16]) { store_vec8(&t[0], load_vec8(&u[0])); }",

@@ -90,6 +90,8 @@ enum Name {
     Slice(ScalarType),
     /// A symmetric buffer parameter of this element type.
     Sym(ScalarType),
+    /// A vector whose elements are of this type (what `extract` gives).
+    Vector(Term),
     ConstGeneric,
 }
 
@@ -229,6 +231,10 @@ impl Walk<'_> {
             self.bind(name, slice);
             return;
         }
+        if let Some(elem) = self.made_vector(&init.expr) {
+            self.bind(name, Name::Vector(elem));
+            return;
+        }
         let init_term = self.expr(&init.expr);
         let term = match ann {
             Some(ty) => scalar_type(ty, "").map_or(Term::Unknown, Term::Known),
@@ -265,6 +271,26 @@ impl Walk<'_> {
         }
     }
 
+    /// The element type of the vector `e` makes, if it calls a vector intrinsic.
+    fn made_vector(&mut self, e: &Expr) -> Option<Term> {
+        let Expr::Call(c) = strip_parens(e) else {
+            return None;
+        };
+        let call = Call::of(c)?;
+        let first = call.args.first()?;
+        Some(match call.name.as_str() {
+            "load_vec8" | "load_vec4" => self.elem_ref(first),
+            "splat8" => self.expr(first),
+            "vec4" => {
+                let terms: Vec<Term> = call.args.iter().map(|a| self.expr(a)).collect();
+                terms
+                    .into_iter()
+                    .fold(Term::Unknown, |t, a| self.unify(t, a))
+            }
+            _ => return None,
+        })
+    }
+
     fn literal(&mut self, lit: &syn::Lit) -> Term {
         let suffixed = |suffix: &str| scalar_of_name(suffix).map(Term::Known);
         match lit {
@@ -296,7 +322,7 @@ impl Walk<'_> {
                 const_generic: true,
                 ..Class::default()
             }),
-            Some(Name::Slice(_) | Name::Sym(_)) => Term::Unknown,
+            Some(Name::Slice(_) | Name::Sym(_) | Name::Vector(_)) => Term::Unknown,
             None => self
                 .lower
                 .items
@@ -564,6 +590,16 @@ impl Walk<'_> {
                 .into_iter()
                 .fold(Term::Unknown, |t, a| self.unify(t, a)),
             Lowering::Scalar(ResultTy::First, _) => args.first().copied().unwrap_or(Term::Unknown),
+            Lowering::Scalar(ResultTy::Lane, _) => {
+                let vector = call.args.first().and_then(|a| match strip_parens(a) {
+                    Expr::Path(p) => self.name(&p.path.get_ident()?.to_string()),
+                    _ => None,
+                });
+                match vector {
+                    Some(Name::Vector(elem)) => elem,
+                    _ => Term::Unknown,
+                }
+            }
             _ => Term::Unknown,
         }
     }

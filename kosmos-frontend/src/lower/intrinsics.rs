@@ -10,7 +10,7 @@ use kosmos_ir::{Dim, IdKind, KernelBuilder, Op, ScalarType, Value};
 use syn::{Expr, Result};
 
 use Lowering::{Effect, Let, Scalar, Tile};
-use ResultTy::{Element, First, Fixed, Operands};
+use ResultTy::{Element, First, Fixed, Lane, Operands};
 use ScalarType as S;
 
 /// A function a kernel may call.
@@ -43,6 +43,8 @@ pub(super) enum ResultTy {
     Operands,
     /// The type of its first argument (`subgroup_shuffle`: the lane that follows is a `u32`).
     First,
+    /// The element type of the vector that is its first argument (`extract`).
+    Lane,
 }
 
 /// How a `Let` intrinsic is written, for its messages.
@@ -304,13 +306,21 @@ const INTRINSICS: &[Intrinsic] = &[
         &["groups left in flight, a constant"],
         Effect(Lower::async_wait),
     ),
-    def("load_vec8", &["&a[i]"], Tile(Lower::load_vec8)),
-    def(
-        "store_vec8",
-        &["&a[i]", "vector"],
-        Effect(Lower::store_vec8),
-    ),
+    def("load_vec8", &["&a[i]"], Tile(Lower::load_vec)),
+    def("load_vec4", &["&a[i]"], Tile(Lower::load_vec)),
+    def("store_vec8", &["&a[i]", "vector"], Effect(Lower::store_vec)),
+    def("store_vec4", &["&a[i]", "vector"], Effect(Lower::store_vec)),
     def("splat8", &["a scalar for every lane"], Tile(Lower::splat8)),
+    def(
+        "vec4",
+        &["lane 0", "lane 1", "lane 2", "lane 3"],
+        Tile(Lower::vec4),
+    ),
+    def(
+        "extract",
+        &["vector", "lane, a constant"],
+        Scalar(Lane, Lower::extract),
+    ),
     def("team_rank", NONE, Scalar(Fixed(S::U32), Lower::team_rank)),
     def("world_size", NONE, Scalar(Fixed(S::U32), Lower::world_size)),
     def(
@@ -520,7 +530,7 @@ impl Lower {
                 return err(
                     c,
                     format!(
-                        "`{name}` makes a fragment or vector, not a number: bind it with `let`, or pass it to `mma`, `mma_group`, `frag_store` or `store_vec8`"
+                        "`{name}` makes a fragment or vector, not a number: bind it with `let`, or pass it to `mma`, `mma_group`, `frag_store`, `store_vec8` / `store_vec4` or `extract`"
                     ),
                 );
             }

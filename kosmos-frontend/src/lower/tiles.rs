@@ -1,10 +1,11 @@
 //! Tiles (docs/ir.md "Tiles"): fragments and `mma`, the four-subgroup `mma_group` with its
-//! wide accumulators (and `mma_group_async` / `mma_wait`, with groups' register budgets), the 16-byte vectors of `load_vec8`/`store_vec8`/`splat8`, and the
-//! asynchronous copies that fill shared memory.
+//! wide accumulators (and `mma_group_async` / `mma_wait`, with groups' register budgets), the
+//! vectors of `load_vec8`/`load_vec4`, `store_vec8`/`store_vec4`, `splat8`, `vec4` and
+//! `extract`, and the asynchronous copies that fill shared memory.
 
 use super::bounds::{Elem, Reach};
 use super::intrinsics::{Call, Lowering, intrinsic};
-use super::{Binding, Lower, err, strip_parens};
+use super::{Binding, Lower, Val, err, strip_parens};
 use crate::items::DeviceRet;
 use crate::sig::rust_name;
 use kosmos_ir::{
@@ -15,8 +16,8 @@ use syn::{Error, Expr, Result};
 
 use ScalarType as S;
 
-/// Lanes of the vectors of `load_vec8`, `store_vec8` and `splat8`.
-const VEC_LANES: u32 = 8;
+/// Bytes of a vector at most: one 16-byte access a lane.
+const VEC_BYTES: u32 = 16;
 
 /// Bytes `copy_async` moves.
 const COPY_BYTES: u32 = 16;
@@ -43,53 +44,55 @@ fn frag_reach(
 }
 
 /// The non-scalar values of kernels: fragments (see docs/ir.md "Tiles") and the vectors of
-/// 16-byte loads and stores. They are plain SSA values, so branches and loops carry them
-/// like scalars, but no arithmetic applies to them.
+/// wide loads and stores (8 lanes of 8- or 16-bit elements, or 4 of up to 32 bits). They are
+/// plain SSA values, so branches and loops carry them like scalars, but no arithmetic
+/// applies to them: `extract` reads a lane.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) enum TileTy {
     Frag(FragRole),
-    Vector(ScalarType),
+    Vector { elem: ScalarType, lanes: u32 },
 }
 
 impl TileTy {
     pub(super) fn ir(self) -> Type {
         match self {
             TileTy::Frag(role) => Type::Frag(role),
-            TileTy::Vector(elem) => Type::Vector {
-                elem,
-                lanes: VEC_LANES,
-            },
+            TileTy::Vector { elem, lanes } => Type::Vector { elem, lanes },
         }
     }
 
     /// The type a device function's parameter names (`FragA`, `FragB`, `FragAcc`,
-    /// `WideAcc`, `Vec8<T>`, see [`crate::items::TILE_TYPES`]).
+    /// `WideAcc`, `Vec8<T>`, `Vec4<T>`, see [`crate::items::TILE_TYPES`]).
     pub(super) fn of_type(ty: &syn::Type) -> Result<TileTy> {
         let seg = match ty {
             syn::Type::Path(p) => p.path.segments.last(),
             _ => None,
         };
-        let elem = |seg: &syn::PathSegment| match &seg.arguments {
-            syn::PathArguments::AngleBracketed(a) => match a.args.first() {
-                Some(syn::GenericArgument::Type(t)) if a.args.len() == 1 => {
-                    let elem = crate::sig::scalar_type(t, "vector element")?;
-                    check_vector_elem(t, elem)?;
-                    Ok(elem)
-                }
-                _ => err(seg, "write `Vec8<T>`, `T` the element type"),
-            },
-            _ => err(seg, "write `Vec8<T>`, `T` the element type"),
+        let vector = |seg: &syn::PathSegment, lanes: u32| {
+            let form = format!("write `{}<T>`, `T` the element type", seg.ident);
+            match &seg.arguments {
+                syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+                    Some(syn::GenericArgument::Type(t)) if a.args.len() == 1 => {
+                        let elem = crate::sig::scalar_type(t, "vector element")?;
+                        check_vector_elem(t, elem, lanes)?;
+                        Ok(TileTy::Vector { elem, lanes })
+                    }
+                    _ => err(seg, form),
+                },
+                _ => err(seg, form),
+            }
         };
         Ok(match seg {
             Some(s) if s.ident == "FragA" => TileTy::Frag(FragRole::A),
             Some(s) if s.ident == "FragB" => TileTy::Frag(FragRole::B),
             Some(s) if s.ident == "FragAcc" => TileTy::Frag(FragRole::Acc),
             Some(s) if s.ident == "WideAcc" => TileTy::Frag(FragRole::WideAcc),
-            Some(s) if s.ident == "Vec8" => TileTy::Vector(elem(s)?),
+            Some(s) if s.ident == "Vec8" => vector(s, 8)?,
+            Some(s) if s.ident == "Vec4" => vector(s, 4)?,
             _ => {
                 return err(
                     ty,
-                    "expected a fragment or vector type: `FragA`, `FragB`, `FragAcc`, `WideAcc` or `Vec8<T>`",
+                    "expected a fragment or vector type: `FragA`, `FragB`, `FragAcc`, `WideAcc`, `Vec8<T>` or `Vec4<T>`",
                 );
             }
         })
@@ -106,7 +109,7 @@ impl TileTy {
             TileTy::Frag(FragRole::WideAcc) => {
                 "a wide accumulator (from `wide_zero` or `mma_group`)".into()
             }
-            TileTy::Vector(elem) => format!("a vector of {VEC_LANES} {}", rust_name(elem)),
+            TileTy::Vector { elem, lanes } => format!("a vector of {lanes} {}", rust_name(elem)),
         }
     }
 }
@@ -256,25 +259,31 @@ impl Lower {
         }
     }
 
-    pub(super) fn load_vec8(
+    /// `load_vec8(&a[i])`, `load_vec4(&a[i])`: the lanes at `a[i..]`, aligned to the
+    /// vector's size, all of them bounds-checked.
+    pub(super) fn load_vec(
         &mut self,
         b: &mut KernelBuilder,
         call: &Call,
     ) -> Result<(Value, TileTy)> {
         let (name, args) = (&call.name, &call.args);
+        let lanes = vector_lanes(name);
         let e = self.elem_ref(b, args[0], name, false)?;
-        check_vector_elem(args[0], e.elem)?;
-        let ty = TileTy::Vector(e.elem);
+        check_vector_elem(args[0], e.elem, lanes)?;
+        let ty = TileTy::Vector {
+            elem: e.elem,
+            lanes,
+        };
         let v = Lower::guarded(
             b,
             e.bound,
-            Reach::Run(VEC_LANES),
+            Reach::Run(lanes),
             None,
             &[ty.ir()],
             |b| vec![b.load(e.ptr, ty.ir())],
             |b| {
                 let zero = Lower::zero(b, e.elem);
-                vec![b.splat(zero, VEC_LANES)]
+                vec![b.splat(zero, lanes)]
             },
         );
         Ok((v[0], ty))
@@ -284,8 +293,67 @@ impl Lower {
         let x = call.args[0];
         let t = self.infer(x);
         let v = self.value(b, x, t)?;
-        check_vector_elem(x, v.ty)?;
-        Ok((b.splat(v.v, VEC_LANES), TileTy::Vector(v.ty)))
+        check_vector_elem(x, v.ty, 8)?;
+        Ok((
+            b.splat(v.v, 8),
+            TileTy::Vector {
+                elem: v.ty,
+                lanes: 8,
+            },
+        ))
+    }
+
+    /// `vec4(a, b, c, d)`: a vector of four scalars of one type, `a` in lane 0.
+    pub(super) fn vec4(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<(Value, TileTy)> {
+        let first = call.args[0];
+        let t = self.infer(first);
+        let v0 = self.value(b, first, t)?;
+        check_vector_elem(first, v0.ty, 4)?;
+        let mut v = b.splat(v0.v, 4);
+        for (lane, x) in (1..).zip(&call.args[1..]) {
+            let x = self.value(b, x, Some(v0.ty))?;
+            v = b.insert(v, lane, x.v);
+        }
+        Ok((
+            v,
+            TileTy::Vector {
+                elem: v0.ty,
+                lanes: 4,
+            },
+        ))
+    }
+
+    /// `extract(v, lane)`: lane `lane` (a constant) of vector `v`.
+    pub(super) fn extract(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        let (v, ty) = match self.tile(b, call.args[0])? {
+            Some((v, ty @ TileTy::Vector { .. })) => (v, ty),
+            Some((_, ty)) => {
+                return err(
+                    call.args[0],
+                    format!("expected a vector, found {}", ty.name()),
+                );
+            }
+            None => return err(call.args[0], "expected a vector, found a scalar"),
+        };
+        let TileTy::Vector { elem, lanes } = ty else {
+            unreachable!("matched a vector above")
+        };
+        let lane = self.const_eval(call.args[1], "the lane `extract` reads")?;
+        if lane >= u64::from(lanes) {
+            return err(
+                call.args[1],
+                format!("lane {lane} of {}: its lanes are 0..{lanes}", ty.name()),
+            );
+        }
+        Ok(Val {
+            v: b.extract(v, lane as u32),
+            ty: elem,
+        })
     }
 
     /// `frag_store(&c[i], acc, stride)` and `frag_store_within(&c[i], acc, stride, rows, cols)`.
@@ -317,12 +385,21 @@ impl Lower {
         Ok(())
     }
 
-    pub(super) fn store_vec8(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+    /// `store_vec8(&a[i], v)`, `store_vec4(&a[i], v)`: `v`'s lanes to `a[i..]`, aligned to
+    /// the vector's size.
+    pub(super) fn store_vec(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
         let (name, args) = (&call.name, &call.args);
+        let lanes = vector_lanes(name);
         let e = self.elem_ref(b, args[0], name, true)?;
-        let v = self.tile_arg(b, args[1], TileTy::Vector(e.elem))?;
-        let reach = Reach::Run(VEC_LANES);
-        Lower::guarded_effect(b, e.bound, reach, None, |b| b.store(e.ptr, v));
+        let v = self.tile_arg(
+            b,
+            args[1],
+            TileTy::Vector {
+                elem: e.elem,
+                lanes,
+            },
+        )?;
+        Lower::guarded_effect(b, e.bound, Reach::Run(lanes), None, |b| b.store(e.ptr, v));
         Ok(())
     }
 
@@ -479,7 +556,7 @@ impl Lower {
 pub(super) fn tile_as_scalar(name: &str, ty: TileTy) -> String {
     let takers = match ty {
         TileTy::Frag(_) => "fragments only go to `mma`, `mma_group` and `frag_store`",
-        TileTy::Vector(_) => "vectors only go to `store_vec8`",
+        TileTy::Vector { .. } => "vectors only go to `store_vec8` / `store_vec4` and `extract`",
     };
     format!(
         "`{name}` is {}, not a number: {takers}, never into arithmetic",
@@ -487,15 +564,25 @@ pub(super) fn tile_as_scalar(name: &str, ty: TileTy) -> String {
     )
 }
 
-/// Vectors are 16 bytes at most: 8 lanes of 8- or 16-bit elements.
-fn check_vector_elem(e: &impl quote::ToTokens, elem: ScalarType) -> Result<()> {
-    if elem != S::I1 && elem.bits() <= 16 {
+/// The lanes of the vectors a vector intrinsic (`load_vec8`, `store_vec4`, ...) moves.
+fn vector_lanes(name: &str) -> u32 {
+    if name.ends_with('8') { 8 } else { 4 }
+}
+
+/// Vectors are 16 bytes at most: 8 lanes of 8- or 16-bit elements, or 4 of up to 32 bits.
+fn check_vector_elem(e: &impl quote::ToTokens, elem: ScalarType, lanes: u32) -> Result<()> {
+    if elem != S::I1 && elem.size_bytes() * lanes <= VEC_BYTES {
         return Ok(());
     }
+    let widths = if lanes == 8 {
+        "8- or 16-bit"
+    } else {
+        "8-, 16- or 32-bit"
+    };
     err(
         e,
         format!(
-            "vectors of {VEC_LANES} take 8- or 16-bit elements (16 bytes at most), found {}",
+            "vectors of {lanes} take {widths} elements ({VEC_BYTES} bytes at most), found {}",
             rust_name(elem)
         ),
     )

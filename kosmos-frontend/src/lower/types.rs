@@ -3,6 +3,7 @@
 //! expressions (shared array lengths, `async_wait` counts, symmetric buffer indices).
 
 use super::intrinsics::{Call, Lowering, ResultTy, intrinsic};
+use super::tiles::TileTy;
 use super::{Binding, Lower, Val, err, math, mismatch, tail_expr};
 use crate::sig::{rust_name, scalar_of_name, scalar_type};
 use kosmos_ir::{Constant, KernelBuilder, ScalarType};
@@ -270,6 +271,15 @@ impl Lower {
                     c.args.iter().find_map(|a| self.static_ty(a))
                 }
                 Lowering::Scalar(ResultTy::First, _) => self.static_ty(c.args.first()?),
+                Lowering::Scalar(ResultTy::Lane, _) => {
+                    match self.lookup(&path_ident(c.args.first()?)?.to_string())? {
+                        Binding::Tile {
+                            ty: TileTy::Vector { elem, .. },
+                            ..
+                        } => Some(elem),
+                        _ => None,
+                    }
+                }
                 Lowering::Effect(_) | Lowering::Tile(_) | Lowering::Let(..) => None,
             },
             Expr::If(i) => tail_expr(&i.then_branch)
