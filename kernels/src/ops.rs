@@ -3802,8 +3802,9 @@ fn block_products(
     barrier();
 }
 
-/// Token `t0 + j`'s pick `k` in the fold: its expert's output at column `c` (row and owner
-/// as [`fold_tokens`] looked them up into `stages`), times its weight if `weighted` is 1.
+/// `acc` plus token `t0 + j`'s pick `k` in the fold: its expert's output at columns `c..c +
+/// 4` (row and owner as [`fold_tokens`] looked them up into `stages`; one 8-byte load),
+/// times its weight if `weighted` is 1.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn fold_term(
@@ -3817,23 +3818,71 @@ fn fold_term(
     c: u32,
     hidden: u32,
     weighted: u32,
-) -> f32 {
+    acc: Vec4<f32>,
+) -> Vec4<f32> {
     let i = j * topk + k;
     let wl = weights.local();
     // SAFETY: `i` is below 1024 (8 tokens of at most 128 picks); the pick's weight lies in
     // `weights` (`tokens x topk`) and its row below the owner's `capacity + tokens` rows of
-    // `y` (`hidden` wide), as the host sized them. Unchecked, the loads of the eight tokens
-    // carry no branches between them and are all in flight at once.
-    unsafe {
-        let row = *stages.get_unchecked(i);
-        let ys = y.peer(*stages.get_unchecked(1024 + i));
-        let v = *ys.get_unchecked(row * hidden + c) as f32;
-        if weighted == 1 {
-            *wl.get_unchecked(t0 * topk + i) * v
-        } else {
-            v
-        }
+    // `y` (`hidden` wide, a multiple of 8, so `c` is 8-byte aligned), as the host sized
+    // them. Unchecked, the loads of the eight tokens carry no branches between them and are
+    // all in flight at once.
+    let row = unsafe { *stages.get_unchecked(i) };
+    let ys = y.peer(unsafe { *stages.get_unchecked(1024 + i) });
+    let v = unsafe { load_vec4(ys.get_unchecked(row * hidden + c)) };
+    // Unweighted terms are times 1, exactly themselves.
+    let w = if weighted == 1 {
+        unsafe { *wl.get_unchecked(t0 * topk + i) }
+    } else {
+        1.0f32
+    };
+    vec4(
+        extract(acc, 0) + w * extract(v, 0) as f32,
+        extract(acc, 1) + w * extract(v, 1) as f32,
+        extract(acc, 2) + w * extract(v, 2) as f32,
+        extract(acc, 3) + w * extract(v, 3) as f32,
+    )
+}
+
+/// Writes token `t`'s folded columns `c..c + 4` (`sum`) to `out` in bf16, after adding the
+/// shared expert's output (`shared` 1: row `capacity + t` of `mine`) and then `extra`'s
+/// (`with_extra` 1).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn fold_store(
+    out: &mut [bf16],
+    mine: &[bf16],
+    extra: &Sym<[f32]>,
+    sum: Vec4<f32>,
+    t: u32,
+    c: u32,
+    hidden: u32,
+    capacity: u32,
+    shared: u32,
+    with_extra: u32,
+) {
+    let mut s0 = extract(sum, 0);
+    let mut s1 = extract(sum, 1);
+    let mut s2 = extract(sum, 2);
+    let mut s3 = extract(sum, 3);
+    if shared == 1 {
+        let m = load_vec4(&mine[(capacity + t) * hidden + c]);
+        s0 += extract(m, 0) as f32;
+        s1 += extract(m, 1) as f32;
+        s2 += extract(m, 2) as f32;
+        s3 += extract(m, 3) as f32;
     }
+    if with_extra == 1 {
+        let e = load_vec4(&extra.local()[t * hidden + c]);
+        s0 += extract(e, 0);
+        s1 += extract(e, 1);
+        s2 += extract(e, 2);
+        s3 += extract(e, 3);
+    }
+    store_vec4(
+        &out[t * hidden + c],
+        vec4(s0 as bf16, s1 as bf16, s2 as bf16, s3 as bf16),
+    );
 }
 
 /// Fold task `q` of [`moe_forward`]: tokens `MOE_FOLD_TOKENS q..`, each `out[t]` the sum of
@@ -3880,33 +3929,23 @@ fn fold_tokens(
         stages[1024 + i] = e / local;
     }
     barrier();
-    // One column per lane and pass, of all eight tokens at once: their picks' loads are
+    // Four columns per lane and pass, of all eight tokens at once: their picks' loads are
     // independent, so eight of them are in flight (a past-the-end token reads the last one's
     // rows and is not stored).
     let last = count - 1;
-    for c in (lane..hidden).step_by(lanes) {
-        let mut s0 = 0.0f32;
-        let mut s1 = 0.0f32;
-        let mut s2 = 0.0f32;
-        let mut s3 = 0.0f32;
-        let mut s4 = 0.0f32;
-        let mut s5 = 0.0f32;
-        let mut s6 = 0.0f32;
-        let mut s7 = 0.0f32;
+    let zero = 0.0f32;
+    for c in (lane * 4..hidden).step_by(lanes * 4) {
+        let mut s0 = vec4(zero, zero, zero, zero);
+        let mut s1 = s0;
+        let mut s2 = s0;
+        let mut s3 = s0;
+        let mut s4 = s0;
+        let mut s5 = s0;
+        let mut s6 = s0;
+        let mut s7 = s0;
         for k in 0..topk {
-            s0 += fold_term(
-                stages,
-                weights,
-                y,
-                t0,
-                topk,
-                min(0, last),
-                k,
-                c,
-                hidden,
-                weighted,
-            );
-            s1 += fold_term(
+            s0 = fold_term(stages, weights, y, t0, topk, 0, k, c, hidden, weighted, s0);
+            s1 = fold_term(
                 stages,
                 weights,
                 y,
@@ -3917,8 +3956,9 @@ fn fold_tokens(
                 c,
                 hidden,
                 weighted,
+                s1,
             );
-            s2 += fold_term(
+            s2 = fold_term(
                 stages,
                 weights,
                 y,
@@ -3929,8 +3969,9 @@ fn fold_tokens(
                 c,
                 hidden,
                 weighted,
+                s2,
             );
-            s3 += fold_term(
+            s3 = fold_term(
                 stages,
                 weights,
                 y,
@@ -3941,8 +3982,9 @@ fn fold_tokens(
                 c,
                 hidden,
                 weighted,
+                s3,
             );
-            s4 += fold_term(
+            s4 = fold_term(
                 stages,
                 weights,
                 y,
@@ -3953,8 +3995,9 @@ fn fold_tokens(
                 c,
                 hidden,
                 weighted,
+                s4,
             );
-            s5 += fold_term(
+            s5 = fold_term(
                 stages,
                 weights,
                 y,
@@ -3965,8 +4008,9 @@ fn fold_tokens(
                 c,
                 hidden,
                 weighted,
+                s5,
             );
-            s6 += fold_term(
+            s6 = fold_term(
                 stages,
                 weights,
                 y,
@@ -3977,8 +4021,9 @@ fn fold_tokens(
                 c,
                 hidden,
                 weighted,
+                s6,
             );
-            s7 += fold_term(
+            s7 = fold_term(
                 stages,
                 weights,
                 y,
@@ -3989,34 +4034,109 @@ fn fold_tokens(
                 c,
                 hidden,
                 weighted,
+                s7,
             );
         }
-        for j in 0..count {
-            let mut sum = if j == 0 {
-                s0
-            } else if j == 1 {
-                s1
-            } else if j == 2 {
-                s2
-            } else if j == 3 {
-                s3
-            } else if j == 4 {
-                s4
-            } else if j == 5 {
-                s5
-            } else if j == 6 {
-                s6
-            } else {
-                s7
-            };
-            let t = t0 + j;
-            if shared == 1 {
-                sum += mine[(capacity + t) * hidden + c] as f32;
-            }
-            if with_extra == 1 {
-                sum += extra.local()[t * hidden + c];
-            }
-            o[t * hidden + c] = sum as bf16;
+        fold_store(
+            o, mine, extra, s0, t0, c, hidden, capacity, shared, with_extra,
+        );
+        if count > 1 {
+            fold_store(
+                o,
+                mine,
+                extra,
+                s1,
+                t0 + 1,
+                c,
+                hidden,
+                capacity,
+                shared,
+                with_extra,
+            );
+        }
+        if count > 2 {
+            fold_store(
+                o,
+                mine,
+                extra,
+                s2,
+                t0 + 2,
+                c,
+                hidden,
+                capacity,
+                shared,
+                with_extra,
+            );
+        }
+        if count > 3 {
+            fold_store(
+                o,
+                mine,
+                extra,
+                s3,
+                t0 + 3,
+                c,
+                hidden,
+                capacity,
+                shared,
+                with_extra,
+            );
+        }
+        if count > 4 {
+            fold_store(
+                o,
+                mine,
+                extra,
+                s4,
+                t0 + 4,
+                c,
+                hidden,
+                capacity,
+                shared,
+                with_extra,
+            );
+        }
+        if count > 5 {
+            fold_store(
+                o,
+                mine,
+                extra,
+                s5,
+                t0 + 5,
+                c,
+                hidden,
+                capacity,
+                shared,
+                with_extra,
+            );
+        }
+        if count > 6 {
+            fold_store(
+                o,
+                mine,
+                extra,
+                s6,
+                t0 + 6,
+                c,
+                hidden,
+                capacity,
+                shared,
+                with_extra,
+            );
+        }
+        if count > 7 {
+            fold_store(
+                o,
+                mine,
+                extra,
+                s7,
+                t0 + 7,
+                c,
+                hidden,
+                capacity,
+                shared,
+                with_extra,
+            );
         }
     }
     // Every lane is done with the lookups before the next task overwrites them.

@@ -343,8 +343,8 @@ fn fragments_vectors_and_subgroups() {
 }
 
 /// Four-lane vectors of 32-bit elements: loaded and stored whole, lanes read by `extract`
-/// and put together by `vec4`, passed to a device function; a vector that runs past its
-/// slice, or lies off the vector's alignment, is reported.
+/// and put together by `vec4`, passed to a device function, loaded unchecked in an `unsafe`
+/// block; a vector that runs past its slice, or lies off the vector's alignment, is reported.
 #[test]
 fn four_lane_vectors_move_32_bit_elements_whole() {
     let src = r#"
@@ -361,7 +361,8 @@ fn four_lane_vectors_move_32_bit_elements_whole() {
             s += total(v);
             sums[lane] = s;
             store_vec4(&back[lane * 4], vec4(extract(v, 3), extract(v, 2), extract(v, 1), extract(v, 0)));
-            let h = vec4(extract(v, 0) as bf16, 1.5 as bf16, s as bf16, 0.0 as bf16);
+            let first = unsafe { load_vec4(a.get_unchecked(0)) };
+            let h = vec4(extract(v, 0) as bf16, 1.5 as bf16, s as bf16, extract(first, 1) as bf16);
             store_vec4(&halves[lane * 4], h);
         }
     "#;
@@ -399,7 +400,7 @@ fn four_lane_vectors_move_32_bit_elements_whole() {
         assert_eq!(sums[lane], sum, "lane {lane}");
         let reversed: Vec<f32> = v.iter().rev().copied().collect();
         assert_eq!(back[4 * lane..4 * lane + 4], reversed[..], "lane {lane}");
-        let want = [v[0], 1.5, sum, 0.0].map(half::bf16::from_f32);
+        let want = [v[0], 1.5, sum, a[1]].map(half::bf16::from_f32);
         assert_eq!(halves[4 * lane..4 * lane + 4], want[..], "lane {lane}");
     }
     // One element off: every vector is 4 bytes past a 16-byte boundary.

@@ -14,6 +14,7 @@
 //! variable the walk cannot type keeps the type its initial value gives it.
 
 use super::intrinsics::{Call, Lowering, ResultTy, intrinsic};
+use super::tiles::sole_tail;
 use super::{Binding, Lower, strip_parens};
 use crate::items::{DeviceFn, DeviceParamTy};
 use crate::sig::{scalar_of_name, scalar_type};
@@ -273,8 +274,10 @@ impl Walk<'_> {
 
     /// The element type of the vector `e` makes, if it calls a vector intrinsic.
     fn made_vector(&mut self, e: &Expr) -> Option<Term> {
-        let Expr::Call(c) = strip_parens(e) else {
-            return None;
+        let c = match strip_parens(e) {
+            Expr::Call(c) => c,
+            Expr::Unsafe(u) => return self.made_vector(sole_tail(&u.block)?),
+            _ => return None,
         };
         let call = Call::of(c)?;
         let first = call.args.first()?;

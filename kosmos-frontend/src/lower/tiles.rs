@@ -123,6 +123,17 @@ impl Lower {
         e: &Expr,
     ) -> Result<Option<(Value, TileTy)>> {
         let c = match strip_parens(e) {
+            // `unsafe { load_vec4(a.get_unchecked(i)) }`: a tile made where `get_unchecked`
+            // may be called.
+            Expr::Unsafe(u) => {
+                let Some(tail) = sole_tail(&u.block) else {
+                    return Ok(None);
+                };
+                self.unsafe_depth += 1;
+                let tile = self.tile(b, tail);
+                self.unsafe_depth -= 1;
+                return tile;
+            }
             Expr::Path(p) => {
                 return Ok(
                     match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
@@ -562,6 +573,14 @@ pub(super) fn tile_as_scalar(name: &str, ty: TileTy) -> String {
         "`{name}` is {}, not a number: {takers}, never into arithmetic",
         ty.name()
     )
+}
+
+/// The expression a block is made of, if it holds nothing else.
+pub(super) fn sole_tail(block: &syn::Block) -> Option<&Expr> {
+    match block.stmts.as_slice() {
+        [syn::Stmt::Expr(e, None)] => Some(e),
+        _ => None,
+    }
 }
 
 /// The lanes of the vectors a vector intrinsic (`load_vec8`, `store_vec4`, ...) moves.
