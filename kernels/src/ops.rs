@@ -996,29 +996,36 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
     rearm(ready, ranks * blocks + 1, queues, 2);
 }
 
-/// Writes `a, b, c, d` at `at..at + 4` of rank `rank`'s copy of `y` (f32), or of `y16`
-/// rounded to bf16 when `to_bf16` is 1.
+/// Writes `v` at `at..at + 4` of rank `rank`'s copy of `y` (f32), or of `y16` rounded to
+/// bf16 when `to_bf16` is 1; `at` is a multiple of 4: one aligned 8- or 16-byte store.
 #[device]
-#[allow(clippy::too_many_arguments)]
-fn put4(
-    y: &Sym<[f32]>,
-    y16: &Sym<[bf16]>,
-    to_bf16: u32,
-    rank: u32,
-    at: u32,
-    a: f32,
-    b: f32,
-    c: f32,
-    d: f32,
-) {
-    // `at` is a multiple of 4: one aligned 8- or 16-byte store.
+fn put4(y: &Sym<[f32]>, y16: &Sym<[bf16]>, to_bf16: u32, rank: u32, at: u32, v: Vec4<f32>) {
     if to_bf16 == 1 {
         let out = y16.peer(rank);
-        store_vec4(&out[at], vec4(a as bf16, b as bf16, c as bf16, d as bf16));
+        let h = vec4(
+            extract(v, 0) as bf16,
+            extract(v, 1) as bf16,
+            extract(v, 2) as bf16,
+            extract(v, 3) as bf16,
+        );
+        store_vec4(&out[at], h);
     } else {
         let out = y.peer(rank);
-        store_vec4(&out[at], vec4(a, b, c, d));
+        store_vec4(&out[at], v);
     }
+}
+
+/// `a + b` lane by lane where `add` is 1, else `a + 0.0`: `a` itself (a sum begun at +0.0
+/// is never -0.0), with `b` loaded either way, so that its load is in flight with others.
+#[device]
+fn add4(a: Vec4<f32>, b: Vec4<f32>, add: u32) -> Vec4<f32> {
+    let zero = 0.0f32;
+    vec4(
+        extract(a, 0) + if add == 1 { extract(b, 0) } else { zero },
+        extract(a, 1) + if add == 1 { extract(b, 1) } else { zero },
+        extract(a, 2) + if add == 1 { extract(b, 2) } else { zero },
+        extract(a, 3) + if add == 1 { extract(b, 3) } else { zero },
+    )
 }
 
 /// `Y_r = ReduceScatter_M(X_r op(W_r))` (`AR = 0`) or `Y = AllReduce(X_r op(W_r))` (`AR =
@@ -1717,24 +1724,16 @@ fn reduce_tile(
         } else {
             at0
         };
-        let mut s0 = 0.0f32;
-        let mut s1 = 0.0f32;
-        let mut s2 = 0.0f32;
-        let mut s3 = 0.0f32;
-        let mut s4 = 0.0f32;
-        let mut s5 = 0.0f32;
-        let mut s6 = 0.0f32;
-        let mut s7 = 0.0f32;
-        let mut s8 = 0.0f32;
-        let mut s9 = 0.0f32;
-        let mut s10 = 0.0f32;
-        let mut s11 = 0.0f32;
-        let mut s12 = 0.0f32;
-        let mut s13 = 0.0f32;
-        let mut s14 = 0.0f32;
-        let mut s15 = 0.0f32;
-        for s in 0..ranks {
+        let zero = 0.0f32;
+        let mut s0 = vec4(zero, zero, zero, zero);
+        let mut s1 = s0;
+        let mut s2 = s0;
+        let mut s3 = s0;
+        // Two ranks' loads in flight at once (eight 16-byte loads a lane), summed in rank
+        // order; past the last rank the second of a pair reads the last rank again, unused.
+        for s in (0..ranks).step_by(2) {
             let part = partial.peer(s);
+            let next = partial.peer(min(s + 1, ranks - 1));
             // SAFETY: every run lies in the rows of `partial`'s `M x n` (the host's bound);
             // runs start at multiples of 4 elements (`n` and the tiles' columns are
             // multiples of 8), so each is one aligned 16-byte load.
@@ -1743,22 +1742,15 @@ fn reduce_tile(
                 let v1 = load_vec4(part.get_unchecked(at1));
                 let v2 = load_vec4(part.get_unchecked(at2));
                 let v3 = load_vec4(part.get_unchecked(at3));
-                s0 += extract(v0, 0);
-                s1 += extract(v0, 1);
-                s2 += extract(v0, 2);
-                s3 += extract(v0, 3);
-                s4 += extract(v1, 0);
-                s5 += extract(v1, 1);
-                s6 += extract(v1, 2);
-                s7 += extract(v1, 3);
-                s8 += extract(v2, 0);
-                s9 += extract(v2, 1);
-                s10 += extract(v2, 2);
-                s11 += extract(v2, 3);
-                s12 += extract(v3, 0);
-                s13 += extract(v3, 1);
-                s14 += extract(v3, 2);
-                s15 += extract(v3, 3);
+                let u0 = load_vec4(next.get_unchecked(at0));
+                let u1 = load_vec4(next.get_unchecked(at1));
+                let u2 = load_vec4(next.get_unchecked(at2));
+                let u3 = load_vec4(next.get_unchecked(at3));
+                let pair = if s + 1 < ranks { 1 } else { 0 };
+                s0 = add4(add4(s0, v0, 1), u0, pair);
+                s1 = add4(add4(s1, v1, 1), u1, pair);
+                s2 = add4(add4(s2, v2, 1), u2, pair);
+                s3 = add4(add4(s3, v3, 1), u3, pair);
             }
         }
         // Rank `rank`'s rows start at row 0 of its reduce-scatter result.
@@ -1766,16 +1758,16 @@ fn reduce_tile(
         for d in 0..ranks {
             if all == 1 || d == rank {
                 if in0 {
-                    put4(y, y16, to_bf16, d, at0 - shift, s0, s1, s2, s3);
+                    put4(y, y16, to_bf16, d, at0 - shift, s0);
                 }
                 if in1 {
-                    put4(y, y16, to_bf16, d, at1 - shift, s4, s5, s6, s7);
+                    put4(y, y16, to_bf16, d, at1 - shift, s1);
                 }
                 if in2 {
-                    put4(y, y16, to_bf16, d, at2 - shift, s8, s9, s10, s11);
+                    put4(y, y16, to_bf16, d, at2 - shift, s2);
                 }
                 if in3 {
-                    put4(y, y16, to_bf16, d, at3 - shift, s12, s13, s14, s15);
+                    put4(y, y16, to_bf16, d, at3 - shift, s3);
                 }
             }
         }
