@@ -17,6 +17,10 @@
 #              bench/moe_h200.sh: world sizes $KOSMOS_BENCH_RANKS, default 1,8, forward and
 #              training step against PyTorch)
 #   timelines  the fused TP MLP's and the MoE layer's timelines (SVGs in OUT)
+#   bench-tp-multi  on a machine of several GPUs: the fused TP ops on all of them, a rank
+#              each, against NCCL + cuBLAS and PyTorch's async-TP (bench/tp_multi_gpu.sh;
+#              KOSMOS_BENCH_TOKENS, default 1024..16384; JSON to OUT/tp_multi.json and
+#              OUT/tp_torch.json)
 set -uo pipefail
 out=${1:?output folder}
 shift
@@ -63,6 +67,8 @@ step() {
                 t python3 python/benches/gemm.py ;;
     bench-gemm) KOSMOS_BENCH_JSON="$out/bench-gemm.json" t ./bin/gemm ;;
     bench-tp) KOSMOS_BENCH_JSON="$out/bench-tp.json" t ./bin/tp ;;
+    bench-tp-multi)
+        t bash bench/tp_multi_gpu.sh "$(nvidia-smi -L | wc -l)" ./bin/tp "$out" ;;
     bench-moe)
         KOSMOS_BENCH_RANKS=${KOSMOS_BENCH_RANKS:-1,8} t bash bench/moe_h200.sh ./bin/moe "$out" ;;
     timelines)

@@ -1,53 +1,66 @@
 """Baselines of the fused tensor-parallel ops on real GPUs, one process per GPU:
 
-  torchrun --nproc-per-node N bench/tp_torch.py [--json out.json] [--ours tp_multi.json]
+  torchrun --nproc-per-node N bench/tp_torch.py [--tokens 1024,...] [--json out.json] [--ours tp_multi.json]
 
-For each case of `bench/benches/tp.rs` (the Llama-3-70B TP=8 GEMMs, 8192 tokens; per-rank
-`m x n x k` with `m` the tokens over all ranks) it times, with CUDA events (3 warm-up runs,
-median of 20):
+For each case of `bench/benches/tp.rs` (Llama-3-70B's tensor-parallel GEMMs at N-way tensor
+parallelism, `m` the tokens over all ranks, bf16) and each token count of `--tokens` (default
+8192) it times, with CUDA events (`--runs`: 3 warm-up runs, median of 20; the slowest rank's):
   * NCCL + cuBLAS: `all_gather_into_tensor` then `matmul` (all-gather cases), `matmul` then
     `reduce_scatter_tensor` or `all_reduce` (reductions);
   * PyTorch's async-TP: `torch.ops.symm_mem.fused_all_gather_matmul` and
     `fused_matmul_reduce_scatter` (symmetric memory), where this torch has them.
 With `--ours` (the JSON of `KOSMOS_BENCH_GPUS=N ./tp`), each row also gives ours and the
 ratios baseline time / our time. Rank 0 prints a table and writes `--json`.
+`--device cpu` runs the same steps on CPU tensors over gloo, timed by the wall clock: a check
+of the script itself where no GPU is present, not a baseline.
 """
 
 import argparse
 import json
 import os
+import time
 
 import torch
 import torch.distributed as dist
 
-CASES = [
-    ("qkv ag_gemm", "ag", 8192, 1280, 8192),
-    ("fc1 ag_gemm", "ag", 8192, 7168, 8192),
-    ("out-proj gemm_rs", "rs", 8192, 8192, 1024),
-    ("fc2 gemm_rs", "rs", 8192, 8192, 3584),
-    ("fc2 gemm_ar", "ar", 8192, 8192, 3584),
-]
-WARMUP, TIMED = 3, 20
+HIDDEN, QKV, FFN = 8192, 10240, 28672
 
 
-def median_ms(fn):
+def cases(tp, tokens):
+    """Each rank's GEMMs, as `bench/benches/tp.rs` has them: (name, kind, m, n, k)."""
+    return [
+        ("qkv ag_gemm", "ag", tokens, QKV // tp, HIDDEN),
+        ("fc1 ag_gemm", "ag", tokens, 2 * FFN // tp, HIDDEN),
+        ("out-proj gemm_rs", "rs", tokens, HIDDEN, HIDDEN // tp),
+        ("fc2 gemm_rs", "rs", tokens, HIDDEN, FFN // tp),
+        ("fc2 gemm_ar", "ar", tokens, HIDDEN, FFN // tp),
+    ]
+
+
+def median_ms(fn, device, warmup, timed):
     times = []
-    for i in range(WARMUP + TIMED):
+    for i in range(warmup + timed):
         dist.barrier()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        if i >= WARMUP:
-            times.append(start.elapsed_time(end))
+        if device == "cuda":
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            ms = start.elapsed_time(end)
+        else:
+            t0 = time.perf_counter()
+            fn()
+            ms = (time.perf_counter() - t0) * 1e3
+        if i >= warmup:
+            times.append(ms)
     times.sort()
     return times[len(times) // 2]
 
 
-def slowest(ms):
+def slowest(ms, device):
     """The slowest rank's time: a collective step ends when its last rank does."""
-    t = torch.tensor([ms], device="cuda")
+    t = torch.tensor([ms], device=device)
     dist.all_reduce(t, op=dist.ReduceOp.MAX)
     return t.item()
 
@@ -68,41 +81,48 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--json")
     parser.add_argument("--ours")
+    parser.add_argument("--tokens", default="8192", help="comma-separated token counts")
+    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    parser.add_argument("--runs", default="3,20", help="warm-up and timed runs")
     args = parser.parse_args()
-    dist.init_process_group("nccl")
+    warmup, timed = (int(r) for r in args.runs.split(","))
+    device = args.device
+    dist.init_process_group("nccl" if device == "cuda" else "gloo")
     rank, ranks = dist.get_rank(), dist.get_world_size()
-    torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))
     group_name = dist.group.WORLD.group_name
-    try:
-        from torch.distributed._symmetric_memory import enable_symm_mem_for_group
+    if device == "cuda":
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))
+        try:
+            from torch.distributed._symmetric_memory import enable_symm_mem_for_group
 
-        enable_symm_mem_for_group(group_name)
-    except Exception as e:  # noqa: BLE001 - an older or newer torch: async-TP is reported missing
-        if rank == 0:
-            print(f"symmetric memory unavailable: {e}")
+            enable_symm_mem_for_group(group_name)
+        except Exception as e:  # noqa: BLE001 - an older or newer torch: async-TP is reported missing
+            if rank == 0:
+                print(f"symmetric memory unavailable: {e}")
     ours = {}
     if args.ours:
         with open(args.ours) as f:
-            ours = {r["case"]: r["fused_ms"] for r in json.load(f)["results"]}
+            ours = {(r["case"], r["m"]): r["fused_ms"] for r in json.load(f)["results"]}
     torch.manual_seed(rank)
     rows = []
-    for name, kind, m, n, k in CASES:
-        bf = dict(dtype=torch.bfloat16, device="cuda")
+    token_counts = [int(t) for t in args.tokens.split(",")]
+    for name, kind, m, n, k in [c for t in token_counts for c in cases(ranks, t)]:
+        bf = dict(dtype=torch.bfloat16, device=device)
         w = torch.randn(k, n, **bf)
         if kind == "ag":
             shard = torch.randn(m // ranks, k, **bf)
             gathered = torch.empty(m, k, **bf)
 
-            def unfused():
+            def unfused(shard=shard, gathered=gathered, w=w):
                 dist.all_gather_into_tensor(gathered, shard)
                 return gathered @ w
 
-            fused = async_tp(kind, group_name, shard, w)
+            fused = async_tp(kind, group_name, shard, w) if device == "cuda" else None
         else:
             x = torch.randn(m, k, **bf)
             out = torch.empty(m // ranks, n, **bf)
 
-            def unfused(kind=kind, x=x, out=out):
+            def unfused(kind=kind, x=x, w=w, out=out):
                 c = x @ w
                 if kind == "rs":
                     dist.reduce_scatter_tensor(out, c)
@@ -110,21 +130,23 @@ def main():
                     dist.all_reduce(c)
                 return c
 
-            fused = async_tp(kind, group_name, x, w)
-        nccl_ms = slowest(median_ms(unfused))
-        fused_ms = slowest(median_ms(fused)) if fused else None
-        row = {"case": name, "ranks": ranks, "nccl_cublas_ms": nccl_ms, "async_tp_ms": fused_ms}
-        if name in ours:
-            row["ours_ms"] = ours[name]
-            row["vs_nccl_cublas"] = nccl_ms / ours[name]
-            row["vs_async_tp"] = fused_ms / ours[name] if fused_ms else None
+            fused = async_tp(kind, group_name, x, w) if device == "cuda" else None
+        nccl_ms = slowest(median_ms(unfused, device, warmup, timed), device)
+        fused_ms = slowest(median_ms(fused, device, warmup, timed), device) if fused else None
+        row = {"case": name, "m": m, "n": n, "k": k, "ranks": ranks,
+               "nccl_cublas_ms": nccl_ms, "async_tp_ms": fused_ms}
+        if (name, m) in ours:
+            mine = ours[(name, m)]
+            row["ours_ms"] = mine
+            row["vs_nccl_cublas"] = nccl_ms / mine
+            row["vs_async_tp"] = fused_ms / mine if fused_ms else None
         rows.append(row)
     if rank == 0:
         fmt = lambda v, p=3: "-" if v is None else f"{v:.{p}f}"  # noqa: E731
-        print(f"{'case':<18} {'GPUs':>4} {'NCCL+cuBLAS ms':>15} {'async-TP ms':>12} "
+        print(f"{'case':<18} {'m':>6} {'GPUs':>4} {'NCCL+cuBLAS ms':>15} {'async-TP ms':>12} "
               f"{'ours ms':>9} {'vs NCCL+cuBLAS':>15} {'vs async-TP':>12}")
         for r in rows:
-            print(f"{r['case']:<18} {r['ranks']:>4} {fmt(r['nccl_cublas_ms']):>15} "
+            print(f"{r['case']:<18} {r['m']:>6} {r['ranks']:>4} {fmt(r['nccl_cublas_ms']):>15} "
                   f"{fmt(r['async_tp_ms']):>12} {fmt(r.get('ours_ms')):>9} "
                   f"{fmt(r.get('vs_nccl_cublas')):>15} {fmt(r.get('vs_async_tp')):>12}")
         print("(ratios: the baseline's time / ours; > 1: ours is faster)")

@@ -10,12 +10,15 @@
 //!    rows then a gemm per rank (all-gather), or a gemm per rank then a reduce-scatter
 //!    kernel (`ops::reduce_scatter_rows`) — at the same per-rank shapes.
 //!
-//! 3. With `KOSMOS_BENCH_GPUS=N` instead: one rank per GPU on N GPUs (`bench/tp_multi_gpu.sh`
-//!    sets these against NCCL + cuBLAS and PyTorch's async-TP, from `bench/tp_torch.py`).
+//! 3. With `KOSMOS_BENCH_GPUS=N` instead: one rank per GPU on N GPUs, at N-way tensor
+//!    parallelism, bf16 output; each result first compared bitwise with the same op on N
+//!    ranks emulated on the first GPU (`bench/tp_multi_gpu.sh` sets these against NCCL +
+//!    cuBLAS and PyTorch's async-TP, from `bench/tp_torch.py`).
 //!
 //! Needs a CUDA GPU (`KOSMOS_DEVICE`, default the first GPU); elsewhere it says so and exits
 //! with code 2. Prints a table, writes JSON to `KOSMOS_BENCH_JSON` when set;
-//! `KOSMOS_BENCH_SHAPE` keeps the cases whose name contains it. Each op runs `WARMUP`
+//! `KOSMOS_BENCH_SHAPE` keeps the cases whose name contains it; `KOSMOS_BENCH_TOKENS` (a
+//! comma-separated list, default 8192) sweeps the tokens, the GEMMs' `m`. Each op runs `WARMUP`
 //! times, then `TIMED` times between events on the world's stream; medians are reported.
 //! The "queued" columns time the fused op and its baseline (our gemm, the unfused sequence)
 //! over calls queued back to back instead (`gemm::queued_ms`): the device's time, without
@@ -24,7 +27,7 @@
 //! largest magnitude); a mismatch exits with code 1.
 
 use half::bf16;
-use kernels::{Layout, Ops, TpOps, ops};
+use kernels::{Layout, Ops, TpOps, TpOutput, ops};
 use kosmos_bench::Result;
 use kosmos_bench::cublas::{Cublas, GemmArgs, OutType};
 use kosmos_bench::gemm::{self, Shape};
@@ -61,15 +64,26 @@ const fn case(name: &'static str, op: Op, m: usize, n: usize, k: usize) -> Case 
     }
 }
 
-/// Llama-3-70B at TP=8, 8192 tokens: QKV and FC1 take the gathered input, out-proj and FC2
-/// produce partial sums (reduce-scattered with sequence parallelism, all-reduced without).
-const CASES: [Case; 5] = [
-    case("qkv ag_gemm", Op::AgGemm, 8192, 1280, 8192),
-    case("fc1 ag_gemm", Op::AgGemm, 8192, 7168, 8192),
-    case("out-proj gemm_rs", Op::GemmRs, 8192, 8192, 1024),
-    case("fc2 gemm_rs", Op::GemmRs, 8192, 8192, 3584),
-    case("fc2 gemm_ar", Op::GemmAr, 8192, 8192, 3584),
-];
+/// Llama-3-70B's tensor-parallel GEMMs of one rank at `tp`-way tensor parallelism over
+/// `tokens` tokens (hidden 8192; QKV 10240 columns, 64 query and 8 key/value heads of 128;
+/// FFN 28672, gate and up): QKV and FC1 take the gathered input and split their columns, out-proj
+/// and FC2 split their reduction and produce partial sums (reduce-scattered with sequence
+/// parallelism, all-reduced without). At TP=8: `n` 1280 and 7168, `k` 1024 and 3584.
+fn cases(tp: usize, tokens: usize) -> [Case; 5] {
+    const HIDDEN: usize = 8192;
+    const QKV: usize = 10240;
+    const FFN: usize = 28672;
+    [
+        case("qkv ag_gemm", Op::AgGemm, tokens, QKV / tp, HIDDEN),
+        case("fc1 ag_gemm", Op::AgGemm, tokens, 2 * FFN / tp, HIDDEN),
+        case("out-proj gemm_rs", Op::GemmRs, tokens, HIDDEN, HIDDEN / tp),
+        case("fc2 gemm_rs", Op::GemmRs, tokens, HIDDEN, FFN / tp),
+        case("fc2 gemm_ar", Op::GemmAr, tokens, HIDDEN, FFN / tp),
+    ]
+}
+
+/// The tensor parallelism of parts 1 and 2's per-rank shapes.
+const TP: usize = 8;
 
 /// One case's buffers on a world: inputs, weights, the fused result and the unfused one.
 struct Buffers {
@@ -120,8 +134,19 @@ impl Buffers {
 
 /// Queues the fused op of `c` on `world`.
 fn fused(tp: &mut TpOps, world: &mut World, c: Case, b: &Buffers) -> Result<()> {
+    fused_into(tp, world, c, &b.x, &b.w, (&b.y).into())
+}
+
+/// Queues the fused op of `c` on `world`, its result into `y` (f32 or bf16).
+fn fused_into(
+    tp: &mut TpOps,
+    world: &mut World,
+    c: Case,
+    x: &SymmetricBuffer<bf16>,
+    w: &SymmetricBuffer<bf16>,
+    y: TpOutput<'_>,
+) -> Result<()> {
     let Shape { m, n, k, .. } = c.shape;
-    let (x, w, y) = (&b.x, &b.w, &b.y);
     match c.op {
         Op::AgGemm => tp.ag_gemm(world, x, w, Layout::N, y, m, n, k)?,
         Op::GemmRs => tp.gemm_rs(world, x, w, Layout::N, y, m, n, k)?,
@@ -346,17 +371,52 @@ fn single_case(device: &Device, cublas: &Cublas, c: Case) -> Result<Single> {
 }
 
 /// Part 3 (`KOSMOS_BENCH_GPUS=N`, N >= 2, instead of parts 1 and 2): one rank per GPU
-/// (`World::multi_gpu`); the median over runs of the slowest GPU's launch time. The
-/// baselines (NCCL + cuBLAS and PyTorch's async-TP through torch) are measured by
-/// `bench/tp_torch.py`; `bench/tp_multi_gpu.sh` runs both and sets them side by side.
-fn multi_gpu_case(gpus: usize, c: Case) -> Result<f64> {
+/// (`World::multi_gpu`), bf16 output as the baselines give. The result is first compared
+/// with the same op on `gpus` ranks emulated on GPU 0: the kernels sum in fixed orders, so
+/// the two must be bitwise equal (`Ok(None)` where they are not). Then the median over runs
+/// of the slowest GPU's launch time. The baselines (NCCL + cuBLAS and PyTorch's async-TP
+/// through torch) are measured by `bench/tp_torch.py`; `bench/tp_multi_gpu.sh` runs both
+/// and sets them side by side.
+fn multi_gpu_case(gpus: usize, c: Case) -> Result<Option<f64>> {
     let devices = (0..gpus).map(Device::cuda).collect::<Result<Vec<_>, _>>()?;
+    let results = |world: &mut World| -> Result<(TpOps, Buffers, SymmetricBuffer<bf16>)> {
+        let mut tp = TpOps::new(world)?;
+        let b = Buffers::new(world, c)?;
+        let y = world.alloc_symmetric::<bf16>(b.y.len())?;
+        for r in y.ranks() {
+            r.fill(bf16::NAN)?;
+        }
+        fused_into(&mut tp, world, c, &b.x, &b.w, (&y).into())?;
+        world.synchronize()?;
+        Ok((tp, b, y))
+    };
+    let want = {
+        let mut emulated = World::emulated(&devices[0], gpus as u32, WorldOptions::default())?;
+        let (_, _, y) = results(&mut emulated)?;
+        y.ranks()
+            .iter()
+            .map(|r| r.download())
+            .collect::<Result<Vec<_>, _>>()?
+    };
     let mut world = World::multi_gpu(&devices, WorldOptions::default())?;
-    let mut tp = TpOps::new(&world)?;
-    let b = Buffers::new(&mut world, c)?;
+    let (mut tp, b, y) = results(&mut world)?;
+    for (r, want) in want.iter().enumerate() {
+        let got = y.ranks()[r].download()?;
+        if got
+            .iter()
+            .zip(want)
+            .any(|(g, w)| g.to_bits() != w.to_bits())
+        {
+            eprintln!(
+                "tp: {} (m = {}) on {gpus} GPUs: rank {r}'s result differs from the emulated world's",
+                c.name, c.shape.m
+            );
+            return Ok(None);
+        }
+    }
     let mut ms = Vec::with_capacity(gemm::TIMED);
     for i in 0..gemm::WARMUP + gemm::TIMED {
-        fused(&mut tp, &mut world, c, &b)?;
+        fused_into(&mut tp, &mut world, c, &b.x, &b.w, (&y).into())?;
         world.synchronize()?;
         if i >= gemm::WARMUP {
             let slowest = world.last_launch_ms().iter().fold(0f32, |a, &t| a.max(t));
@@ -364,7 +424,7 @@ fn multi_gpu_case(gpus: usize, c: Case) -> Result<f64> {
         }
     }
     ms.sort_by(f64::total_cmp);
-    Ok(ms[ms.len() / 2])
+    Ok(Some(ms[ms.len() / 2]))
 }
 
 fn main() -> ExitCode {
@@ -385,23 +445,39 @@ fn run() -> Result<ExitCode> {
     }
     let cublas = Cublas::new(device.ordinal())?;
     let filter = std::env::var("KOSMOS_BENCH_SHAPE").unwrap_or_default();
-    let cases: Vec<Case> = CASES
-        .into_iter()
-        .filter(|c| c.name.contains(&filter))
-        .collect();
+    let tokens = match std::env::var("KOSMOS_BENCH_TOKENS") {
+        Ok(list) => list
+            .split(',')
+            .map(|t| t.trim().parse::<usize>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| kosmos_bench::BenchError::Invalid {
+                what: "KOSMOS_BENCH_TOKENS".into(),
+                detail: format!("{list:?} is not a list of token counts: {e}"),
+            })?,
+        Err(_) => vec![8192],
+    };
+    let cases_at = |tp: usize| -> Vec<Case> {
+        tokens
+            .iter()
+            .flat_map(|&t| cases(tp, t))
+            .filter(|c| c.name.contains(&filter))
+            .collect()
+    };
     let tflops = |c: &Case, ms: f64| c.shape.flops() / (ms * 1e-3) / 1e12;
     if let Some(gpus) = std::env::var("KOSMOS_BENCH_GPUS")
         .ok()
         .and_then(|g| g.parse().ok())
     {
-        return multi_gpu(gpus, &cases);
+        return multi_gpu(gpus, &cases_at(gpus));
     }
+    let cases = cases_at(TP);
     let (mut table, mut json, mut wrong) = (Vec::new(), Vec::new(), false);
     for c in &cases {
         let f = single_case(&device, &cublas, *c)?;
         wrong |= f.diff > TOLERANCE;
         table.push(vec![
             c.name.to_string(),
+            c.shape.m.to_string(),
             "1".into(),
             format!("{:.1}", tflops(c, f.fused_ms)),
             format!("{:.3}", f.gemm_ms / f.fused_ms),
@@ -414,6 +490,7 @@ fn run() -> Result<ExitCode> {
         ]);
         json.push(report::object(&[
             ("case", Field::Str(c.name.into())),
+            ("m", Field::Int(c.shape.m as u64)),
             ("ranks", Field::Int(1)),
             ("fused_ms", Field::Num(f.fused_ms)),
             ("gemm_ms", Field::Num(f.gemm_ms)),
@@ -438,6 +515,7 @@ fn run() -> Result<ExitCode> {
         };
         table.push(vec![
             c.name.to_string(),
+            c.shape.m.to_string(),
             RANKS.to_string(),
             format!("{:.1}", tflops(&all, f.fused_ms)),
             "-".into(),
@@ -450,6 +528,7 @@ fn run() -> Result<ExitCode> {
         ]);
         json.push(report::object(&[
             ("case", Field::Str(c.name.into())),
+            ("m", Field::Int(c.shape.m as u64)),
             ("ranks", Field::Int(RANKS.into())),
             ("fused_ms", Field::Num(f.fused_ms)),
             ("unfused_ms", Field::Num(f.unfused_ms)),
@@ -463,6 +542,7 @@ fn run() -> Result<ExitCode> {
         report::table(
             &[
                 "case",
+                "m",
                 "ranks",
                 "fused TF/s",
                 "vs our gemm",
@@ -496,12 +576,16 @@ fn run() -> Result<ExitCode> {
 
 /// Part 3: every case on `gpus` GPUs, a rank each.
 fn multi_gpu(gpus: usize, cases: &[Case]) -> Result<ExitCode> {
-    let (mut table, mut json) = (Vec::new(), Vec::new());
+    let (mut table, mut json, mut wrong) = (Vec::new(), Vec::new(), false);
     for c in cases {
-        let ms = multi_gpu_case(gpus, *c)?;
+        let Some(ms) = multi_gpu_case(gpus, *c)? else {
+            wrong = true;
+            continue;
+        };
         let tflops = c.shape.flops() * gpus as f64 / (ms * 1e-3) / 1e12;
         table.push(vec![
             c.name.to_string(),
+            c.shape.m.to_string(),
             gpus.to_string(),
             format!("{ms:.3}"),
             format!("{tflops:.1}"),
@@ -518,13 +602,18 @@ fn multi_gpu(gpus: usize, cases: &[Case]) -> Result<ExitCode> {
     println!(
         "{}",
         report::table(
-            &["case", "GPUs", "fused ms", "fused TF/s (all GPUs)"],
+            &["case", "m", "GPUs", "fused ms", "fused TF/s (all GPUs)"],
             &table
         )
     );
+    println!("(bf16 output; every result bitwise equal to the same op on emulated ranks)");
     if let Ok(path) = std::env::var("KOSMOS_BENCH_JSON") {
         let header = [("bench", Field::Str("tp multi-gpu".into()))];
         std::fs::write(path, report::document(&header, &json))?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if wrong {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
