@@ -21,6 +21,9 @@
 #              each, against NCCL + cuBLAS and PyTorch's async-TP (bench/tp_multi_gpu.sh;
 #              KOSMOS_BENCH_TOKENS, default 1024..16384; JSON to OUT/tp_multi.json and
 #              OUT/tp_torch.json)
+#   bench-moe-multi  on a machine of several GPUs: the MoE layer on all of them, a rank each,
+#              forward and training step, against PyTorch's expert-parallel path
+#              (bench/moe_multi_gpu.sh; JSON to OUT/moe_multi.json and OUT/moe_ep_torch.json)
 set -uo pipefail
 out=${1:?output folder}
 shift
@@ -69,6 +72,8 @@ step() {
     bench-tp) KOSMOS_BENCH_JSON="$out/bench-tp.json" t ./bin/tp ;;
     bench-tp-multi)
         t bash bench/tp_multi_gpu.sh "$(nvidia-smi -L | wc -l)" ./bin/tp "$out" ;;
+    bench-moe-multi)
+        t bash bench/moe_multi_gpu.sh "$(nvidia-smi -L | wc -l)" ./bin/moe "$out" ;;
     bench-moe)
         KOSMOS_BENCH_RANKS=${KOSMOS_BENCH_RANKS:-1,8} t bash bench/moe_h200.sh ./bin/moe "$out" ;;
     timelines)

@@ -153,6 +153,9 @@ def main():
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"bench": "tp torch baselines", "results": rows}, f, indent=1)
+    # Every rank past its last collective before the group goes (gloo aborts a process
+    # whose peer tears it down first).
+    dist.barrier()
     dist.destroy_process_group()
 
 

@@ -29,6 +29,12 @@
 //! anchor figures do. Needs a CUDA GPU (`KOSMOS_DEVICE`); elsewhere it says so and exits with
 //! code 2. Prints a table, writes JSON to `KOSMOS_BENCH_JSON` when set; `KOSMOS_BENCH_SHAPE`
 //! keeps the proxies whose name contains it, `KOSMOS_BENCH_RANKS` (e.g. `1,8`) the world sizes.
+//!
+//! With `KOSMOS_BENCH_GPUS=N` (N >= 2) instead of emulated worlds: one world of a rank per
+//! GPU (`World::multi_gpu`), the same checks and columns, every time by the host's clock
+//! from the call until every GPU is done (`gemm::world_median_ms`); `bench/moe_ep_torch.py`
+//! times PyTorch's expert-parallel path (`all_to_all_single` and grouped GEMMs) at the same
+//! shapes.
 
 use half::bf16;
 use kernels::{MoeGradients, MoeLayer, MoeOptions, MoeShape, MoeWeights, Ops, Routing};
@@ -36,7 +42,7 @@ use kosmos_bench::Result;
 use kosmos_bench::cublas::{Cublas, GemmArgs, OutType};
 use kosmos_bench::gemm;
 use kosmos_bench::report::{self, Field};
-use kosmos_runtime::{Device, DeviceKind, SymmetricBuffer, World, WorldOptions};
+use kosmos_runtime::{Device, DeviceKind, Stream, SymmetricBuffer, World, WorldOptions};
 use kosmos_testkernels::compare::{self, Scale};
 use kosmos_testkernels::moe::{self as reference, Rounding};
 use std::process::ExitCode;
@@ -111,7 +117,7 @@ struct Gradients {
 }
 
 impl Gradients {
-    fn new(world: &mut World, ops: &Ops, p: Proxy, tokens: usize) -> Result<Gradients> {
+    fn new(world: &mut World, ops: &[Ops], p: Proxy, tokens: usize) -> Result<Gradients> {
         let local = p.experts / world.ranks() as usize;
         let (h, f) = (p.hidden, p.ffn);
         let mut g = Gradients {
@@ -121,11 +127,11 @@ impl Gradients {
             w1: world.alloc_symmetric(local * 2 * f * h)?,
             w2: world.alloc_symmetric(local * h * f)?,
         };
-        let stream = world.rank_stream(0).expect("rank 0");
         for r in 0..world.ranks() as usize {
+            let (ops, stream) = rank_ops(world, ops, r);
             ops.fill_random(stream, &mut g.dout.ranks_mut()[r], 1000 + r as u32, 1.0)?;
+            stream.synchronize()?;
         }
-        stream.synchronize()?;
         Ok(g)
     }
 
@@ -141,7 +147,7 @@ impl Gradients {
 }
 
 impl Inputs {
-    fn new(world: &mut World, ops: &Ops, p: Proxy, tokens: usize) -> Result<Inputs> {
+    fn new(world: &mut World, ops: &[Ops], p: Proxy, tokens: usize) -> Result<Inputs> {
         let ranks = world.ranks() as usize;
         let local = p.experts / ranks;
         let (h, f) = (p.hidden, p.ffn);
@@ -156,17 +162,17 @@ impl Inputs {
         let bias: Vec<f32> = (0..p.experts)
             .map(|e| ((e * 37 % 101) as f32 / 101.0 - 0.5) * 0.02)
             .collect();
-        let stream = world.rank_stream(0).expect("rank 0");
         let (sh, sf) = (1.0 / (h as f32).sqrt(), 1.0 / (f as f32).sqrt());
         for r in 0..ranks {
+            let (ops, stream) = rank_ops(world, ops, r);
             let seed = 16 * r as u32;
             ops.fill_random(stream, &mut i.x.ranks_mut()[r], seed, 1.0)?;
             ops.fill_random(stream, &mut i.router.ranks_mut()[r], 7, 2.0 * sh)?;
             ops.fill_random(stream, &mut i.w1.ranks_mut()[r], seed + 1, 2.0 * sh)?;
             ops.fill_random(stream, &mut i.w2.ranks_mut()[r], seed + 2, 2.0 * sf)?;
             i.bias.ranks()[r].upload(&bias)?;
+            stream.synchronize()?;
         }
-        stream.synchronize()?;
         Ok(i)
     }
 
@@ -179,6 +185,13 @@ impl Inputs {
             shared: None,
         }
     }
+}
+
+/// The ops and stream that fill rank `r`'s buffers: `ops` holds one `Ops` for all ranks of
+/// an emulated world, or one per GPU of a world of several.
+fn rank_ops<'a>(world: &'a World, ops: &'a [Ops], r: usize) -> (&'a Ops, &'a Stream) {
+    let stream = world.rank_stream(r as u32).expect("a rank of the world");
+    (&ops[r % ops.len()], stream)
 }
 
 fn reference_routing(routing: Routing) -> reference::Routing {
@@ -442,13 +455,23 @@ fn run() -> Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     let cublas = Cublas::new(device.ordinal())?;
-    let ops = Ops::new(&device)?;
     let env = |name: &str| std::env::var(name).unwrap_or_default();
     let tokens: usize = env("KOSMOS_BENCH_TOKENS").parse().unwrap_or(4096);
     let filter = env("KOSMOS_BENCH_SHAPE");
-    let worlds: Vec<u32> = match env("KOSMOS_BENCH_RANKS") {
-        s if s.is_empty() => vec![1, 2, 4, 8],
-        s => s.split(',').filter_map(|r| r.trim().parse().ok()).collect(),
+    // A world of one rank per GPU, or emulated worlds on the one.
+    let gpus: Option<usize> = env("KOSMOS_BENCH_GPUS").parse().ok().filter(|&g| g > 1);
+    let devices: Vec<Device> = match gpus {
+        Some(g) => (0..g).map(Device::cuda).collect::<Result<_, _>>()?,
+        None => vec![device.clone()],
+    };
+    let ops = devices
+        .iter()
+        .map(Ops::new)
+        .collect::<Result<Vec<_>, _>>()?;
+    let worlds: Vec<u32> = match (gpus, env("KOSMOS_BENCH_RANKS")) {
+        (Some(g), _) => vec![g as u32],
+        (None, s) if s.is_empty() => vec![1, 2, 4, 8],
+        (None, s) => s.split(',').filter_map(|r| r.trim().parse().ok()).collect(),
     };
     let backward = env("KOSMOS_BENCH_BACKWARD") == "1";
     let (mut table, mut steps, mut json, mut wrong) = (Vec::new(), Vec::new(), Vec::new(), false);
@@ -456,7 +479,10 @@ fn run() -> Result<ExitCode> {
         let flops = 6.0 * (tokens * TOPK * p.hidden * p.ffn) as f64;
         let dense_ms = dense_pair_ms(&device, &cublas, p, tokens)?;
         for &ranks in &worlds {
-            let mut world = World::emulated(&device, ranks, WorldOptions::default())?;
+            let mut world = match gpus {
+                Some(_) => World::multi_gpu(&devices, WorldOptions::default())?,
+                None => World::emulated(&device, ranks, WorldOptions::default())?,
+            };
             let shape = MoeShape {
                 experts: p.experts,
                 topk: TOPK,
@@ -554,8 +580,14 @@ fn run() -> Result<ExitCode> {
             })?;
             layer.set_pipeline(true)?;
             let tflops = flops * f64::from(ranks) / (ms * 1e-3) / 1e12;
-            // The dense pair does one rank's FLOPs.
-            let dense = dense_ms * f64::from(ranks) / ms;
+            // The dense pair does one rank's FLOPs on one GPU, where every rank of an
+            // emulated world shares it.
+            let ranks_per_gpu = if gpus.is_some() {
+                1.0
+            } else {
+                f64::from(ranks)
+            };
+            let dense = dense_ms * ranks_per_gpu / ms;
             table.push(vec![
                 p.name.to_string(),
                 ranks.to_string(),
@@ -645,7 +677,11 @@ fn run() -> Result<ExitCode> {
         );
     }
     if let Ok(path) = std::env::var("KOSMOS_BENCH_JSON") {
-        let header = [("device", Field::Str(device.to_string()))];
+        let gpus = gpus.unwrap_or(1) as u64;
+        let header = [
+            ("device", Field::Str(device.to_string())),
+            ("gpus", Field::Int(gpus)),
+        ];
         std::fs::write(&path, report::document(&header, &json))?;
     }
     Ok(if wrong {

@@ -353,6 +353,8 @@ fn device_bundle(env: &Env, dir: &Path) -> Result {
         "moe_torch.py",
         "tp_torch.py",
         "tp_multi_gpu.sh",
+        "moe_ep_torch.py",
+        "moe_multi_gpu.sh",
     ];
     let sources = scripts.map(|s| format!("bench/{s}"));
     run(Command::new("cp")
