@@ -17,10 +17,12 @@
 #              bench/moe_h200.sh: world sizes $KOSMOS_BENCH_RANKS, default 1,8, forward and
 #              training step against PyTorch)
 #   timelines  the fused TP MLP's and the MoE layer's timelines (SVGs in OUT)
-#   bench-tp-multi  on a machine of several GPUs: the fused TP ops on all of them, a rank
-#              each, against NCCL + cuBLAS and PyTorch's async-TP (bench/tp_multi_gpu.sh;
-#              KOSMOS_BENCH_TOKENS, default 1024..16384; JSON to OUT/tp_multi.json and
-#              OUT/tp_torch.json)
+#   links      the signal round trip and pulls by workgroups against the driver's peer copy
+#              (bench/benches/links.rs; on one GPU, two emulated ranks; JSON to OUT/links.json)
+#   bench-tp-multi  on a machine of several GPUs: the links between them, then the fused TP
+#              ops on all of them, a rank each, against NCCL + cuBLAS and PyTorch's async-TP
+#              (bench/tp_multi_gpu.sh; KOSMOS_BENCH_TOKENS, default 1024..16384; JSON to
+#              OUT/links.json, OUT/tp_multi.json and OUT/tp_torch.json)
 #   bench-moe-multi  on a machine of several GPUs: the MoE layer on all of them, a rank each,
 #              forward and training step, against PyTorch's expert-parallel path
 #              (bench/moe_multi_gpu.sh; JSON to OUT/moe_multi.json and OUT/moe_ep_torch.json)
@@ -70,8 +72,11 @@ step() {
                 t python3 python/benches/gemm.py ;;
     bench-gemm) KOSMOS_BENCH_JSON="$out/bench-gemm.json" t ./bin/gemm ;;
     bench-tp) KOSMOS_BENCH_JSON="$out/bench-tp.json" t ./bin/tp ;;
+    links) KOSMOS_BENCH_JSON="$out/links.json" t ./bin/links ;;
     bench-tp-multi)
-        t bash bench/tp_multi_gpu.sh "$(nvidia-smi -L | wc -l)" ./bin/tp "$out" ;;
+        gpus=$(nvidia-smi -L | wc -l)
+        KOSMOS_BENCH_GPUS=$gpus KOSMOS_BENCH_JSON="$out/links.json" t ./bin/links &&
+            t bash bench/tp_multi_gpu.sh "$gpus" ./bin/tp "$out" ;;
     bench-moe-multi)
         t bash bench/moe_multi_gpu.sh "$(nvidia-smi -L | wc -l)" ./bin/moe "$out" ;;
     bench-moe)

@@ -10,7 +10,9 @@ parallelism, `m` the tokens over all ranks, bf16) and each token count of `--tok
   * PyTorch's async-TP: `torch.ops.symm_mem.fused_all_gather_matmul` and
     `fused_matmul_reduce_scatter` (symmetric memory), where this torch has them.
 With `--ours` (the JSON of `KOSMOS_BENCH_GPUS=N ./tp`), each row also gives ours and the
-ratios baseline time / our time. Rank 0 prints a table and writes `--json`.
+ratios baseline time / our time. Also NCCL's `all_gather_into_tensor` of 256 MiB a rank alone,
+as GB/s received a rank (the figure `bench/benches/links.rs` gives for a pull by workgroups).
+Rank 0 prints a table and writes `--json`.
 `--device cpu` runs the same steps on CPU tensors over gloo, timed by the wall clock: a check
 of the script itself where no GPU is present, not a baseline.
 """
@@ -141,7 +143,16 @@ def main():
             row["vs_nccl_cublas"] = nccl_ms / mine
             row["vs_async_tp"] = fused_ms / mine if fused_ms else None
         rows.append(row)
+    # NCCL's all-gather alone: every rank receives the others' 256 MiB.
+    piece = torch.empty((256 << 20) // 2, dtype=torch.bfloat16, device=device)
+    whole = torch.empty(piece.numel() * ranks, dtype=torch.bfloat16, device=device)
+    gather_ms = slowest(median_ms(lambda: dist.all_gather_into_tensor(whole, piece), device,
+                                  warmup, timed), device)
+    received_gbps = (ranks - 1) * piece.numel() * 2 / (gather_ms * 1e-3) / 1e9
+    del piece, whole
     if rank == 0:
+        print(f"NCCL all_gather_into_tensor, 256 MiB a rank: {gather_ms:.3f} ms, "
+              f"{received_gbps:.1f} GB/s received a rank")
         fmt = lambda v, p=3: "-" if v is None else f"{v:.{p}f}"  # noqa: E731
         print(f"{'case':<18} {'m':>6} {'GPUs':>4} {'NCCL+cuBLAS ms':>15} {'async-TP ms':>12} "
               f"{'ours ms':>9} {'vs NCCL+cuBLAS':>15} {'vs async-TP':>12}")
@@ -152,7 +163,9 @@ def main():
         print("(ratios: the baseline's time / ours; > 1: ours is faster)")
         if args.json:
             with open(args.json, "w") as f:
-                json.dump({"bench": "tp torch baselines", "results": rows}, f, indent=1)
+                json.dump({"bench": "tp torch baselines", "results": rows,
+                           "nccl_all_gather_256mib_ms": gather_ms,
+                           "nccl_all_gather_received_gbps": received_gbps}, f, indent=1)
     # Every rank past its last collective before the group goes (gloo aborts a process
     # whose peer tears it down first).
     dist.barrier()

@@ -1811,6 +1811,50 @@ pub fn reduce_scatter_rows(
     }
 }
 
+/// The latency probe of the link between ranks 0 and 1: `rounds` round trips of a signal,
+/// rank 0 signalling rank 1's counter 0 (system scope) and waiting, bounded, for its own
+/// counter 1, which rank 1 signals once its counter 0 has arrived; other ranks only meet the
+/// team barriers. `counters` holds two words a rank, zero at launch and zeroed again at the
+/// end. Launch with one workgroup a rank; its time over `rounds` is a round trip's.
+#[kernel(max_workgroup_size = 32)]
+pub fn ping_pong(team: &Team, counters: &Sym<[u32]>, rounds: u32) {
+    // No signal of this launch reaches a rank before its previous launch has zeroed it.
+    start_barrier();
+    let rank = team_rank();
+    if rank < 2 {
+        let peer = counters.peer(1 - rank);
+        let mine = counters.local();
+        for i in 0..rounds {
+            if rank == 0 {
+                signal(&peer[0], 1, Scope::System);
+                wait(&mine[1], i + 1, Scope::System, i);
+            } else {
+                wait(&mine[0], i + 1, Scope::System, i);
+                signal(&peer[1], 1, Scope::System);
+            }
+        }
+    }
+    // Every signal is in before the counters go back to zero.
+    team_barrier();
+    if workitem_id_x() < 2 {
+        counters.local()[workitem_id_x()] = 0;
+    }
+}
+
+/// The bandwidth probe of the links between ranks: every rank copies the next rank's copy
+/// of `src` (round the ring) into its own `dst`, the length of `src`, by 16-byte chunks as
+/// the fused all-gather pulls rows ([`copy_chunks`]: four loads in flight a lane), spread
+/// over the lanes of its `groups` workgroups. `src` and `dst` hold a multiple of 8 elements.
+#[kernel(max_workgroup_size = 256)]
+pub fn peer_copy(team: &Team, src: &Sym<[bf16]>, dst: &Sym<[bf16]>, groups: u32) {
+    let from = src.peer((team_rank() + 1) % world_size());
+    let to = dst.local();
+    let chunks = (min(from.len(), to.len()) / 8) as u32;
+    let lanes = groups * workgroup_size_x();
+    let lane = team_workgroup() * workgroup_size_x() + workitem_id_x();
+    copy_chunks(from, to, 0, chunks, lane, lanes);
+}
+
 /// Words of [`moe_forward`]'s `sync` buffer before the per-expert counters: queue heads
 /// (router + layout, sends, expert tiles, fold), the counters of routed blocks, of ranks whose
 /// counts have arrived, of the plan's parts and of the local layout, and a counter nobody

@@ -461,6 +461,8 @@ fn embedded_binaries_hold_every_kernel_instance() {
             "tp_pipeline__op2_tb0_bf160_wide2",
             "tp_pipeline__op2_tb0_bf161_wide2",
             "reduce_scatter_rows",
+            "ping_pong",
+            "peer_copy",
             "moe_forward",
             "moe_pipeline",
             "moe_backward__staged1",
