@@ -1,5 +1,6 @@
-"""A world of two processes sharing one GPU (`kosmos.torch.join_process_group` over a gloo
-process group; their symmetric buffers mapped through CUDA IPC handles): the fused ops on
+"""A world of two processes sharing one GPU, or on a GPU each where there are two
+(`kosmos.torch.join_process_group` over a gloo process group; their symmetric buffers
+mapped through CUDA IPC handles): the fused ops on
 each rank's own CUDA tensors against float64 references of the whole world (staged, and on
 symmetric arrays in place), the parallel
 linear layers' forward and backward passes against torch autograd, the MoE layer's
@@ -29,16 +30,17 @@ def _check(what, got, want, tol):
     assert err < tol, f"{what}: relative error {err:.3g} (tolerance {tol})"
 
 
-def _worker(rank, init_file, seed):
+def _worker(rank, init_file, seed, gpu_each):
     import torch.distributed as dist
 
     import kosmos
     import kosmos.torch as kt
 
-    torch.cuda.set_device(0)
+    device = f"cuda:{rank if gpu_each else 0}"
+    torch.cuda.set_device(device)
     dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank,
                             world_size=RANKS)
-    world = kt.join_process_group(device="cuda:0")
+    world = kt.join_process_group(device=device)
     gen = torch.Generator().manual_seed(seed)  # the same inputs in every process
 
     def randn(*shape):
@@ -120,7 +122,7 @@ def _worker(rank, init_file, seed):
     shared = (moe.shared_w1.detach().cpu(), moe.shared_w2.detach().cpu())
     w1 = torch.stack([e[0] for e in every])
     w2 = torch.stack([e[1] for e in every])
-    emulated = kosmos.World(RANKS, "cuda:0")
+    emulated = kosmos.World(RANKS, device)
     router = moe.router.detach().cpu()
     want = emulated.moe_forward(tokens, router, w1, w2, topk=2, shared=shared)
     want_grads = emulated.moe_backward(grads, tokens, router, w1, w2, topk=2, shared=shared)
@@ -141,9 +143,19 @@ def _worker(rank, init_file, seed):
     dist.destroy_process_group()
 
 
-def test_two_processes_on_one_gpu(tmp_path):
+def _spawn(tmp_path, gpu_each):
     import torch.multiprocessing as mp
 
     seed = int(os.environ.get("KOSMOS_SEED", torch.seed() % 2**32))
     print(f"seed {seed} (KOSMOS_SEED={seed} replays)")
-    mp.spawn(_worker, args=(str(tmp_path / "init"), seed), nprocs=RANKS, join=True)
+    mp.spawn(_worker, args=(str(tmp_path / "init"), seed, gpu_each), nprocs=RANKS, join=True)
+
+
+def test_two_processes_on_one_gpu(tmp_path):
+    _spawn(tmp_path, gpu_each=False)
+
+
+@pytest.mark.skipif(torch.cuda.device_count() < RANKS,
+                    reason=f"needs {RANKS} GPUs (a process on each, as under torchrun)")
+def test_two_processes_on_a_gpu_each(tmp_path):
+    _spawn(tmp_path, gpu_each=True)
