@@ -4799,42 +4799,50 @@ fn push_gradients(
         let to = dy.peer(e / local);
         let w = weights.local()[pick];
         let mut sum = 0.0f32;
-        // Eight consecutive elements a lane (`hidden` is a multiple of 8), all loaded before
-        // any is stored: the stores may alias the loads for all the compiler knows, so this
-        // is what keeps sixteen loads in flight.
+        // Eight consecutive elements a lane (`hidden` is a multiple of 8): one 16-byte load
+        // of `dout` and one of `y`, both before the stores (which may alias them for all
+        // the compiler knows), and two 8-byte stores.
         for c in (lane * 8..hidden).step_by(subgroup_size() * 8) {
             let at = t * hidden + c;
             let out = row * hidden + c;
             // SAFETY: the host checked that `dout` holds `tokens x hidden` elements, `y` and
             // `dy` at least `capacity` rows of `hidden`; the forward's rows are below
-            // `capacity`, and `c + 8 <= hidden`.
+            // `capacity`, and `c + 8 <= hidden`; both runs start 16-byte aligned.
             unsafe {
-                let d0 = *g.get_unchecked(at) as f32;
-                let d1 = *g.get_unchecked(at + 1) as f32;
-                let d2 = *g.get_unchecked(at + 2) as f32;
-                let d3 = *g.get_unchecked(at + 3) as f32;
-                let d4 = *g.get_unchecked(at + 4) as f32;
-                let d5 = *g.get_unchecked(at + 5) as f32;
-                let d6 = *g.get_unchecked(at + 6) as f32;
-                let d7 = *g.get_unchecked(at + 7) as f32;
-                let y0 = *ys.get_unchecked(out) as f32;
-                let y1 = *ys.get_unchecked(out + 1) as f32;
-                let y2 = *ys.get_unchecked(out + 2) as f32;
-                let y3 = *ys.get_unchecked(out + 3) as f32;
-                let y4 = *ys.get_unchecked(out + 4) as f32;
-                let y5 = *ys.get_unchecked(out + 5) as f32;
-                let y6 = *ys.get_unchecked(out + 6) as f32;
-                let y7 = *ys.get_unchecked(out + 7) as f32;
+                let dv = load_vec8(g.get_unchecked(at));
+                let yv = load_vec8(ys.get_unchecked(out));
+                let d0 = extract(dv, 0) as f32;
+                let d1 = extract(dv, 1) as f32;
+                let d2 = extract(dv, 2) as f32;
+                let d3 = extract(dv, 3) as f32;
+                let d4 = extract(dv, 4) as f32;
+                let d5 = extract(dv, 5) as f32;
+                let d6 = extract(dv, 6) as f32;
+                let d7 = extract(dv, 7) as f32;
+                let y0 = extract(yv, 0) as f32;
+                let y1 = extract(yv, 1) as f32;
+                let y2 = extract(yv, 2) as f32;
+                let y3 = extract(yv, 3) as f32;
+                let y4 = extract(yv, 4) as f32;
+                let y5 = extract(yv, 5) as f32;
+                let y6 = extract(yv, 6) as f32;
+                let y7 = extract(yv, 7) as f32;
                 sum += ((d0 * y0 + d1 * y1) + (d2 * y2 + d3 * y3))
                     + ((d4 * y4 + d5 * y5) + (d6 * y6 + d7 * y7));
-                *to.get_unchecked_mut(out) = (w * d0) as bf16;
-                *to.get_unchecked_mut(out + 1) = (w * d1) as bf16;
-                *to.get_unchecked_mut(out + 2) = (w * d2) as bf16;
-                *to.get_unchecked_mut(out + 3) = (w * d3) as bf16;
-                *to.get_unchecked_mut(out + 4) = (w * d4) as bf16;
-                *to.get_unchecked_mut(out + 5) = (w * d5) as bf16;
-                *to.get_unchecked_mut(out + 6) = (w * d6) as bf16;
-                *to.get_unchecked_mut(out + 7) = (w * d7) as bf16;
+                let low = vec4(
+                    (w * d0) as bf16,
+                    (w * d1) as bf16,
+                    (w * d2) as bf16,
+                    (w * d3) as bf16,
+                );
+                let high = vec4(
+                    (w * d4) as bf16,
+                    (w * d5) as bf16,
+                    (w * d6) as bf16,
+                    (w * d7) as bf16,
+                );
+                store_vec4(to.get_unchecked_mut(out), low);
+                store_vec4(to.get_unchecked_mut(out + 4), high);
             }
         }
         let sum = subgroup_sum(sum);
