@@ -141,8 +141,10 @@ def main():
 
             dx_err = one.relative_error(step()[0], want_dx)
             row["dx_rel_err_vs_ep1"] = slowest(dx_err)
-        # The EP=1 layer's other experts are no longer needed.
+        # The EP=1 layer's experts are no longer needed (the EP path reads `local`'s).
         layer = dataclasses.replace(layer, w1=None, w2=None)
+        if args.backward:
+            step_layer = dataclasses.replace(step_layer, w1=None, w2=None)
         del want
         if device.type == "cuda":
             torch.cuda.empty_cache()
