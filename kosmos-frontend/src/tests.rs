@@ -418,6 +418,56 @@ fn four_lane_vectors_move_32_bit_elements_whole() {
     );
 }
 
+/// An `if` whose branches make tiles: a tile bound inside a branch, an `else if` chain, an
+/// unchecked load in `unsafe`, and an outer variable the branch assigns, carried out.
+#[test]
+fn an_if_makes_a_tile_from_its_branches() {
+    let src = r#"
+        #[kernel(max_workgroup_size = 64)]
+        fn k(a: &[f32], out: &mut [f32], taken: &mut [u32]) {
+            let lane = workitem_id_x();
+            let x = a[0];
+            let mut count = 0u32;
+            let v = if lane % 3 == 0 {
+                count += 1;
+                let w = load_vec4(&a[lane * 4]);
+                w
+            } else if lane % 3 == 1 {
+                vec4(x, x + 1.0, x + 2.0, x + 3.0)
+            } else {
+                unsafe { load_vec4(a.get_unchecked(lane * 4 + 4)) }
+            };
+            store_vec4(&out[lane * 4], v);
+            taken[lane] = count;
+        }
+    "#;
+    let (device, module, _) = load_on_cpu(src);
+    let lanes = 16usize;
+    let a: Vec<f32> = (0..4 * lanes + 4).map(|i| i as f32 * 0.5 + 1.0).collect();
+    let da = Buffer::from_slice(&device, &a).unwrap();
+    let out = Buffer::from_slice(&device, &vec![f32::NAN; 4 * lanes]).unwrap();
+    let taken = Buffer::from_slice(&device, &vec![u32::MAX; lanes]).unwrap();
+    let stream = device.stream().unwrap();
+    let args = [
+        KernelArg::from(&da),
+        KernelArg::from(&out),
+        KernelArg::from(&taken),
+    ];
+    module
+        .launch(&stream, "k", LaunchConfig::linear(1, lanes as u32), &args)
+        .unwrap();
+    let (out, taken) = (out.download().unwrap(), taken.download().unwrap());
+    for lane in 0..lanes {
+        let want: Vec<f32> = match lane % 3 {
+            0 => a[4 * lane..4 * lane + 4].to_vec(),
+            1 => (0..4).map(|j| a[0] + j as f32).collect(),
+            _ => a[4 * lane + 4..4 * lane + 8].to_vec(),
+        };
+        assert_eq!(out[4 * lane..4 * lane + 4], want[..], "lane {lane}");
+        assert_eq!(taken[lane], u32::from(lane % 3 == 0), "lane {lane}");
+    }
+}
+
 #[test]
 fn tile_misuse_is_an_error_at_its_tokens() {
     // (body, message, the token the error points at)
@@ -476,6 +526,16 @@ fn tile_misuse_is_an_error_at_its_tokens() {
             "fn k(t: &mut [f32], u: &mut [u32]) { store_vec4(&t[0], load_vec4(&u[0])); }",
             "expected a vector of 4 f32, found a vector of 4 u32",
             "load_vec4(&u",
+        ),
+        (
+            "fn k(t: &mut [f32], h: &[bf16], c: u32) { let x = t[0]; store_vec4(&t[0], if c > 1 { vec4(x, x, x, x) } else { load_vec8(&h[0]) }); }",
+            "expected a vector of 4 f32, found a vector of 8 bf16",
+            "load_vec8(&h",
+        ),
+        (
+            "fn k(t: &mut [f32], c: u32) { let x = t[0]; let v = if c > 1 { vec4(x, x, x, x) }; }",
+            "an `if` without `else` has no value: add an `else` branch making a vector of 4 f32",
+            "{ vec4",
         ),
         (
             "fn k(t: &mut [bf16], u: &mut [u16]) { store_vec8(&t[0], load_vec8(&u[0])); }",

@@ -200,7 +200,7 @@ impl Lower {
     }
 
     /// The current values of the `carried` locals.
-    fn carried_values(&self, carried: &[String]) -> Vec<Value> {
+    pub(super) fn carried_values(&self, carried: &[String]) -> Vec<Value> {
         self.carried_vals(carried).iter().map(|v| v.0).collect()
     }
 

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use syn::{Expr, ExprRange, RangeLimits, Result};
 
-/// [`DeviceFn::check`].
+/// [`DeviceFn::check`](crate::items::DeviceFn::check).
 pub(crate) fn check_device(f: &DeviceFn, items: Rc<Items>) -> Result<()> {
     Lower::check_device(f, items)
 }

@@ -165,7 +165,7 @@ impl KernelDef {
 
     /// Checks every instance as [`KernelDef::lower`] does (the `#[kernel]` macro's check),
     /// except for two errors it leaves to others: one in the body of a device function,
-    /// which `#[device]` reports at its tokens ([`DeviceFn::check`]), and, when the
+    /// which `#[device]` reports at its tokens ([`DeviceFn::check`](crate::items::DeviceFn::check)), and, when the
     /// kernel's `items` are incomplete, one after a name that may be a missing item, which
     /// the build step reports.
     pub fn check(&self) -> Result<()> {

@@ -5,13 +5,14 @@
 
 use super::bounds::{Elem, Reach};
 use super::intrinsics::{Call, Lowering, intrinsic};
-use super::{Binding, Lower, Val, err, strip_parens};
+use super::{Binding, Lower, Val, err, strip_parens, tail_expr};
 use crate::items::DeviceRet;
 use crate::sig::rust_name;
 use kosmos_ir::{
     ATile, AddrSpace, BTile, FragRole, KernelBuilder, MAX_PENDING_MMA_GROUPS, MmaLayout, Op,
     RegsDir, ScalarType, Type, Value, valid_register_count,
 };
+use syn::visit::Visit;
 use syn::{Error, Expr, Result};
 
 use ScalarType as S;
@@ -134,6 +135,13 @@ impl Lower {
                 self.unsafe_depth -= 1;
                 return tile;
             }
+            // `if c { tile } else { tile }`, where the tile's type shows without lowering.
+            Expr::If(i) => {
+                return match self.static_tile_ty(e) {
+                    Some(ty) => self.if_tile(b, i, ty).map(Some),
+                    None => Ok(None),
+                };
+            }
             Expr::Path(p) => {
                 return Ok(
                     match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
@@ -163,6 +171,138 @@ impl Lower {
         call.no_generics()?;
         call.arity(intrinsic.params)?;
         lower(self, b, &call).map(Some)
+    }
+
+    /// The type of the tile `e` makes, where it shows without lowering `e`: a tile
+    /// variable, a call of a tile intrinsic or of a device function returning one, or an
+    /// `unsafe` block or `if` made of those. `None` for anything else (a scalar, or a
+    /// branch ending in a tile bound inside it).
+    fn static_tile_ty(&self, e: &Expr) -> Option<TileTy> {
+        use FragRole as R;
+        match strip_parens(e) {
+            Expr::Path(p) => match self.lookup(&p.path.get_ident()?.to_string())? {
+                Binding::Tile { ty, .. } => Some(ty),
+                _ => None,
+            },
+            Expr::Unsafe(u) => self.static_tile_ty(tail_expr(&u.block)?),
+            Expr::Block(bl) => self.static_tile_ty(tail_expr(&bl.block)?),
+            Expr::If(i) => tail_expr(&i.then_branch)
+                .and_then(|t| self.static_tile_ty(t))
+                .or_else(|| self.static_tile_ty(&i.else_branch.as_ref()?.1)),
+            Expr::Call(c) => {
+                let call = Call::of(c)?;
+                if let Some(f) = self.items.device(&call.name) {
+                    return match &f.ret {
+                        DeviceRet::Tile(t) => TileTy::of_type(t).ok(),
+                        _ => None,
+                    };
+                }
+                let vector =
+                    |elem: Option<ScalarType>, lanes| Some(TileTy::Vector { elem: elem?, lanes });
+                let first = call.args.first();
+                match call.name.as_str() {
+                    "frag_zero" | "mma" => Some(TileTy::Frag(R::Acc)),
+                    "frag_load_a" => Some(TileTy::Frag(R::A)),
+                    "frag_load_b" => Some(TileTy::Frag(R::B)),
+                    "wide_zero"
+                    | "mma_group"
+                    | "mma_group_async"
+                    | "mma_group_trans"
+                    | "mma_group_async_trans"
+                    | "mma_wait" => Some(TileTy::Frag(R::WideAcc)),
+                    name @ ("load_vec8" | "load_vec4") => {
+                        let elem = match strip_parens(first?) {
+                            Expr::Reference(r) => self.static_ty(&r.expr),
+                            unchecked => self.static_ty(unchecked),
+                        };
+                        vector(elem, vector_lanes(name))
+                    }
+                    "splat8" => vector(self.static_ty(first?), 8),
+                    "vec4" => vector(self.static_ty(first?), 4),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `if cond { .. } else { .. }` whose branches end in tiles of type `ty`, each branch a
+    /// region yielding its tile (and the outer variables it assigns).
+    fn if_tile(
+        &mut self,
+        b: &mut KernelBuilder,
+        e: &syn::ExprIf,
+        ty: TileTy,
+    ) -> Result<(Value, TileTy)> {
+        let cond = self.value(b, &e.cond, Some(S::I1))?;
+        let Some((_, else_expr)) = &e.else_branch else {
+            return err(
+                &e.then_branch,
+                format!(
+                    "an `if` without `else` has no value: add an `else` branch making {}",
+                    ty.name()
+                ),
+            );
+        };
+        let carried = self.assigned_outer(|a| a.visit_expr_if(e));
+        let saved = self.carried_vals(&carried);
+        let mut types: Vec<Type> = saved.iter().map(|v| v.1).collect();
+        types.push(ty.ir());
+        let mut failed = Ok(());
+        // Both branch closures need the lowering state; the builder runs them one at a time.
+        let state = std::cell::RefCell::new((&mut *self, &mut failed));
+        let results = {
+            let state = &state;
+            b.if_else(
+                cond.v,
+                &types,
+                |b| {
+                    let (l, failed) = &mut *state.borrow_mut();
+                    l.region(b, failed, |l, b| {
+                        let v = l.block_tile(b, &e.then_branch, ty)?;
+                        let mut out = l.carried_values(&carried);
+                        out.push(v);
+                        Ok(out)
+                    })
+                },
+                |b| {
+                    let (l, failed) = &mut *state.borrow_mut();
+                    for (name, v) in carried.iter().zip(&saved) {
+                        l.set_local(name, v.0);
+                    }
+                    l.region(b, failed, |l, b| {
+                        let v = match strip_parens(else_expr) {
+                            Expr::Block(bl) => l.block_tile(b, &bl.block, ty)?,
+                            other => l.tile_arg(b, other, ty)?,
+                        };
+                        let mut out = l.carried_values(&carried);
+                        out.push(v);
+                        Ok(out)
+                    })
+                },
+            )
+        };
+        failed?;
+        self.rebind(&carried, &results);
+        Ok((*results.last().expect("the tile the `if` makes"), ty))
+    }
+
+    /// A block ending in a tile of type `ty`: its statements, then the tile, in a scope.
+    fn block_tile(
+        &mut self,
+        b: &mut KernelBuilder,
+        block: &syn::Block,
+        ty: TileTy,
+    ) -> Result<Value> {
+        let Some((syn::Stmt::Expr(tail, None), stmts)) = block.stmts.split_last() else {
+            return err(block, format!("this block must end in {}", ty.name()));
+        };
+        self.scopes.push(std::collections::HashMap::new());
+        let v = self
+            .stmts(b, stmts, None)
+            .and_then(|_| self.tile_arg(b, tail, ty));
+        self.scopes.pop();
+        v
     }
 
     pub(super) fn frag_zero(&mut self, b: &mut KernelBuilder, _: &Call) -> Result<(Value, TileTy)> {
