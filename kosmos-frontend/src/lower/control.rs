@@ -200,7 +200,7 @@ impl Lower {
     }
 
     /// The current values of the `carried` locals.
-    pub(super) fn carried_values(&self, carried: &[String]) -> Vec<Value> {
+    fn carried_values(&self, carried: &[String]) -> Vec<Value> {
         self.carried_vals(carried).iter().map(|v| v.0).collect()
     }
 
@@ -229,35 +229,66 @@ impl Lower {
             }
             None => None,
         };
+        let yields =
+            |l: &mut Self, v: Option<Val>, tokens: &dyn quote::ToTokens| match (value_ty, v) {
+                (Some(_), Some(v)) => Ok(Some(v.v)),
+                (Some(t), None) if !l.terminated => err(tokens, mismatch(t, "`()`")),
+                _ => Ok(None),
+            };
+        let value = self.if_regions(
+            b,
+            cond.v,
+            e,
+            value_ty.map(Type::Scalar),
+            |l, b| {
+                let v = l.block(b, &e.then_branch, value_ty)?;
+                yields(l, v, &e.then_branch)
+            },
+            |l, b| match &e.else_branch {
+                Some((_, else_expr)) => {
+                    let v = l.expr(b, else_expr, value_ty)?;
+                    yields(l, v, else_expr)
+                }
+                None => yields(l, None, &e.then_branch),
+            },
+        )?;
+        Ok(value_ty.map(|ty| Val {
+            v: value.expect("the region's value"),
+            ty,
+        }))
+    }
+
+    /// The IR `if` on `cond` of the syntax `e`: each branch a region, lowered by `then` and
+    /// `otherwise` (the else branch from the outer variables' values before the `if`),
+    /// yielding the outer variables it assigns and then the value it gives (of type
+    /// `value`, if the `if` has one); the variables are rebound to the results, and the
+    /// value is returned.
+    pub(super) fn if_regions(
+        &mut self,
+        b: &mut KernelBuilder,
+        cond: Value,
+        e: &syn::ExprIf,
+        value: Option<Type>,
+        then: impl FnOnce(&mut Self, &mut KernelBuilder) -> Result<Option<Value>>,
+        otherwise: impl FnOnce(&mut Self, &mut KernelBuilder) -> Result<Option<Value>>,
+    ) -> Result<Option<Value>> {
         let carried = self.assigned_outer(|a| a.visit_expr_if(e));
         let saved = self.carried_vals(&carried);
         let mut types: Vec<Type> = saved.iter().map(|v| v.1).collect();
-        types.extend(value_ty.map(Type::Scalar));
+        types.extend(value);
         let mut failed = Ok(());
-        let yields =
-            |l: &mut Self, v: Option<Val>, tokens: &dyn quote::ToTokens| -> Result<Vec<Value>> {
-                let mut out = l.carried_values(&carried);
-                match (value_ty, v) {
-                    (Some(_), Some(v)) => out.push(v.v),
-                    (Some(t), None) if !l.terminated => {
-                        return err(tokens, mismatch(t, "`()`"));
-                    }
-                    _ => {}
-                }
-                Ok(out)
-            };
         // Both branch closures need the lowering state; the builder runs them one at a time.
         let state = std::cell::RefCell::new((&mut *self, &mut failed));
         let results = {
             let state = &state;
             b.if_else(
-                cond.v,
+                cond,
                 &types,
                 |b| {
                     let (l, failed) = &mut *state.borrow_mut();
                     l.region(b, failed, |l, b| {
-                        let v = l.block(b, &e.then_branch, value_ty)?;
-                        yields(l, v, &e.then_branch)
+                        let v = then(l, b)?;
+                        Ok(l.carried_values(&carried).into_iter().chain(v).collect())
                     })
                 },
                 |b| {
@@ -265,17 +296,16 @@ impl Lower {
                     for (name, v) in carried.iter().zip(&saved) {
                         l.set_local(name, v.0);
                     }
-                    l.region(b, failed, |l, b| match &e.else_branch {
-                        Some((_, else_expr)) => {
-                            let v = l.expr(b, else_expr, value_ty)?;
-                            yields(l, v, else_expr)
-                        }
-                        None => yields(l, None, &e.then_branch),
+                    l.region(b, failed, |l, b| {
+                        let v = otherwise(l, b)?;
+                        Ok(l.carried_values(&carried).into_iter().chain(v).collect())
                     })
                 },
             )
         };
-        self.close_region(failed, &carried, &results, value_ty)
+        failed?;
+        self.rebind(&carried, &results);
+        Ok(value.map(|_| *results.last().expect("the region's value")))
     }
 
     pub(super) fn for_loop(&mut self, b: &mut KernelBuilder, f: &syn::ExprForLoop) -> Result<()> {

@@ -37,13 +37,7 @@ impl Lower {
         if self.pending_sched.as_ref().is_some_and(|p| p.array == name) {
             self.lend_scheduler_scratch(b, call.call, ptr, bytes)?;
         }
-        Ok(Binding::Slice {
-            ptr,
-            elem,
-            writable: true,
-            space: AddrSpace::Shared,
-            len: b.const_u64(count.into()),
-        })
+        Ok(shared_slice(b, ptr, elem, count))
     }
 
     /// `let name = shared_view::<T, N>(array);`: the first `N` `T`s of shared array
@@ -76,13 +70,7 @@ impl Lower {
                 format!("a view of {want} bytes over a shared array of {bytes}"),
             );
         }
-        Ok(Binding::Slice {
-            ptr,
-            elem,
-            writable: true,
-            space: AddrSpace::Shared,
-            len: b.const_u64(count.into()),
-        })
+        Ok(shared_slice(b, ptr, elem, count))
     }
 
     /// The `<T, N>` of `shared_array` or `shared_view` (written as `form`): the element
@@ -435,4 +423,15 @@ fn check_atomic_type(e: &Expr, name: &str, elem: ScalarType, f32_ok: bool) -> Re
             rust_name(elem)
         ),
     )
+}
+
+/// A writable slice of `count` `elem`s of shared memory at `ptr`.
+fn shared_slice(b: &mut KernelBuilder, ptr: Value, elem: ScalarType, count: u32) -> Binding {
+    Binding::Slice {
+        ptr,
+        elem,
+        writable: true,
+        space: AddrSpace::Shared,
+        len: b.const_u64(count.into()),
+    }
 }

@@ -12,7 +12,6 @@ use kosmos_ir::{
     ATile, AddrSpace, BTile, FragRole, KernelBuilder, MAX_PENDING_MMA_GROUPS, MmaLayout, Op,
     RegsDir, ScalarType, Type, Value, valid_register_count,
 };
-use syn::visit::Visit;
 use syn::{Error, Expr, Result};
 
 use ScalarType as S;
@@ -244,47 +243,18 @@ impl Lower {
                 ),
             );
         };
-        let carried = self.assigned_outer(|a| a.visit_expr_if(e));
-        let saved = self.carried_vals(&carried);
-        let mut types: Vec<Type> = saved.iter().map(|v| v.1).collect();
-        types.push(ty.ir());
-        let mut failed = Ok(());
-        // Both branch closures need the lowering state; the builder runs them one at a time.
-        let state = std::cell::RefCell::new((&mut *self, &mut failed));
-        let results = {
-            let state = &state;
-            b.if_else(
-                cond.v,
-                &types,
-                |b| {
-                    let (l, failed) = &mut *state.borrow_mut();
-                    l.region(b, failed, |l, b| {
-                        let v = l.block_tile(b, &e.then_branch, ty)?;
-                        let mut out = l.carried_values(&carried);
-                        out.push(v);
-                        Ok(out)
-                    })
-                },
-                |b| {
-                    let (l, failed) = &mut *state.borrow_mut();
-                    for (name, v) in carried.iter().zip(&saved) {
-                        l.set_local(name, v.0);
-                    }
-                    l.region(b, failed, |l, b| {
-                        let v = match strip_parens(else_expr) {
-                            Expr::Block(bl) => l.block_tile(b, &bl.block, ty)?,
-                            other => l.tile_arg(b, other, ty)?,
-                        };
-                        let mut out = l.carried_values(&carried);
-                        out.push(v);
-                        Ok(out)
-                    })
-                },
-            )
-        };
-        failed?;
-        self.rebind(&carried, &results);
-        Ok((*results.last().expect("the tile the `if` makes"), ty))
+        let v = self.if_regions(
+            b,
+            cond.v,
+            e,
+            Some(ty.ir()),
+            |l, b| l.block_tile(b, &e.then_branch, ty).map(Some),
+            |l, b| match strip_parens(else_expr) {
+                Expr::Block(bl) => l.block_tile(b, &bl.block, ty).map(Some),
+                other => l.tile_arg(b, other, ty).map(Some),
+            },
+        )?;
+        Ok((v.expect("the tile the `if` makes"), ty))
     }
 
     /// A block ending in a tile of type `ty`: its statements, then the tile, in a scope.
