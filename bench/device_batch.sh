@@ -5,7 +5,8 @@
 #   bash DIR/device_batch.sh OUT [step...]
 # Steps (default: tests python bench-gemm bench-tp; one device command has ten minutes, so
 # a batch is usually several calls):
-#   tests      the GPU tests: fused TP ops on emulated worlds, every op, the runtime's CUDA tests
+#   tests      the GPU tests: fused TP ops on emulated worlds, every op, the runtime's CUDA
+#              tests, the math functions' accuracy
 #   tests-worlds  the MoE layer's and the fused TP ops' test suites (those of CI) on emulated
 #              worlds of the GPU (KOSMOS_TEST_DEVICE), one test at a time
 #   sanitize   compute-sanitizer's memcheck, racecheck and synccheck on the MoE layer's
@@ -52,7 +53,8 @@ step() {
     tests)
         t ./bin/test_tp_device --include-ignored --test-threads=1 &&
             t ./bin/test_ops --include-ignored &&
-            KOSMOS_TEST_GPU=cuda t ./bin/test_devices --include-ignored cuda:: ;;
+            KOSMOS_TEST_GPU=cuda t ./bin/test_devices --include-ignored cuda:: &&
+            t ./bin/test_math --include-ignored --nocapture ;;
     tests-worlds)
         KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_moe --test-threads=1 &&
             KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_tp --test-threads=1 ;;

@@ -97,8 +97,8 @@
 //! the receiver's type, `powi`'s exponent is an `i32`; integers get `abs`, `min`, `max` and
 //! `clamp` only). The transcendental functions are accurate to about an ulp on `f32`, `f16`
 //! and `bf16` (computed in `f32`) and `f64`, the same bits on every device.
-//! `exp2_approx(x)` and `tanh_approx(x)` (`f32`) are the GPU's fast `2^x` and `tanh x`
-//! (a few ulp; about 11 bits). The associated constants of the number types are constants anywhere: `f32::MAX`,
+//! `exp2_approx(x)`, `rcp_approx(x)` and `tanh_approx(x)` (`f32`) are the GPU's fast `2^x`,
+//! `1 / x` and `tanh x` (a few ulp; about 1 ulp; about 11 bits). The associated constants of the number types are constants anywhere: `f32::MAX`,
 //! `f32::MIN`, `f32::EPSILON`, `f32::MIN_POSITIVE`, `f32::INFINITY`, `f32::NEG_INFINITY`,
 //! `f32::NAN` (and `f64`'s, `f16`'s, `bf16`'s), `u32::MAX`, `i8::MIN`, ... (every integer
 //! type), and `f32::consts::PI`, `std::f64::consts::LN_2`, ...

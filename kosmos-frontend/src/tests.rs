@@ -1648,6 +1648,7 @@ fn fast_approximations_compute_their_functions() {
     let cases = [
         ("exp2_approx", exp2, 120.0f32),
         ("tanh_approx", f64::tanh, 12.0),
+        ("rcp_approx", f64::recip, 1e4),
     ];
     let mut rng = SmallRng::seed_from_u64(rand::random());
     for (name, reference, range) in cases {

@@ -117,13 +117,19 @@ fn ulp_error<T: Float>(got: T, want: f64) -> f64 {
     (got - want).abs() / 2f64.powi(exp) * 2f64.powi(T::MANTISSA)
 }
 
-/// `|got - want| / |want|`, relative to the smallest normal number below it (the fast
-/// instructions may flush subnormals); 0 when both are NaN or equal, infinite when only one is
+/// `|got - want| / |want|`, `want` rounded to `T` (infinite past its range), relative to the
+/// smallest normal number below it; 0 when both are NaN or equal, or when a subnormal result
+/// is flushed to a zero of its sign (the fast instructions may), infinite when only one is
 /// NaN or a zero has the wrong sign.
 fn relative_error<T: Float>(got: T, want: f64) -> f64 {
     let got = got.to_f64();
+    let want = T::from_f64(want).to_f64();
     if let Some(err) = nan_error(got, want) {
         return err;
+    }
+    let min_normal = 2f64.powi(T::MIN_EXP);
+    if got == 0.0 && want.abs() < min_normal && got.is_sign_negative() == want.is_sign_negative() {
+        return 0.0;
     }
     if got == want {
         return if got.is_sign_negative() == want.is_sign_negative() {
@@ -132,7 +138,7 @@ fn relative_error<T: Float>(got: T, want: f64) -> f64 {
             f64::INFINITY
         };
     }
-    (got - want).abs() / want.abs().max(2f64.powi(T::MIN_EXP))
+    (got - want).abs() / want.abs().max(min_normal)
 }
 
 fn inputs<T: Float>(case: &Case, rng: &mut SmallRng, len: usize) -> Vec<T> {

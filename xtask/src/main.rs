@@ -300,6 +300,15 @@ const BUNDLE_BUILDS: &[&[&str]] = &[
         "devices",
         "--no-run",
     ],
+    &[
+        "test",
+        "--release",
+        "-p",
+        "kosmos-tests",
+        "--test",
+        "math",
+        "--no-run",
+    ],
     &["build", "--release", "-p", "kosmos-tests", "--bins"],
     &["build", "--release", "-p", "kernels", "--examples"],
 ];

@@ -178,6 +178,11 @@ impl Target for Amdgpu {
                 &[cx.ctx.f32_type().into()],
                 &[args[0].into()],
             )?]),
+            Op::RcpApprox { .. } => Ok(vec![cx.call_intrinsic(
+                "llvm.amdgcn.rcp",
+                &[cx.ctx.f32_type().into()],
+                &[args[0].into()],
+            )?]),
             Op::TanhApprox { .. } => Ok(vec![tanh_approx(cx, args[0].into_float_value())?.into()]),
             Op::Clock => {
                 // s_memrealtime counts a constant 100 MHz clock shared by the device.

@@ -129,6 +129,11 @@ impl Target for Nvptx {
                 &[cx.ctx.f32_type().into()],
                 &[args[0].into()],
             )?]),
+            Op::RcpApprox { .. } => Ok(vec![cx.call_intrinsic(
+                "llvm.nvvm.rcp.approx.ftz.f",
+                &[],
+                &[args[0].into()],
+            )?]),
             // `llvm.tanh` allowed to approximate (`afn`) is `tanh.approx.f32` (sm_75 on).
             Op::TanhApprox { .. } => {
                 let tanh =

@@ -45,8 +45,10 @@ pub(crate) enum Arith {
         dst: Slot,
         a: Slot,
     },
-    /// `tanh.approx`: Rust's `f32::tanh` (within a few ulp; the GPUs approximate it).
-    TanhF32 {
+    /// `tanh.approx` (Rust's `f32::tanh`, within a few ulp) and `rcp.approx` (`1 / x`,
+    /// exact): the GPUs approximate them.
+    F32Fn {
+        f: fn(f32) -> f32,
         dst: Slot,
         a: Slot,
     },
@@ -98,7 +100,16 @@ impl Compiler<'_> {
                 dst,
                 a: arg.0,
             },
-            Op::TanhApprox { arg } => Arith::TanhF32 { dst, a: arg.0 },
+            Op::TanhApprox { arg } => Arith::F32Fn {
+                f: f32::tanh,
+                dst,
+                a: arg.0,
+            },
+            Op::RcpApprox { arg } => Arith::F32Fn {
+                f: f32::recip,
+                dst,
+                a: arg.0,
+            },
             Op::Fma { a, b, c } => Arith::Fma {
                 ty: self.vty(a),
                 dst,
@@ -192,8 +203,8 @@ impl Exec<'_> {
             Arith::Cast { from, to, dst, a } => {
                 map1(&mut self.vals, dst, a, |x| arith::cast(from, to, x))
             }
-            Arith::TanhF32 { dst, a } => map1(&mut self.vals, dst, a, |x| {
-                f32::from_bits(x as u32).tanh().to_bits() as u64
+            Arith::F32Fn { f, dst, a } => map1(&mut self.vals, dst, a, |x| {
+                f(f32::from_bits(x as u32)).to_bits() as u64
             }),
             Arith::Copy { dst, a } => self.copy_all(&[a], &[dst]),
         }

@@ -171,6 +171,11 @@ const INTRINSICS: &[Intrinsic] = &[
         &["x (f32)"],
         Scalar(Fixed(S::F32), Lower::fast_approx),
     ),
+    def(
+        "rcp_approx",
+        &["x (f32)"],
+        Scalar(Fixed(S::F32), Lower::fast_approx),
+    ),
     def("abs", &["x"], MATH),
     def("min", &["a", "b"], MATH),
     def("max", &["a", "b"], MATH),
@@ -614,8 +619,9 @@ impl Lower {
     }
 
     /// `exp2_approx(x)` (`2^x` by the GPU's fast instruction, the IR's `exp2.approx`: a few
-    /// ulp, results below the normal range may flush to zero) and `tanh_approx(x)` (`tanh x`
-    /// by its fast sequence, `tanh.approx`: about 11 bits), for an `f32`.
+    /// ulp, results below the normal range may flush to zero), `tanh_approx(x)` (`tanh x`
+    /// by its fast sequence, `tanh.approx`: about 11 bits) and `rcp_approx(x)` (`1 / x`,
+    /// `rcp.approx`: about 1 ulp), for an `f32`.
     fn fast_approx(
         &mut self,
         b: &mut KernelBuilder,
@@ -625,6 +631,7 @@ impl Lower {
         let op = match call.name.as_str() {
             "exp2_approx" => |arg| Op::Exp2Approx { arg },
             "tanh_approx" => |arg| Op::TanhApprox { arg },
+            "rcp_approx" => |arg| Op::RcpApprox { arg },
             other => unreachable!("`{other}` is no fast approximation"),
         };
         self.approx_f32(b, call, op)

@@ -377,6 +377,15 @@ define_ops! {
         syntax [arg]
         operands [arg as "the argument": Want::Is(Type::F32, "")]
         results |_ty| vec![Type::F32];
+    /// `1 / arg` for an `f32` by the target's fast instruction (`rcp.approx.ftz.f32` on
+    /// NVIDIA, `v_rcp_f32` on AMD): within about 1 ulp, for activations and normalisations
+    /// whose result is rounded to 16 bits; inputs and results below the smallest normal
+    /// `f32` may flush to zero. The CPU device computes `1 / arg` exactly.
+    RcpApprox { arg: Value } = "rcp.approx"
+        family Arith
+        syntax [arg]
+        operands [arg as "the argument": Want::Is(Type::F32, "")]
+        results |_ty| vec![Type::F32];
     /// `tanh(arg)` for an `f32` by the target's fast sequence (`tanh.approx.f32` on NVIDIA;
     /// on AMD `(1 - t) / (1 + t)` with `t = 2^(-2|arg| log2 e)` by `v_exp_f32` and
     /// `v_rcp_f32`): about 11 bits (relative error about 2^-11), for activations. The CPU
