@@ -1190,6 +1190,21 @@ fn group_misuse_is_an_error_at_its_tokens() {
             "`async_commit` takes 0 argument(s) (none), found 1",
             "async_commit",
         ),
+        (
+            "copy_tensor_wait_read(n);",
+            "the count of `copy_tensor_wait_read` must be a constant: literals, const generics and integer `const` items only",
+            "n)",
+        ),
+        (
+            "copy_tensor_wait(1u64 << 40);",
+            "the count of `copy_tensor_wait` out of range for u32",
+            "1u64",
+        ),
+        (
+            "copy_tensor_store(&a[0], 0, 0, &t[0]);",
+            "expected `&map`, a `&TensorMap` parameter of the kernel",
+            "&a[0], 0",
+        ),
     ];
     for (body, message, token) in cases {
         let body = format!("fn k(a: &[bf16], c: &mut [f32], n: u32) {{ {TILES} {body} }}");

@@ -243,6 +243,14 @@ impl Target for Amdgpu {
                 amdgpu_async::copy_tensor(cx, operands, lane)?;
                 Ok(vec![])
             }
+            Op::CopyTensorStore { .. } => {
+                let lane = self.id(cx, IdKind::SubgroupLane, Dim::X)?;
+                amdgpu_async::store_tensor(cx, [args[0], args[1], args[2], args[3]], lane)?;
+                Ok(vec![])
+            }
+            // The lanes' stores used what they read: nothing is left in flight to wait for
+            // (a release publishes the writes, as any store's).
+            Op::CopyTensorWaitRead { .. } | Op::CopyTensorWait { .. } => Ok(vec![]),
             // One memory, one proxy: LDS written by stores is what the copies and MFMAs see.
             Op::FenceProxyAsync | Op::FenceProxyAsyncShared => Ok(vec![]),
             // `mma.group.async` is `mma.group` here (MFMAs whose results the hardware

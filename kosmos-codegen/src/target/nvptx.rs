@@ -234,6 +234,34 @@ impl Target for Nvptx {
                 cx.inline_asm(None, asm, "l,l,r,r,l,~{memory}", &operands)?;
                 Ok(vec![])
             }
+            Op::CopyTensorStore { .. } => {
+                // One elected lane issues the copy, each in a bulk group of its own; the
+                // waits below run on every lane, so the issuing one waits for its groups.
+                let map = cx.builder.build_address_space_cast(
+                    args[0].into_pointer_value(),
+                    cx.ctx.ptr_type(AddressSpace::default()),
+                    "",
+                )?;
+                let asm = "{\n.reg .pred first;\nelect.sync _|first, 0xffffffff;\n\
+                           @first cp.async.bulk.tensor.2d.global.shared::cta.bulk_group \
+                           [$0, {$1, $2}], [$3];\n\
+                           @first cp.async.bulk.commit_group;\n}";
+                let operands = [addr(cx, map.into())?, args[1], args[2], addr(cx, args[3])?];
+                cx.inline_asm(None, asm, "l,r,r,l,~{memory}", &operands)?;
+                Ok(vec![])
+            }
+            // The subgroup meets after the issuing lane's wait, so none of its lanes writes
+            // the source before the copy has read it.
+            Op::CopyTensorWaitRead { pending } => {
+                let asm = format!("cp.async.bulk.wait_group.read {pending};\nbar.warp.sync -1;");
+                cx.inline_asm(None, &asm, "~{memory}", &[])?;
+                Ok(vec![])
+            }
+            Op::CopyTensorWait { pending } => {
+                let asm = format!("cp.async.bulk.wait_group {pending};\nbar.warp.sync -1;");
+                cx.inline_asm(None, &asm, "~{memory}", &[])?;
+                Ok(vec![])
+            }
             Op::FenceProxyAsync => {
                 // Every state space: rows that plain stores put in global memory are read by
                 // tensor copies too, not only shared tiles.

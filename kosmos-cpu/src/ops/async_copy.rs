@@ -1,9 +1,9 @@
-//! Barrier objects and the bulk copies that complete on them: `mbar.*`, `copy.tensor` and
-//! `fence.proxy.async`. A barrier object is the emulated word of
+//! Barrier objects and the bulk copies that complete on them: `mbar.*`, `copy.tensor`,
+//! `copy.tensor.store` and its waits, and `fence.proxy.async`. A barrier object is the emulated word of
 //! [`kosmos_ir::async_copy::mbar`] in the workgroup's shared memory, updated atomically (the
 //! workgroup's groups may run on threads of their own): arrivals release what the arriving
 //! lanes and copies wrote, and a wait that sees its phase complete acquires it. `copy.tensor` reads the emulated tensor map ([`kosmos_ir::async_copy::map_word`])
-//! and completes at once.
+//! and completes at once; so does `copy.tensor.store`, whose waits have nothing to wait for.
 
 use crate::CpuError;
 use crate::compile::Compiler;
@@ -37,10 +37,18 @@ pub(crate) enum AsyncCopy {
         bar: Slot,
         pos: u32,
     },
+    CopyTensorStore {
+        map: Slot,
+        x: Slot,
+        y: Slot,
+        src: Slot,
+        pos: u32,
+    },
 }
 
 impl Compiler<'_> {
-    /// `None` for `fence.proxy.async`: one memory is one proxy here.
+    /// `None` for `fence.proxy.async` (one memory is one proxy here) and the waits for
+    /// `copy.tensor.store` (complete at once).
     pub(crate) fn async_copy(&mut self, inst: &Inst, at: u32) -> Option<AsyncCopy> {
         Some(match inst.op {
             Op::MbarInit { bar, count } => AsyncCopy::Init {
@@ -78,7 +86,17 @@ impl Compiler<'_> {
                 bar: bar.0,
                 pos: at,
             },
-            Op::FenceProxyAsync | Op::FenceProxyAsyncShared => return None,
+            Op::CopyTensorStore { map, x, y, src } => AsyncCopy::CopyTensorStore {
+                map: map.0,
+                x: x.0,
+                y: y.0,
+                src: src.0,
+                pos: at,
+            },
+            Op::FenceProxyAsync
+            | Op::FenceProxyAsyncShared
+            | Op::CopyTensorWaitRead { .. }
+            | Op::CopyTensorWait { .. } => return None,
             ref op => unreachable!("`{}` is not a barrier-object op", op.name()),
         })
     }
@@ -94,6 +112,27 @@ struct TensorMap {
     box_rows: u64,
     elem_bytes: u64,
     swizzle: u64,
+}
+
+impl TensorMap {
+    /// The box at column `x`, row `y` (32-bit signed, as the copy engine takes them),
+    /// element by element: its byte offset in shared memory (swizzled as the map says) and
+    /// its global address, `None` outside the tensor.
+    fn box_elements(&self, x: u64, y: u64) -> impl Iterator<Item = (usize, Option<u64>)> + '_ {
+        let (x, y) = (i64::from(x as u32 as i32), i64::from(y as u32 as i32));
+        let row_bytes = self.box_cols * self.elem_bytes;
+        (0..self.box_rows).flat_map(move |r| {
+            (0..self.box_cols).map(move |c| {
+                let (row, col) = (y + r as i64, x + c as i64);
+                let inside = (0..self.rows).contains(&row) && (0..self.cols).contains(&col);
+                let global = inside.then(|| {
+                    self.base + row as u64 * self.row_stride + col as u64 * self.elem_bytes
+                });
+                let at = swizzled(r * row_bytes + c * self.elem_bytes, self.swizzle);
+                (at as usize, global)
+            })
+        })
+    }
 }
 
 impl Exec<'_> {
@@ -165,6 +204,27 @@ impl Exec<'_> {
                 }
                 self.writes += 1;
             }
+            AsyncCopy::CopyTensorStore {
+                map,
+                x,
+                y,
+                src,
+                pos,
+            } => {
+                let sg = self.l.prog.subgroup;
+                for s in self.full_subgroups(mask, pos)? {
+                    let lanes = s * sg..(s + 1) * sg;
+                    let operands = [
+                        (map, "the tensor map"),
+                        (x, "the column"),
+                        (y, "the row"),
+                        (src, "the source"),
+                    ];
+                    let [m, x, y, src] = self.uniform(lanes.clone(), operands, pos)?;
+                    self.store_tensor(lanes.start, [m, x, y, src], pos)?;
+                }
+                self.writes += 1;
+            }
         }
         Ok(())
     }
@@ -188,8 +248,44 @@ impl Exec<'_> {
     /// of the map into shared memory at `dst`, zeros outside the tensor, then its bytes
     /// completed on the barrier object at `bar`.
     fn copy_tensor(&mut self, lane: usize, [dst, map, x, y, bar]: [u64; 5], pos: u32) -> Res {
-        self.check_align(lane, map, 64, pos)?;
         self.check_align(lane, dst, 1024, pos)?;
+        let m = self.tensor_map(lane, map, pos)?;
+        let row_bytes = m.box_cols * m.elem_bytes;
+        let box_bytes = row_bytes * m.box_rows;
+        let dst = self.shared_range(lane, dst, box_bytes as usize, pos)?;
+        let elem = m.elem_bytes as usize;
+        for (at, src) in m.box_elements(x, y) {
+            let v = match src {
+                Some(src) => self.read(lane, src, elem, Space::Global, pos)?,
+                None => 0,
+            };
+            self.shared.store(dst + at, elem, v, AO::Relaxed);
+        }
+        let at = self.barrier_word(lane, bar, pos)?;
+        self.barrier_add(at, box_bytes.wrapping_neg());
+        Ok(())
+    }
+
+    /// One subgroup's `copy.tensor.store` (`lane` its first lane): the box of shared memory
+    /// at `src` into the map's box at column `x`, row `y`, the elements inside the tensor.
+    fn store_tensor(&mut self, lane: usize, [map, x, y, src]: [u64; 4], pos: u32) -> Res {
+        self.check_align(lane, src, 1024, pos)?;
+        let m = self.tensor_map(lane, map, pos)?;
+        let box_bytes = m.box_cols * m.elem_bytes * m.box_rows;
+        let src = self.shared_range(lane, src, box_bytes as usize, pos)?;
+        let elem = m.elem_bytes as usize;
+        for (at, dst) in m.box_elements(x, y) {
+            if let Some(dst) = dst {
+                let v = self.shared.load(src + at, elem, AO::Relaxed);
+                self.write(lane, dst, elem, v, Space::Global, pos)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The emulated tensor map at `map`, checked.
+    fn tensor_map(&mut self, lane: usize, map: u64, pos: u32) -> Result<TensorMap, Stop> {
+        self.check_align(lane, map, 64, pos)?;
         let words = self.read_words(lane, map, pos)?;
         let m = TensorMap {
             base: words[map_word::BASE],
@@ -211,30 +307,7 @@ impl Exec<'_> {
                 ),
             ));
         }
-        let row_bytes = m.box_cols * m.elem_bytes;
-        let box_bytes = row_bytes * m.box_rows;
-        let dst = self.shared_range(lane, dst, box_bytes as usize, pos)?;
-        // Coordinates are 32-bit signed, as the copy engine takes them.
-        let (x, y) = (i64::from(x as u32 as i32), i64::from(y as u32 as i32));
-        let elem = m.elem_bytes as usize;
-        for r in 0..m.box_rows {
-            let row = y + r as i64;
-            for c in 0..m.box_cols {
-                let col = x + c as i64;
-                let inside = (0..m.rows).contains(&row) && (0..m.cols).contains(&col);
-                let v = if inside {
-                    let src = m.base + row as u64 * m.row_stride + col as u64 * m.elem_bytes;
-                    self.read(lane, src, elem, Space::Global, pos)?
-                } else {
-                    0
-                };
-                let at = swizzled(r * row_bytes + c * m.elem_bytes, m.swizzle);
-                self.shared.store(dst + at as usize, elem, v, AO::Relaxed);
-            }
-        }
-        let at = self.barrier_word(lane, bar, pos)?;
-        self.barrier_add(at, box_bytes.wrapping_neg());
-        Ok(())
+        Ok(m)
     }
 
     fn lane_error(&self, lane: usize, pos: u32, message: String) -> Stop {

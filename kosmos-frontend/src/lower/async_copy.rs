@@ -1,5 +1,5 @@
 //! Barrier objects and tensor copies: `mbar_init`, `mbar_arrive`, `mbar_arrive_expect`,
-//! `mbar_wait`, `copy_tensor` and `fence_proxy_async`. A barrier object is an element of a
+//! `mbar_wait`, `copy_tensor`, `copy_tensor_store` and its waits, and `fence_proxy_async`. A barrier object is an element of a
 //! `shared_array::<u64, N>()`, taken as `&bars[i]` (checked like any element reference).
 
 use super::bounds::{Elem, Reach};
@@ -113,6 +113,44 @@ impl Lower {
         };
         Lower::guarded_effect(b, dst.bound, Reach::One, None, |b| {
             Lower::guarded_effect(b, bar.bound, Reach::One, None, |b| drop(b.push(copy)))
+        });
+        Ok(())
+    }
+
+    /// `copy_tensor_store(&map, x, y, &stage[i])`: the subgroup stores the box of the shared
+    /// array from `stage[i]` on to the box at column `x`, row `y` of tensor map `map`, in the
+    /// background (see [`Lower::copy_tensor_wait`]). The source's first element is checked;
+    /// the box's extent is the map's (the CPU device checks it).
+    pub(super) fn copy_tensor_store(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let args = &call.args;
+        let map = self.tensor_map(b, args[0])?;
+        let [x, y] = [args[1], args[2]].map(|a| self.coordinate(b, a));
+        let (x, y) = (x?, y?);
+        let what = "the source of `copy_tensor_store`";
+        let src = self.elem_ref_in(b, args[3], (&call.name, what), false, AddrSpace::Shared)?;
+        let store = Op::CopyTensorStore {
+            map,
+            x,
+            y,
+            src: src.ptr,
+        };
+        Lower::guarded_effect(b, src.bound, Reach::One, None, |b| drop(b.push(store)));
+        Ok(())
+    }
+
+    /// `copy_tensor_wait_read(n)` and `copy_tensor_wait(n)`: the subgroup waits until at
+    /// most `n` (a constant) of its newest `copy_tensor_store`s may still read their shared
+    /// memory, or may still be writing.
+    pub(super) fn copy_tensor_wait(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
+        let arg = call.args[0];
+        let what = format!("the count of `{}`", call.name);
+        let Ok(pending) = u32::try_from(self.const_eval(arg, &what)?) else {
+            return err(arg, format!("{what} out of range for u32"));
+        };
+        b.push(if call.name == "copy_tensor_wait_read" {
+            Op::CopyTensorWaitRead { pending }
+        } else {
+            Op::CopyTensorWait { pending }
         });
         Ok(())
     }

@@ -224,6 +224,21 @@ const INTRINSICS: &[Intrinsic] = &[
         &["&stage[i]", "&map", "column", "row", "&bars[j]"],
         Effect(Lower::copy_tensor),
     ),
+    def(
+        "copy_tensor_store",
+        &["&map", "column", "row", "&stage[i]"],
+        Effect(Lower::copy_tensor_store),
+    ),
+    def(
+        "copy_tensor_wait_read",
+        &["stores left reading, a constant"],
+        Effect(Lower::copy_tensor_wait),
+    ),
+    def(
+        "copy_tensor_wait",
+        &["stores left in flight, a constant"],
+        Effect(Lower::copy_tensor_wait),
+    ),
     def("fence_proxy_async", NONE, Effect(Lower::fence_proxy_async)),
     def(
         "fence_proxy_async_shared",

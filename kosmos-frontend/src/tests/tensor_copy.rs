@@ -238,3 +238,96 @@ fn a_map_must_be_a_map_parameter_or_a_u64_element() {
     let e = lower_source(&src).expect_err("an f32 element is no map");
     assert!(e.to_string().contains("global `u64` slice"), "{e}");
 }
+
+/// A workgroup of one subgroup stores boxes of 8 x 64 `bf16` (the swizzled layout
+/// `copy_tensor` writes) from shared memory into a tensor, box `t` at rows `8 t - 3..`: each
+/// box is written into the stage once the copy before has read it.
+const STORES: &str = r#"
+    #[kernel(max_workgroup_size = 32)]
+    fn k(map: &TensorMap, boxes: &[bf16], xs: &[i32], tiles: u32) {
+        let stage = shared_array::<bf16, 512>();
+        let lane = workitem_id_x();
+        for t in 0..tiles {
+            copy_tensor_wait_read(0);
+            for i in (lane..512).step_by(32) {
+                stage[i] = boxes[t * 512 + i];
+            }
+            fence_proxy_async_shared();
+            barrier();
+            copy_tensor_store(&map, xs[t], (8 * t) as i32 - 3, &stage[0]);
+        }
+        copy_tensor_wait(0);
+    }
+"#;
+
+#[test]
+fn stored_boxes_land_unswizzled_inside_the_tensor_only() {
+    let seed: u64 = rand::rng().random();
+    println!("seed {seed}");
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let tiles = 6usize;
+    let (rows, cols, stride) = (8 * tiles as u64 - 6, rng.random_range(1..150u64), 152u64);
+    let boxes: Vec<half::bf16> = (0..tiles * 512)
+        .map(|_| half::bf16::from_f32(rng.random_range(-1.0..1.0)))
+        .collect();
+    let xs: Vec<i32> = (0..tiles)
+        .map(|_| rng.random_range(-70..cols as i32 + 8))
+        .collect();
+
+    let kernels = lower_source(STORES).unwrap_or_else(|e| panic!("{e}"));
+    let device = Device::cpu().unwrap();
+    let module = device
+        .load_module(&ModuleImage::new(
+            kosmos_ir::verify_module(kosmos_ir::Module { kernels }).unwrap(),
+        ))
+        .unwrap();
+    let poison = half::bf16::from_f32(f32::NAN);
+    let data = Buffer::from_slice(&device, &vec![poison; (rows * stride) as usize]).unwrap();
+    let shape = TensorShape {
+        rows,
+        cols,
+        row_stride: stride,
+        box_rows: 8,
+        box_cols: 64,
+    };
+    let map = TensorMap::tiled(&data, shape, Swizzle::B128).unwrap();
+    let (db, dx) = (
+        Buffer::from_slice(&device, &boxes).unwrap(),
+        Buffer::from_slice(&device, &xs).unwrap(),
+    );
+    let args = [
+        KernelArg::from(&map),
+        KernelArg::from(&db),
+        KernelArg::from(&dx),
+        KernelArg::from(tiles as u32),
+    ];
+    let stream = device.stream().unwrap();
+    module
+        .launch(&stream, "k", LaunchConfig::linear(1, 32), &args)
+        .unwrap();
+    let got = data.download().unwrap();
+    for row in 0..rows as usize {
+        // Row `row` lies in box `t` as its row `r`.
+        let (t, r) = ((row + 3) / 8, (row + 3) % 8);
+        for col in 0..cols as usize {
+            let c = col as i64 - xs[t] as i64;
+            let want = if (0..64).contains(&c) {
+                let c = c as usize;
+                boxes[t * 512 + 64 * r + 8 * ((c / 8) ^ r) + c % 8]
+            } else {
+                poison
+            };
+            let g = got[row * stride as usize + col];
+            assert_eq!(
+                g.to_bits(),
+                want.to_bits(),
+                "({row}, {col}), box {t} at column {}: {g}, want {want} (seed {seed})",
+                xs[t]
+            );
+        }
+        // Past the tensor's columns, nothing is written.
+        for col in cols as usize..stride as usize {
+            assert!(got[row * stride as usize + col].is_nan(), "({row}, {col})");
+        }
+    }
+}

@@ -733,6 +733,40 @@ define_ops! {
             bar as "the barrier": Want::Ptr(AddrSpace::Shared),
         ]
         results |_ty| vec![];
+    /// Copies the box of shared memory at `src` (`ptr<shared>`, 1024-byte aligned, laid out
+    /// as `copy.tensor` writes a box of the map, swizzle included) into the 2-D box of the
+    /// tensor map `map` whose first element is at column `x` and row `y` (as for
+    /// `copy.tensor`); elements outside the tensor are not written. Collective over the
+    /// subgroup, like `copy.tensor`, and asynchronous: the copy reads `src` and writes global
+    /// memory in the background, until a `copy.tensor.wait.read` (reads) or `copy.tensor.wait`
+    /// (writes too) of the subgroup has waited for it. A `fence.proxy.async.shared` of each
+    /// writer of `src` comes before it. `cp.async.bulk.tensor` from shared memory on NVIDIA;
+    /// the subgroup's lanes copy it at once elsewhere.
+    CopyTensorStore { map: Value, x: Value, y: Value, src: Value } = "copy.tensor.store"
+        family Async
+        syntax [map, x, y, src]
+        operands [
+            map as "the tensor map": Want::Ptr(AddrSpace::Global),
+            x as "the column": Want::OneOf(&[Type::I32, Type::U32]),
+            y as "the row": Want::OneOf(&[Type::I32, Type::U32]),
+            src as "the source": Want::Ptr(AddrSpace::Shared),
+        ]
+        results |_ty| vec![];
+    /// Waits until at most `pending` of the subgroup's `copy.tensor.store`s (the newest) may
+    /// still read their shared memory, which may then be written again. Collective over the
+    /// subgroup.
+    CopyTensorWaitRead { pending: u32 } = "copy.tensor.wait.read"
+        family Async
+        syntax [pending("number of pending stores")]
+        results |_ty| vec![];
+    /// Waits until at most `pending` of the subgroup's `copy.tensor.store`s (the newest) are
+    /// not yet complete: the others' writes are done (a release then publishes them to other
+    /// workgroups). Collective over the subgroup; a subgroup waits for all of its stores
+    /// before it ends.
+    CopyTensorWait { pending: u32 } = "copy.tensor.wait"
+        family Async
+        syntax [pending("number of pending stores")]
+        results |_ty| vec![];
     /// Orders the work-item's earlier accesses by ordinary loads and stores (shared or global
     /// memory) before later accesses of the copy engine and the matrix units (`copy.tensor`,
     /// `mma.group`): `fence.proxy.async` on NVIDIA, nothing elsewhere.
