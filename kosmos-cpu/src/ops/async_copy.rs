@@ -189,20 +189,14 @@ impl Exec<'_> {
                 bar,
                 pos,
             } => {
-                let sg = self.l.prog.subgroup;
-                for s in self.full_subgroups(mask, pos)? {
-                    let lanes = s * sg..(s + 1) * sg;
-                    let operands = [
-                        (dst, "the destination"),
-                        (map, "the tensor map"),
-                        (x, "the column"),
-                        (y, "the row"),
-                        (bar, "the barrier"),
-                    ];
-                    let [d, m, x, y, b] = self.uniform(lanes.clone(), operands, pos)?;
-                    self.copy_tensor(lanes.start, [d, m, x, y, b], pos)?;
-                }
-                self.writes += 1;
+                let operands = [
+                    (dst, "the destination"),
+                    (map, "the tensor map"),
+                    (x, "the column"),
+                    (y, "the row"),
+                    (bar, "the barrier"),
+                ];
+                self.per_subgroup(mask, operands, pos, Self::copy_tensor)?;
             }
             AsyncCopy::CopyTensorStore {
                 map,
@@ -211,21 +205,34 @@ impl Exec<'_> {
                 src,
                 pos,
             } => {
-                let sg = self.l.prog.subgroup;
-                for s in self.full_subgroups(mask, pos)? {
-                    let lanes = s * sg..(s + 1) * sg;
-                    let operands = [
-                        (map, "the tensor map"),
-                        (x, "the column"),
-                        (y, "the row"),
-                        (src, "the source"),
-                    ];
-                    let [m, x, y, src] = self.uniform(lanes.clone(), operands, pos)?;
-                    self.store_tensor(lanes.start, [m, x, y, src], pos)?;
-                }
-                self.writes += 1;
+                let operands = [
+                    (map, "the tensor map"),
+                    (x, "the column"),
+                    (y, "the row"),
+                    (src, "the source"),
+                ];
+                self.per_subgroup(mask, operands, pos, Self::store_tensor)?;
             }
         }
+        Ok(())
+    }
+
+    /// `copy` once for each subgroup of `mask` (all of its lanes active), with its first lane
+    /// and its operands (the same on every lane); then the op counts as a write.
+    fn per_subgroup<const N: usize>(
+        &mut self,
+        mask: &[bool],
+        operands: [(Slot, &str); N],
+        pos: u32,
+        copy: fn(&mut Self, usize, [u64; N], u32) -> Res,
+    ) -> Res {
+        let sg = self.l.prog.subgroup;
+        for s in self.full_subgroups(mask, pos)? {
+            let lanes = s * sg..(s + 1) * sg;
+            let values = self.uniform(lanes.clone(), operands, pos)?;
+            copy(self, lanes.start, values, pos)?;
+        }
+        self.writes += 1;
         Ok(())
     }
 
