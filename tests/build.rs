@@ -1,6 +1,7 @@
 //! Compiles the reference kernels (`REFERENCE`), the math accuracy kernels (`MATH`, one per
-//! case of `src/math_cases.rs`) and the kernels of `src/waits.rs` (`WAITS`) for every target
-//! in `KOSMOS_TARGETS` and embeds them, as any crate with kernels does.
+//! case of `src/math_cases.rs`), the kernels of `src/waits.rs` (`WAITS`) and of
+//! `src/tensor_stores.rs` (`TENSOR_STORES`) for every target in `KOSMOS_TARGETS` and embeds
+//! them, as any crate with kernels does.
 
 include!("src/math_cases.rs");
 
@@ -13,6 +14,7 @@ fn main() {
         .module("reference", kosmos_testkernels::module())
         .rust_module("math", [math])
         .rust_module("waits", ["src/waits.rs"])
+        .rust_module("tensor_stores", ["src/tensor_stores.rs"])
         .compile()
         .unwrap_or_else(|e| panic!("compiling the test kernels: {e}"));
 }

@@ -307,6 +307,8 @@ const BUNDLE_BUILDS: &[&[&str]] = &[
         "kosmos-tests",
         "--test",
         "math",
+        "--test",
+        "tensor_stores",
         "--no-run",
     ],
     &["build", "--release", "-p", "kosmos-tests", "--bins"],
