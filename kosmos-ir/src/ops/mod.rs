@@ -760,9 +760,9 @@ define_ops! {
         syntax [pending("number of pending stores")]
         results |_ty| vec![];
     /// Waits until at most `pending` of the subgroup's `copy.tensor.store`s (the newest) are
-    /// not yet complete: the others' writes are done (a release then publishes them to other
-    /// workgroups). Collective over the subgroup; a subgroup waits for all of its stores
-    /// before it ends.
+    /// not yet complete: the others' writes are done (then `fence.proxy.async` and a release
+    /// publish them to plain loads of other workgroups). Collective over the subgroup; a
+    /// subgroup waits for all of its stores before it ends.
     CopyTensorWait { pending: u32 } = "copy.tensor.wait"
         family Async
         syntax [pending("number of pending stores")]
