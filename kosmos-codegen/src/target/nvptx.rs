@@ -252,13 +252,13 @@ impl Target for Nvptx {
             }
             // The subgroup meets after the issuing lane's wait, so none of its lanes writes
             // the source before the copy has read it.
-            Op::CopyTensorWaitRead { pending } => {
-                let asm = format!("cp.async.bulk.wait_group.read {pending};\nbar.warp.sync -1;");
-                cx.inline_asm(None, &asm, "~{memory}", &[])?;
-                Ok(vec![])
-            }
-            Op::CopyTensorWait { pending } => {
-                let asm = format!("cp.async.bulk.wait_group {pending};\nbar.warp.sync -1;");
+            Op::CopyTensorWaitRead { pending } | Op::CopyTensorWait { pending } => {
+                let read = if matches!(op, Op::CopyTensorWaitRead { .. }) {
+                    ".read"
+                } else {
+                    ""
+                };
+                let asm = format!("cp.async.bulk.wait_group{read} {pending};\nbar.warp.sync -1;");
                 cx.inline_asm(None, &asm, "~{memory}", &[])?;
                 Ok(vec![])
             }
