@@ -7,7 +7,14 @@ use kosmos::prelude::*;
 /// shared memory) to the map's box at column `xs[t]`, row `box_rows t - 3`: each box is
 /// written into the stage once the store before has read it.
 #[kernel(max_workgroup_size = 32)]
-pub fn store_boxes(map: &TensorMap, boxes: &[bf16], xs: &[i32], tiles: u32, box_rows: u32, box_elems: u32) {
+pub fn store_boxes(
+    map: &TensorMap,
+    boxes: &[bf16],
+    xs: &[i32],
+    tiles: u32,
+    box_rows: u32,
+    box_elems: u32,
+) {
     let stage = shared_array::<bf16, 2048>();
     let lane = workitem_id_x();
     for t in 0..tiles {

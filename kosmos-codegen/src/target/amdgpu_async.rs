@@ -200,11 +200,13 @@ struct Chunk<'ctx> {
     global: IntValue<'ctx>,
     /// Whether all 16 bytes are inside the tensor.
     whole: IntValue<'ctx>,
-    /// The tensor's base address, its row's bytes, the chunk's row inside, and its first
-    /// byte counted from the start of the tensor's row.
+    /// The tensor's base address.
     base: IntValue<'ctx>,
+    /// Bytes of a tensor row (its columns).
     cols_bytes: IntValue<'ctx>,
+    /// Whether the chunk's row is inside the tensor.
     row_ok: IntValue<'ctx>,
+    /// The chunk's first byte, counted from the start of the tensor's row.
     from: IntValue<'ctx>,
 }
 

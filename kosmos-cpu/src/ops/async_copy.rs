@@ -1,9 +1,10 @@
 //! Barrier objects and the bulk copies that complete on them: `mbar.*`, `copy.tensor`,
-//! `copy.tensor.store` and its waits, and `fence.proxy.async`. A barrier object is the emulated word of
-//! [`kosmos_ir::async_copy::mbar`] in the workgroup's shared memory, updated atomically (the
-//! workgroup's groups may run on threads of their own): arrivals release what the arriving
-//! lanes and copies wrote, and a wait that sees its phase complete acquires it. `copy.tensor` reads the emulated tensor map ([`kosmos_ir::async_copy::map_word`])
-//! and completes at once; so does `copy.tensor.store`, whose waits have nothing to wait for.
+//! `copy.tensor.store` and its waits, and `fence.proxy.async`. A barrier object is the
+//! emulated word of [`kosmos_ir::async_copy::mbar`] in the workgroup's shared memory, updated
+//! atomically (the workgroup's groups may run on threads of their own): arrivals release what
+//! the arriving lanes and copies wrote, and a wait that sees its phase complete acquires it.
+//! `copy.tensor` reads the emulated tensor map ([`kosmos_ir::async_copy::map_word`]) and
+//! completes at once; so does `copy.tensor.store`, whose waits have nothing to wait for.
 
 use crate::CpuError;
 use crate::compile::Compiler;
@@ -115,6 +116,10 @@ struct TensorMap {
 }
 
 impl TensorMap {
+    fn box_bytes(&self) -> u64 {
+        self.box_cols * self.elem_bytes * self.box_rows
+    }
+
     /// The box at column `x`, row `y` (32-bit signed, as the copy engine takes them),
     /// element by element: its byte offset in shared memory (swizzled as the map says) and
     /// its global address, `None` outside the tensor.
@@ -257,8 +262,7 @@ impl Exec<'_> {
     fn copy_tensor(&mut self, lane: usize, [dst, map, x, y, bar]: [u64; 5], pos: u32) -> Res {
         self.check_align(lane, dst, 1024, pos)?;
         let m = self.tensor_map(lane, map, pos)?;
-        let row_bytes = m.box_cols * m.elem_bytes;
-        let box_bytes = row_bytes * m.box_rows;
+        let box_bytes = m.box_bytes();
         let dst = self.shared_range(lane, dst, box_bytes as usize, pos)?;
         let elem = m.elem_bytes as usize;
         for (at, src) in m.box_elements(x, y) {
@@ -278,8 +282,7 @@ impl Exec<'_> {
     fn store_tensor(&mut self, lane: usize, [map, x, y, src]: [u64; 4], pos: u32) -> Res {
         self.check_align(lane, src, 1024, pos)?;
         let m = self.tensor_map(lane, map, pos)?;
-        let box_bytes = m.box_cols * m.elem_bytes * m.box_rows;
-        let src = self.shared_range(lane, src, box_bytes as usize, pos)?;
+        let src = self.shared_range(lane, src, m.box_bytes() as usize, pos)?;
         let elem = m.elem_bytes as usize;
         for (at, dst) in m.box_elements(x, y) {
             if let Some(dst) = dst {

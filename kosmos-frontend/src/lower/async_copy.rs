@@ -1,6 +1,7 @@
 //! Barrier objects and tensor copies: `mbar_init`, `mbar_arrive`, `mbar_arrive_expect`,
-//! `mbar_wait`, `copy_tensor`, `copy_tensor_store` and its waits, and `fence_proxy_async`. A barrier object is an element of a
-//! `shared_array::<u64, N>()`, taken as `&bars[i]` (checked like any element reference).
+//! `mbar_wait`, `copy_tensor`, `copy_tensor_store` and its waits, and `fence_proxy_async`. A
+//! barrier object is an element of a `shared_array::<u64, N>()`, taken as `&bars[i]`
+//! (checked like any element reference).
 
 use super::bounds::{Elem, Reach};
 use super::intrinsics::Call;
