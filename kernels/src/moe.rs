@@ -733,9 +733,16 @@ impl MoeLayer {
             let mut key = maps_key(x, weights);
             key.extend(addresses(dout));
             key.extend(addresses(weights.router));
+            key.extend(addresses(grads.w1));
+            key.extend(addresses(grads.w2));
+            if let Some((dws1, dws2)) = shared_grads {
+                key.extend(addresses(dws1));
+                key.extend(addresses(dws2));
+            }
+            let stores = (grads.w1, grads.w2, shared_grads);
             self.backward_maps
                 .get(world, key, ops::MOE_BACKWARD_MAP_WORDS as usize, |r| {
-                    backward_maps(r, dims, saved, b, x, dout, weights)
+                    backward_maps(r, dims, saved, b, x, dout, weights, stores)
                 })?;
         }
         let (_, ws1, ws2) = self.standins(bias, shared);
@@ -1016,10 +1023,20 @@ fn pipeline_maps(
     .concat())
 }
 
+/// The weight gradients `moe_backward_pipeline` stores by tensor stores: the experts' `dw1`
+/// and `dw2`, and the shared expert's where the layer has one.
+type GradientStores<'a> = (
+    &'a SymmetricBuffer<bf16>,
+    &'a SymmetricBuffer<bf16>,
+    Option<(&'a SymmetricBuffer<bf16>, &'a SymmetricBuffer<bf16>)>,
+);
+
 /// Rank `r`'s tensor maps of `ops::moe_backward_pipeline` (`ops::MOE_BACKWARD_MAP_WORDS`, in
 /// its order): `dy`, `dout`, `dz`, `dlogits` in boxes of 128 rows x 64 and again of 64 x 64,
-/// then the weights, `x`, `h` and `recv` in boxes of 64 x 64; zeros for a shared expert the
-/// layer does not have.
+/// then the weights, `x`, `h` and `recv` in boxes of 64 x 64, then the weight gradients
+/// `dw2`, `dws2`, `dw1`, `dws1` in boxes of 16 x 64 (the experts' stacked); zeros for a
+/// shared expert the layer does not have.
+#[allow(clippy::too_many_arguments)]
 fn backward_maps(
     r: usize,
     d: &Dims,
@@ -1028,6 +1045,7 @@ fn backward_maps(
     x: &SymmetricBuffer<bf16>,
     dout: &SymmetricBuffer<bf16>,
     weights: &MoeWeights,
+    (dw1, dw2, shared_grads): GradientStores,
 ) -> Result<Vec<u64>> {
     let (hidden, ffn, local) = (d.hidden, d.ffn, d.local());
     let rows = (saved.h.len() / ffn as usize) as u32;
@@ -1079,5 +1097,16 @@ fn backward_maps(
         hidden,
         64,
     )?);
+    let slabs = |t: &SymmetricBuffer<bf16>, rows: u32, cols: u32| {
+        tile_map_words(&t.ranks()[r], rows, cols, ops::MOE_STORE_BOX_ROWS)
+    };
+    let (dws1, dws2) = match shared_grads {
+        Some((dws1, dws2)) => (slabs(dws1, 2 * ffn, hidden)?, slabs(dws2, hidden, ffn)?),
+        None => (none, none),
+    };
+    words.extend(slabs(dw2, local * hidden, ffn)?);
+    words.extend(dws2);
+    words.extend(slabs(dw1, local * 2 * ffn, hidden)?);
+    words.extend(dws1);
     Ok(words)
 }

@@ -4967,8 +4967,14 @@ fn swiglu_backward_tile(
 /// Words of a rank's tensor maps in the `maps` argument of [`moe_backward_pipeline`], 16
 /// each, in this order: the operands read row by row as `a` (boxes of 128 rows x 64) —
 /// `dy`, `dout`, `dz`, `dlogits` —, the same four read as `a^T` (64 x 64), then the `b`
-/// operands (64 x 64): `w2`, `ws2`, `w1`, `ws1`, `w_router`, `x`, `h`, `recv`.
-pub const MOE_BACKWARD_MAP_WORDS: u32 = 256;
+/// operands (64 x 64): `w2`, `ws2`, `w1`, `ws1`, `w_router`, `x`, `h`, `recv`; then the
+/// weight gradients stored by tensor stores (boxes of [`MOE_STORE_BOX_ROWS`] x 64): `dw2`
+/// (`local hidden x ffn`, the experts' stacked), `dws2`, `dw1` (`local 2 ffn x hidden`),
+/// `dws1`.
+pub const MOE_BACKWARD_MAP_WORDS: u32 = 320;
+/// Rows of the boxes of [`moe_backward_pipeline`]'s tensor stores: a consumer subgroup's
+/// slab.
+pub const MOE_STORE_BOX_ROWS: u32 = 16;
 const BW_MAP_DY: u32 = 0;
 const BW_MAP_DOUT: u32 = 16;
 const BW_MAP_DZ: u32 = 32;
@@ -4983,6 +4989,9 @@ const BW_MAP_ROUTER: u32 = 192;
 const BW_MAP_X: u32 = 208;
 const BW_MAP_H: u32 = 224;
 const BW_MAP_RECV: u32 = 240;
+/// The map a tensor store of a weight gradient uses: this, plus 32 for `dw1` (over `dw2`),
+/// plus 16 for the shared expert's.
+const BW_MAP_DW2_STORE: u32 = 256;
 /// The kinds of [`moe_backward_pipeline`]'s tile tasks.
 const BW_DH: u32 = 0;
 const BW_DX: u32 = 1;
@@ -4997,9 +5006,10 @@ const BW_TASK_WORDS: u32 = 11;
 /// Added to the index of a tile task of [`moe_backward_pipeline`] in its trace records, which
 /// tells them from the router blocks' and the combine's (other queues, the same indices).
 pub const MOE_TILE_TRACE: u32 = 2147483648;
-/// Elements of a consumer subgroup's staging slab in [`moe_backward_pipeline`]: 16 rows of
-/// [`STAGED_ROW`].
-const SLAB_ELEMENTS: u32 = 16 * STAGED_ROW;
+/// Elements of a consumer subgroup's staging slab in [`moe_backward_pipeline`]: 16 rows by
+/// 128 columns, as two swizzled boxes of 16 x 64 (what a tensor store reads), 4 KiB apart
+/// from a 1024-byte aligned start.
+const SLAB_ELEMENTS: u32 = 2048;
 
 /// [`moe_backward`] with its tiles on a warp-specialised pipeline fed by tensor copies (CUDA
 /// and the CPU device): the same arguments plus `maps` (each rank's
@@ -5012,8 +5022,10 @@ const SLAB_ELEMENTS: u32 = 16 * STAGED_ROW;
 /// (bounded) for its gate, hands it to the consumers with what they need (a task slot of
 /// [`BW_TASK_WORDS`]) and copies its steps into a ring of four 48 KiB stages; groups 1 and 2
 /// multiply 64 rows each and store their slabs (bf16 through a slab of shared memory per
-/// subgroup, whole rows at a time); an expert tile of at most 64 rows (an expert's last) is
-/// split by columns instead, each group multiplying those rows by its 128. Where a tile's last step reaches past its expert's rows
+/// subgroup: the weight gradients by tensor stores that run on while the subgroup takes its
+/// next tile, the rest whole rows at a time); an expert tile of at most 64 rows (an
+/// expert's last) is split by columns instead, each group multiplying those rows by its
+/// 128. Where a tile's last step reaches past its expert's rows
 /// (the weight gradients, summed over one expert's rows) or weights (`dh`, `dx` when
 /// `hidden` or `2 ffn` is not a multiple of 64), the consumers zero those rows of the stage
 /// before multiplying, where a tensor copy would have read the next expert's. A `dh`
@@ -5493,11 +5505,33 @@ pub fn moe_backward_pipeline(
                         let spare = dz.local();
                         store_slabs_f32(o, spare, left, right, row0, col, m, n);
                     }
-                    if kind == BW_DW2 && j == local {
+                    // The weight gradients by tensor stores, in the background, where a
+                    // slab is wholly inside an expert's rows or wholly past them.
+                    let by_tensor_stores = kind >= BW_DW2 && m % MOE_STORE_BOX_ROWS == 0;
+                    if by_tensor_stores {
+                        let stacked = j != local;
+                        let map =
+                            BW_MAP_DW2_STORE + 32 * (kind - BW_DW2) + if stacked { 0 } else { 16 };
+                        let first = if stacked { j * m } else { 0 };
+                        let own = maps.local();
+                        store_slabs_tensor(
+                            &mut slabs[slab..],
+                            &own[map],
+                            left,
+                            right,
+                            first,
+                            row0,
+                            col,
+                            m,
+                            n,
+                        );
+                    }
+                    let by_slabs = kind >= BW_DW2 && !by_tensor_stores;
+                    if by_slabs && kind == BW_DW2 && j == local {
                         let o = dws2.local();
                         store_slabs_bf16(&mut slabs[slab..], left, right, o, row0, col, m, n);
                     }
-                    if kind == BW_DW2 && j != local {
+                    if by_slabs && kind == BW_DW2 && j != local {
                         let o = dw2.local();
                         let to = (j as u64) * (hidden as u64) * (ffn as u64);
                         store_slabs_bf16(
@@ -5511,11 +5545,11 @@ pub fn moe_backward_pipeline(
                             n,
                         );
                     }
-                    if kind == BW_DW1 && j == local {
+                    if by_slabs && kind == BW_DW1 && j == local {
                         let o = dws1.local();
                         store_slabs_bf16(&mut slabs[slab..], left, right, o, row0, col, m, n);
                     }
-                    if kind == BW_DW1 && j != local {
+                    if by_slabs && kind == BW_DW1 && j != local {
                         let o = dw1.local();
                         let to = (j as u64) * (2 * ffn as u64) * (hidden as u64);
                         store_slabs_bf16(
@@ -5537,6 +5571,8 @@ pub fn moe_backward_pipeline(
             }
             more = t != NO_TASK;
         }
+        // The weight gradients' tensor stores are written before the launch ends.
+        copy_tensor_wait(0);
     }
     // The workgroup's roles meet before the combine's team barrier: its consumers may still
     // be signalling.
@@ -5627,9 +5663,9 @@ fn zero_stage_rows(stages: &mut [u32], base: u32, group: u32, ta: u32, keep: u32
 
 /// A consumer subgroup's 16-row slabs `left` (columns `n0..n0 + 128`) and `right` (the next
 /// 128) of a bf16 tile of the `m x n` matrix `c16` at row `row0`, the part inside it, each
-/// through the subgroup's own slab of shared memory (16 rows of [`STAGED_ROW`]): its rows
-/// then go out whole, 16 bytes a lane (a fragment store writes 4-byte pieces of eight rows
-/// at once). `n` is a multiple of 8.
+/// through the subgroup's own slab of shared memory ([`SLAB_ELEMENTS`]): its rows then go
+/// out whole, 16 bytes a lane (a fragment store writes 4-byte pieces of eight rows at
+/// once). `n` is a multiple of 8.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn store_slabs_bf16(
@@ -5660,23 +5696,68 @@ fn store_slab_staged(
     m: u32,
     n: u32,
 ) {
-    // The lanes meet (each done with the slab's previous rows), store, and meet again (each
-    // reads what the others stored).
+    stage_slab(slab, acc);
     subgroup_barrier();
     let rows = subgroup_shuffle(if row0 < m { min(m - row0, 16) } else { 0 }, 0);
-    frag_store(&slab[0], acc, STAGED_ROW);
-    subgroup_barrier();
     let chunks = subgroup_shuffle(min(n - n0, 128) / 8, 0);
     for i in (subgroup_lane()..rows * 16).step_by(32) {
         let r = i >> 4;
         let ch = i & 15;
         if ch < chunks {
-            // SAFETY: row `r` and chunk `ch` lie in the slab, and row `row0 + r`, columns
-            // `n0 + 8 ch..` in `c16`'s `m x n` (the caller's bound).
+            // Chunk `ch % 8` of row `r` of box `ch / 8`, swizzled.
+            let at = (ch >> 3) * 1024 + r * 64 + ((ch & 7) ^ (r & 7)) * 8;
+            // SAFETY: `at` lies in the slab, and row `row0 + r`, columns `n0 + 8 ch..` in
+            // `c16`'s `m x n` (the caller's bound).
             unsafe {
-                let v = load_vec8(slab.get_unchecked(r * STAGED_ROW + ch * 8));
+                let v = load_vec8(slab.get_unchecked(at));
                 store_vec8(c16.get_unchecked_mut((row0 + r) * n + n0 + ch * 8), v);
             }
+        }
+    }
+}
+
+/// A consumer subgroup's 16 x 128 slab `acc` into its `slab` of shared memory as bf16, two
+/// swizzled boxes of 16 x 64, once the subgroup's tensor stores have read what the slab held
+/// and every lane is done with it. The lanes meet before reading the others' elements.
+#[device]
+fn stage_slab(slab: &mut [bf16], acc: WideAcc) {
+    copy_tensor_wait_read(0);
+    subgroup_barrier();
+    frag_store_swizzled(&slab[0], acc, MOE_STORE_BOX_ROWS);
+}
+
+/// [`store_slabs_bf16`] by tensor stores, where the tile is of an `m x n` matrix that starts
+/// at row `first` of the tensor of `map` (boxes of [`MOE_STORE_BOX_ROWS`] x 64, the 128-byte
+/// swizzle) and `m` is a multiple of 16, so that a slab lies wholly inside the matrix or
+/// wholly past it: each slab is staged in the subgroup's `slab`, and its two boxes stored in
+/// the background while the subgroup goes on (the next staging waits until they have read
+/// the slab; columns past `n` are not written).
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn store_slabs_tensor(
+    slab: &mut [bf16],
+    map: &TensorMap,
+    left: WideAcc,
+    right: WideAcc,
+    first: u32,
+    row0: u32,
+    n0: u32,
+    m: u32,
+    n: u32,
+) {
+    if row0 < m {
+        let y = (first + row0) as i32;
+        stage_slab(slab, left);
+        fence_proxy_async_shared();
+        subgroup_barrier();
+        copy_tensor_store(&map, n0 as i32, y, &slab[0]);
+        copy_tensor_store(&map, (n0 + 64) as i32, y, &slab[1024]);
+        if n0 + 128 < n {
+            stage_slab(slab, right);
+            fence_proxy_async_shared();
+            subgroup_barrier();
+            copy_tensor_store(&map, (n0 + 128) as i32, y, &slab[0]);
+            copy_tensor_store(&map, (n0 + 192) as i32, y, &slab[1024]);
         }
     }
 }

@@ -108,7 +108,9 @@
 //! `frag_load_b`, from bf16 elements), `acc = mma(x, y, acc);`,
 //! `frag_store(&c[i], acc, stride);` (f32 elements) and
 //! `frag_store_within(&c[i], acc, stride, rows, cols);` (only the elements in the first
-//! `rows` x `cols`: ragged edges); vectors of 8 lanes of 8- or 16-bit elements
+//! `rows` x `cols`: ragged edges), `frag_store_swizzled(&c[i], acc, box_rows);` (bf16, as
+//! the 128-byte-swizzled boxes of 64 columns and `box_rows` rows a tensor map lays out:
+//! what `copy_tensor_store` reads); vectors of 8 lanes of 8- or 16-bit elements
 //! `let v = load_vec8(&a[i]);`, `store_vec8(&tile[i], v);`, `splat8(x)`, and of 4 lanes of
 //! up to 32 bits `load_vec4`, `store_vec4`, `vec4(a, b, c, d)`, each access aligned to the
 //! vector's size; `extract(v, lane)` reads a lane (a constant). An `if` whose branches end

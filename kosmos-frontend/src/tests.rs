@@ -552,6 +552,11 @@ fn tile_misuse_is_an_error_at_its_tokens() {
             "`frag_store` takes an element reference: `&a[i]`",
             "t, frag",
         ),
+        (
+            "fn k(c: &mut [f32]) { frag_store_swizzled(&c[0], wide_zero(), 16u32); }",
+            "`frag_store_swizzled` writes bf16 elements, found f32",
+            "&c[0]",
+        ),
     ];
     for (body, message, token) in cases {
         assert_error_at(body, message, body.find(token));

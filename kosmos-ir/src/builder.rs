@@ -412,6 +412,7 @@ impl KernelBuilder {
             value,
             stride,
             within: None,
+            layout: TileLayout::Rows,
             elem: ScalarType::F32,
         });
     }
@@ -430,6 +431,7 @@ impl KernelBuilder {
             value,
             stride,
             within: Some((rows, cols)),
+            layout: TileLayout::Rows,
             elem: ScalarType::F32,
         });
     }

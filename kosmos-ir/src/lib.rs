@@ -21,7 +21,7 @@ pub use kernel::{
 pub use math::MathFn;
 pub use ops::{
     ATile, BTile, BinOp, CmpPred, Constant, Dim, ForRange, IdKind, MmaLayout, Op, OpFamily,
-    Ordering, Origin, RegsDir, RmwOp, Scope, UnOp, Want,
+    Ordering, Origin, RegsDir, RmwOp, Scope, TileLayout, UnOp, Want,
 };
 pub use text::{ParseError, parse_module, print_kernel, print_module};
 pub use types::{

@@ -1,7 +1,9 @@
 //! `copy_tensor_store` on the selected device (`KOSMOS_DEVICE`; the CPU device in CI): boxes
 //! of random bf16 values stored from shared memory at random columns, many over the tensor's
 //! edges, with the 128-byte swizzle (8 x 64 boxes) and without (16 x 128 boxes, the layout a
-//! fragment store writes), land where the map says and nowhere else (the poison stays).
+//! fragment store writes), land where the map says and nowhere else (the poison stays); and
+//! a product tile stored by `frag_store_swizzled` and tensor stores lands as `frag_store`
+//! writes it.
 
 use half::bf16;
 use kosmos_runtime::{Buffer, Device, KernelArg, LaunchConfig, Swizzle, TensorMap, TensorShape};
@@ -94,4 +96,75 @@ fn stored_boxes_land_inside_the_tensor_only() {
     println!("seed {seed} on {device}");
     check_stores(&device, 8, 64, Swizzle::B128, seed);
     check_stores(&device, 16, 128, Swizzle::None, seed + 1);
+}
+
+#[test]
+fn swizzled_fragment_stores_feed_tensor_stores() {
+    let device = Device::from_env().expect("KOSMOS_DEVICE names a usable device");
+    let seed: u64 = std::env::var("KOSMOS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| rand::rng().random());
+    println!("seed {seed} on {device}");
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut random = |n: usize| -> Vec<bf16> {
+        (0..n)
+            .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
+            .collect()
+    };
+    let (a, b) = (random(64 * 64), random(64 * 128));
+    let poison = vec![bf16::from_f32(f32::NAN); 64 * 128];
+    let rows = Buffer::from_slice(&device, &poison).unwrap();
+    let stored = Buffer::from_slice(&device, &poison).unwrap();
+    let shape = TensorShape {
+        rows: 64,
+        cols: 128,
+        row_stride: 128,
+        box_rows: 16,
+        box_cols: 64,
+    };
+    let map = TensorMap::tiled(&stored, shape, Swizzle::B128).unwrap();
+    let module = device
+        .load_module(&kosmos_tests::TENSOR_STORES.image().unwrap())
+        .unwrap();
+    let (da, db) = (
+        Buffer::from_slice(&device, &a).unwrap(),
+        Buffer::from_slice(&device, &b).unwrap(),
+    );
+    let args = [
+        KernelArg::from(&da),
+        KernelArg::from(&db),
+        KernelArg::from(&rows),
+        KernelArg::from(&map),
+    ];
+    let stream = device.stream().unwrap();
+    module
+        .launch(
+            &stream,
+            "store_product",
+            LaunchConfig::linear(1, 128),
+            &args,
+        )
+        .unwrap();
+    stream.synchronize().unwrap();
+    let (by_rows, by_boxes) = (rows.download().unwrap(), stored.download().unwrap());
+    for i in 0..64 {
+        for j in 0..128 {
+            let want: f64 = (0..64)
+                .map(|k| f64::from(a[i * 64 + k].to_f32()) * f64::from(b[k * 128 + j].to_f32()))
+                .sum();
+            let (r, s) = (by_rows[i * 128 + j], by_boxes[i * 128 + j]);
+            // bf16 rounding of an f32 sum of 64 products.
+            let err = (f64::from(r.to_f32()) - want).abs();
+            assert!(
+                err <= 1e-2 * want.abs() + 1e-3,
+                "({i}, {j}): frag_store wrote {r}, want {want} (seed {seed})"
+            );
+            assert_eq!(
+                s.to_bits(),
+                r.to_bits(),
+                "({i}, {j}): the tensor store wrote {s}, frag_store {r} (seed {seed})"
+            );
+        }
+    }
 }

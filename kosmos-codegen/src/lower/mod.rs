@@ -323,9 +323,10 @@ impl<'ctx> Cx<'_, 'ctx> {
                 value,
                 stride,
                 within,
+                layout,
                 elem,
             } => {
-                self.frag_store([*ptr, *value, *stride], *within, *elem)?;
+                self.frag_store([*ptr, *value, *stride], *within, *layout, *elem)?;
                 vec![]
             }
             Op::Mma { a, b, acc } => vec![self.mma(*a, *b, *acc)?],

@@ -16,7 +16,7 @@ use inkwell::types::{BasicTypeEnum, VectorType};
 use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue, VectorValue};
 use kosmos_ir::{
     ATile, AddrSpace, BTile, Dim, FRAG_N, FragRole, GROUP_N, IdKind, MmaLayout, Op, ScalarType,
-    Type, Value,
+    TileLayout, Type, Value,
 };
 
 /// The register type of a fragment: `<n x i16>` (`bf16` bits) for `a`/`b`, `<n x float>` for
@@ -75,6 +75,28 @@ fn swizzled<'ctx>(
         None => row,
     };
     let x = b.build_int_add(x, b.build_int_mul(chunk, c(16), "")?, "")?;
+    Ok(b.build_int_add(x, within, "")?)
+}
+
+/// Byte offset of element (`row`, `col`) of a `frag.store` tile in the `swizzled` layout
+/// (boxes of `box_rows` rows: [`TileLayout::swizzled_box`]).
+fn swizzled_box<'ctx>(
+    b: &Builder<'ctx>,
+    c: &dyn Fn(u32) -> IntValue<'ctx>,
+    row: IntValue<'ctx>,
+    col: IntValue<'ctx>,
+    box_rows: IntValue<'ctx>,
+) -> Result<IntValue<'ctx>, Fail> {
+    let block = b.build_int_mul(
+        b.build_right_shift(col, c(6), false, "")?,
+        b.build_int_mul(box_rows, c(128), "")?,
+        "",
+    )?;
+    let chunk = b.build_and(b.build_right_shift(col, c(3), false, "")?, c(7), "")?;
+    let chunk = b.build_xor(chunk, b.build_and(row, c(7), "")?, "")?;
+    let x = b.build_int_add(block, b.build_int_mul(row, c(128), "")?, "")?;
+    let x = b.build_int_add(x, b.build_int_mul(chunk, c(16), "")?, "")?;
+    let within = b.build_int_mul(b.build_and(col, c(7), "")?, c(2), "")?;
     Ok(b.build_int_add(x, within, "")?)
 }
 
@@ -300,24 +322,32 @@ impl<'ctx> Cx<'_, 'ctx> {
         &self,
         ptr: Value,
         stride: Value,
+        layout: TileLayout,
         col0: u32,
         elem_bytes: u32,
     ) -> Result<Vec<RunAt<'ctx>>, Fail> {
         let (base, _) = self.get_ptr(ptr);
         let stride = self.u32_operand(stride);
-        let layout = self.target.frag_layout(FragRole::Acc);
+        let frag = self.target.frag_layout(FragRole::Acc);
         let i32t = self.ctx.i32_type();
         let c = |x: u32| i32t.const_int(x as u64, false);
-        let (row, col) = self.lane_coords(&layout)?;
+        let (row, col) = self.lane_coords(&frag)?;
         let b = &self.builder;
         let col = b.build_int_add(col, c(col0), "")?;
-        let mut out = Vec::with_capacity(layout.runs.len());
-        for run in layout.runs {
+        let mut out = Vec::with_capacity(frag.runs.len());
+        for run in frag.runs {
             let r = b.build_int_add(row, c(run.row), "")?;
             let cc = b.build_int_add(col, c(run.col), "")?;
-            let index = b.build_int_add(b.build_int_mul(r, stride, "")?, cc, "")?;
-            // Tile offsets stay below 2^32 elements: 32-bit math, widened once.
-            let bytes = b.build_int_mul(index, c(elem_bytes), "")?;
+            // Tile offsets stay below 2^32 bytes: 32-bit math, widened once. A run (at most
+            // 8 long, aligned to its length) stays inside a swizzled 16-byte chunk.
+            let bytes = match layout {
+                TileLayout::Rows => b.build_int_mul(
+                    b.build_int_add(b.build_int_mul(r, stride, "")?, cc, "")?,
+                    c(elem_bytes),
+                    "",
+                )?,
+                TileLayout::Swizzled => swizzled_box(b, &c, r, cc, stride)?,
+            };
             let bytes = b.build_int_z_extend(bytes, self.ctx.i64_type(), "")?;
             // SAFETY: a plain (not inbounds) byte GEP is defined for any offset.
             let p = unsafe { b.build_gep(self.ctx.i8_type(), base, &[bytes], "")? };
@@ -365,6 +395,7 @@ impl<'ctx> Cx<'_, 'ctx> {
         &self,
         [ptr, value, stride]: [Value; 3],
         within: Option<(Value, Value)>,
+        layout: TileLayout,
         elem: ScalarType,
     ) -> Result<(), Fail> {
         debug_assert_ne!(
@@ -388,6 +419,7 @@ impl<'ctx> Cx<'_, 'ctx> {
         // conflicts, which 64-byte row pieces would not be.
         let chunked = pieces == WIDE_PIECES
             && within.is_none()
+            && layout == TileLayout::Rows
             && self.get_ptr(ptr).1 == AddrSpace::Global
             && elem == ScalarType::BF16
             && self.target.has_aligned_wide_bf16_store();
@@ -403,7 +435,7 @@ impl<'ctx> Cx<'_, 'ctx> {
             } else {
                 self.piece(v, j, len)?
             };
-            self.store_piece([ptr, stride], j * FRAG_N, piece, within, elem)?;
+            self.store_piece([ptr, stride], layout, j * FRAG_N, piece, within, elem)?;
         }
         if let Some(join) = join {
             self.builder.build_unconditional_branch(join)?;
@@ -460,6 +492,7 @@ impl<'ctx> Cx<'_, 'ctx> {
     fn store_piece(
         &self,
         [ptr, stride]: [Value; 2],
+        layout: TileLayout,
         col0: u32,
         v: VectorValue<'ctx>,
         within: Option<(IntValue<'ctx>, IntValue<'ctx>)>,
@@ -482,7 +515,7 @@ impl<'ctx> Cx<'_, 'ctx> {
         };
         let elem = |i: u64| b.build_extract_element(v, c(i), "");
         let mut next = 0u64;
-        for at in self.run_addresses(ptr, stride, col0, size)? {
+        for at in self.run_addresses(ptr, stride, layout, col0, size)? {
             let RunAt {
                 run,
                 ptr: p,

@@ -7,7 +7,7 @@ use crate::CpuError;
 use crate::compile::Compiler;
 use crate::exec::{Exec, Res, Stop};
 use crate::program::{FRAG_ELEMS, Slot, Space};
-use kosmos_ir::{Inst, Op, ScalarType, Type};
+use kosmos_ir::{Inst, Op, ScalarType, TileLayout, Type};
 use std::ops::Range;
 
 #[derive(Debug)]
@@ -42,13 +42,15 @@ pub(crate) enum Tile {
 }
 
 /// `frag.store` of a tile with `cols` columns (`frag<acc>` or `frag<wacc>`) as `bf16`s or
-/// `f32`s, writing only inside `within` (rows, cols) when given.
+/// `f32`s, writing only inside `within` (rows, cols) when given; `swizzled`: as the
+/// swizzled boxes of `stride` rows of [`TileLayout::swizzled_box`].
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct FragStore {
     ptr: Slot,
     val: Slot,
     stride: Slot,
     within: Option<(Slot, Slot)>,
+    swizzled: bool,
     cols: u32,
     bf16: bool,
     space: Space,
@@ -74,12 +76,14 @@ impl Compiler<'_> {
                 value,
                 stride,
                 within,
+                layout,
                 elem,
             } => Tile::FragStore(FragStore {
                 ptr: ptr.0,
                 val: value.0,
                 stride: stride.0,
                 within: within.map(|(rows, cols)| (rows.0, cols.0)),
+                swizzled: layout == TileLayout::Swizzled,
                 cols: match self.ty(value) {
                     Type::Frag(role) => role.shape().1,
                     t => unreachable!("the verifier stores accumulators only, not {t}"),
@@ -221,6 +225,12 @@ impl Exec<'_> {
             for r in 0..rows_in {
                 let row = p.wrapping_add(r.wrapping_mul(st).wrapping_mul(size));
                 for c in (0..cols_in).step_by(4) {
+                    // Four elements stay inside a swizzled chunk of eight.
+                    let at = if store.swizzled {
+                        p.wrapping_add(TileLayout::swizzled_box(r, c, st))
+                    } else {
+                        row.wrapping_add(size * c)
+                    };
                     // Up to four f32 of two words of the tile, already in memory order.
                     let w = ((r * cols + c) / 2) as usize;
                     let mut v = tile[w] as u128 | (tile[w + 1] as u128) << 64;
@@ -231,7 +241,7 @@ impl Exec<'_> {
                         });
                     }
                     let len = (size * (cols_in - c).min(4)) as usize;
-                    self.write(lanes.start, row.wrapping_add(size * c), len, v, space, pos)?;
+                    self.write(lanes.start, at, len, v, space, pos)?;
                 }
             }
         }

@@ -262,6 +262,11 @@ const INTRINSICS: &[Intrinsic] = &[
         Effect(Lower::frag_store),
     ),
     def(
+        "frag_store_swizzled",
+        &["&c[i]", "accumulator", "box_rows"],
+        Effect(Lower::frag_store),
+    ),
+    def(
         "frag_store_within",
         &["&c[i]", "accumulator", "stride", "rows", "cols"],
         Effect(Lower::frag_store),

@@ -10,7 +10,7 @@ use crate::items::DeviceRet;
 use crate::sig::rust_name;
 use kosmos_ir::{
     ATile, AddrSpace, BTile, FragRole, KernelBuilder, MAX_PENDING_MMA_GROUPS, MmaLayout, Op,
-    RegsDir, ScalarType, Type, Value, valid_register_count,
+    RegsDir, ScalarType, TileLayout, Type, Value, valid_register_count,
 };
 use syn::{Error, Expr, Result};
 
@@ -41,6 +41,23 @@ fn frag_reach(
         None => (full_rows, full_cols),
     };
     Reach::Tile { rows, cols, stride }
+}
+
+/// The elements a swizzled `frag.store` of `role` with boxes of `box_rows` rows may touch:
+/// its boxes of 64 columns, each of at least the fragment's 16 rows (with fewer, rows spill
+/// into the next box, still inside that bound).
+fn swizzled_reach(b: &mut KernelBuilder, role: FragRole, box_rows: Value) -> Reach {
+    let (rows, cols) = role.shape();
+    let boxes = b.const_u32(cols.div_ceil(64));
+    let least = b.const_u32(rows);
+    let rows = b.max(box_rows, least);
+    let row_elems = b.const_u32(64);
+    let box_elems = b.mul(rows, row_elems);
+    Reach::Tile {
+        rows: boxes,
+        cols: box_elems,
+        stride: box_elems,
+    }
 }
 
 /// The non-scalar values of kernels: fragments (see docs/ir.md "Tiles") and the vectors of
@@ -477,10 +494,18 @@ impl Lower {
         })
     }
 
-    /// `frag_store(&c[i], acc, stride)` and `frag_store_within(&c[i], acc, stride, rows, cols)`.
+    /// `frag_store(&c[i], acc, stride)`, `frag_store_within(&c[i], acc, stride, rows, cols)`
+    /// and `frag_store_swizzled(&c[i], acc, box_rows)` (bf16, the swizzled boxes a tensor
+    /// store reads).
     pub(super) fn frag_store(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
         let (name, args) = (&call.name, &call.args);
-        let e = self.frag_memory(b, call, true, &[S::F32, S::BF16])?;
+        let swizzled = name == "frag_store_swizzled";
+        let elems: &[S] = if swizzled {
+            &[S::BF16]
+        } else {
+            &[S::F32, S::BF16]
+        };
+        let e = self.frag_memory(b, call, true, elems)?;
         let acc = self.acc_arg(b, args[1])?;
         let stride = self.value(b, args[2], Some(S::U32))?;
         let Type::Frag(role) = b.ty(acc) else {
@@ -493,13 +518,18 @@ impl Lower {
         } else {
             None
         };
-        let reach = frag_reach(b, role, stride.v, within);
+        let (reach, layout) = if swizzled {
+            (swizzled_reach(b, role, stride.v), TileLayout::Swizzled)
+        } else {
+            (frag_reach(b, role, stride.v, within), TileLayout::Rows)
+        };
         Lower::guarded_effect(b, e.bound, reach, None, |b| {
             b.push(Op::FragStore {
                 ptr: e.ptr,
                 value: acc,
                 stride: stride.v,
                 within,
+                layout,
                 elem: e.elem,
             });
         });

@@ -69,7 +69,8 @@ attribute_fields!(
     super::RegsDir,
     super::IdKind,
     super::Dim,
-    super::MmaLayout
+    super::MmaLayout,
+    super::TileLayout
 );
 
 /// The type an operand of a table signature must have.

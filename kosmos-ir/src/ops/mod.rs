@@ -199,6 +199,31 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// How `frag.store` lays its tile out: `rows` (row-major, `stride` elements between
+    /// rows) or `swizzled` (`bf16` only: 128-byte-swizzled boxes of 64 columns and `stride`
+    /// rows one after the other, as a tensor map with the 128-byte swizzle lays a box out in
+    /// shared memory: what `copy.tensor.store` of those boxes reads; see
+    /// [`TileLayout::swizzled_box`]).
+    pub enum TileLayout {
+        Rows => "rows",
+        Swizzled => "swizzled",
+    }
+}
+
+impl TileLayout {
+    /// Byte offset of element (`row`, `col`) of a `swizzled` tile of `bf16` whose boxes
+    /// have `box_rows` rows: box `col / 64` at `128 box_rows (col / 64)`, its 16-byte chunk
+    /// `j` of row `r` at chunk `j ^ (r % 8)` of that row's 128 bytes (from a 1024-byte
+    /// aligned pointer, the hardware's pattern).
+    pub fn swizzled_box(row: u64, col: u64, box_rows: u64) -> u64 {
+        128 * box_rows * (col / 64)
+            + 128 * row
+            + 16 * (((col % 64) / 8) ^ (row % 8))
+            + 2 * (col % 8)
+    }
+}
+
 /// The layouts of the two tiles of an `mma.group`: each is the 128-byte-swizzled image of
 /// its matrix stored row-major ([`MmaLayout::swizzled`]), the matrix being the operand or
 /// its transpose. A tensor copy with the 128-byte swizzle writes exactly this from a box of
@@ -566,16 +591,25 @@ define_ops! {
     /// (`f32`, or `bf16` rounded to nearest even): element (r, c) at
     /// `ptr + (r * stride + c) * size_of(elem)`; alignment and stride as for `FragLoad`.
     /// With `within: (rows, cols)` (`u32`s), only elements with `r < rows` and `c < cols`
-    /// are written (ragged edges); the others' addresses are never formed.
+    /// are written (ragged edges); the others' addresses are never formed. With `layout
+    /// swizzled` (`bf16`, no `within`) the tile is stored as a tensor map's swizzled boxes
+    /// of `stride` rows instead ([`TileLayout::swizzled_box`]), ready for
+    /// `copy.tensor.store`.
     FragStore {
         ptr: Value,
         value: Value,
         stride: Value,
         within: Option<(Value, Value)>,
+        layout: TileLayout,
         elem: ScalarType,
     } = "frag.store"
         family Tile
-        syntax [ptr, value, stride ?"within" within ?"as" elem = (ScalarType::F32)]
+        syntax [
+            ptr, value, stride
+            ?"within" within
+            ?"layout" layout = (TileLayout::Rows)
+            ?"as" elem = (ScalarType::F32)
+        ]
         operands [
             value as "the stored value": Want::Accumulator,
             stride as "the row stride": Want::ROW_STRIDE,

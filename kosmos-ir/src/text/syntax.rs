@@ -5,7 +5,7 @@ use super::ParseError;
 use super::parser::Parser;
 use crate::ops::{
     ATile, BTile, BinOp, CmpPred, Dim, IdKind, MmaLayout, Ordering, Origin, RegsDir, RmwOp, Scope,
-    UnOp,
+    TileLayout, UnOp,
 };
 use crate::{Constant, FragRole, ScalarType, Type, Value};
 
@@ -201,6 +201,7 @@ word_fields!(
     RegsDir => "direction",
     ATile => "a tile layout",
     BTile => "b tile layout",
+    TileLayout => "tile layout",
 );
 
 /// The tiles' layouts of `mma.group`: `mk, nk`.

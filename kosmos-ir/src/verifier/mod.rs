@@ -7,8 +7,8 @@
 //! naming the kernel, the instruction's position and its op. The rules are listed in docs/ir.md ("Verifier").
 
 use crate::{
-    AddrSpace, BinOp, Inst, InstPos, Kernel, Module, Op, Ordering, Region, RmwOp, ScalarType, Type,
-    UnOp, Value,
+    AddrSpace, BinOp, Inst, InstPos, Kernel, Module, Op, Ordering, Region, RmwOp, ScalarType,
+    TileLayout, Type, UnOp, Value,
 };
 use std::collections::HashSet;
 use std::fmt;
@@ -787,8 +787,21 @@ impl<'k> Verifier<'k> {
                 }
             }
             Op::FragStore {
-                ptr, within, elem, ..
+                ptr,
+                within,
+                layout,
+                elem,
+                ..
             } => {
+                if *layout == TileLayout::Swizzled
+                    && (*elem != ScalarType::BF16 || within.is_some())
+                {
+                    self.error(
+                        at,
+                        VerifyErrorKind::FragOperand,
+                        "stores a swizzled tile as bf16, whole (no `within`)".to_string(),
+                    );
+                }
                 if !matches!(elem, ScalarType::F32 | ScalarType::BF16) {
                     self.error(
                         at,
