@@ -11,6 +11,13 @@ jax = pytest.importorskip("jax", reason="jax is not installed")
 jnp = jax.numpy
 
 
+@pytest.fixture(autouse=True)
+def host_arrays():
+    """JAX makes its arrays on a GPU where it has one; these tests take host arrays."""
+    with jax.default_device(jax.devices("cpu")[0]):
+        yield
+
+
 def test_gemm_takes_jax_arrays(rng):
     a, b = bf16(rng, 40, 24), bf16(rng, 24, 16)
     got = kosmos.gemm(jnp.asarray(a), jnp.asarray(b), out=poisoned((40, 16), np.float32))
