@@ -4,8 +4,8 @@
 use kosmos::prelude::*;
 
 /// One subgroup stores boxes `t` of `boxes` (`box_elems` each, laid out as the map's box in
-/// shared memory) to the map's box at column `xs[t]`, row `box_rows t - 3`: each box is
-/// written into the stage once the store before has read it.
+/// shared memory) to the map's box at column `xs[t]`, row `box_rows t`: each box is written
+/// into the stage once the store before has read it.
 #[kernel(max_workgroup_size = 32)]
 pub fn store_boxes(
     map: &TensorMap,
@@ -24,7 +24,7 @@ pub fn store_boxes(
         }
         fence_proxy_async_shared();
         barrier();
-        copy_tensor_store(&map, xs[t], (box_rows * t) as i32 - 3, &stage[0]);
+        copy_tensor_store(&map, xs[t], (box_rows * t) as i32, &stage[0]);
     }
     copy_tensor_wait(0);
 }

@@ -1,6 +1,6 @@
 //! `copy_tensor_store` on the selected device (`KOSMOS_DEVICE`; the CPU device in CI): boxes
-//! of random bf16 values stored from shared memory at random columns, many over the tensor's
-//! edges, with the 128-byte swizzle (8 x 64 boxes) and without (16 x 128 boxes, the layout a
+//! of random bf16 values stored from shared memory at random columns (whole 16-byte units, as
+//! a store takes them), many over the tensor's last column or row or wholly past them, with the 128-byte swizzle (8 x 64 boxes) and without (16 x 128 boxes, the layout a
 //! fragment store writes), land where the map says and nowhere else (the poison stays); and
 //! a product tile stored by `frag_store_swizzled` and tensor stores lands as `frag_store`
 //! writes it.
@@ -21,16 +21,16 @@ fn in_stage(r: usize, c: usize, box_cols: usize, swizzle: Swizzle) -> usize {
 fn check_stores(device: &Device, box_rows: usize, box_cols: usize, swizzle: Swizzle, seed: u64) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let tiles = 6usize;
-    // Box `t` covers rows `box_rows t - 3..`: the first starts above the tensor, the last
-    // ends below it.
-    let rows = (box_rows * tiles - 6) as u64;
+    // Box `t` covers rows `box_rows t..`: the last ends below the tensor.
+    let rows = (box_rows * tiles - 3) as u64;
     let (cols, stride) = (rng.random_range(1..300u64), 304u64);
     let box_elems = box_rows * box_cols;
     let boxes: Vec<bf16> = (0..tiles * box_elems)
         .map(|_| bf16::from_f32(rng.random_range(-1.0..1.0)))
         .collect();
+    // Columns in whole 16-byte units, up to one past the tensor's last column.
     let xs: Vec<i32> = (0..tiles)
-        .map(|_| rng.random_range(-(box_cols as i32) - 6..cols as i32 + 8))
+        .map(|_| 8 * rng.random_range(0..cols as i32 / 8 + 2))
         .collect();
     let poison = bf16::from_f32(f32::NAN);
     let data = Buffer::from_slice(device, &vec![poison; (rows * stride) as usize]).unwrap();
@@ -66,7 +66,7 @@ fn check_stores(device: &Device, box_rows: usize, box_cols: usize, swizzle: Swiz
     let case = format!("{box_rows} x {box_cols} boxes, {swizzle:?}, {cols} columns (seed {seed})");
     for row in 0..rows as usize {
         // Row `row` lies in box `t` as its row `r`.
-        let (t, r) = ((row + 3) / box_rows, (row + 3) % box_rows);
+        let (t, r) = (row / box_rows, row % box_rows);
         for col in 0..stride as usize {
             let c = col as i64 - xs[t] as i64;
             let inside = col < cols as usize && (0..box_cols as i64).contains(&c);

@@ -282,6 +282,19 @@ impl Exec<'_> {
     fn store_tensor(&mut self, lane: usize, [map, x, y, src]: [u64; 4], pos: u32) -> Res {
         self.check_align(lane, src, 1024, pos)?;
         let m = self.tensor_map(lane, map, pos)?;
+        // What the copy engine takes from a store (it faults on anything else).
+        let (col, row) = (x as u32 as i32, y as u32 as i32);
+        if col < 0 || row < 0 || (col as u64 * m.elem_bytes) % 16 != 0 {
+            return Err(self.lane_error(
+                lane,
+                pos,
+                format!(
+                    "stores a box at column {col}, row {row}: a tensor store's coordinates are \
+                     non-negative and its column a whole number of 16-byte units ({} elements)",
+                    16 / m.elem_bytes
+                ),
+            ));
+        }
         let src = self.shared_range(lane, src, m.box_bytes() as usize, pos)?;
         let elem = m.elem_bytes as usize;
         for (at, dst) in m.box_elements(x, y) {

@@ -770,7 +770,10 @@ define_ops! {
     /// Copies the box of shared memory at `src` (`ptr<shared>`, 1024-byte aligned, laid out
     /// as `copy.tensor` writes a box of the map, swizzle included) into the 2-D box of the
     /// tensor map `map` whose first element is at column `x` and row `y` (as for
-    /// `copy.tensor`); elements outside the tensor are not written. Collective over the
+    /// `copy.tensor`, but both non-negative and `x` a whole number of 16-byte units of the
+    /// map's elements: the copy engine faults otherwise, an illegal instruction on sm_90;
+    /// the CPU device reports the call); elements outside the tensor (past its last row or
+    /// column) are not written. Collective over the
     /// subgroup, like `copy.tensor`, and asynchronous: the copy reads `src` and writes global
     /// memory in the background, until a `copy.tensor.wait.read` (reads) or `copy.tensor.wait`
     /// (writes too) of the subgroup has waited for it. A `fence.proxy.async.shared` of each
