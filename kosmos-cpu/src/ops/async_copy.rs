@@ -284,7 +284,7 @@ impl Exec<'_> {
         let m = self.tensor_map(lane, map, pos)?;
         // What the copy engine takes from a store (it faults on anything else).
         let (col, row) = (x as u32 as i32, y as u32 as i32);
-        if col < 0 || row < 0 || (col as u64 * m.elem_bytes) % 16 != 0 {
+        if col < 0 || row < 0 || !(col as u64 * m.elem_bytes).is_multiple_of(16) {
             return Err(self.lane_error(
                 lane,
                 pos,
