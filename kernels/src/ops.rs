@@ -1301,7 +1301,8 @@ fn tp_tile(
 ///   its 64-deep steps into the stage ring;
 /// - subgroups 1-3 communicate, each on its own: the all-gather's pulls of a peer's block of
 ///   rows (signalling its counter), or this rank's reductions of 128 x 128 tiles once all
-///   `8 ranks` signals of their partials are in (summed in rank order);
+///   `8 ranks` signals of their partials are in (summed in rank order: [`reduce_tiles`]),
+///   which the producer joins once it has handed out its tiles;
 /// - groups 1 and 2 consume: each multiplies 64 rows of the tile and stores them — to the
 ///   result, or (reductions over several ranks) to this rank's `partial`, each subgroup then
 ///   signalling the owner's counter of each 16 x 128 slab.
@@ -1397,6 +1398,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
     };
     let steps = (k + 63) / 64;
     let heads = queues.local();
+    let all = if OP == TP_ALL_REDUCE { 1 } else { 0 };
     let sg = subgroup_id();
     let group = sg >> 2;
     // The consumers' two wide accumulators need more registers than 168, a twelfth of
@@ -1472,40 +1474,26 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             }
             more = go;
         }
+        // Its tiles all handed out, the producer joins the reductions.
+        if gather == 0 {
+            reduce_tiles(
+                partial, y, y16, ready, heads, BF16, all, shard_rows, n, comm, tiles,
+            );
+        }
     } else if group == 0 {
         regs_dec(104);
-        let lane = subgroup_lane();
-        let mut more = true;
+        let mut more = gather == 1;
         while more {
             let t = subgroup_claim(&heads[1], comm);
-            let mut go = t < comm;
-            if go && gather == 1 {
+            if t < comm {
                 pull_block(x, ready, t, blocks, shard_rows, k, missing);
             }
-            if go && gather == 0 {
-                let since = clock();
-                // While this rank's producers still hand out tiles, tiles are being made
-                // (producers wait for their consumers only): poll without a bound, as a
-                // dispatch loop waits only once no other work is left; then the bounded
-                // wait (at once if the tile is in).
-                let counter = ready.local();
-                while atomic_load(&heads[0], Ordering::Relaxed, Scope::Agent) < tiles
-                    && atomic_load(&counter[t], Ordering::Relaxed, Scope::System) < ranks * 8
-                {
-                    sleep(256);
-                }
-                go = subgroup_wait(&counter[t], ranks * 8, Scope::System, t);
-                if go {
-                    let block = t / reduced_n;
-                    let n0 = t % reduced_n * 128;
-                    let all = if OP == TP_ALL_REDUCE { 1 } else { 0 };
-                    reduce_tile(
-                        partial, y, y16, BF16, all, shard_rows, block, n0, n, lane, 32,
-                    );
-                    subgroup_trace(Role::Comm, t, since);
-                }
-            }
-            more = go;
+            more = t < comm;
+        }
+        if gather == 0 {
+            reduce_tiles(
+                partial, y, y16, ready, heads, BF16, all, shard_rows, n, comm, tiles,
+            );
         }
     } else {
         regs_inc(200);
@@ -1663,6 +1651,66 @@ fn copy_chunks(from: &[bf16], to: &mut [bf16], at: u32, chunks: u32, lane: u32, 
             store_vec8(to.get_unchecked_mut(at2), v2);
             store_vec8(to.get_unchecked_mut(at3), v3);
         }
+    }
+}
+
+/// The reductions of [`tp_pipeline`] over several ranks (`comm` of them: this rank's 128 x
+/// 128 output tiles) by the calling subgroup, each taken by ticket from `heads[1]` until none
+/// is left. While this rank's producers still hand out tiles (`heads[0]` below `tiles`),
+/// tiles are being made (producers wait for their consumers only): a tile's partials are
+/// polled for without a bound, as a dispatch loop waits only once no other work is left;
+/// then the bounded wait (at once if they are in), after which a wait that gave up ends the
+/// subgroup's reductions.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn reduce_tiles(
+    partial: &Sym<[f32]>,
+    y: &Sym<[f32]>,
+    y16: &Sym<[bf16]>,
+    ready: &Sym<[u32]>,
+    heads: &mut [u32],
+    to_bf16: u32,
+    all: u32,
+    shard_rows: u32,
+    n: u32,
+    comm: u32,
+    tiles: u32,
+) {
+    let ranks = world_size();
+    let reduced_n = (n + 127) / 128;
+    let counter = ready.local();
+    let mut more = true;
+    while more {
+        let t = subgroup_claim(&heads[1], comm);
+        let mut go = t < comm;
+        if go {
+            let since = clock();
+            while atomic_load(&heads[0], Ordering::Relaxed, Scope::Agent) < tiles
+                && atomic_load(&counter[t], Ordering::Relaxed, Scope::System) < ranks * 8
+            {
+                sleep(256);
+            }
+            go = subgroup_wait(&counter[t], ranks * 8, Scope::System, t);
+            if go {
+                let block = t / reduced_n;
+                let n0 = t % reduced_n * 128;
+                reduce_tile(
+                    partial,
+                    y,
+                    y16,
+                    to_bf16,
+                    all,
+                    shard_rows,
+                    block,
+                    n0,
+                    n,
+                    subgroup_lane(),
+                    32,
+                );
+                subgroup_trace(Role::Comm, t, since);
+            }
+        }
+        more = go;
     }
 }
 
