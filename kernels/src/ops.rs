@@ -1179,20 +1179,37 @@ fn init_fused_ring(
     barrier();
 }
 
-/// The producer subgroup hands task `t` (or [`NO_TASK`]) to the consumers in the slot of its
+/// Words of a task slot ([`post_task`]): the task, then where its tile lies — for
+/// [`tp_pipeline`] the rank whose rows it covers, its block of 128 rows, first column and
+/// width (1: 256 columns), so that its consumers need not work them out; [`moe_pipeline`]'s
+/// consumers read their tiles' places from the plan.
+const TASK_WORDS: u32 = 5;
+
+/// The producer subgroup hands task `t` (or [`NO_TASK`]) and its tile's place (`src`,
+/// `block`, `n0`, `wide`: see [`TASK_WORDS`]) to the consumers in the slot of its
 /// `posted`-th task, once they have taken the task that slot held before.
 #[device]
+#[allow(clippy::too_many_arguments)]
 fn post_task(
     tasks: &mut [u32],
     task_full: &mut [u64],
     task_empty: &mut [u64],
     posted: u32,
     t: u32,
+    src: u32,
+    block: u32,
+    n0: u32,
+    wide: u32,
 ) {
     let slot = posted % TASK_SLOTS;
     mbar_wait(&task_empty[slot], ((posted / TASK_SLOTS) & 1) ^ 1);
     if subgroup_lane() == 0 {
-        tasks[slot] = t;
+        let at = slot * TASK_WORDS;
+        tasks[at] = t;
+        tasks[at + 1] = src;
+        tasks[at + 2] = block;
+        tasks[at + 3] = n0;
+        tasks[at + 4] = wide;
         mbar_arrive(&task_full[slot]);
     }
 }
@@ -1203,7 +1220,7 @@ fn post_task(
 fn take_task(tasks: &[u32], task_full: &mut [u64], task_empty: &mut [u64], taken: u32) -> u32 {
     let slot = taken % TASK_SLOTS;
     mbar_wait(&task_full[slot], (taken / TASK_SLOTS) & 1);
-    let t = subgroup_shuffle(tasks[slot], 0);
+    let t = subgroup_shuffle(tasks[slot * TASK_WORDS], 0);
     if subgroup_lane() == 0 {
         mbar_arrive(&task_empty[slot]);
     }
@@ -1214,14 +1231,15 @@ fn take_task(tasks: &[u32], task_full: &mut [u64], task_empty: &mut [u64], taken
 /// it covers, 1 its block of 128 rows within that rank's shard, 2 its first column, 3
 /// whether it is wide (128 x 256; else 128 x 128). Blocks `0..wide_blocks` of each shard are
 /// cut in wide tiles, the rest in narrow ones, so that the narrow ones fill the last wave.
-/// The all-gather (`gather` 1) takes the shards this rank's first, then the next ones round
-/// the ring as they arrive, each shard's wide tiles then its narrow ones in the grouped
-/// order of [`tile_row`]; the reductions take block row by block row (the wide ones
-/// first), the owners of a block from the next rank round the ring, as they reduce.
+/// With `by_shard` 1 (the all-gather, and every op of one rank) the tiles go shard by
+/// shard, this rank's first, then the next ones round the ring as they arrive, each shard's
+/// wide tiles then its narrow ones in the grouped order of [`tile_row`] (as our gemm's); with
+/// 0 (the reductions over several ranks) block row by block row (the wide ones first), the
+/// owners of a block from the next rank round the ring, as they reduce.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn tp_tile(
-    gather: u32,
+    by_shard: u32,
     t: u32,
     rank: u32,
     ranks: u32,
@@ -1236,15 +1254,15 @@ fn tp_tile(
     let per_shard = wide_tasks + (blocks - wide_blocks) * tiles_n;
     // The task's place among its own width's tasks: `q` of `rows` blocks by `cols`
     // columns, from block `first`.
-    let u = if gather == 1 { t % per_shard } else { t };
-    let wide = if gather == 1 {
+    let u = if by_shard == 1 { t % per_shard } else { t };
+    let wide = if by_shard == 1 {
         u < wide_tasks
     } else {
         u < wide_tasks * ranks
     };
     let q = if wide {
         u
-    } else if gather == 1 {
+    } else if by_shard == 1 {
         u - wide_tasks
     } else {
         u - wide_tasks * ranks
@@ -1258,19 +1276,19 @@ fn tp_tile(
     };
     let width = if wide { 256 } else { 128 };
     if part == 0 {
-        if gather == 1 {
+        if by_shard == 1 {
             (rank + t / per_shard) % ranks
         } else {
             (rank + 1 + q / cols % ranks) % ranks
         }
     } else if part == 1 {
-        if gather == 1 {
+        if by_shard == 1 {
             first + tile_row(q, rows, cols)
         } else {
             first + q / (ranks * cols)
         }
     } else if part == 2 {
-        if gather == 1 {
+        if by_shard == 1 {
             tile_col(q, rows, cols) * width
         } else {
             q % cols * width
@@ -1297,8 +1315,9 @@ fn tp_tile(
 /// - subgroup 0 produces: it takes the output tiles by ticket (the all-gather's in arrival
 ///   order — while a peer's block is missing it pulls blocks itself, then waits, bounded,
 ///   once none is left to take; the reductions' partial tiles in the order their owners
-///   reduce them), hands each to the consumers through a ring of [`TASK_SLOTS`], and copies
-///   its 64-deep steps into the stage ring;
+///   reduce them; one rank's in our gemm's order), hands each with its place to the
+///   consumers through a ring of [`TASK_SLOTS`], and copies its 64-deep steps into the
+///   stage ring;
 /// - subgroups 1-3 communicate, each on its own: the all-gather's pulls of a peer's block of
 ///   rows (signalling its counter), or this rank's reductions of 128 x 128 tiles once all
 ///   `8 ranks` signals of their partials are in (summed in rank order: [`reduce_tiles`]),
@@ -1366,7 +1385,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
     let stages = shared_array::<u32, FUSED_RING_WORDS>();
     let full = shared_array::<u64, FUSED_STAGES>();
     let empty = shared_array::<u64, FUSED_STAGES>();
-    let tasks = shared_array::<u32, TASK_SLOTS>();
+    let tasks = shared_array::<u32, { TASK_SLOTS * TASK_WORDS }>();
     let task_full = shared_array::<u64, TASK_SLOTS>();
     let task_empty = shared_array::<u64, TASK_SLOTS>();
     start_barrier();
@@ -1374,8 +1393,10 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
     let rank = team_rank();
     let ranks = world_size();
     let gather = if OP == TP_ALL_GATHER { 1 } else { 0 };
-    // Results straight from the tiles: the all-gather's, and a reduction over one rank.
+    // Results straight from the tiles: the all-gather's, and a reduction over one rank
+    // (whose tiles then go in our gemm's order, as no owner waits for them).
     let direct = gather == 1 || ranks == 1;
+    let by_shard = if direct { 1 } else { 0 };
     // Stages for wide tiles wherever there are any.
     let stage_wide = min(WIDE, 1);
     let ring = FUSED_STAGES - 2 * stage_wide;
@@ -1411,8 +1432,8 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
         let mut more = true;
         while more {
             let t = subgroup_claim(&heads[0], tiles);
-            let src = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 0);
-            let block = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 1);
+            let src = tp_tile(by_shard, t, rank, ranks, blocks, wide_blocks, n, 0);
+            let block = tp_tile(by_shard, t, rank, ranks, blocks, wide_blocks, n, 1);
             let mut go = t < tiles;
             // The all-gather's own shard (its first tiles) waits for nothing. A peer's
             // block that has not arrived yet: pull blocks meanwhile (the role switch of a
@@ -1441,22 +1462,26 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                 // another proxy.
                 fence_proxy_async();
             }
+            let n0 = tp_tile(by_shard, t, rank, ranks, blocks, wide_blocks, n, 2);
+            let wide = if WIDE == 2 {
+                tp_tile(by_shard, t, rank, ranks, blocks, wide_blocks, n, 3)
+            } else {
+                WIDE
+            };
             post_task(
                 tasks,
                 task_full,
                 task_empty,
                 posted,
                 if go { t } else { NO_TASK },
+                src,
+                block,
+                n0,
+                wide,
             );
             posted += 1;
             if go {
                 let m0 = src * shard_rows + block * 128;
-                let n0 = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 2);
-                let wide = if WIDE == 2 {
-                    tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 3)
-                } else {
-                    WIDE
-                };
                 let own = maps.local();
                 for step in 0..steps {
                     let s = (it + step) % ring;
@@ -1503,15 +1528,21 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
         let mut taken = 0;
         let mut more = true;
         while more {
-            let t = take_task(tasks, task_full, task_empty, taken);
+            let slot = taken % TASK_SLOTS;
+            mbar_wait(&task_full[slot], (taken / TASK_SLOTS) & 1);
+            let at = slot * TASK_WORDS;
+            let src = tasks[at + 1];
+            let block = tasks[at + 2];
+            let n0 = tasks[at + 3];
+            let wide = if WIDE == 2 { tasks[at + 4] } else { WIDE };
+            // The lanes meet after reading the slot, then give it back.
+            let t = subgroup_shuffle(tasks[at], 0);
+            if first_lane {
+                mbar_arrive(&task_empty[slot]);
+            }
             let since = clock();
             taken += 1;
             if t != NO_TASK {
-                let wide = if WIDE == 2 {
-                    tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 3)
-                } else {
-                    WIDE
-                };
                 let mut left = wide_zero();
                 let mut right = wide_zero();
                 for step in 0..steps {
@@ -1540,9 +1571,6 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                     mbar_arrive(&empty[(it + steps + ring - 1) % ring]);
                 }
                 it += steps;
-                let src = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 0);
-                let block = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 1);
-                let n0 = tp_tile(gather, t, rank, ranks, blocks, wide_blocks, n, 2);
                 let row0 = src * shard_rows + block * 128 + rows + (sg & 3) * 16;
                 // Rows past the shard's end belong to the next shard: not written.
                 let end = (src + 1) * shard_rows;
@@ -2258,7 +2286,7 @@ pub fn moe_pipeline(
     let stages = shared_array::<u32, FUSED_RING_WORDS>();
     let full = shared_array::<u64, FUSED_STAGES>();
     let empty = shared_array::<u64, FUSED_STAGES>();
-    let tasks = shared_array::<u32, TASK_SLOTS>();
+    let tasks = shared_array::<u32, { TASK_SLOTS * TASK_WORDS }>();
     let task_full = shared_array::<u64, TASK_SLOTS>();
     let task_empty = shared_array::<u64, TASK_SLOTS>();
     start_barrier();
@@ -2374,6 +2402,10 @@ pub fn moe_pipeline(
                         task_empty,
                         posted,
                         if go { t } else { NO_TASK },
+                        0,
+                        0,
+                        0,
+                        0,
                     );
                     posted += 1;
                 }
