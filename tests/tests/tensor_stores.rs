@@ -86,26 +86,27 @@ fn check_stores(device: &Device, box_rows: usize, box_cols: usize, swizzle: Swiz
     }
 }
 
-#[test]
-fn stored_boxes_land_inside_the_tensor_only() {
+/// The selected device and a seed (`KOSMOS_SEED`, else a fresh one), printed for a replay.
+fn device_and_seed() -> (Device, u64) {
     let device = Device::from_env().expect("KOSMOS_DEVICE names a usable device");
     let seed: u64 = std::env::var("KOSMOS_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| rand::rng().random());
     println!("seed {seed} on {device}");
+    (device, seed)
+}
+
+#[test]
+fn stored_boxes_land_inside_the_tensor_only() {
+    let (device, seed) = device_and_seed();
     check_stores(&device, 8, 64, Swizzle::B128, seed);
     check_stores(&device, 16, 128, Swizzle::None, seed + 1);
 }
 
 #[test]
 fn swizzled_fragment_stores_feed_tensor_stores() {
-    let device = Device::from_env().expect("KOSMOS_DEVICE names a usable device");
-    let seed: u64 = std::env::var("KOSMOS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| rand::rng().random());
-    println!("seed {seed} on {device}");
+    let (device, seed) = device_and_seed();
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut random = |n: usize| -> Vec<bf16> {
         (0..n)
