@@ -48,23 +48,25 @@ struct RunAt<'ctx> {
 /// order of a `wgmma` m64n128 accumulator.
 pub(crate) const WIDE_PIECES: u32 = GROUP_N / FRAG_N;
 
-/// Byte offset of element (`row`, `col`) of a swizzled `mma.group` tile stored row-major
-/// ([`MmaLayout::swizzled`]); `blocks` when `col` may reach past 64 (into the next block of
-/// 64 columns).
+/// Byte offset of element (`row`, `col`) of a tile of 128-byte-swizzled rows of 64 `bf16`s
+/// ([`TileLayout::swizzled_box`]): `block_bytes` apart, the blocks of the next 64 columns where
+/// `col` may reach past 64 (an `mma.group` tile's of 64 rows, [`MmaLayout::swizzled`], or a
+/// swizzled `frag.store`'s boxes); `None` where it does not.
 fn swizzled<'ctx>(
     b: &Builder<'ctx>,
     c: &dyn Fn(u32) -> IntValue<'ctx>,
     row: IntValue<'ctx>,
     col: IntValue<'ctx>,
-    blocks: bool,
+    block_bytes: Option<IntValue<'ctx>>,
 ) -> Result<IntValue<'ctx>, Fail> {
-    let block = if blocks {
-        Some(b.build_int_mul(b.build_right_shift(col, c(6), false, "")?, c(8192), "")?)
-    } else {
-        None
+    let block = match block_bytes {
+        Some(bytes) => {
+            Some(b.build_int_mul(b.build_right_shift(col, c(6), false, "")?, bytes, "")?)
+        }
+        None => None,
     };
     let mut chunk = b.build_right_shift(col, c(3), false, "")?;
-    if blocks {
+    if block.is_some() {
         chunk = b.build_and(chunk, c(7), "")?;
     }
     let chunk = b.build_xor(chunk, b.build_and(row, c(7), "")?, "")?;
@@ -75,28 +77,6 @@ fn swizzled<'ctx>(
         None => row,
     };
     let x = b.build_int_add(x, b.build_int_mul(chunk, c(16), "")?, "")?;
-    Ok(b.build_int_add(x, within, "")?)
-}
-
-/// Byte offset of element (`row`, `col`) of a `frag.store` tile in the `swizzled` layout
-/// (boxes of `box_rows` rows: [`TileLayout::swizzled_box`]).
-fn swizzled_box<'ctx>(
-    b: &Builder<'ctx>,
-    c: &dyn Fn(u32) -> IntValue<'ctx>,
-    row: IntValue<'ctx>,
-    col: IntValue<'ctx>,
-    box_rows: IntValue<'ctx>,
-) -> Result<IntValue<'ctx>, Fail> {
-    let block = b.build_int_mul(
-        b.build_right_shift(col, c(6), false, "")?,
-        b.build_int_mul(box_rows, c(128), "")?,
-        "",
-    )?;
-    let chunk = b.build_and(b.build_right_shift(col, c(3), false, "")?, c(7), "")?;
-    let chunk = b.build_xor(chunk, b.build_and(row, c(7), "")?, "")?;
-    let x = b.build_int_add(block, b.build_int_mul(row, c(128), "")?, "")?;
-    let x = b.build_int_add(x, b.build_int_mul(chunk, c(16), "")?, "")?;
-    let within = b.build_int_mul(b.build_and(col, c(7), "")?, c(2), "")?;
     Ok(b.build_int_add(x, within, "")?)
 }
 
@@ -111,9 +91,9 @@ fn swizzled_operand<'ctx>(
     blocks: bool,
 ) -> Result<IntValue<'ctx>, Fail> {
     if as_is {
-        swizzled(b, c, row, col, blocks)
+        swizzled(b, c, row, col, blocks.then(|| c(8192)))
     } else {
-        swizzled(b, c, col, row, false)
+        swizzled(b, c, col, row, None)
     }
 }
 
@@ -346,7 +326,10 @@ impl<'ctx> Cx<'_, 'ctx> {
                     c(elem_bytes),
                     "",
                 )?,
-                TileLayout::Swizzled => swizzled_box(b, &c, r, cc, stride)?,
+                TileLayout::Swizzled => {
+                    let box_bytes = b.build_int_mul(stride, c(128), "")?;
+                    swizzled(b, &c, r, cc, Some(box_bytes))?
+                }
             };
             let bytes = b.build_int_z_extend(bytes, self.ctx.i64_type(), "")?;
             // SAFETY: a plain (not inbounds) byte GEP is defined for any offset.

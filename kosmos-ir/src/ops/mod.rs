@@ -243,9 +243,10 @@ impl MmaLayout {
 
     /// Byte offset of element (`row`, `col`) of a row-major tile of rows of 64 `bf16`s
     /// (128 bytes), 16-byte chunks swizzled by row; columns from 64 on continue in blocks of
-    /// 64 rows (8192 bytes) of the next 64 columns.
+    /// 64 rows (8192 bytes) of the next 64 columns: [`TileLayout::swizzled_box`] with boxes
+    /// of 64 rows.
     pub fn swizzled(row: u32, col: u32) -> u32 {
-        8192 * (col / 64) + 128 * row + 16 * (((col % 64) / 8) ^ (row % 8)) + 2 * (col % 8)
+        TileLayout::swizzled_box(row.into(), col.into(), 64) as u32
     }
 
     /// Byte offset of `A(i, k)` in the `a` tile.
