@@ -295,6 +295,19 @@ impl Exec<'_> {
                 ),
             ));
         }
+        // The engine writes whole 16-byte units: past a ragged last column (seen on sm_90).
+        if !(m.cols as u64 * m.elem_bytes).is_multiple_of(16) {
+            return Err(self.lane_error(
+                lane,
+                pos,
+                format!(
+                    "stores through a map of {} columns ({} bytes): a tensor store writes whole \
+                     16-byte units, past a tensor whose rows are no whole number of them",
+                    m.cols,
+                    m.cols as u64 * m.elem_bytes
+                ),
+            ));
+        }
         let src = self.shared_range(lane, src, m.box_bytes() as usize, pos)?;
         let elem = m.elem_bytes as usize;
         for (at, dst) in m.box_elements(x, y) {

@@ -774,7 +774,9 @@ define_ops! {
     /// `copy.tensor`, but both non-negative and `x` a whole number of 16-byte units of the
     /// map's elements: the copy engine faults otherwise, an illegal instruction on sm_90;
     /// the CPU device reports the call); elements outside the tensor (past its last row or
-    /// column) are not written. Collective over the
+    /// column) are not written, if the map's rows are whole 16-byte units (the engine writes
+    /// whole units: over a ragged last column, into the row's padding; the CPU device
+    /// reports such a store). Collective over the
     /// subgroup, like `copy.tensor`, and asynchronous: the copy reads `src` and writes global
     /// memory in the background, until a `copy.tensor.wait.read` (reads) or `copy.tensor.wait`
     /// (writes too) of the subgroup has waited for it. A `fence.proxy.async.shared` of each
