@@ -18,7 +18,8 @@
 //! Needs a CUDA GPU (`KOSMOS_DEVICE`, default the first GPU); elsewhere it says so and exits
 //! with code 2. Prints a table, writes JSON to `KOSMOS_BENCH_JSON` when set;
 //! `KOSMOS_BENCH_SHAPE` keeps the cases whose name contains it; `KOSMOS_BENCH_TOKENS` (a
-//! comma-separated list, default 8192) sweeps the tokens, the GEMMs' `m`. Each op runs `WARMUP`
+//! comma-separated list, default 8192) sweeps the tokens, the GEMMs' `m`; `KOSMOS_BENCH_RANKS`
+//! (`1`, `8` or `1,8`, the default) the parts to run by their world sizes. Each op runs `WARMUP`
 //! times, then `TIMED` times between events on the world's stream; medians are reported.
 //! The "queued" columns time the fused op and its baseline (our gemm, the unfused sequence)
 //! over calls queued back to back instead (`gemm::queued_ms`): the device's time, without
@@ -470,9 +471,18 @@ fn run() -> Result<ExitCode> {
     {
         return multi_gpu(gpus, &cases_at(gpus));
     }
+    const RANKS: u32 = 8;
+    let worlds = std::env::var("KOSMOS_BENCH_RANKS").unwrap_or_else(|_| "1,8".into());
+    let parts: Vec<&str> = worlds.split(',').map(str::trim).collect();
+    if parts.iter().any(|p| !["1", "8"].contains(p)) {
+        return Err(kosmos_bench::BenchError::Invalid {
+            what: "KOSMOS_BENCH_RANKS".into(),
+            detail: format!("{worlds:?}: the world sizes are 1 and {RANKS}"),
+        });
+    }
     let cases = cases_at(TP);
     let (mut table, mut json, mut wrong) = (Vec::new(), Vec::new(), false);
-    for c in &cases {
+    for c in cases.iter().filter(|_| parts.contains(&"1")) {
         let f = single_case(&device, &cublas, *c)?;
         wrong |= f.diff > TOLERANCE;
         table.push(vec![
@@ -501,8 +511,7 @@ fn run() -> Result<ExitCode> {
             ("max_rel_diff", Field::Num(f.diff)),
         ]));
     }
-    const RANKS: u32 = 8;
-    for c in &cases {
+    for c in cases.iter().filter(|_| parts.contains(&"8")) {
         let f = emulated_case(&device, RANKS, *c)?;
         wrong |= f.diff > TOLERANCE;
         // Every rank runs the per-rank GEMM on the one GPU.
