@@ -1388,7 +1388,12 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
     let tasks = shared_array::<u32, { TASK_SLOTS * TASK_WORDS }>();
     let task_full = shared_array::<u64, TASK_SLOTS>();
     let task_empty = shared_array::<u64, TASK_SLOTS>();
+    let entered = clock();
     start_barrier();
+    // The world's barriers in a trace: waits on no task.
+    if subgroup_id() == 0 {
+        subgroup_trace(Role::Wait, NO_TASK, entered);
+    }
     init_fused_ring(full, empty, task_full, task_empty);
     let rank = team_rank();
     let ranks = world_size();
@@ -1615,7 +1620,11 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
     } else {
         blocks * reduced_n
     };
+    let ending = clock();
     rearm(ready, counters, queues, 2);
+    if sg == 0 {
+        subgroup_trace(Role::Wait, NO_TASK, ending);
+    }
 }
 
 /// The all-gather's pull `t` of rank `team_rank()` by the calling subgroup: a peer's block of

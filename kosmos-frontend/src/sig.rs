@@ -57,7 +57,7 @@ pub enum ParamKind {
     },
     Scalar(ScalarType),
     /// `team: &Team`, the first parameter of a kernel launched on a `World`: it stands for
-    /// the five team parameters of `kosmos_sched::abi::TEAM_PARAMS`.
+    /// the six team parameters of `kosmos_sched::abi::TEAM_PARAMS`.
     Team,
     /// `map: &TensorMap`: a tensor map (`kosmos_runtime::TensorMap`), a global pointer that
     /// only `copy_tensor` takes.

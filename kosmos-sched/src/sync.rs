@@ -527,9 +527,19 @@ impl Sched {
         b.atomic_store(flag, one, Ordering::Relaxed, Scope::System);
     }
 
-    /// The start barrier: [`Sched::team_barrier`] at the top of a kernel.
+    /// The start barrier: [`Sched::team_barrier`] at the top of a kernel where the world's
+    /// workgroups may start apart ([`Team::apart`]): its ranks run in several launches (a
+    /// GPU or a process each), one of which may start while a peer's previous launch still
+    /// runs, or on the CPU device, whose threads start as the host schedules them (a wait
+    /// could spend its bound on a peer not yet started). A launch of the whole world on a
+    /// GPU (an emulated world) already follows its previous launch and everything queued
+    /// before it in stream order, and its workgroups start together: it skips the barrier
+    /// (3-5 us on an H100, bench/RESULTS.md, thirty-fifth batch); after a failed launch,
+    /// its first wait or barrier sees the abort flag and leaves.
     pub fn start_barrier(&self, b: &mut KernelBuilder) {
-        self.team_barrier(b);
+        let zero = b.const_u32(0);
+        let apart = b.cmp(CmpPred::Ne, self.team.apart(), zero);
+        b.if_then(apart, |b| self.team_barrier(b));
     }
 
     /// A barrier of every workgroup of the world, reusable any number of times in a launch

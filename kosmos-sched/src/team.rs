@@ -12,6 +12,7 @@ pub struct Team {
     ranks: Value,
     wgs: Value,
     bound: Value,
+    apart: Value,
     rank: Value,
     local_wg: Value,
 }
@@ -24,12 +25,13 @@ impl Team {
     /// `g` belongs to rank `rank_base + g / team_wgs`) or a single one (one launch per GPU:
     /// `team_wgs` equals the grid); the same code serves both.
     pub fn params(b: &mut KernelBuilder) -> Team {
-        let [peers, ranks, rank_base, wgs, bound] = TEAM_PARAMS;
+        let [peers, ranks, rank_base, wgs, bound, apart] = TEAM_PARAMS;
         let peers = b.param(peers, Type::GLOBAL_PTR);
         let ranks = b.param(ranks, Type::U32);
         let rank_base = b.param(rank_base, Type::U32);
         let wgs = b.param(wgs, Type::U32);
         let bound = b.param(bound, Type::U32);
+        let apart = b.param(apart, Type::U32);
         let wg = b.workgroup_id(Dim::X);
         let rank_in_launch = b.div(wg, wgs);
         let rank = b.add(rank_base, rank_in_launch);
@@ -41,6 +43,7 @@ impl Team {
             ranks,
             wgs,
             bound,
+            apart,
             rank,
             local_wg,
         }
@@ -64,6 +67,13 @@ impl Team {
     /// Workgroups per rank (`u32`).
     pub fn workgroups_per_rank(&self) -> Value {
         self.wgs
+    }
+
+    /// Whether the world's workgroups may start far apart (`u32`, 1 or 0): its ranks run in
+    /// several launches, or on the CPU device, whose threads start as the host schedules
+    /// them. Then a kernel's start barrier makes them meet first.
+    pub fn apart(&self) -> Value {
+        self.apart
     }
 
     /// Polls a bounded wait makes before giving up (`u32`).

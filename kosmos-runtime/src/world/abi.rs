@@ -13,12 +13,13 @@ use std::fmt;
 
 /// Names of the team parameters, in the order they open every scheduled kernel's signature.
 /// `team_peers` is a `ptr<global>`; the rest are `u32`.
-pub const TEAM_PARAMS: [&str; 5] = [
+pub const TEAM_PARAMS: [&str; 6] = [
     "team_peers",
     "team_ranks",
     "team_rank_base",
     "team_wgs",
     "team_bound",
+    "team_apart",
 ];
 
 /// Symmetric buffer 0 of every world: each rank's control buffer (`u32` words).

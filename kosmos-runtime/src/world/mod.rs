@@ -932,12 +932,16 @@ impl World {
         let (ranks, bound, capturing) = (self.ranks, self.wait_bound(), self.capturing);
         for (site, module) in chosen.into_iter().enumerate() {
             let s = &mut self.sites[site];
+            // Workgroups that may start apart meet at their kernel's start barrier: a launch
+            // of part of the world, or the CPU device's threads.
+            let apart = s.ranks != ranks || s.device.kind() == DeviceKind::Cpu;
             let mut all: Vec<KernelArg<'_>> = vec![
                 KernelArg::from(&s.table),
                 KernelArg::from(ranks),
                 KernelArg::from(s.first_rank),
                 KernelArg::from(per_rank),
                 KernelArg::from(bound),
+                KernelArg::from(u32::from(apart)),
             ];
             all.extend_from_slice(args);
             let config = LaunchConfig::linear(s.ranks * per_rank, block);

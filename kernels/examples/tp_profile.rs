@@ -1,0 +1,139 @@
+//! Where a fused tensor-parallel op's time goes at world size 1, at the Llama-3-70B TP=8
+//! shapes: one traced call of each op, then, from the records of its tiles and of the world
+//! barriers (waits on no task), when the workgroups entered the kernel, passed the start
+//! barrier, started their first tile, ended their last and passed the end barrier (min /
+//! median / max over the workgroups, microseconds after the first entry), with the tiles'
+//! times and each workgroup's time between its tiles.
+//!
+//! `cargo run --release -p kernels --example tp_profile` on the first GPU; on the CPU device
+//! (`KOSMOS_DEVICE=cpu`, or no GPU) at a 32nd of each dimension, a check of the program only.
+
+use kernels::{Layout, TpOps};
+use kosmos::bf16;
+use kosmos::runtime::{Device, DeviceKind, World, WorldOptions};
+use kosmos_sched::{Role, TraceEvent};
+use kosmos_testkernels::random_bf16;
+use std::collections::BTreeMap;
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+/// Each workgroup's (start, end) records, in time order.
+type Records = BTreeMap<u32, Vec<(u64, u64)>>;
+
+/// `min / median / max` of nanosecond times, in microseconds.
+fn spread(mut ns: Vec<u64>) -> String {
+    ns.sort_unstable();
+    let us = |i: usize| ns[i] as f64 / 1e3;
+    format!(
+        "{:7.1} / {:7.1} / {:7.1}",
+        us(0),
+        us(ns.len() / 2),
+        us(ns.len() - 1)
+    )
+}
+
+/// Each workgroup's records of `role` (only those on no task for waits), in time order.
+fn by_workgroup(events: &[TraceEvent], role: Role) -> Records {
+    let mut out = Records::new();
+    for e in events
+        .iter()
+        .filter(|e| e.role == role && (role != Role::Wait || e.task == u32::MAX))
+    {
+        out.entry(e.workgroup).or_default().push((e.start, e.end));
+    }
+    out.values_mut().for_each(|v| v.sort_unstable());
+    out
+}
+
+/// [`spread`] of `f` over each workgroup's records.
+fn column(of: &Records, f: impl Fn(&[(u64, u64)]) -> u64) -> String {
+    spread(of.values().map(|v| f(v)).collect())
+}
+
+fn report(name: &str, launch_ms: f32, events: &[TraceEvent]) {
+    let tiles = by_workgroup(events, Role::Compute);
+    let barriers = by_workgroup(events, Role::Wait);
+    let Some(entry) = barriers.values().map(|v| v[0].0).min() else {
+        println!("{name}: no barrier records (is the trace full?)");
+        return;
+    };
+    let after = |t: u64| t.saturating_sub(entry);
+    let durations: Vec<u64> = tiles.values().flatten().map(|(s, e)| e - s).collect();
+    let count = durations.len();
+    let gaps = |v: &[(u64, u64)]| v.windows(2).map(|p| p[1].0.saturating_sub(p[0].1)).sum();
+    println!(
+        "{name}: {:.1} us between the launch's events, {count} tiles",
+        launch_ms * 1e3
+    );
+    println!(
+        "  entered             {}",
+        column(&barriers, |v| after(v[0].0))
+    );
+    println!(
+        "  start barrier left  {}",
+        column(&barriers, |v| after(v[0].1))
+    );
+    println!(
+        "  first tile started  {}",
+        column(&tiles, |v| after(v[0].0))
+    );
+    println!(
+        "  last tile ended     {}",
+        column(&tiles, |v| after(v[v.len() - 1].1))
+    );
+    println!(
+        "  end barrier left    {}",
+        column(&barriers, |v| after(v[v.len() - 1].1))
+    );
+    println!("  tile time           {}", spread(durations));
+    println!(
+        "  between tiles       {} (a workgroup's sum)",
+        column(&tiles, gaps)
+    );
+}
+
+fn main() -> Result<()> {
+    let device = Device::from_env()?;
+    let scale = if device.kind() == DeviceKind::Cpu {
+        32
+    } else {
+        1
+    };
+    let options = WorldOptions {
+        trace_capacity: 1 << 16,
+        ..WorldOptions::default()
+    };
+    let mut world = World::emulated(&device, 1, options)?;
+    let mut ops = TpOps::new(&world)?;
+    println!("on {device}: min / median / max over the workgroups, us after the first entry");
+    for (name, m, n, k) in [
+        ("qkv ag_gemm", 8192, 1280, 8192),
+        ("fc1 ag_gemm", 8192, 3584, 8192),
+        ("out-proj gemm_rs", 8192, 8192, 1024),
+        ("fc2 gemm_rs", 8192, 8192, 3584),
+    ] {
+        let (m, n, k) = (m / scale, n / scale, k / scale);
+        let x = world.alloc_symmetric::<bf16>(m * k)?;
+        x.ranks()[0].upload(&random_bf16(1, m * k))?;
+        let w = world.alloc_symmetric::<bf16>(k * n)?;
+        w.ranks()[0].upload(&random_bf16(2, k * n))?;
+        let y = world.alloc_symmetric::<f32>(m * n)?;
+        // Three calls to warm up (their records dropped), then the traced one.
+        for call in 0..4 {
+            world.trace()?;
+            if name.ends_with("ag_gemm") {
+                ops.ag_gemm(&mut world, &x, &w, Layout::N, &y, m, n, k)?;
+            } else {
+                ops.gemm_rs(&mut world, &x, &w, Layout::N, &y, m, n, k)?;
+            }
+            world.synchronize()?;
+            if call == 3 {
+                let (events, dropped) = world.trace()?;
+                report(name, world.last_launch_ms()[0], &events);
+                if dropped > 0 {
+                    println!("  ({dropped} records dropped: the trace was full)");
+                }
+            }
+        }
+    }
+    Ok(())
+}
