@@ -24,6 +24,11 @@
 #              ops on all of them, a rank each, against NCCL + cuBLAS and PyTorch's async-TP
 #              (bench/tp_multi_gpu.sh; KOSMOS_BENCH_TOKENS, default 1024..16384; JSON to
 #              OUT/links.json, OUT/tp_multi.json and OUT/tp_torch.json)
+#   ab-<bench> the benchmark <bench> (gemm, tp, moe, ...) of the bundle ("new") against each
+#              <bench>_<label>.xz beside this script (the same benchmark built at another
+#              commit, xz-compressed: `cargo xtask device-bundle` does not make these),
+#              alternating, AB_ROUNDS rounds (default 2), its environment passed through
+#              (e.g. KOSMOS_BENCH_RANKS); JSON to OUT/ab_<bench>_<label>_<round>.json
 #   bench-moe-multi  on a machine of several GPUs: the MoE layer on all of them, a rank each,
 #              forward and training step, against PyTorch's expert-parallel path
 #              (bench/moe_multi_gpu.sh; JSON to OUT/moe_multi.json and OUT/moe_ep_torch.json)
@@ -88,6 +93,26 @@ step() {
         t ./bin/tp_timeline "$out/tp-timeline.svg" &&
             t ./bin/moe_timeline "$out/moe-timeline.svg" &&
             t ./bin/moe_timeline "$out/moe-backward-timeline.svg" backward ;;
+    ab-*)
+        local bench=${1#ab-} label f
+        [ -x "bin/$bench" ] || { echo "no benchmark bin/$bench in the bundle" >&2; return 2; }
+        local labels=()
+        for f in "$here/${bench}"_*.xz; do
+            [ -e "$f" ] || continue
+            label=$(basename "$f" .xz)
+            label=${label#"${bench}"_}
+            xz -dc "$f" > "/tmp/ab_${bench}_$label" && chmod +x "/tmp/ab_${bench}_$label" || return 1
+            labels+=("$label")
+        done
+        [ ${#labels[@]} -gt 0 ] || { echo "no ${bench}_<label>.xz beside $0" >&2; return 2; }
+        cp "bin/$bench" "/tmp/ab_${bench}_new" && labels+=(new)
+        for round in $(seq "${AB_ROUNDS:-2}"); do
+            for label in "${labels[@]}"; do
+                echo "== $bench $label, round $round"
+                KOSMOS_BENCH_JSON="$out/ab_${bench}_${label}_$round.json" \
+                    t "/tmp/ab_${bench}_$label" || return 1
+            done
+        done ;;
     *) echo "unknown step $1" >&2; return 2 ;;
     esac
 }
