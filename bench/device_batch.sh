@@ -6,7 +6,8 @@
 # Steps (default: tests python bench-gemm bench-tp; one device command has ten minutes, so
 # a batch is usually several calls):
 #   tests      the GPU tests: fused TP ops on emulated worlds, every op, the runtime's CUDA
-#              tests, the math functions' accuracy, tensor stores
+#              tests, the math functions' accuracy, tensor stores, the scheduler's
+#              emulated worlds
 #   tests-worlds  the MoE layer's and the fused TP ops' test suites (those of CI) on emulated
 #              worlds of the GPU (KOSMOS_TEST_DEVICE), one test at a time
 #   sanitize   compute-sanitizer's memcheck, racecheck and synccheck on the MoE layer's
@@ -60,7 +61,8 @@ step() {
             t ./bin/test_ops --include-ignored &&
             KOSMOS_TEST_GPU=cuda t ./bin/test_devices --include-ignored cuda:: &&
             t ./bin/test_math --include-ignored --nocapture &&
-            t ./bin/test_tensor_stores --nocapture ;;
+            t ./bin/test_tensor_stores --nocapture &&
+            t ./bin/test_gpu_world --include-ignored --test-threads=1 ;;
     tests-worlds)
         KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_moe --test-threads=1 &&
             KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_tp --test-threads=1 ;;

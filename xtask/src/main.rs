@@ -311,6 +311,15 @@ const BUNDLE_BUILDS: &[&[&str]] = &[
         "tensor_stores",
         "--no-run",
     ],
+    &[
+        "test",
+        "--release",
+        "-p",
+        "kosmos-sched-tests",
+        "--test",
+        "gpu_world",
+        "--no-run",
+    ],
     &["build", "--release", "-p", "kosmos-tests", "--bins"],
     &["build", "--release", "-p", "kernels", "--examples"],
 ];

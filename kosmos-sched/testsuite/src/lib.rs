@@ -223,6 +223,29 @@ pub fn load_world_kernels(world: &World) -> Result<Vec<Module>, WorldError> {
     world.load_module(&WORLD.image()?)
 }
 
+/// The team parameters every workgroup of one launch of `world_kernels::TEAM_CHECK` read
+/// (`per_rank` workgroups a rank): per rank, four words a workgroup (rank, world size,
+/// workgroups per rank, `team_apart`), the buffer poisoned before.
+pub fn team_words(world: &mut World, per_rank: u32) -> Result<Vec<Vec<u32>>, WorldError> {
+    let modules = load_world_kernels(world)?;
+    let team = world.alloc_symmetric::<u32>(4 * per_rank as usize)?;
+    assert_eq!(
+        team.index(),
+        world_kernels::TEAM,
+        "the first buffer after the control buffer"
+    );
+    for copy in team.ranks() {
+        copy.fill(u32::MAX)?;
+    }
+    let block = world_kernels::BLOCK;
+    world.launch(&modules, world_kernels::TEAM_CHECK, per_rank, block, &[])?;
+    world.synchronize()?;
+    team.ranks()
+        .iter()
+        .map(|copy| Ok(copy.download()?))
+        .collect()
+}
+
 /// Median of the slowest launch's device time (ms) over `trials` world launches of
 /// `kernel` with `per_rank` workgroups and the single parameter `n`, after a warm-up;
 /// `before` runs ahead of each launch (e.g. to poison outputs).

@@ -29,6 +29,16 @@ pub const PEER_COPY: &str = "world_peer_copy";
 /// (Marks only grow, so a workgroup already in the next round is never counted.)
 pub const BARRIER_CHECK: &str = "world_barrier_check";
 
+/// Every workgroup writes its team parameters as it reads them — rank, world size,
+/// workgroups per rank, and whether the world's workgroups may start apart (`team_apart`,
+/// which keeps the start barrier) — as words `4 w..4 w + 4` of its rank's `TEAM`, `w` its
+/// index in its rank.
+pub const TEAM_CHECK: &str = "world_team_check";
+
+/// The symmetric buffer of [`TEAM_CHECK`], allocated first after the control buffer:
+/// `u32[4 x workgroups per rank]`.
+pub const TEAM: u32 = 1;
+
 /// Symmetric buffers of [`BARRIER_CHECK`], in allocation order after the control buffer.
 pub mod barrier_buffers {
     /// `u32[workgroups per rank]` (or more): each workgroup's last mark.
@@ -160,9 +170,41 @@ fn barrier_check() -> Kernel {
     b.finish()
 }
 
+fn team_check() -> Kernel {
+    let mut b = KernelBuilder::new(TEAM_CHECK, BLOCK);
+    let team = Team::params(&mut b);
+    let lane = b.workitem_id(Dim::X);
+    let zero = b.const_u32(0);
+    let lane0 = b.cmp(CmpPred::Eq, lane, zero);
+    let out = team.local_ptr(&mut b, TEAM);
+    let four = b.const_u32(4);
+    let first = b.mul(team.workgroup(), four);
+    let words = [
+        team.rank(),
+        team.world_size(),
+        team.workgroups_per_rank(),
+        team.apart(),
+    ];
+    b.if_then(lane0, |b| {
+        for (i, v) in (0u32..).zip(words) {
+            let i = b.const_u32(i);
+            let at = b.add(first, i);
+            let p = b.ptr_offset(out, at, Type::U32);
+            b.store(p, v);
+        }
+    });
+    b.finish()
+}
+
 /// Every kernel of this file, as one module.
 pub fn module() -> kosmos_ir::Module {
     kosmos_ir::Module {
-        kernels: vec![empty(), pingpong(), peer_copy(), barrier_check()],
+        kernels: vec![
+            empty(),
+            pingpong(),
+            peer_copy(),
+            barrier_check(),
+            team_check(),
+        ],
     }
 }

@@ -2,9 +2,9 @@
 //! co-resident grid). Opt-in: `cargo test -p kosmos-sched-tests --test gpu_world --
 //! --include-ignored`; a missing GPU then fails loudly.
 
-use kosmos_runtime::Device;
+use kosmos_runtime::{Device, World, WorldOptions};
 use kosmos_sched::WaitKind;
-use kosmos_sched_tests::{RunConfig, expect_timeout, load, run_pipeline, seed};
+use kosmos_sched_tests::{RunConfig, expect_timeout, load, run_pipeline, seed, team_words};
 
 fn gpu() -> Device {
     Device::cuda(0).unwrap_or_else(|e| panic!("this test needs a CUDA GPU: {e}"))
@@ -36,6 +36,22 @@ fn pipeline_on_emulated_worlds_of_2_4_8_ranks() {
                 panic!("R={ranks} W={per_rank:?} seed {seed}:\n{e}");
             }
         }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU (cuda:0)"]
+fn a_launch_of_the_whole_world_on_the_gpu_skips_the_start_barrier() {
+    // All ranks in one launch on one stream, the workgroups co-resident: `team_apart` 0.
+    let (ranks, per_rank) = (4, 3);
+    let mut world = World::emulated(&gpu(), ranks, WorldOptions::default()).unwrap();
+    let words = team_words(&mut world, per_rank).unwrap();
+    for (r, got) in (0..ranks).zip(words) {
+        assert_eq!(
+            got,
+            [r, ranks, per_rank, 0].repeat(per_rank as usize),
+            "rank {r}"
+        );
     }
 }
 

@@ -14,7 +14,7 @@ use kosmos_sched::plan::RankPlan;
 use kosmos_sched_tests::world_kernels::{self, BLOCK, VECTOR_LANES, buffers};
 use kosmos_sched_tests::{
     RunConfig, expect_timeout, load_in, load_world_kernels, random_words, run_pipeline_in, seed,
-    time_world_launch,
+    team_words, time_world_launch,
 };
 use rand::{SeedableRng, rngs::SmallRng};
 
@@ -37,6 +37,22 @@ fn gpus() -> Vec<Device> {
 fn world(options: WorldOptions) -> World {
     let devices = gpus();
     World::multi_gpu(&devices, options).unwrap_or_else(|e| panic!("{ENV}={}: {e}", devices.len()))
+}
+
+#[test]
+#[ignore = "needs KOSMOS_WORLD_GPUS=N (N >= 2 CUDA GPUs)"]
+fn launches_of_part_of_the_world_keep_their_start_barrier() {
+    // A launch per GPU: one may start while another still runs the previous launch.
+    let mut world = world(WorldOptions::default());
+    let (ranks, per_rank) = (world.ranks(), 2);
+    let words = team_words(&mut world, per_rank).unwrap();
+    for (r, got) in (0..ranks).zip(words) {
+        assert_eq!(
+            got,
+            [r, ranks, per_rank, 1].repeat(per_rank as usize),
+            "rank {r}"
+        );
+    }
 }
 
 #[test]
