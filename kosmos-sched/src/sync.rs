@@ -534,8 +534,10 @@ impl Sched {
     /// could spend its bound on a peer not yet started). A launch of the whole world on a
     /// GPU (an emulated world) already follows its previous launch and everything queued
     /// before it in stream order, and its workgroups start together: it skips the barrier
-    /// (3-5 us on an H100, bench/RESULTS.md, thirty-fifth batch); after a failed launch,
-    /// its first wait or barrier sees the abort flag and leaves.
+    /// (3-5 us on an H100, bench/RESULTS.md, thirty-fifth batch). So a launch queued after
+    /// one that failed (before the next synchronize reports it) runs until a barrier, or a
+    /// wait that polls, sees the abort flag, where the barrier used to end it at once:
+    /// either way its results are void and the failure is reported.
     pub fn start_barrier(&self, b: &mut KernelBuilder) {
         let zero = b.const_u32(0);
         let apart = b.cmp(CmpPred::Ne, self.team.apart(), zero);
