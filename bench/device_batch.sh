@@ -27,7 +27,7 @@
 #              OUT/links.json, OUT/tp_multi.json and OUT/tp_torch.json)
 #   ab-<bench> the benchmark <bench> (gemm, tp, moe, ...) of the bundle ("new") against each
 #              <bench>_<label>.xz beside this script (the same benchmark built at another
-#              commit, xz-compressed: `cargo xtask device-bundle` does not make these),
+#              commit: `cargo xtask bench-at DIR <bench> REV...` makes them),
 #              alternating, AB_ROUNDS rounds (default 2), its environment passed through
 #              (e.g. KOSMOS_BENCH_RANKS); JSON to OUT/ab_<bench>_<label>_<round>.json
 #   bench-moe-multi  on a machine of several GPUs: the MoE layer on all of them, a rank each,

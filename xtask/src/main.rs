@@ -1,5 +1,5 @@
 //! Project tasks. `cargo xtask setup | test | demo | fuzz | ptxas | python | python-wheel |
-//! device-bundle`.
+//! device-bundle | bench-at`.
 //!
 //! std only: every step is an external command, run with inherited stdio, and a failing step
 //! stops the task with a message naming the command.
@@ -61,6 +61,10 @@ fn main() -> ExitCode {
                 .map_or_else(|| root().join(".carry"), PathBuf::from);
             setup().and_then(|env| device_bundle(&env, &dir))
         }
+        Some("bench-at") if args.len() >= 4 => {
+            let (dir, bench) = (PathBuf::from(&args[1]), &args[2]);
+            setup().and_then(|env| bench_at(&env, &dir, bench, &args[3..]))
+        }
         _ => {
             eprintln!(
                 "usage: cargo xtask <command>\n\n\
@@ -74,7 +78,10 @@ fn main() -> ExitCode {
                  python-wheel  setup, then build the abi3 wheel (Python 3.9+) into target/wheels\n\
                  device-bundle [DIR]  setup, then build what a GPU machine without Rust runs\n\
                  \x20       (benchmarks, GPU tests, demo, examples, the wheel) into\n\
-                 \x20       DIR/bundle.tar.xz with bench/device_batch.sh (DIR: .carry)"
+                 \x20       DIR/bundle.tar.xz with bench/device_batch.sh (DIR: .carry)\n\
+                 bench-at DIR BENCH REV...  setup, then build benchmark BENCH (tp, moe, gemm,\n\
+                 \x20       ...) at each git revision into DIR/BENCH_<REV>.xz (`/` in REV as `-`):\n\
+                 \x20       the baselines of device_batch.sh's ab-BENCH step"
             );
             return ExitCode::from(2);
         }
@@ -452,13 +459,68 @@ fn copy(from: &Path, to: &Path) -> Result {
         .map_err(|e| format!("copying {} to {}: {e}", from.display(), to.display()))
 }
 
+/// Builds benchmark `bench` at each git revision of `revs` (checked out in turn in a
+/// scratch worktree, `target/bench-at`, built into this checkout's target directory, so
+/// that only what differs compiles again — cargo names a workspace's artifacts by their
+/// paths within it, so this checkout's own rebuild afterwards) and writes it
+/// xz-compressed as `dir/<bench>_<rev>.xz` (`/` in `rev` as `-`): what the `ab-<bench>`
+/// step of bench/device_batch.sh runs against the bundle's own.
+fn bench_at(env: &Env, dir: &Path, bench: &str, revs: &[String]) -> Result {
+    mkdir(dir)?;
+    let tree = root().join("target/bench-at");
+    let target = root().join("target");
+    let git = |args: &[&str]| {
+        let mut cmd = Command::new("git");
+        cmd.args(args).current_dir(root());
+        cmd
+    };
+    for rev in revs {
+        if tree.exists() {
+            run(git(&["worktree", "remove", "--force"]).arg(&tree))?;
+        }
+        run(git(&["worktree", "add", "--detach"]).arg(&tree).arg(rev))?;
+        let args = [
+            "bench",
+            "-p",
+            "kosmos-bench",
+            "--bench",
+            bench,
+            "--no-run",
+            "--message-format=json-render-diagnostics",
+        ];
+        let built = cargo_output_in(env, &tree, Some(&target), &args);
+        run(git(&["worktree", "remove", "--force"]).arg(&tree))?;
+        let (.., exe) = executables(&built?)
+            .into_iter()
+            .find(|(name, kind, _)| name == bench && kind == "bench")
+            .ok_or(format!("no benchmark `{bench}` at {rev}"))?;
+        let out = dir.join(format!("{bench}_{}.xz", rev.replace('/', "-")));
+        let file = std::fs::File::create(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+        run(Command::new("xz")
+            .args(["-T0", "-c"])
+            .arg(&exe)
+            .stdout(file))?;
+        println!("xtask: {bench} at {rev} -> {}", out.display());
+    }
+    Ok(())
+}
+
 /// Runs `cargo <args>` as [`cargo`] does, and gives its stdout.
 fn cargo_output(env: &Env, args: &[&str]) -> Result<String> {
+    cargo_output_in(env, &root(), None, args)
+}
+
+/// [`cargo_output`] in the workspace at `dir`, building into `target` if given.
+fn cargo_output_in(env: &Env, dir: &Path, target: Option<&Path>, args: &[&str]) -> Result<String> {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     println!("xtask: cargo {}", args.join(" "));
-    let out = Command::new(cargo)
+    let mut cmd = Command::new(cargo);
+    if let Some(target) = target {
+        cmd.env("CARGO_TARGET_DIR", target);
+    }
+    let out = cmd
         .args(args)
-        .current_dir(root())
+        .current_dir(dir)
         .env("KOSMOS_PTXAS", &env.ptxas)
         .stderr(std::process::Stdio::inherit())
         .output()
