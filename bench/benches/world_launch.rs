@@ -1,6 +1,7 @@
 //! Host time of world launches (`kosmos_runtime::World`): the world measurement kernels'
-//! empty op (`world_empty`: the team parameters and the team barrier, one workgroup per
-//! rank) on emulated worlds of 1 and 8 ranks, queued back to back with one synchronize at
+//! empty op (`world_empty`: the team parameters and the start barrier, which a launch of the
+//! whole world on one GPU skips; one workgroup per rank) on emulated worlds of 1 and 8
+//! ranks, queued back to back with one synchronize at
 //! the end — eagerly (`World::launch`), and as replays of a graph captured once
 //! (`World::capture`, one launch per graph and `GRAPH_LAUNCHES` per graph) — against the
 //! baseline of waiting for every launch (`World::launch` then `World::synchronize`), timed in the same process.

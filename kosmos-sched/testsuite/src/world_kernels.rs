@@ -10,7 +10,8 @@ use kosmos_sched::{Sched, SchedOptions, Team};
 
 /// Lanes per workgroup of every kernel here.
 pub const BLOCK: u32 = 256;
-/// The baseline: team parameters and the start barrier (parameter `n`, unused).
+/// The baseline: team parameters and the start barrier, which a launch of the whole world on
+/// one GPU skips (parameter `n`, unused).
 pub const EMPTY: &str = "world_empty";
 /// `n` round trips between workgroup 0 of rank 0 and workgroup 0 of rank 1 (parameter
 /// `n`): rank 0 signals `FLAGS[0]` in rank 1's memory and waits for its own `FLAGS[1]`;
