@@ -1,9 +1,9 @@
 //! Where a fused tensor-parallel op's time goes at world size 1, at the Llama-3-70B TP=8
-//! shapes: one traced call of each op, then, from the records of its tiles and of the world
-//! barriers (waits on no task), when the workgroups entered the kernel, passed the start
-//! barrier, started their first tile, ended their last and passed the end barrier (min /
-//! median / max over the workgroups, microseconds after the first entry), with the tiles'
-//! times and each workgroup's time between its tiles.
+//! shapes: one traced call of each op, then, from the records of its tiles, when the
+//! workgroups started their first tile and ended their last (min / median / max over the
+//! workgroups, microseconds after the first tile's start), the tiles' times and each
+//! workgroup's time between its tiles, beside the launch's time between its events (the
+//! rest of which is the launch itself and the world's barriers).
 //!
 //! `cargo run --release -p kernels --example tp_profile` on the first GPU; on the CPU device
 //! (`KOSMOS_DEVICE=cpu`, or no GPU) at a 32nd of each dimension, a check of the program only.
@@ -31,13 +31,10 @@ fn spread(mut ns: Vec<u64>) -> String {
     )
 }
 
-/// Each workgroup's records of `role` (only those on no task for waits), in time order.
-fn by_workgroup(events: &[TraceEvent], role: Role) -> Records {
+/// Each workgroup's tile records, in time order.
+fn tiles_by_workgroup(events: &[TraceEvent]) -> Records {
     let mut out = Records::new();
-    for e in events
-        .iter()
-        .filter(|e| e.role == role && (role != Role::Wait || e.task == u32::MAX))
-    {
+    for e in events.iter().filter(|e| e.role == Role::Compute) {
         out.entry(e.workgroup).or_default().push((e.start, e.end));
     }
     out.values_mut().for_each(|v| v.sort_unstable());
@@ -50,13 +47,12 @@ fn column(of: &Records, f: impl Fn(&[(u64, u64)]) -> u64) -> String {
 }
 
 fn report(name: &str, launch_ms: f32, events: &[TraceEvent]) {
-    let tiles = by_workgroup(events, Role::Compute);
-    let barriers = by_workgroup(events, Role::Wait);
-    let Some(entry) = barriers.values().map(|v| v[0].0).min() else {
-        println!("{name}: no barrier records (is the trace full?)");
+    let tiles = tiles_by_workgroup(events);
+    let Some(first) = tiles.values().map(|v| v[0].0).min() else {
+        println!("{name}: no tile records (is the trace full?)");
         return;
     };
-    let after = |t: u64| t.saturating_sub(entry);
+    let after = |t: u64| t.saturating_sub(first);
     let durations: Vec<u64> = tiles.values().flatten().map(|(s, e)| e - s).collect();
     let count = durations.len();
     let gaps = |v: &[(u64, u64)]| v.windows(2).map(|p| p[1].0.saturating_sub(p[0].1)).sum();
@@ -65,24 +61,12 @@ fn report(name: &str, launch_ms: f32, events: &[TraceEvent]) {
         launch_ms * 1e3
     );
     println!(
-        "  entered             {}",
-        column(&barriers, |v| after(v[0].0))
-    );
-    println!(
-        "  start barrier left  {}",
-        column(&barriers, |v| after(v[0].1))
-    );
-    println!(
         "  first tile started  {}",
         column(&tiles, |v| after(v[0].0))
     );
     println!(
         "  last tile ended     {}",
         column(&tiles, |v| after(v[v.len() - 1].1))
-    );
-    println!(
-        "  end barrier left    {}",
-        column(&barriers, |v| after(v[v.len() - 1].1))
     );
     println!("  tile time           {}", spread(durations));
     println!(
@@ -104,7 +88,9 @@ fn main() -> Result<()> {
     };
     let mut world = World::emulated(&device, 1, options)?;
     let mut ops = TpOps::new(&world)?;
-    println!("on {device}: min / median / max over the workgroups, us after the first entry");
+    println!(
+        "on {device}: min / median / max over the workgroups, us after the first tile started"
+    );
     for (name, m, n, k) in [
         ("qkv ag_gemm", 8192, 1280, 8192),
         ("fc1 ag_gemm", 8192, 3584, 8192),

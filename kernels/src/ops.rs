@@ -1388,12 +1388,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
     let tasks = shared_array::<u32, { TASK_SLOTS * TASK_WORDS }>();
     let task_full = shared_array::<u64, TASK_SLOTS>();
     let task_empty = shared_array::<u64, TASK_SLOTS>();
-    let entered = clock();
     start_barrier();
-    // The world's barriers in a trace: waits on no task.
-    if subgroup_id() == 0 {
-        subgroup_trace(Role::Wait, NO_TASK, entered);
-    }
     init_fused_ring(full, empty, task_full, task_empty);
     let rank = team_rank();
     let ranks = world_size();
@@ -1550,37 +1545,27 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             if t != NO_TASK {
                 let mut left = wide_zero();
                 let mut right = wide_zero();
-                // A loop for each width, the width a constant in each (`WIDE = 2` reads it
-                // per tile; a width tested in every step cost the plain gemm 4-6%).
-                if wide == 1 {
-                    for step in 0..steps {
-                        let s = (it + step) % ring;
-                        mbar_wait(&full[s], ((it + step) / ring) & 1);
-                        let base = s * stage_words;
-                        let a = base + rows * 32;
-                        left = multiply_async(stages, a, base + 4096, left, 0, TB);
+                for step in 0..steps {
+                    let s = (it + step) % ring;
+                    mbar_wait(&full[s], ((it + step) / ring) & 1);
+                    let base = s * stage_words;
+                    let a = base + rows * 32;
+                    left = multiply_async(stages, a, base + 4096, left, 0, TB);
+                    if wide == 1 {
                         right = multiply_async(stages, a, base + 8192, right, 0, TB);
                         left = mma_wait(2, left);
                         right = mma_wait(2, right);
-                        // The products of the previous step have finished: its stage goes back.
-                        if step > 0 && first_lane {
-                            mbar_arrive(&empty[(it + step + ring - 1) % ring]);
-                        }
-                    }
-                    left = mma_wait(0, left);
-                    right = mma_wait(0, right);
-                } else {
-                    for step in 0..steps {
-                        let s = (it + step) % ring;
-                        mbar_wait(&full[s], ((it + step) / ring) & 1);
-                        let base = s * stage_words;
-                        left = multiply_async(stages, base + rows * 32, base + 4096, left, 0, TB);
+                    } else {
                         left = mma_wait(1, left);
-                        if step > 0 && first_lane {
-                            mbar_arrive(&empty[(it + step + ring - 1) % ring]);
-                        }
                     }
-                    left = mma_wait(0, left);
+                    // The products of the previous step have finished: its stage goes back.
+                    if step > 0 && first_lane {
+                        mbar_arrive(&empty[(it + step + ring - 1) % ring]);
+                    }
+                }
+                left = mma_wait(0, left);
+                if wide == 1 {
+                    right = mma_wait(0, right);
                 }
                 if first_lane {
                     mbar_arrive(&empty[(it + steps + ring - 1) % ring]);
@@ -1620,11 +1605,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
     } else {
         blocks * reduced_n
     };
-    let ending = clock();
     rearm(ready, counters, queues, 2);
-    if sg == 0 {
-        subgroup_trace(Role::Wait, NO_TASK, ending);
-    }
 }
 
 /// The all-gather's pull `t` of rank `team_rank()` by the calling subgroup: a peer's block of

@@ -223,27 +223,34 @@ pub fn load_world_kernels(world: &World) -> Result<Vec<Module>, WorldError> {
     world.load_module(&WORLD.image()?)
 }
 
-/// The team parameters every workgroup of one launch of `world_kernels::TEAM_CHECK` read
-/// (`per_rank` workgroups a rank): per rank, four words a workgroup (rank, world size,
-/// workgroups per rank, `team_apart`), the buffer poisoned before.
-pub fn team_words(world: &mut World, per_rank: u32) -> Result<Vec<Vec<u32>>, WorldError> {
-    let modules = load_world_kernels(world)?;
-    let team = world.alloc_symmetric::<u32>(4 * per_rank as usize)?;
+/// Launches `world_kernels::TEAM_CHECK` with `per_rank` workgroups a rank (its buffer
+/// poisoned first) and checks that every workgroup read its rank, the world size,
+/// `per_rank` and `team_apart` = `apart`.
+pub fn check_team_words(world: &mut World, per_rank: u32, apart: u32) {
+    let modules = load_world_kernels(world).unwrap();
+    let team = world.alloc_symmetric::<u32>(4 * per_rank as usize).unwrap();
     assert_eq!(
         team.index(),
         world_kernels::TEAM,
         "the first buffer after the control buffer"
     );
     for copy in team.ranks() {
-        copy.fill(u32::MAX)?;
+        copy.fill(u32::MAX).unwrap();
     }
     let block = world_kernels::BLOCK;
-    world.launch(&modules, world_kernels::TEAM_CHECK, per_rank, block, &[])?;
-    world.synchronize()?;
-    team.ranks()
-        .iter()
-        .map(|copy| Ok(copy.download()?))
-        .collect()
+    world
+        .launch(&modules, world_kernels::TEAM_CHECK, per_rank, block, &[])
+        .unwrap();
+    world.synchronize().unwrap();
+    let ranks = world.ranks();
+    for (r, copy) in (0..ranks).zip(team.ranks()) {
+        let want = [r, ranks, per_rank, apart].repeat(per_rank as usize);
+        assert_eq!(
+            copy.download().unwrap(),
+            want,
+            "rank {r}: rank, world size, workgroups, apart per workgroup"
+        );
+    }
 }
 
 /// Median of the slowest launch's device time (ms) over `trials` world launches of

@@ -13,8 +13,8 @@ use kosmos_sched::WaitKind;
 use kosmos_sched::plan::RankPlan;
 use kosmos_sched_tests::world_kernels::{self, BLOCK, VECTOR_LANES, buffers};
 use kosmos_sched_tests::{
-    RunConfig, expect_timeout, load_in, load_world_kernels, random_words, run_pipeline_in, seed,
-    team_words, time_world_launch,
+    RunConfig, check_team_words, expect_timeout, load_in, load_world_kernels, random_words,
+    run_pipeline_in, seed, time_world_launch,
 };
 use rand::{SeedableRng, rngs::SmallRng};
 
@@ -43,16 +43,7 @@ fn world(options: WorldOptions) -> World {
 #[ignore = "needs KOSMOS_WORLD_GPUS=N (N >= 2 CUDA GPUs)"]
 fn launches_of_part_of_the_world_keep_their_start_barrier() {
     // A launch per GPU: one may start while another still runs the previous launch.
-    let mut world = world(WorldOptions::default());
-    let (ranks, per_rank) = (world.ranks(), 2);
-    let words = team_words(&mut world, per_rank).unwrap();
-    for (r, got) in (0..ranks).zip(words) {
-        assert_eq!(
-            got,
-            [r, ranks, per_rank, 1].repeat(per_rank as usize),
-            "rank {r}"
-        );
-    }
+    check_team_words(&mut world(WorldOptions::default()), 2, 1);
 }
 
 #[test]

@@ -6,7 +6,9 @@
 
 use kosmos_runtime::{Device, KernelArg, World, WorldError, WorldOptions};
 use kosmos_sched_tests::world_kernels::{self, VECTOR_LANES, barrier_buffers, buffers};
-use kosmos_sched_tests::{load_world_kernels, random_words, seed, team_words, time_world_launch};
+use kosmos_sched_tests::{
+    check_team_words, load_world_kernels, random_words, seed, time_world_launch,
+};
 use rand::{SeedableRng, rngs::SmallRng};
 
 #[test]
@@ -107,16 +109,8 @@ fn the_cpu_devices_workgroups_keep_their_start_barrier() {
     // The CPU device's threads start as the host schedules them: `team_apart` is 1 even
     // for a launch of the whole world, whose launches follow each other in stream order.
     let device = Device::cpu_with_resident_limit(8);
-    let (ranks, per_rank) = (3, 2);
-    let mut world = World::emulated(&device, ranks, WorldOptions::default()).unwrap();
-    let words = team_words(&mut world, per_rank).unwrap();
-    for (r, got) in (0..ranks).zip(words) {
-        assert_eq!(
-            got,
-            [r, ranks, per_rank, 1].repeat(per_rank as usize),
-            "rank {r}"
-        );
-    }
+    let mut world = World::emulated(&device, 3, WorldOptions::default()).unwrap();
+    check_team_words(&mut world, 2, 1);
 }
 
 #[test]
