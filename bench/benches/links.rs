@@ -12,7 +12,7 @@
 //! the same bytes comes from `bench/tp_torch.py`, which `bench/tp_multi_gpu.sh` runs after
 //! this), else on two ranks emulated on one GPU (the same kernels through one GPU's memory:
 //! a reference point, not a link). Needs a CUDA GPU (`KOSMOS_DEVICE`); elsewhere it says so
-//! and exits with code 2. Times are device times of the launches (`World::last_launch_ms`,
+//! and exits with code 2. Times are device times of the launches (`World::slowest_launch_ms`,
 //! the slowest device), medians of `TIMED` after `WARMUP`; the driver's copy between events
 //! on rank 0's stream. Before timing, every rank's pulled copy is compared with its
 //! neighbour's bytes (a mismatch exits with code 1). Prints a table, writes JSON to
@@ -48,8 +48,7 @@ fn launch_ms(world: &mut World, mut launch: impl FnMut(&mut World) -> Result<()>
         launch(world)?;
         world.synchronize()?;
         if i >= gemm::WARMUP {
-            let slowest = world.last_launch_ms().iter().fold(0f32, |a, &t| a.max(t));
-            ms.push(f64::from(slowest));
+            ms.push(gemm::slowest_launch_ms(world)?);
         }
     }
     ms.sort_by(f64::total_cmp);
@@ -66,12 +65,16 @@ fn run() -> Result<ExitCode> {
         .ok()
         .and_then(|g| g.parse().ok())
         .filter(|&g| g > 1);
+    let timed = WorldOptions {
+        time_launches: true,
+        ..WorldOptions::default()
+    };
     let mut world = match gpus {
         Some(g) => {
             let devices = (0..g).map(Device::cuda).collect::<Result<Vec<_>, _>>()?;
-            World::multi_gpu(&devices, WorldOptions::default())?
+            World::multi_gpu(&devices, timed)?
         }
-        None => World::emulated(&device, 2, WorldOptions::default())?,
+        None => World::emulated(&device, 2, timed)?,
     };
     let ranks = world.ranks() as usize;
     let modules: Vec<Module> = world.load_module(&kernels::KERNELS.image()?)?;

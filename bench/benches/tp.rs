@@ -399,7 +399,11 @@ fn multi_gpu_case(gpus: usize, c: Case) -> Result<Option<f64>> {
             .map(|r| r.download())
             .collect::<Result<Vec<_>, _>>()?
     };
-    let mut world = World::multi_gpu(&devices, WorldOptions::default())?;
+    let timed = WorldOptions {
+        time_launches: true,
+        ..WorldOptions::default()
+    };
+    let mut world = World::multi_gpu(&devices, timed)?;
     let (mut tp, b, y) = results(&mut world)?;
     for (r, want) in want.iter().enumerate() {
         let got = y.ranks()[r].download()?;
@@ -420,8 +424,7 @@ fn multi_gpu_case(gpus: usize, c: Case) -> Result<Option<f64>> {
         fused_into(&mut tp, &mut world, c, &b.x, &b.w, (&y).into())?;
         world.synchronize()?;
         if i >= gemm::WARMUP {
-            let slowest = world.last_launch_ms().iter().fold(0f32, |a, &t| a.max(t));
-            ms.push(f64::from(slowest));
+            ms.push(gemm::slowest_launch_ms(&world)?);
         }
     }
     ms.sort_by(f64::total_cmp);

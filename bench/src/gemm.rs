@@ -1,7 +1,7 @@
 //! The GEMM benchmark's pieces: shapes, operand sets that defeat the L2 cache, our fragment
 //! gemm (through `kernels::Ops`), timing, and the check against an f64 reference.
 
-use crate::Result;
+use crate::{BenchError, Result};
 use half::bf16;
 use kosmos_runtime::{Buffer, Device, Stream, World};
 use kosmos_testkernels::compare::{self, Scale};
@@ -259,6 +259,18 @@ pub fn world_trial_ms(
     let end = world.rank_stream(0).expect("rank 0").record_event()?;
     world.synchronize()?;
     Ok(f64::from(start.elapsed_ms(&end)?))
+}
+
+/// [`World::slowest_launch_ms`] of a world created to time its launches
+/// ([`kosmos_runtime::WorldOptions::time_launches`]).
+pub fn slowest_launch_ms(world: &World) -> Result<f64> {
+    let ms = world
+        .slowest_launch_ms()
+        .ok_or_else(|| BenchError::Invalid {
+            what: "the world's last launch".into(),
+            detail: "not timed: create the world with `time_launches`".into(),
+        })?;
+    Ok(f64::from(ms))
 }
 
 /// Median milliseconds of `run(world)` over `TIMED` runs after `WARMUP`, each between two

@@ -2,18 +2,23 @@
 //! shapes: one traced call of each op, then, from the records of its tiles, when the
 //! workgroups started their first tile and ended their last (min / median / max over the
 //! workgroups, microseconds after the first tile's start), the tiles' times and each
-//! workgroup's time between its tiles, beside the launch's time between its events (the
-//! rest of which is the launch itself and the world's barriers).
+//! workgroup's time between its tiles, beside the call's time between two events of the
+//! world's stream (the rest of which is the host's work of the call, the launch itself
+//! and the world's barriers). Then the host's time of a
+//! call (from the call until it returns, the device idle before it), against a launch of our
+//! `gemm` of the same shape: what a single call between two events counts on top of the
+//! device's work.
 //!
 //! `cargo run --release -p kernels --example tp_profile` on the first GPU; on the CPU device
 //! (`KOSMOS_DEVICE=cpu`, or no GPU) at a 32nd of each dimension, a check of the program only.
 
-use kernels::{Layout, TpOps};
+use kernels::{Layout, Ops, TpOps};
 use kosmos::bf16;
 use kosmos::runtime::{Device, DeviceKind, World, WorldOptions};
 use kosmos_sched::{Role, TraceEvent};
 use kosmos_testkernels::random_bf16;
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 /// Each workgroup's (start, end) records, in time order.
@@ -57,7 +62,7 @@ fn report(name: &str, launch_ms: f32, events: &[TraceEvent]) {
     let count = durations.len();
     let gaps = |v: &[(u64, u64)]| v.windows(2).map(|p| p[1].0.saturating_sub(p[0].1)).sum();
     println!(
-        "{name}: {:.1} us between the launch's events, {count} tiles",
+        "{name}: {:.1} us between the call's events, {count} tiles",
         launch_ms * 1e3
     );
     println!(
@@ -75,6 +80,25 @@ fn report(name: &str, launch_ms: f32, events: &[TraceEvent]) {
     );
 }
 
+/// Median microseconds of the host's time of `call(on)`, each call after `idle(on)` has
+/// waited for the device.
+fn host_us<T>(
+    on: &mut T,
+    mut call: impl FnMut(&mut T) -> Result<()>,
+    mut idle: impl FnMut(&mut T) -> Result<()>,
+) -> Result<f64> {
+    let mut us = Vec::new();
+    for _ in 0..21 {
+        idle(on)?;
+        let start = Instant::now();
+        call(on)?;
+        us.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    idle(on)?;
+    us.sort_by(f64::total_cmp);
+    Ok(us[us.len() / 2])
+}
+
 fn main() -> Result<()> {
     let device = Device::from_env()?;
     let scale = if device.kind() == DeviceKind::Cpu {
@@ -88,6 +112,8 @@ fn main() -> Result<()> {
     };
     let mut world = World::emulated(&device, 1, options)?;
     let mut ops = TpOps::new(&world)?;
+    let local = Ops::new(&device)?;
+    let stream = device.stream()?;
     println!(
         "on {device}: min / median / max over the workgroups, us after the first tile started"
     );
@@ -104,22 +130,38 @@ fn main() -> Result<()> {
         w.ranks()[0].upload(&random_bf16(2, k * n))?;
         let y = world.alloc_symmetric::<f32>(m * n)?;
         // Three calls to warm up (their records dropped), then the traced one.
+        let mut fused = |world: &mut World| -> Result<()> {
+            if name.ends_with("ag_gemm") {
+                ops.ag_gemm(world, &x, &w, Layout::N, &y, m, n, k)?;
+            } else {
+                ops.gemm_rs(world, &x, &w, Layout::N, &y, m, n, k)?;
+            }
+            Ok(())
+        };
         for call in 0..4 {
             world.trace()?;
-            if name.ends_with("ag_gemm") {
-                ops.ag_gemm(&mut world, &x, &w, Layout::N, &y, m, n, k)?;
-            } else {
-                ops.gemm_rs(&mut world, &x, &w, Layout::N, &y, m, n, k)?;
-            }
+            let start = world.rank_stream(0).expect("rank 0").record_event()?;
+            fused(&mut world)?;
+            let end = world.rank_stream(0).expect("rank 0").record_event()?;
             world.synchronize()?;
             if call == 3 {
                 let (events, dropped) = world.trace()?;
-                report(name, world.last_launch_ms()[0], &events);
+                report(name, start.elapsed_ms(&end)?, &events);
                 if dropped > 0 {
                     println!("  ({dropped} records dropped: the trace was full)");
                 }
             }
         }
+        let fused_us = host_us(&mut world, &mut fused, |w| Ok(w.synchronize()?))?;
+        let (a, b) = (&x.ranks()[0], &w.ranks()[0]);
+        let plan = local.gemm_plan(a, Layout::N, b, Layout::N, m, n, k)?;
+        let mut out = device.alloc::<f32>(m * n)?;
+        let gemm_us = host_us(
+            &mut out,
+            |out| Ok(plan.launch(&stream, out)?),
+            |_| Ok(stream.synchronize()?),
+        )?;
+        println!("  host time of a call  {fused_us:.1} us (our gemm's launch: {gemm_us:.1} us)");
     }
     Ok(())
 }

@@ -129,11 +129,13 @@ pub(crate) trait Backend: DeviceOps + Sized {
     /// A stream whose launches the host waits for at most `limit`. Where launches run in
     /// the calling thread (the CPU device) the stream stops them after `limit`; where they
     /// are queued (GPUs) it is a plain stream and the caller bounds its wait by polling
-    /// [`Backend::event_complete`].
+    /// [`Backend::stream_complete`].
     fn bounded_stream(&self, _limit: Duration) -> Result<Self::Stream> {
         self.stream()
     }
     fn stream_synchronize(&self, stream: &Self::Stream) -> Result<()>;
+    /// Whether the work queued on `stream` so far has finished, without waiting for it.
+    fn stream_complete(&self, stream: &Self::Stream) -> Result<bool>;
     /// Orders the work queued on `stream` from now on after the work queued so far on
     /// `earlier` (without a host wait); nothing where both are the same stream.
     fn stream_follow(&self, stream: &Self::Stream, earlier: &Self::Stream) -> Result<()>;
@@ -201,6 +203,7 @@ pub(crate) trait DynBackend: DeviceOps {
     unsafe fn borrowed_stream(&self, handle: u64) -> Result<Object>;
     fn bounded_stream(&self, limit: Duration) -> Result<Object>;
     fn stream_synchronize(&self, stream: &dyn Any) -> Result<()>;
+    fn stream_complete(&self, stream: &dyn Any) -> Result<bool>;
     fn stream_follow(&self, stream: &dyn Any, earlier: &dyn Any) -> Result<()>;
     fn record_event(&self, stream: &dyn Any) -> Result<Object>;
     fn begin_capture(&self, stream: &dyn Any) -> Result<()>;
@@ -265,6 +268,10 @@ impl<B: Backend> DynBackend for B {
 
     fn stream_synchronize(&self, stream: &dyn Any) -> Result<()> {
         Backend::stream_synchronize(self, own(self, stream, "the stream")?)
+    }
+
+    fn stream_complete(&self, stream: &dyn Any) -> Result<bool> {
+        Backend::stream_complete(self, own(self, stream, "the stream")?)
     }
 
     fn stream_follow(&self, stream: &dyn Any, earlier: &dyn Any) -> Result<()> {

@@ -275,6 +275,11 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
+    /// Launches have finished when they return.
+    fn stream_complete(&self, _stream: &CpuStream) -> Result<bool> {
+        Ok(true)
+    }
+
     /// Launches run when queued: everything queued anywhere has run already.
     fn stream_follow(&self, _stream: &CpuStream, _earlier: &CpuStream) -> Result<()> {
         Ok(())

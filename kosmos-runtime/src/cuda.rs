@@ -429,6 +429,15 @@ impl Backend for CudaBackend {
         self.check("stream synchronize", stream.synchronize())
     }
 
+    fn stream_complete(&self, stream: &Arc<CudaStream>) -> Result<bool> {
+        self.check("stream query", self.ctx.bind_to_thread())?;
+        // SAFETY: a live stream of this context, which is current.
+        match unsafe { sys::cuStreamQuery(stream.cu_stream()) } {
+            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            e => self.check("stream query", e.result()).map(|()| true),
+        }
+    }
+
     fn record_event(&self, stream: &Arc<CudaStream>) -> Result<CudaEvent> {
         self.check(
             "event record",

@@ -437,6 +437,14 @@ impl Backend for HipBackend {
         })
     }
 
+    fn stream_complete(&self, stream: &HipStream) -> Result<bool> {
+        self.bind("stream query")?;
+        match unsafe { hip::hipStreamQuery(stream.0) } {
+            hipError_t::hipErrorNotReady => Ok(false),
+            e => self.check("stream query", e).map(|()| true),
+        }
+    }
+
     fn stream_follow(&self, stream: &HipStream, earlier: &HipStream) -> Result<()> {
         if stream.0 == earlier.0 {
             return Ok(());

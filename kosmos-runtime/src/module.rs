@@ -15,7 +15,8 @@ use crate::error::{Error, Result};
 use crate::image::ModuleImage;
 use crate::stream::Stream;
 use kosmos_ir::{AddrSpace, Constant, GROUP_SUBGROUPS, Kernel, ScalarType, Type};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Smallest alignment of a buffer passed to a kernel: the widest vector access is 16 bytes.
 pub const ARG_ALIGN: u64 = 16;
@@ -204,6 +205,11 @@ pub struct Module {
     ir: Arc<kosmos_ir::VerifiedModule>,
     /// One per kernel of `ir`, in order.
     shapes: Vec<KernelShape>,
+    /// Each kernel's index in `ir`, by name: launches look kernels up by name.
+    by_name: HashMap<String, usize>,
+    /// Answers of [`Module::max_resident_workgroups`] so far, by kernel index and lanes:
+    /// persistent launches ask before every launch, and the answer never changes.
+    resident: Mutex<Vec<(usize, u32, u32)>>,
     /// Where its kernels note out-of-bounds accesses on a GPU.
     bounds: Option<Arc<BoundsRecords>>,
     /// The backend's module.
@@ -224,11 +230,14 @@ impl Device {
             .collect();
         let inner = self.backend().load_module(image, &shapes)?;
         let ir = Arc::new(image.ir.clone());
+        let by_name = ir.kernels().iter().enumerate();
         Ok(Module {
             device: self.clone(),
             bounds: BoundsRecords::new(self, &ir)?,
+            by_name: by_name.map(|(i, k)| (k.name.clone(), i)).collect(),
             ir,
             shapes,
+            resident: Mutex::default(),
             inner,
         })
     }
@@ -263,13 +272,10 @@ impl Module {
     }
 
     fn kernel(&self, name: &str) -> Result<KernelRef<'_>> {
-        self.ir
-            .kernels()
-            .iter()
-            .enumerate()
-            .find(|(_, k)| k.name == name)
-            .map(|(index, ir)| KernelRef {
-                ir,
+        self.by_name
+            .get(name)
+            .map(|&index| KernelRef {
+                ir: &self.ir.kernels()[index],
                 index,
                 shape: self.shapes[index],
                 bounds_record: self.bounds.as_ref().map_or(0, |b| b.address(index)),
@@ -315,9 +321,6 @@ impl Module {
         Ok(())
     }
 
-    /// How many workgroups of `block` lanes of kernel `name` can be resident on the device
-    /// at once: the size of a persistent grid. On GPUs occupancy per compute unit times the
-    /// number of compute units; on the CPU device its configured resident limit.
     /// Whether kernel `name`'s shared memory fits this module's device
     /// ([`Device::max_shared_bytes`]): where it does not, the device's binary leaves the
     /// kernel out and a launch is refused.
@@ -329,12 +332,23 @@ impl Module {
             .is_none_or(|limit| needed <= limit))
     }
 
+    /// How many workgroups of `block` lanes of kernel `name` can be resident on the device
+    /// at once: the size of a persistent grid. On GPUs occupancy per compute unit times the
+    /// number of compute units; on the CPU device its configured resident limit. Asked of
+    /// the device once per kernel and workgroup size, then remembered.
     pub fn max_resident_workgroups(&self, name: &str, block: [u32; 3]) -> Result<u32> {
         let kernel = self.kernel(name)?;
         let lanes = check_block(kernel.ir, kernel.shape, block)?;
-        self.device
+        let mut known = self.resident.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(&(.., n)) = known.iter().find(|k| (k.0, k.1) == (kernel.index, lanes)) {
+            return Ok(n);
+        }
+        let n = self
+            .device
             .backend()
-            .max_resident_workgroups(&*self.inner, kernel, lanes)
+            .max_resident_workgroups(&*self.inner, kernel, lanes)?;
+        known.push((kernel.index, lanes, n));
+        Ok(n)
     }
 }
 

@@ -82,6 +82,13 @@ impl Stream {
         first
     }
 
+    /// Whether the work queued on this stream so far has finished, without waiting for it;
+    /// an error of that work is returned here (its out-of-bounds accesses are reported by
+    /// [`Stream::synchronize`]).
+    pub fn is_complete(&self) -> Result<bool> {
+        self.device.backend().stream_complete(&*self.inner)
+    }
+
     /// Orders the work queued on this stream from now on after all the work queued so far
     /// on `earlier` (of the same device), without waiting on the host; nothing where both
     /// are the same stream (borrowed handles of one stream are).

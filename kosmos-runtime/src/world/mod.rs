@@ -232,6 +232,9 @@ pub struct WorldOptions {
     /// How long the host waits for a launch before [`WorldError::HostTimeout`]; `None`:
     /// [`HOST_WAIT_LIMIT`]. The CPU device stops the launch then; a GPU cannot.
     pub host_wait_limit: Option<Duration>,
+    /// Whether each launch is timed between two events of its stream
+    /// ([`World::last_launch_ms`]): host work on every launch, off by default.
+    pub time_launches: bool,
 }
 
 /// One buffer per rank, all of the same length, each visible to every rank through the
@@ -334,12 +337,12 @@ struct Site {
     queued: Option<Queued>,
 }
 
-/// A site's last queued launch: what `synchronize` waits for and times.
+/// A site's last queued launch: what `synchronize` waits for (and times, if it was).
 struct Queued {
     /// The kernel's name (a replayed graph's: "a captured graph"), for host timeouts.
     kernel: String,
-    start: Event,
-    end: Event,
+    /// Events before and after it, where the world times its launches.
+    timed: Option<(Event, Event)>,
 }
 
 impl Site {
@@ -368,7 +371,7 @@ pub struct World {
     /// Every symmetric buffer, by index.
     slots: SharedSlots,
     /// Milliseconds each site's last launch took (device events), by site.
-    last_launch_ms: Vec<f32>,
+    last_launch_ms: Vec<Option<f32>>,
     /// Tells this world's graphs from others' ([`WorldGraph::replay`]).
     id: u64,
     /// Counts peer-table uploads: a graph names the tables of the epoch it was captured in.
@@ -495,7 +498,7 @@ impl World {
         let slots = SharedSlots::default();
         let local = local_ranks(&sites);
         let mut world = World {
-            last_launch_ms: vec![0.0; sites.len()],
+            last_launch_ms: vec![None; sites.len()],
             id: NEXT_WORLD_ID.fetch_add(1, Ordering::Relaxed),
             table_epoch: 0,
             capturing: false,
@@ -929,7 +932,8 @@ impl World {
             chosen.push(module);
         }
         self.refresh_tables()?;
-        let (ranks, bound, capturing) = (self.ranks, self.wait_bound(), self.capturing);
+        let (ranks, bound) = (self.ranks, self.wait_bound());
+        let timed = self.timed();
         for (site, module) in chosen.into_iter().enumerate() {
             let s = &mut self.sites[site];
             // Workgroups that may start apart meet at their kernel's start barrier: a launch
@@ -945,7 +949,7 @@ impl World {
             ];
             all.extend_from_slice(args);
             let config = LaunchConfig::linear(s.ranks * per_rank, block);
-            let queued = queue(&s.stream, &mut s.queued, kernel, capturing, |stream| {
+            let queued = queue(&s.stream, &mut s.queued, kernel, timed, |stream| {
                 module.launch(stream, kernel, config, &all)
             });
             queued.map_err(|e| self.launch_error(site, kernel, e))?;
@@ -981,7 +985,7 @@ impl World {
     /// Waits for everything queued on the world (each device's stream, at most
     /// [`WorldOptions::host_wait_limit`] in all, else [`WorldError::HostTimeout`] — the
     /// work stays queued, and a later call waits again), keeps each device's time of its
-    /// last launch ([`World::last_launch_ms`]), and then reports what the kernels
+    /// last launch where launches are timed ([`World::last_launch_ms`]), and then reports what the kernels
     /// recorded: if a kernel reported a buffer too small, every rank's capacity records as
     /// [`WorldError::CapacityExceeded`] (the cause, even if waits timed out too), else if
     /// any wait timed out, every rank's error records as [`WorldError::Timeout`]; after
@@ -1003,7 +1007,7 @@ impl World {
         let mut failure: Option<WorldError> = None;
         for s in &self.sites {
             let Some(q) = &s.queued else { continue };
-            match wait_for(&q.end, deadline) {
+            match wait_for(&s.stream, deadline) {
                 Ok(true) => {}
                 Ok(false) => {
                     // A GPU kernel may still be running: reading its records would wait.
@@ -1023,11 +1027,14 @@ impl World {
         }
         for (site, s) in self.sites.iter_mut().enumerate() {
             let timed = s.stream.synchronize().and_then(|()| match s.queued.take() {
-                Some(q) => q.start.elapsed_ms(&q.end).map(Some),
-                None => Ok(None),
+                Some(Queued {
+                    timed: Some((start, end)),
+                    ..
+                }) => start.elapsed_ms(&end).map(Some),
+                _ => Ok(None),
             });
             match timed {
-                Ok(Some(ms)) => self.last_launch_ms[site] = ms,
+                Ok(Some(ms)) => self.last_launch_ms[site] = Some(ms),
                 Ok(None) => {}
                 Err(e) => {
                     failure.get_or_insert(e.into());
@@ -1118,9 +1125,24 @@ impl World {
     }
 
     /// Device time in milliseconds of the last launch each device ran before the last
-    /// synchronize: one entry for an emulated world, one per GPU (in rank order) otherwise.
-    pub fn last_launch_ms(&self) -> &[f32] {
+    /// synchronize: one entry for an emulated world, one per GPU (in rank order) otherwise;
+    /// `None` for a device none of whose launches was timed ([`WorldOptions::time_launches`]).
+    pub fn last_launch_ms(&self) -> &[Option<f32>] {
         &self.last_launch_ms
+    }
+
+    /// The longest of [`World::last_launch_ms`]: the time of the world's last launch where
+    /// its devices ran it side by side; `None` unless every device's launch was timed.
+    pub fn slowest_launch_ms(&self) -> Option<f32> {
+        self.last_launch_ms
+            .iter()
+            .try_fold(0f32, |slowest, t| t.map(|t| slowest.max(t)))
+    }
+
+    /// Whether launches queued now are timed: where the world times its launches, and not
+    /// while it captures a graph (events of a capture would time nothing).
+    fn timed(&self) -> bool {
+        self.options.time_launches && !self.capturing
     }
 
     fn control_words(&self, rank: u32, words: usize) -> Result<Vec<u32>, Error> {
@@ -1221,9 +1243,10 @@ impl WorldGraph {
             return Err(WorldError::OutdatedGraph);
         }
         const KERNEL: &str = "a captured graph";
+        let timed = world.timed();
         for (site, graph) in self.graphs.iter().enumerate() {
             let s = &mut world.sites[site];
-            queue(&s.stream, &mut s.queued, KERNEL, false, |stream| {
+            queue(&s.stream, &mut s.queued, KERNEL, timed, |stream| {
                 stream.replay(graph)
             })
             .map_err(|e| world.launch_error(site, KERNEL, e))?;
@@ -1232,25 +1255,24 @@ impl WorldGraph {
     }
 }
 
-/// Queues `work` on `stream`, between two timing events unless capturing (events of a
-/// capture would time nothing), and notes it in `queued` for `World::synchronize`.
+/// Queues `work` on `stream`, between two events if `timed`, and notes it in `queued` for
+/// `World::synchronize`.
 fn queue(
     stream: &Stream,
     queued: &mut Option<Queued>,
     kernel: &str,
-    capturing: bool,
+    timed: bool,
     work: impl FnOnce(&Stream) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    if capturing {
-        return work(stream);
-    }
-    let start = stream.record_event()?;
+    let start = timed.then(|| stream.record_event()).transpose()?;
     work(stream)?;
-    let end = stream.record_event()?;
+    let timed = match start {
+        Some(start) => Some((start, stream.record_event()?)),
+        None => None,
+    };
     *queued = Some(Queued {
         kernel: kernel.to_string(),
-        start,
-        end,
+        timed,
     });
     Ok(())
 }
@@ -1268,10 +1290,10 @@ fn host_wait_limit(options: WorldOptions) -> Duration {
 
 /// Polls `event` until the work before it has finished (`true`) or `deadline` has passed
 /// (`false`), backing off from a few microseconds to a millisecond between polls.
-fn wait_for(event: &crate::stream::Event, deadline: Instant) -> Result<bool, Error> {
+fn wait_for(stream: &Stream, deadline: Instant) -> Result<bool, Error> {
     let mut pause = Duration::from_micros(4);
     loop {
-        if event.is_complete()? {
+        if stream.is_complete()? {
             return Ok(true);
         }
         let now = Instant::now();

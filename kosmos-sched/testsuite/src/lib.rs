@@ -253,9 +253,18 @@ pub fn check_team_words(world: &mut World, per_rank: u32, apart: u32) {
     }
 }
 
+/// The options of a world whose launches [`time_world_launch`] times.
+pub fn timed() -> WorldOptions {
+    WorldOptions {
+        time_launches: true,
+        ..WorldOptions::default()
+    }
+}
+
 /// Median of the slowest launch's device time (ms) over `trials` world launches of
 /// `kernel` with `per_rank` workgroups and the single parameter `n`, after a warm-up;
-/// `before` runs ahead of each launch (e.g. to poison outputs).
+/// `before` runs ahead of each launch (e.g. to poison outputs). The world must time its
+/// launches ([`WorldOptions::time_launches`]).
 pub fn time_world_launch<M: WorldModules + ?Sized>(
     world: &mut World,
     modules: &M,
@@ -277,11 +286,10 @@ pub fn time_world_launch<M: WorldModules + ?Sized>(
         )?;
         world.synchronize()?;
         let slowest = world
-            .last_launch_ms()
-            .iter()
-            .fold(0f64, |m, t| m.max(*t as f64));
+            .slowest_launch_ms()
+            .expect("a world that times its launches");
         if trial > 0 {
-            times.push(slowest);
+            times.push(f64::from(slowest));
         }
     }
     times.sort_by(f64::total_cmp);

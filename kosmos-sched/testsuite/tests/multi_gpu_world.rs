@@ -14,7 +14,7 @@ use kosmos_sched::plan::RankPlan;
 use kosmos_sched_tests::world_kernels::{self, BLOCK, VECTOR_LANES, buffers};
 use kosmos_sched_tests::{
     RunConfig, check_team_words, expect_timeout, load_in, load_world_kernels, random_words,
-    run_pipeline_in, seed, time_world_launch,
+    run_pipeline_in, seed, time_world_launch, timed,
 };
 use rand::{SeedableRng, rngs::SmallRng};
 
@@ -100,10 +100,10 @@ fn round_trip_ns(world: &mut World, rounds: u32) -> (f64, f64) {
 #[ignore = "needs KOSMOS_WORLD_GPUS=N (N >= 2 CUDA GPUs)"]
 fn cross_gpu_signal_wait_round_trip() {
     let rounds = 20_000;
-    let mut across = world(WorldOptions::default());
+    let mut across = world(timed());
     let (empty, ns) = round_trip_ns(&mut across, rounds);
     // The same kernel with both ranks on GPU 0 (an emulated world), in the same run.
-    let mut local = World::emulated(across.device(), 2, WorldOptions::default()).unwrap();
+    let mut local = World::emulated(across.device(), 2, timed()).unwrap();
     let (local_empty, local_ns) = round_trip_ns(&mut local, rounds);
     println!("signal -> wait round trip, system scope, {rounds} rounds, medians of 5");
     println!(
@@ -141,7 +141,7 @@ fn peer_tile_copy_bandwidth_by_workgroups() {
     let seed = seed();
     println!("seed {seed}");
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut world = world(WorldOptions::default());
+    let mut world = world(timed());
     let ranks = world.ranks();
     let modules = load_world_kernels(&world).unwrap();
     let _flags = world.alloc_symmetric::<u32>(2).unwrap();

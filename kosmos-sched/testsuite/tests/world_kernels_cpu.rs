@@ -7,14 +7,14 @@
 use kosmos_runtime::{Device, KernelArg, World, WorldError, WorldOptions};
 use kosmos_sched_tests::world_kernels::{self, VECTOR_LANES, barrier_buffers, buffers};
 use kosmos_sched_tests::{
-    check_team_words, load_world_kernels, random_words, seed, time_world_launch,
+    check_team_words, load_world_kernels, random_words, seed, time_world_launch, timed,
 };
 use rand::{SeedableRng, rngs::SmallRng};
 
 #[test]
 fn cross_rank_pingpong_counts_every_round() {
     let device = Device::cpu_with_resident_limit(8);
-    let mut world = World::emulated(&device, 2, WorldOptions::default()).unwrap();
+    let mut world = World::emulated(&device, 2, timed()).unwrap();
     let modules = load_world_kernels(&world).unwrap();
     let flags = world.alloc_symmetric::<u32>(2).unwrap();
     assert_eq!(flags.index(), buffers::FLAGS);
@@ -41,7 +41,7 @@ fn peer_copy_delivers_the_next_ranks_buffer() {
     println!("seed {seed}");
     let mut rng = SmallRng::seed_from_u64(seed);
     for (ranks, per_rank, vectors) in [(2, 1, 300u32), (3, 4, 1000), (4, 3, 257)] {
-        let mut world = World::emulated(&device, ranks, WorldOptions::default()).unwrap();
+        let mut world = World::emulated(&device, ranks, timed()).unwrap();
         let modules = load_world_kernels(&world).unwrap();
         let words = (vectors * VECTOR_LANES) as usize;
         let _flags = world.alloc_symmetric::<u32>(2).unwrap();
