@@ -105,6 +105,27 @@ fn back_to_back_launches_of_different_sizes_each_pass_their_own_barrier() {
 }
 
 #[test]
+fn launches_are_timed_only_where_the_world_asks() {
+    let device = Device::cpu_with_resident_limit(8);
+    for (options, timing) in [(WorldOptions::default(), false), (timed(), true)] {
+        let mut world = World::emulated(&device, 2, options).unwrap();
+        let modules = load_world_kernels(&world).unwrap();
+        assert_eq!(world.slowest_launch_ms(), None, "before any launch");
+        let block = world_kernels::BLOCK;
+        let n = [KernelArg::from(0u32)];
+        world
+            .launch(&modules, world_kernels::EMPTY, 1, block, &n)
+            .unwrap();
+        world.synchronize().unwrap();
+        let times = world.last_launch_ms();
+        assert_eq!(times.len(), 1, "one site: the emulated world's device");
+        assert_eq!(times[0].is_some(), timing, "timed: {timing}");
+        let slowest = world.slowest_launch_ms();
+        assert_eq!(slowest.is_some_and(|ms| ms >= 0.0), timing);
+    }
+}
+
+#[test]
 fn the_cpu_devices_workgroups_keep_their_start_barrier() {
     // The CPU device's threads start as the host schedules them: `team_apart` is 1 even
     // for a launch of the whole world, whose launches follow each other in stream order.
