@@ -873,22 +873,39 @@ fn store_tile_bf16(
     barrier();
 }
 
-/// The end of a fused op: once the whole world is past its dispatch loop (a team barrier:
-/// no peer signals this rank's counters or reads its buffers any more), workgroup 0 of each
-/// rank zeroes its first `count` readiness counters and its first `head_count` queue heads,
-/// so that the next launch needs no host work.
+/// The end of a fused op: the ranks' first `count` readiness counters and first
+/// `head_count` queue heads zeroed, so that the next launch needs no host work, once nobody
+/// signals a counter or reads a buffer any more. Where the whole world is this launch, by
+/// the world's last workgroup to leave (`team_last_out`: no workgroup waits for another);
+/// where its ranks run in launches of their own, each rank's launch ends at a team barrier
+/// (its host may reuse its buffers once it has ended) and its workgroup 0 zeroes its own.
 #[device]
 fn rearm(ready: &Sym<[u32]>, count: u32, queues: &Sym<[u32]>, head_count: u32) {
-    team_barrier();
-    if team_workgroup() == 0 {
-        let counters = ready.local();
-        let heads = queues.local();
-        for i in (workitem_id_x()..count).step_by(workgroup_size_x()) {
-            counters[i] = 0;
+    if team_one_launch() {
+        if team_last_out() {
+            for r in 0..world_size() {
+                zero_counters(ready, count, queues, head_count, r);
+            }
         }
-        if workitem_id_x() < head_count {
-            heads[workitem_id_x()] = 0;
+    } else {
+        team_barrier();
+        if team_workgroup() == 0 {
+            zero_counters(ready, count, queues, head_count, team_rank());
         }
+    }
+}
+
+/// Rank `r`'s first `count` readiness counters and first `head_count` queue heads zeroed by
+/// the calling workgroup.
+#[device]
+fn zero_counters(ready: &Sym<[u32]>, count: u32, queues: &Sym<[u32]>, head_count: u32, r: u32) {
+    let counters = ready.peer(r);
+    let heads = queues.peer(r);
+    for i in (workitem_id_x()..count).step_by(workgroup_size_x()) {
+        counters[i] = 0;
+    }
+    if workitem_id_x() < head_count {
+        heads[workitem_id_x()] = 0;
     }
 }
 

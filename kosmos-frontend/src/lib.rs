@@ -140,6 +140,10 @@
 //! `x.local()` this rank's, `x.len()` the length. Its intrinsics: `team_rank()`,
 //! `world_size()`, `team_workgroup()` (the workgroup's index in its rank), `start_barrier()`
 //! and `team_barrier()` (the world's barrier, reusable anywhere in uniform control flow),
+//! `team_last_out()` (`true` in the world's last workgroup to leave the launch, which may
+//! then reset what the workgroups shared; no wait), `team_one_launch()` (whether the whole
+//! world runs in this launch: else a rank's launch ends at a team barrier, as its host may
+//! reuse its buffers once it has ended),
 //! and on `u32` counters `&c[i]`: `signal(&c[i], n, Scope::System)` (after a barrier, one
 //! release add), `wait(&c[i], expected, Scope::System, task)` (bounded: on timeout the
 //! workgroup records rank, workgroup, `task` and the counter's index `i`, and returns) and

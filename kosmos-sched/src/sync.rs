@@ -544,6 +544,18 @@ impl Sched {
         b.if_then(apart, |b| self.team_barrier(b));
     }
 
+    /// Whether the whole world runs in this one launch (`i1`): no bit
+    /// [`apart::LAUNCHES`](crate::abi::apart::LAUNCHES) in `team_apart`. Then no rank's
+    /// workgroups outlive the others', and [`Sched::team_last_out`] may end a launch that
+    /// resets what the ranks shared; otherwise a rank's launch must not end while peers
+    /// still use its buffers (its host may reuse them then): the team barrier ends it.
+    pub fn one_launch(&self, b: &mut KernelBuilder) -> Value {
+        let launches = b.const_u32(crate::abi::apart::LAUNCHES);
+        let several = b.and(self.team.apart(), launches);
+        let zero = b.const_u32(0);
+        b.cmp(CmpPred::Eq, several, zero)
+    }
+
     /// A barrier of every workgroup of the world, reusable any number of times in a launch
     /// and across launches of any size, with nothing reset by the host (sense reversal on
     /// rank 0's control words). Lane 0 reads the generation, then adds 1 to the arrival
@@ -614,6 +626,50 @@ impl Sched {
             vec![status[0]]
         })[0];
         self.leave_unless_ok(b, status);
+    }
+
+    /// The end of a launch, without a wait: every workgroup of the world leaves through
+    /// here once, in uniform control flow. Its subgroups meet at a workgroup barrier (all
+    /// done), then lane 0 adds 1 to rank 0's [`control::DEPARTURES`] (acq_rel, system
+    /// scope), and the last of the world's `ranks x workgroups-per-rank` departures zeroes
+    /// it. Returns, in every lane, whether this workgroup left last (`i1`): every other
+    /// workgroup of the world has then finished, and this one sees what they wrote, so it
+    /// may reset what they shared (readiness counters, queue heads) for the next launch.
+    /// No later launch runs into the count: a launch of the whole world follows this one
+    /// in stream order, and launches of parts of it (`team_apart`) pass their start barrier
+    /// only once every rank's next launch has started, after its current one ended. (But
+    /// there a rank's launch may end while peers still use its buffers: see
+    /// [`Sched::one_launch`].)
+    ///
+    /// A workgroup that finds the world's abort flag up leaves as not last; the host zeroes
+    /// the count when it reports the failure.
+    pub fn team_last_out(&self, b: &mut KernelBuilder) -> Value {
+        b.barrier();
+        let departures = word(b, self.root, control::DEPARTURES);
+        let expected = b.mul(self.team.world_size(), self.team.workgroups_per_rank());
+        let last = self.one_lane(b, |b| {
+            let raised = self.abort_raised(b);
+            b.if_else(
+                raised,
+                &[Type::U32],
+                |b| vec![b.const_u32(0)],
+                |b| {
+                    let one = b.const_u32(1);
+                    let before =
+                        b.atomic_rmw(RmwOp::Add, departures, one, Ordering::AcqRel, Scope::System);
+                    let departed = b.add(before, one);
+                    let last = b.cmp(CmpPred::Eq, departed, expected);
+                    b.if_then(last, |b| {
+                        let zero = b.const_u32(0);
+                        b.atomic_store(departures, zero, Ordering::Relaxed, Scope::System);
+                    });
+                    let zero = b.const_u32(0);
+                    vec![b.select(last, one, zero)]
+                },
+            )
+        })[0];
+        let zero = b.const_u32(0);
+        b.cmp(CmpPred::Ne, last, zero)
     }
 
     /// Runs `body` as task `task` in `role`; with tracing built in, lane 0 then appends a

@@ -69,9 +69,10 @@ impl Team {
         self.wgs
     }
 
-    /// Whether the world's workgroups may start far apart (`u32`, 1 or 0): its ranks run in
-    /// several launches, or on the CPU device, whose threads start as the host schedules
-    /// them. Then a kernel's start barrier makes them meet first.
+    /// How the world's workgroups run (`u32`, bits of [`crate::abi::apart`]): `START` where
+    /// they may start far apart — its ranks run in several launches, or on the CPU device,
+    /// whose threads start as the host schedules them (a kernel's start barrier makes them
+    /// meet first) —, and `LAUNCHES` too for the former.
     pub fn apart(&self) -> Value {
         self.apart
     }

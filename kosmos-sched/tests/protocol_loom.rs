@@ -4,8 +4,9 @@
 //! release adds after the task's writes, waits are acquire loads. Loom explores every
 //! interleaving (and every weak-memory outcome it models) of these small configurations.
 //! The team barrier is modelled the same way (acq_rel arrival, relaxed reset of the count,
-//! release bump of the generation, acquire polls). The mutants (a relaxed signal, a claim
-//! that does not look at readiness, a relaxed generation bump) must fail.
+//! release bump of the generation, acquire polls), and so is the end of a launch without a
+//! wait (acq_rel departure, relaxed reset). The mutants (a relaxed signal, a claim that does
+//! not look at readiness, a relaxed generation bump, a relaxed departure) must fail.
 
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
@@ -220,4 +221,57 @@ fn the_team_barrier_orders_both_rounds_and_resets_itself() {
 #[should_panic]
 fn a_relaxed_generation_bump_is_caught() {
     barrier_twice(Ordering::Relaxed);
+}
+
+/// `Sched::team_last_out` for `parties` workgroups on the departures word: whether this one
+/// left last. `depart` is the ordering of the departure (acq_rel; relaxed is the mutant).
+fn team_last_out(departures: &AtomicU32, parties: u32, depart: Ordering) -> bool {
+    let last = departures.fetch_add(1, depart) + 1 == parties;
+    if last {
+        departures.store(0, Ordering::Relaxed);
+    }
+    last
+}
+
+/// Two launches of three workgroups (the second after the first has ended, as stream order
+/// has it): each writes its cell and leaves; the one that left last, exactly one a launch,
+/// reads every cell (each must be written) and zeroes them for the next launch.
+fn last_out_twice(depart: Ordering) {
+    model(move || {
+        let cells: Arc<[UnsafeCell<u32>; 3]> = Arc::new(Default::default());
+        let departures = Arc::new(AtomicU32::new(0));
+        for launch in 1..=2u32 {
+            let party = |me: usize| {
+                let (cells, departures) = (cells.clone(), departures.clone());
+                move || {
+                    cells[me].with_mut(|p| unsafe { *p = launch });
+                    if !team_last_out(&departures, 3, depart) {
+                        return false;
+                    }
+                    for (i, cell) in cells.iter().enumerate() {
+                        let seen = cell.with_mut(|p| unsafe { std::mem::take(&mut *p) });
+                        assert_eq!(seen, launch, "launch {launch}: workgroup {i}'s cell");
+                    }
+                    true
+                }
+            };
+            let others = [thread::spawn(party(1)), thread::spawn(party(2))];
+            let mut lasts = u32::from(party(0)());
+            for o in others {
+                lasts += u32::from(o.join().unwrap());
+            }
+            assert_eq!(lasts, 1, "launch {launch}: one workgroup leaves last");
+        }
+    });
+}
+
+#[test]
+fn the_last_workgroup_out_sees_every_write_and_resets_the_count() {
+    last_out_twice(Ordering::AcqRel);
+}
+
+#[test]
+#[should_panic]
+fn a_relaxed_departure_is_caught() {
+    last_out_twice(Ordering::Relaxed);
 }

@@ -33,7 +33,7 @@ pub use kosmos_ir::Scope;
 /// The first parameter of a kernel that runs on a `World` (`team: &Team`): it stands for the
 /// team parameters `World::launch` passes and gives the kernel `team_rank()`,
 /// `world_size()`, `team_workgroup()`, `signal`, `wait`, `claim`, `start_barrier()`,
-/// `team_barrier()` and `dispatch`.
+/// `team_barrier()`, `team_last_out()`, `team_one_launch()` and `dispatch`.
 /// Only kernel signatures name it; no value of it exists.
 pub enum Team {}
 

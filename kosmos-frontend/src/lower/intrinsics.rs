@@ -395,6 +395,16 @@ const INTRINSICS: &[Intrinsic] = &[
     ),
     def("start_barrier", NONE, Effect(Lower::start_barrier)),
     def("team_barrier", NONE, Effect(Lower::team_barrier)),
+    def(
+        "team_one_launch",
+        NONE,
+        Scalar(Fixed(S::I1), Lower::team_one_launch),
+    ),
+    def(
+        "team_last_out",
+        NONE,
+        Scalar(Fixed(S::I1), Lower::team_last_out),
+    ),
     def("dispatch", DISPATCH, Effect(Lower::dispatch)),
     def(
         "dispatch_by_ticket",

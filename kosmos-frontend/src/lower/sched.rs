@@ -1,8 +1,8 @@
 //! Scheduling (docs/scheduling.md "In the DSL"): the intrinsics of a kernel with a
-//! `team: &Team` parameter — the team queries, `start_barrier` and `team_barrier`, the
-//! counter operations `signal`, `wait` and `claim`, `report_overflow` — the role switch `dispatch`, lowered
-//! onto `kosmos_sched::Sched`, and the ranks' copies of its symmetric buffer parameters
-//! (`x.peer(rank)`).
+//! `team: &Team` parameter — the team queries (`team_one_launch` among them),
+//! `start_barrier`, `team_barrier` and `team_last_out`, the counter operations `signal`, `wait` and `claim`,
+//! `report_overflow` — the role switch `dispatch`, lowered onto `kosmos_sched::Sched`, and
+//! the ranks' copies of its symmetric buffer parameters (`x.peer(rank)`).
 
 use super::bounds::Elem;
 use super::intrinsics::{Call, u32_val};
@@ -56,6 +56,30 @@ impl Lower {
     pub(super) fn team_barrier(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<()> {
         self.sched(call)?.team_barrier(b);
         Ok(())
+    }
+
+    /// `team_one_launch()`: whether the whole world runs in this launch
+    /// (`Sched::one_launch`).
+    pub(super) fn team_one_launch(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        let one = self.sched(call)?.one_launch(b);
+        Ok(Val { v: one, ty: S::I1 })
+    }
+
+    /// `team_last_out()`: whether this workgroup is the world's last to leave
+    /// (`Sched::team_last_out`).
+    pub(super) fn team_last_out(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+        _: Option<ScalarType>,
+    ) -> Result<Val> {
+        let last = self.sched(call)?.team_last_out(b);
+        Ok(Val { v: last, ty: S::I1 })
     }
 
     /// `report_overflow(capacity, needed)`: a capacity record naming the call's source

@@ -22,6 +22,16 @@ pub const TEAM_PARAMS: [&str; 6] = [
     "team_apart",
 ];
 
+/// Bits of the team parameter `team_apart`: how the world's workgroups run.
+pub mod apart {
+    /// They may start far apart (a launch per rank or GPU, or the CPU device's threads,
+    /// which start as the host schedules them): kernels meet at a start barrier first.
+    pub const START: u32 = 1;
+    /// The world runs in several launches (a GPU or a process per rank): one rank's launch
+    /// must not end while peers still use its buffers.
+    pub const LAUNCHES: u32 = 2;
+}
+
 /// Symmetric buffer 0 of every world: each rank's control buffer (`u32` words).
 pub const CONTROL_BUFFER: u32 = 0;
 
@@ -47,6 +57,9 @@ pub mod control {
     pub const ABORT: u32 = 4;
     /// Barriers completed (rank 0's word; wraps): waiters wait for it to change.
     pub const BARRIER_GENERATION: u32 = 5;
+    /// Workgroups of the launch in progress that have left through `team_last_out` (rank
+    /// 0's word): the last of the world's zeroes it, so every launch counts from 0.
+    pub const DEPARTURES: u32 = 6;
     /// First error record.
     pub const ERROR_BASE: u32 = 8;
     /// Words per error record.

@@ -19,7 +19,7 @@ use crate::error::Error;
 use crate::image::ModuleImage;
 use crate::module::{KernelArg, LaunchConfig, Module};
 use crate::stream::{Event, Stream, StreamGraph};
-use abi::{CapacityRecord, ErrorRecord, TraceEvent, control};
+use abi::{CapacityRecord, ErrorRecord, TraceEvent, apart, control};
 use join::Joined;
 use kosmos_ir::VerifiedModule;
 use std::fmt;
@@ -938,14 +938,19 @@ impl World {
             let s = &mut self.sites[site];
             // Workgroups that may start apart meet at their kernel's start barrier: a launch
             // of part of the world, or the CPU device's threads.
-            let apart = s.ranks != ranks || s.device.kind() == DeviceKind::Cpu;
+            let several = s.ranks != ranks;
+            let apart = match (several, s.device.kind()) {
+                (true, _) => apart::START | apart::LAUNCHES,
+                (false, DeviceKind::Cpu) => apart::START,
+                (false, _) => 0,
+            };
             let mut all: Vec<KernelArg<'_>> = vec![
                 KernelArg::from(&s.table),
                 KernelArg::from(ranks),
                 KernelArg::from(s.first_rank),
                 KernelArg::from(per_rank),
                 KernelArg::from(bound),
-                KernelArg::from(u32::from(apart)),
+                KernelArg::from(apart),
             ];
             all.extend_from_slice(args);
             let config = LaunchConfig::linear(s.ranks * per_rank, block);
@@ -963,10 +968,8 @@ impl World {
         let s = &self.sites[site];
         match e {
             Error::Cpu(kosmos_cpu::CpuError::TimeLimit { running, .. }) => {
-                // The stopped launch may have left arrivals at a barrier; nothing of it
-                // runs any more, so the count can be zeroed for the next launch.
-                let reset = self.write_control(control::BARRIER_COUNT, 0, self.rank_zero());
-                if let Err(e) = reset {
+                // Nothing of the stopped launch runs any more.
+                if let Err(e) = self.zero_counts() {
                     return e.into();
                 }
                 WorldError::HostTimeout {
@@ -1068,7 +1071,7 @@ impl World {
         if let Some(mut joined) = self.joined() {
             joined.meet("failure seen")?;
         }
-        self.write_control(control::BARRIER_COUNT, 0, self.rank_zero())?;
+        self.zero_counts()?;
         self.write_control(control::ABORT, 0, self.rank_zero())?;
         if let Some(mut joined) = self.joined() {
             joined.meet("failure cleared")?;
@@ -1167,6 +1170,15 @@ impl World {
 
     /// Writes `value` to control word `at` of each rank of `ranks` (only when no launch
     /// reads it: at creation, or after a synchronize).
+    /// Zeroes the arrivals at a barrier and the departures that a launch which stopped or
+    /// gave up may have left (rank 0's words), for the next launch.
+    fn zero_counts(&self) -> Result<(), Error> {
+        for at in [control::BARRIER_COUNT, control::DEPARTURES] {
+            self.write_control(at, 0, self.rank_zero())?;
+        }
+        Ok(())
+    }
+
     fn write_control(&self, at: u32, value: u32, ranks: Range<u32>) -> Result<(), Error> {
         for b in &self.control.ranks()[ranks.start as usize..ranks.end as usize] {
             let addr = b.device_ptr() + 4 * at as u64;

@@ -72,10 +72,11 @@ pub fn allgather_scale(
 /// waits (bounded) for the head row. Lane 0 of every task counts it in `tally` (`2 * ranks`
 /// counts: the pushes, then the consumer rows).
 ///
-/// Launches may follow each other with no host work in between: at the end, once the
-/// whole world is past its loop (a team barrier: no peer signals this rank's counters any
-/// more, nor reads its buffers), workgroup 0 of each rank zeroes its own readiness
-/// counters and queue heads for the next launch.
+/// Launches may follow each other with no host work in between: once nobody signals a
+/// counter or reads a buffer any more, the ranks' readiness counters and queue heads are
+/// zeroed for the next launch — where the whole world is this launch, by its last
+/// workgroup out (`team_last_out`, no wait), else, after a team barrier (a rank's launch
+/// must not end while peers still read its buffers), by each rank's workgroup 0.
 #[kernel(max_workgroup_size = 64)]
 pub fn allgather_scale_dispatch(
     team: &Team,
@@ -127,14 +128,33 @@ pub fn allgather_scale_dispatch(
             }
         },
     );
-    team_barrier();
-    if team_workgroup() == 0 {
-        for i in (lane..ranks + 1).step_by(lanes) {
-            arrived[i] = 0;
+    if team_one_launch() {
+        if team_last_out() {
+            for r in 0..ranks {
+                zero_counters(ready, queues, r);
+            }
         }
-        for i in (lane..2).step_by(lanes) {
-            heads[i] = 0;
+    } else {
+        team_barrier();
+        if team_workgroup() == 0 {
+            zero_counters(ready, queues, rank);
         }
+    }
+}
+
+/// Rank `r`'s readiness counters and queue heads of [`allgather_scale_dispatch`], zeroed
+/// by the calling workgroup.
+#[device]
+fn zero_counters(ready: &Sym<[u32]>, queues: &Sym<[u32]>, r: u32) {
+    let lane = workitem_id_x();
+    let lanes = workgroup_size_x();
+    let counters = ready.peer(r);
+    let heads = queues.peer(r);
+    for i in (lane..world_size() + 1).step_by(lanes) {
+        counters[i] = 0;
+    }
+    for i in (lane..2).step_by(lanes) {
+        heads[i] = 0;
     }
 }
 

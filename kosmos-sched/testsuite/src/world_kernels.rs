@@ -30,6 +30,12 @@ pub const PEER_COPY: &str = "world_peer_copy";
 /// (Marks only grow, so a workgroup already in the next round is never counted.)
 pub const BARRIER_CHECK: &str = "world_barrier_check";
 
+/// The end of a launch without a wait (parameter `launch`, as for [`BARRIER_CHECK`]): every
+/// workgroup marks `launch` in `ARRIVED` and leaves through `Sched::team_last_out`; the
+/// workgroup told it left last counts itself in its rank's `LASTS` and counts in `EARLY`
+/// the workgroups of the world whose mark it does not see (an older one).
+pub const LAST_OUT_CHECK: &str = "world_last_out_check";
+
 /// Every workgroup writes its team parameters as it reads them — rank, world size,
 /// workgroups per rank, and whether the world's workgroups may start apart (`team_apart`,
 /// which keeps the start barrier) — as words `4 w..4 w + 4` of its rank's `TEAM`, `w` its
@@ -46,6 +52,8 @@ pub mod barrier_buffers {
     pub const ARRIVED: u32 = 1;
     /// `u32[1]`: marks found missing after the barrier.
     pub const EARLY: u32 = 2;
+    /// `u32[1]` ([`LAST_OUT_CHECK`]): workgroups of this rank told they left last.
+    pub const LASTS: u32 = 3;
 }
 
 /// Symmetric buffers of the other kernels, in allocation order after the control buffer.
@@ -150,25 +158,51 @@ fn barrier_check() -> Kernel {
             b.atomic_store(mine, mark, Ordering::Relaxed, Scope::System)
         });
         sched.team_barrier(&mut b);
-        b.if_then(lane0, |b| {
-            let [zero, one] = [0, 1].map(|v| b.const_u32(v));
-            b.for_range(zero, team.world_size(), one, &[], |b, rank, _| {
-                let theirs = team.peer_ptr(b, barrier_buffers::ARRIVED, rank);
-                b.for_range(zero, team.workgroups_per_rank(), one, &[], |b, wg, _| {
-                    let p = b.ptr_offset(theirs, wg, Type::U32);
-                    let seen = b.atomic_load(p, ScalarType::U32, Ordering::Relaxed, Scope::System);
-                    let missing = b.cmp(CmpPred::Lt, seen, mark);
-                    b.if_then(missing, |b| {
-                        let one = b.const_u32(1);
-                        b.atomic_rmw(RmwOp::Add, early, one, Ordering::Relaxed, Scope::System);
-                    });
-                    vec![]
-                });
-                vec![]
-            });
-        });
+        b.if_then(lane0, |b| count_missing_marks(b, team, early, mark));
     }
     b.finish()
+}
+
+fn last_out_check() -> Kernel {
+    let mut b = KernelBuilder::new(LAST_OUT_CHECK, BLOCK);
+    let team = Team::params(&mut b);
+    let launch = b.param("launch", Type::U32);
+    let sched = Sched::new(&mut b, team, SchedOptions::default());
+    let lane0 = sched.is_lane0();
+    let arrived = team.local_ptr(&mut b, barrier_buffers::ARRIVED);
+    let mine = b.ptr_offset(arrived, team.workgroup(), Type::U32);
+    let early = team.local_ptr(&mut b, barrier_buffers::EARLY);
+    let lasts = team.local_ptr(&mut b, barrier_buffers::LASTS);
+    let (relaxed, system) = (Ordering::Relaxed, Scope::System);
+    b.if_then(lane0, |b| b.atomic_store(mine, launch, relaxed, system));
+    let last = sched.team_last_out(&mut b);
+    let counts = b.and(last, lane0);
+    b.if_then(counts, |b| {
+        let one = b.const_u32(1);
+        b.atomic_rmw(RmwOp::Add, lasts, one, relaxed, system);
+        count_missing_marks(b, team, early, launch);
+    });
+    b.finish()
+}
+
+/// Adds to `*early` the workgroups of the world whose mark in `ARRIVED` is below `mark`
+/// (one lane's loop).
+fn count_missing_marks(b: &mut KernelBuilder, team: Team, early: Value, mark: Value) {
+    let (relaxed, system) = (Ordering::Relaxed, Scope::System);
+    let [zero, one] = [0, 1].map(|v| b.const_u32(v));
+    b.for_range(zero, team.world_size(), one, &[], |b, rank, _| {
+        let theirs = team.peer_ptr(b, barrier_buffers::ARRIVED, rank);
+        b.for_range(zero, team.workgroups_per_rank(), one, &[], |b, wg, _| {
+            let p = b.ptr_offset(theirs, wg, Type::U32);
+            let seen = b.atomic_load(p, ScalarType::U32, relaxed, system);
+            let missing = b.cmp(CmpPred::Lt, seen, mark);
+            b.if_then(missing, |b| {
+                b.atomic_rmw(RmwOp::Add, early, one, relaxed, system);
+            });
+            vec![]
+        });
+        vec![]
+    });
 }
 
 fn team_check() -> Kernel {
@@ -205,6 +239,7 @@ pub fn module() -> kosmos_ir::Module {
             pingpong(),
             peer_copy(),
             barrier_check(),
+            last_out_check(),
             team_check(),
         ],
     }

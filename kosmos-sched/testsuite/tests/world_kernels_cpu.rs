@@ -134,6 +134,19 @@ fn the_cpu_devices_workgroups_keep_their_start_barrier() {
     check_team_words(&mut world, 2, 1);
 }
 
+/// Launches of `kernel` with `sizes[i]` workgroups per rank and parameter `i + 1`, back to
+/// back with no host wait in between, then a synchronize.
+fn launch_in_turn(world: &mut World, kernel: &str, sizes: &[u32]) {
+    let modules = load_world_kernels(world).unwrap();
+    for (launch, &per_rank) in (1u32..).zip(sizes) {
+        let n = [KernelArg::from(launch)];
+        world
+            .launch(&modules, kernel, per_rank, world_kernels::BLOCK, &n)
+            .unwrap_or_else(|e| panic!("launch {launch}: {e}"));
+    }
+    world.synchronize().unwrap();
+}
+
 #[test]
 fn the_team_barrier_holds_twice_per_launch_over_back_to_back_launches() {
     // Every launch passes the barrier twice, every workgroup checking after each pass that
@@ -144,25 +157,13 @@ fn the_team_barrier_holds_twice_per_launch_over_back_to_back_launches() {
     let sizes = [4u32, 1, 3, 4, 2, 2, 4, 1];
     let most = *sizes.iter().max().unwrap();
     let mut world = World::emulated(&device, ranks, WorldOptions::default()).unwrap();
-    let modules = load_world_kernels(&world).unwrap();
     let arrived = world.alloc_symmetric::<u32>(most as usize).unwrap();
     let early = world.alloc_symmetric::<u32>(1).unwrap();
     assert_eq!(
         [arrived.index(), early.index()],
         [barrier_buffers::ARRIVED, barrier_buffers::EARLY]
     );
-    for (launch, per_rank) in (1u32..).zip(sizes) {
-        world
-            .launch(
-                &modules,
-                world_kernels::BARRIER_CHECK,
-                per_rank,
-                world_kernels::BLOCK,
-                &[KernelArg::from(launch)],
-            )
-            .unwrap_or_else(|e| panic!("launch {launch}: {e}"));
-    }
-    world.synchronize().unwrap();
+    launch_in_turn(&mut world, world_kernels::BARRIER_CHECK, &sizes);
     let last = sizes.len() as u32;
     let per_rank = sizes[sizes.len() - 1] as usize;
     for r in 0..ranks {
@@ -175,6 +176,41 @@ fn the_team_barrier_holds_twice_per_launch_over_back_to_back_launches() {
         let marks = arrived.rank(r).unwrap().download().unwrap();
         assert_eq!(marks[..per_rank], vec![2 * last + 1; per_rank], "rank {r}");
     }
+}
+
+#[test]
+fn exactly_one_workgroup_leaves_last_and_sees_everyones_mark() {
+    // Launches of different sizes back to back, no host wait in between: each has one last
+    // workgroup out, which sees every workgroup's mark of that launch, and the count starts
+    // from 0 again for the next.
+    let device = Device::cpu_with_resident_limit(12);
+    let ranks = 3;
+    let sizes = [4u32, 1, 3, 4, 2, 2, 4, 1];
+    let most = *sizes.iter().max().unwrap();
+    let mut world = World::emulated(&device, ranks, WorldOptions::default()).unwrap();
+    let arrived = world.alloc_symmetric::<u32>(most as usize).unwrap();
+    let early = world.alloc_symmetric::<u32>(1).unwrap();
+    let lasts = world.alloc_symmetric::<u32>(1).unwrap();
+    assert_eq!(
+        [arrived.index(), early.index(), lasts.index()],
+        [
+            barrier_buffers::ARRIVED,
+            barrier_buffers::EARLY,
+            barrier_buffers::LASTS
+        ]
+    );
+    launch_in_turn(&mut world, world_kernels::LAST_OUT_CHECK, &sizes);
+    let mut last_outs = 0;
+    for r in 0..ranks {
+        let missing = early.rank(r).unwrap().download().unwrap();
+        assert_eq!(missing, [0], "rank {r}: a last workgroup missed a mark");
+        last_outs += lasts.rank(r).unwrap().download().unwrap()[0];
+    }
+    assert_eq!(
+        last_outs,
+        sizes.len() as u32,
+        "one last workgroup per launch"
+    );
 }
 
 #[test]
