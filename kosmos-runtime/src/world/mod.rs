@@ -937,7 +937,8 @@ impl World {
         for (site, module) in chosen.into_iter().enumerate() {
             let s = &mut self.sites[site];
             // Workgroups that may start apart meet at their kernel's start barrier: a launch
-            // of part of the world, or the CPU device's threads.
+            // of part of the world, or the CPU device's threads. A launch of part of the
+            // world also ends at a team barrier: its peers may still use its buffers.
             let several = s.ranks != ranks;
             let apart = match (several, s.device.kind()) {
                 (true, _) => apart::START | apart::LAUNCHES,
@@ -988,13 +989,13 @@ impl World {
     /// Waits for everything queued on the world (each device's stream, at most
     /// [`WorldOptions::host_wait_limit`] in all, else [`WorldError::HostTimeout`] — the
     /// work stays queued, and a later call waits again), keeps each device's time of its
-    /// last launch where launches are timed ([`World::last_launch_ms`]), and then reports what the kernels
-    /// recorded: if a kernel reported a buffer too small, every rank's capacity records as
-    /// [`WorldError::CapacityExceeded`] (the cause, even if waits timed out too), else if
-    /// any wait timed out, every rank's error records as [`WorldError::Timeout`]; after
-    /// either the records and the abort flag are cleared and the world's launches run
-    /// again. Until then, launches queued after the failure return at their first barrier
-    /// (the abort flag is sticky) and compute nothing.
+    /// last launch where launches are timed ([`World::last_launch_ms`]), and then reports
+    /// what the kernels recorded: if a kernel reported a buffer too small, every rank's
+    /// capacity records as [`WorldError::CapacityExceeded`] (the cause, even if waits timed
+    /// out too), else if any wait timed out, every rank's error records as
+    /// [`WorldError::Timeout`]; after either the records and the abort flag are cleared and
+    /// the world's launches run again. Until then, launches queued after the failure return
+    /// at their first barrier (the abort flag is sticky) and compute nothing.
     ///
     /// This is also the world's check for errors: reading device memory waits for the
     /// device anyway, so there is no cheaper way to look. Errors of the devices themselves
