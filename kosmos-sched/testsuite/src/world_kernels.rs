@@ -37,9 +37,9 @@ pub const BARRIER_CHECK: &str = "world_barrier_check";
 pub const LAST_OUT_CHECK: &str = "world_last_out_check";
 
 /// Every workgroup writes its team parameters as it reads them — rank, world size,
-/// workgroups per rank, and whether the world's workgroups may start apart (`team_apart`,
-/// which keeps the start barrier) — as words `4 w..4 w + 4` of its rank's `TEAM`, `w` its
-/// index in its rank.
+/// workgroups per rank, and how the world's workgroups run (`team_apart`: whether they may
+/// start apart, which keeps the start barrier, and whether the world runs in several
+/// launches) — as words `4 w..4 w + 4` of its rank's `TEAM`, `w` its index in its rank.
 pub const TEAM_CHECK: &str = "world_team_check";
 
 /// The symmetric buffer of [`TEAM_CHECK`], allocated first after the control buffer:
