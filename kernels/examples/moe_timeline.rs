@@ -1,8 +1,8 @@
 //! The timeline of one MoE layer forward pass (`kernels::MoeLayer`, one launch per rank) on an
 //! emulated expert-parallel world: one row per workgroup of every rank, one bar per task,
 //! coloured by role — router and layout tasks, row pushes (communication), expert tiles and
-//! fold tasks (computation), and waits. It also prints, per phase, the span of its tasks and
-//! the workgroup time they took.
+//! fold tasks (computation), and waits. It also prints, per phase, the span of its tasks, the
+//! workgroup time they took and the longest task.
 //!
 //! `cargo run --release -p kernels --example moe_timeline -- [out.svg] [backward]` (default
 //! `moe-timeline.svg`); on the first GPU, else (`KOSMOS_DEVICE=cpu`, or no GPU) on the CPU
@@ -168,28 +168,43 @@ fn summarize(events: &[TraceEvent], ranks: u32, s: MoeShape, pipeline: bool) {
     // An up-projection tile covers the gate and up columns of half as many features.
     let up_tiles = s.ffn.div_ceil(cols / 2);
     let round = up_tiles + s.hidden.div_ceil(cols);
-    // Router tasks (logits tiles, picks, counts), the layout and the fill tasks.
+    // Router tasks (logits tiles, picks, counts), the layout and the fill tasks, in the
+    // order of the planning queue (`ops::moe_plan`).
     let splits = 128 / kernels::ops::MOE_ROUTE_TOKENS as usize;
-    let planning = blocks * (s.experts.div_ceil(128) + splits + 2) + 1;
+    let pick_tasks = blocks * s.experts.div_ceil(128);
+    let count_tasks = pick_tasks + blocks * splits;
+    let layout_task = count_tasks + blocks;
+    let planning = layout_task + 1 + blocks;
     let names = [
-        "router + layout",
+        "router logits",
+        "router picks",
+        "block counts",
+        "layout",
+        "send lists",
         "push rows",
         "up tiles",
         "down tiles",
         "fold",
         "wait",
     ];
-    summarize_phases(events, ranks, &names, 1, 5, |compute| {
+    summarize_phases(events, ranks, &names, 5, 9, |compute| {
         let n = compute.len();
         let phase = |(i, e): (usize, &&TraceEvent)| {
+            let t = e.task as usize;
             if i < planning {
-                0
+                match t {
+                    t if t < pick_tasks => 0,
+                    t if t < count_tasks => 1,
+                    t if t < layout_task => 2,
+                    t if t == layout_task => 3,
+                    _ => 4,
+                }
             } else if i + folds >= n {
-                4
-            } else if (e.task as usize) % round < up_tiles {
-                2
+                8
+            } else if t % round < up_tiles {
+                6
             } else {
-                3
+                7
             }
         };
         compute.iter().enumerate().map(phase).collect()
@@ -296,8 +311,8 @@ fn summarize_phases(
     print_phases(events, phases);
 }
 
-/// Each phase's span (first start to last end, over all ranks) and the workgroup time its
-/// tasks took.
+/// Each phase's span (first start to last end, over all ranks), the workgroup time its
+/// tasks took and its longest task.
 fn print_phases(events: &[TraceEvent], phases: Vec<(&str, Vec<&TraceEvent>)>) {
     let first = events.iter().map(|e| e.start).min().unwrap_or(0);
     for (name, list) in phases {
@@ -307,12 +322,14 @@ fn print_phases(events: &[TraceEvent], phases: Vec<(&str, Vec<&TraceEvent>)>) {
         let start = list.iter().map(|e| e.start).min().unwrap_or(0) - first;
         let end = list.iter().map(|e| e.end).max().unwrap_or(0) - first;
         let busy: u64 = list.iter().map(|e| e.end - e.start).sum();
+        let longest = list.iter().map(|e| e.end - e.start).max().unwrap_or(0);
         println!(
-            "{name:>16}: {:>6} tasks, from {:>9.1} to {:>9.1} us, {:>11.1} workgroup-us",
+            "{name:>16}: {:>6} tasks, from {:>9.1} to {:>9.1} us, {:>11.1} workgroup-us, longest {:>8.1} us",
             list.len(),
             start as f64 / 1e3,
             end as f64 / 1e3,
-            busy as f64 / 1e3
+            busy as f64 / 1e3,
+            longest as f64 / 1e3
         );
     }
 }
