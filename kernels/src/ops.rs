@@ -1196,15 +1196,16 @@ fn init_fused_ring(
     barrier();
 }
 
-/// Words of a task slot ([`post_task`]): the task, then where its tile lies — for
-/// [`tp_pipeline`] the rank whose rows it covers, its block of 128 rows, first column and
-/// width (1: 256 columns), so that its consumers need not work them out; [`moe_pipeline`]'s
-/// consumers read their tiles' places from the plan.
+/// Words of a task slot ([`post_task`]): the task, then four words of where its tile lies,
+/// worked out by the producer (whose copies need them anyway) so that its consumers start
+/// multiplying without a chain of loads — for [`tp_pipeline`] the rank whose rows it covers,
+/// its block of 128 rows, first column and width (1: 256 columns); for [`moe_pipeline`] its
+/// row tile, tile column, first row and the end of its expert's rows.
 const TASK_WORDS: u32 = 5;
 
-/// The producer subgroup hands task `t` (or [`NO_TASK`]) and its tile's place (`src`,
-/// `block`, `n0`, `wide`: see [`TASK_WORDS`]) to the consumers in the slot of its
-/// `posted`-th task, once they have taken the task that slot held before.
+/// The producer subgroup hands task `t` (or [`NO_TASK`]) and its tile's place (`p1..p4`:
+/// see [`TASK_WORDS`]) to the consumers in the slot of its `posted`-th task, once they have
+/// taken the task that slot held before.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn post_task(
@@ -1213,30 +1214,39 @@ fn post_task(
     task_empty: &mut [u64],
     posted: u32,
     t: u32,
-    src: u32,
-    block: u32,
-    n0: u32,
-    wide: u32,
+    p1: u32,
+    p2: u32,
+    p3: u32,
+    p4: u32,
 ) {
     let slot = posted % TASK_SLOTS;
     mbar_wait(&task_empty[slot], ((posted / TASK_SLOTS) & 1) ^ 1);
     if subgroup_lane() == 0 {
         let at = slot * TASK_WORDS;
         tasks[at] = t;
-        tasks[at + 1] = src;
-        tasks[at + 2] = block;
-        tasks[at + 3] = n0;
-        tasks[at + 4] = wide;
+        tasks[at + 1] = p1;
+        tasks[at + 2] = p2;
+        tasks[at + 3] = p3;
+        tasks[at + 4] = p4;
         mbar_arrive(&task_full[slot]);
     }
 }
 
-/// A consumer subgroup's `taken`-th task from the producer ([`post_task`]); its lanes meet
-/// at a shuffle after reading the slot, then give the slot back.
+/// Waits for a consumer subgroup's `taken`-th task from the producer ([`post_task`]) and
+/// returns the index of its slot's first word in `tasks`; the subgroup reads the words it
+/// needs, then gives the slot back ([`task_taken`]).
 #[device]
-fn take_task(tasks: &[u32], task_full: &mut [u64], task_empty: &mut [u64], taken: u32) -> u32 {
+fn task_slot(task_full: &mut [u64], taken: u32) -> u32 {
     let slot = taken % TASK_SLOTS;
     mbar_wait(&task_full[slot], (taken / TASK_SLOTS) & 1);
+    slot * TASK_WORDS
+}
+
+/// The task of the consumer subgroup's `taken`-th slot ([`task_slot`]), once its lanes have
+/// met after reading the slot (at a shuffle of the task); the slot goes back to the producer.
+#[device]
+fn task_taken(tasks: &[u32], task_empty: &mut [u64], taken: u32) -> u32 {
+    let slot = taken % TASK_SLOTS;
     let t = subgroup_shuffle(tasks[slot * TASK_WORDS], 0);
     if subgroup_lane() == 0 {
         mbar_arrive(&task_empty[slot]);
@@ -1541,22 +1551,20 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
         regs_inc(200);
         let rows = (group - 1) * 64;
         let first_lane = subgroup_lane() == 0;
+        // Read once: a pointer read per tile stood between its last product and its stores.
+        let out = y.local();
+        let out16 = y16.local();
+        let partials = partial.local();
         let mut it = 0;
         let mut taken = 0;
         let mut more = true;
         while more {
-            let slot = taken % TASK_SLOTS;
-            mbar_wait(&task_full[slot], (taken / TASK_SLOTS) & 1);
-            let at = slot * TASK_WORDS;
+            let at = task_slot(task_full, taken);
             let src = tasks[at + 1];
             let block = tasks[at + 2];
             let n0 = tasks[at + 3];
             let wide = if WIDE == 2 { tasks[at + 4] } else { WIDE };
-            // The lanes meet after reading the slot, then give it back.
-            let t = subgroup_shuffle(tasks[at], 0);
-            if first_lane {
-                mbar_arrive(&task_empty[slot]);
-            }
+            let t = task_taken(tasks, task_empty, taken);
             let since = clock();
             taken += 1;
             if t != NO_TASK {
@@ -1591,15 +1599,12 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                 let row0 = src * shard_rows + block * 128 + rows + (sg & 3) * 16;
                 // Rows past the shard's end belong to the next shard: not written.
                 let end = (src + 1) * shard_rows;
-                let out16 = y16.local();
                 if direct {
-                    let out = y.local();
                     store_slab(out, out16, BF16, left, row0, n0, end, n);
                     if wide == 1 && n0 + 128 < n {
                         store_slab(out, out16, BF16, right, row0, n0 + 128, end, n);
                     }
                 } else {
-                    let partials = partial.local();
                     let owner = ready.peer(src);
                     let counter = block * reduced_n + n0 / 128;
                     store_slab(partials, out16, 0, left, row0, n0, end, n);
@@ -2399,9 +2404,22 @@ pub fn moe_pipeline(
                 let mut go = t < expert_tasks;
                 // The first rounds' down slots and the last rounds' up slots are empty.
                 let live = go && if up { r < row_tiles } else { r >= lag };
+                // The tile's place: row tile `g` (of local expert `j`), tile column `c`, its
+                // first row and the end of its expert's rows.
+                let mut g = 0;
+                let mut c = 0;
+                let mut j = 0;
+                let mut tile_row = 0;
+                let mut end = 0;
                 if live {
+                    g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
+                    c = pipeline_tile(plan, t, 1, up_tiles, down_tiles, lag, o_local, o_tiles);
+                    let p = plan.local();
+                    j = p[o_tiles + g];
+                    let first = p[o_local + 3 * j];
+                    end = first + p[o_local + 3 * j + 1];
+                    tile_row = first + (g - p[o_local + 3 * j + 2]) * 128;
                     let since = clock();
-                    let g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
                     // Each consumer subgroup signals its slab of an up-projection tile.
                     let done = 8 * up_tiles;
                     let gate = row_tile_gate(plan, g, up, 0, done, local, o_local, o_tiles);
@@ -2419,19 +2437,15 @@ pub fn moe_pipeline(
                         task_empty,
                         posted,
                         if go { t } else { NO_TASK },
-                        0,
-                        0,
-                        0,
-                        0,
+                        g,
+                        c,
+                        tile_row,
+                        end,
                     );
                     posted += 1;
                 }
                 if live && go {
-                    let g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
-                    let c = pipeline_tile(plan, t, 1, up_tiles, down_tiles, lag, o_local, o_tiles);
-                    let p = plan.local();
-                    let j = p[o_tiles + g];
-                    let m0 = p[o_local + 3 * j] + (g - p[o_local + 3 * j + 2]) * 128;
+                    let m0 = tile_row;
                     let own = maps.local();
                     // Operands: (map, first row) of `a`; the map of `b^T` and the first rows of
                     // its four 64-row boxes: `b_row + b_step * {0, 1}`, then `b_row + b_half +
@@ -2491,29 +2505,29 @@ pub fn moe_pipeline(
         regs_inc(200);
         let rows = (group - 1) * 64;
         let first_lane = subgroup_lane() == 0;
+        // Read once, as `tp_pipeline`'s consumers do.
+        let spare = scores.local();
+        let outputs = y.local();
+        let counters = sync.local();
         let mut it = 0;
         let mut taken = 0;
         let mut more = true;
         while more {
-            let t = take_task(tasks, task_full, task_empty, taken);
+            let at = task_slot(task_full, taken);
+            let g = tasks[at + 1];
+            let c = tasks[at + 2];
+            let tile_row = tasks[at + 3];
+            let end = tasks[at + 4];
+            let t = task_taken(tasks, task_empty, taken);
             let since = clock();
             taken += 1;
             if t != NO_TASK {
-                let r = t / round;
-                let i = t % round;
-                let up = i < up_tiles;
+                let up = t % round < up_tiles;
                 let steps = if up {
                     (hidden + 63) / 64
                 } else {
                     (ffn + 63) / 64
                 };
-                let g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
-                let c = pipeline_tile(plan, t, 1, up_tiles, down_tiles, lag, o_local, o_tiles);
-                let p = plan.local();
-                let j = p[o_tiles + g];
-                let first = p[o_local + 3 * j];
-                let end = first + p[o_local + 3 * j + 1];
-                let tile_row = first + (g - p[o_local + 3 * j + 2]) * 128;
                 // A tile of at most 64 rows (an expert's last): each group multiplies those
                 // rows by its half of the columns (`left` only), rather than one group
                 // multiplying padding.
@@ -2548,7 +2562,6 @@ pub fn moe_pipeline(
                 }
                 it += steps;
                 // Only bf16 is stored: `scores` stands in for the f32 result.
-                let spare = scores.local();
                 if up {
                     let f0 = c * 128;
                     let f1 = f0 + (group - 1) * 64;
@@ -2558,14 +2571,9 @@ pub fn moe_pipeline(
                     if !half {
                         swiglu_slabs(spare, z, h, left, right, row0, end, f0, ffn, 2);
                     }
-                    subgroup_signal(
-                        &sync.local()[MOE_SYNC_HEAD_WORDS + local + g],
-                        1,
-                        Scope::Agent,
-                    );
+                    subgroup_signal(&counters[MOE_SYNC_HEAD_WORDS + local + g], 1, Scope::Agent);
                 } else {
                     let n0 = c * 256;
-                    let outputs = y.local();
                     let n_left = if half { n0 + (group - 1) * 128 } else { n0 };
                     if n_left < hidden {
                         store_slab(spare, outputs, 1, left, row0, n_left, end, hidden);
