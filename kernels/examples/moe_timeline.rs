@@ -171,7 +171,8 @@ fn summarize(events: &[TraceEvent], ranks: u32, s: MoeShape, pipeline: bool) {
     // Router tasks (logits tiles, picks, counts), the layout and the fill tasks, in the
     // order of the planning queue (`ops::moe_plan`).
     let splits = 128 / kernels::ops::MOE_ROUTE_TOKENS as usize;
-    let pick_tasks = blocks * s.experts.div_ceil(128);
+    let parts = s.hidden.div_ceil(kernels::ops::MOE_ROUTER_DEPTH as usize);
+    let pick_tasks = blocks * s.experts.div_ceil(128) * parts;
     let count_tasks = pick_tasks + blocks * splits;
     let layout_task = count_tasks + blocks;
     let planning = layout_task + 1 + blocks;

@@ -156,7 +156,9 @@ pub struct MoeLayer {
     dims: Dims,
     saved: MoeSaved,
     sync: SymmetricBuffer<u32>,
-    /// The router's logits (`tokens x experts`, then sigmoids in place under sigmoid routing).
+    /// The router's logits: a `tokens x experts` matrix per part of the router's depth
+    /// (`ops::MOE_ROUTER_DEPTH`), their sums in the first (then sigmoids in place under
+    /// sigmoid routing).
     logits: SymmetricBuffer<f32>,
     /// Stand-ins for the arguments a launch does not read: the bias of softmax routing,
     /// the shared expert's weights.
@@ -283,7 +285,7 @@ impl MoeLayer {
             dims,
             saved,
             sync: world.alloc_symmetric(dims.sync_words())?,
-            logits: world.alloc_symmetric(t * e)?,
+            logits: world.alloc_symmetric(router_parts(shape.hidden) * t * e)?,
             no_bias: world.alloc_symmetric(e)?,
             no_weights: world.alloc_symmetric(8)?,
             workgroups: None,
@@ -892,6 +894,12 @@ impl MoeLayer {
         }
         Ok(world.meet()?)
     }
+}
+
+/// Parts of the router's depth (`ops::MOE_ROUTER_DEPTH` columns of `hidden` each): a
+/// `tokens x experts` matrix of partial logits each.
+fn router_parts(hidden: usize) -> usize {
+    hidden.div_ceil(ops::MOE_ROUTER_DEPTH as usize)
 }
 
 fn shape(message: String) -> Error {

@@ -433,13 +433,51 @@ fn tile_product(
     pair: u32,
     tile_groups: u32,
 ) -> WideAcc {
+    let steps = (k + 63) / 64;
+    tile_product_steps(
+        stages,
+        a,
+        b,
+        m0,
+        n0,
+        m,
+        n,
+        k,
+        ta,
+        tb,
+        pair,
+        tile_groups,
+        0,
+        steps,
+    )
+}
+
+/// [`tile_product`] over `steps` of its 64-deep steps from step `first_step` only (columns
+/// `64 first_step..` of `op(A)`'s rows, as many rows of `op(B)`): a part of the sum over `k`.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn tile_product_steps(
+    stages: &mut [u32],
+    a: &[bf16],
+    b: &[bf16],
+    m0: u32,
+    n0: u32,
+    m: u32,
+    n: u32,
+    k: u32,
+    ta: u32,
+    tb: u32,
+    pair: u32,
+    tile_groups: u32,
+    first_step: u32,
+    steps: u32,
+) -> WideAcc {
     let group = subgroup_id() >> 2;
     let mine = tile_groups == 2 || group < 2;
     // A group whose rows all lie at or past `m` (the padding of a last tile) has only
     // zeros to multiply: its accumulator stays zero, and the other group has the tensor
     // cores to itself.
     let multiplies = mine && m0 + 64 * group < m;
-    let steps = (k + 63) / 64;
     let mut acc = wide_zero();
     for s in 0..steps + 1 {
         if s > 0 {
@@ -449,7 +487,7 @@ fn tile_product(
         }
         if s < steps {
             let base = (s & 1) * STEP_WORDS;
-            let k0 = s * 64;
+            let k0 = (first_step + s) * 64;
             if mine {
                 if ta == 0 {
                     stage_rows(stages, base, a, m0, k0, m, k, 0, tile_groups);
@@ -1967,6 +2005,11 @@ const MOE_LAID_OUT: u32 = 8;
 pub const MOE_FOLD_TOKENS: u32 = 8;
 /// Tokens per router task that picks experts (a subgroup each).
 pub const MOE_ROUTE_TOKENS: u32 = 32;
+/// Depth (`hidden` columns) of a router task's logits tile: a block's logits are the sum,
+/// in depth order, of `ceil(hidden / MOE_ROUTER_DEPTH)` partial tiles, each its own task, so
+/// that the router's few tiles (one per 128 tokens and 128 experts) still fill the
+/// processors; the `logits` buffer holds a `tokens x experts` matrix per part.
+pub const MOE_ROUTER_DEPTH: u32 = 1024;
 
 /// A whole Mixture-of-Experts layer forward pass on every rank of an expert-parallel world,
 /// in one self-scheduled persistent launch per rank: router, layout, dispatch, expert GEMMs
@@ -2821,10 +2864,12 @@ fn moe_plan(
 ) {
     let blocks = (tokens + 127) / 128;
     let heads = sync.local();
-    // Tasks: the logits tiles (128 experts of a block each), the picks (MOE_ROUTE_TOKENS
-    // tokens each, once their block's logits are in), each block's counts (once its picks
-    // are), the layout, then the fill tasks.
-    let logit_tiles = (experts + 127) / 128;
+    // Tasks: the logits tiles (128 experts of a block each, in parts of MOE_ROUTER_DEPTH,
+    // a block's together), the picks (MOE_ROUTE_TOKENS tokens each, once their block's
+    // logits are in), each block's counts (once its picks are), the layout, then the fill
+    // tasks.
+    let parts = (hidden + MOE_ROUTER_DEPTH - 1) / MOE_ROUTER_DEPTH;
+    let logit_tiles = (experts + 127) / 128 * parts;
     let splits = 128 / MOE_ROUTE_TOKENS;
     let pick_tasks = blocks * logit_tiles;
     let count_tasks = pick_tasks + blocks * splits;
@@ -2871,13 +2916,15 @@ fn moe_plan(
         |t| {
             if t < pick_tasks {
                 let b = t / logit_tiles;
+                let tile = t % logit_tiles;
                 router_logits(
                     stages,
                     x,
                     w_router,
                     logits,
                     b,
-                    t % logit_tiles * 128,
+                    tile / parts * 128,
+                    tile % parts,
                     tokens,
                     hidden,
                     experts,
@@ -2893,6 +2940,7 @@ fn moe_plan(
                     routing,
                     logits,
                     b * 128 + (t - pick_tasks) % splits * MOE_ROUTE_TOKENS,
+                    parts,
                     tokens,
                     experts,
                     topk,
@@ -3127,8 +3175,9 @@ fn route_key(
     if inside { v + b } else { f32::NEG_INFINITY }
 }
 
-/// Router task of [`moe_forward`]'s logits: experts `e0..e0 + 128` of the tokens `128 b..`
-/// of `x`, a GEMM tile stored into `logits` (`tokens x experts`: a token's row is what its
+/// Router task of [`moe_forward`]'s logits: part `part` ([`MOE_ROUTER_DEPTH`] columns of
+/// `hidden`) of experts `e0..e0 + 128` of the tokens `128 b..` of `x`, a GEMM tile stored
+/// into the part's `tokens x experts` matrix of `logits` (a token's row is what its
 /// subgroup reads, [`route_token`]). `tile_groups` as for [`tile_product`].
 #[device]
 #[allow(clippy::too_many_arguments)]
@@ -3139,6 +3188,7 @@ fn router_logits(
     logits: &Sym<[f32]>,
     b: u32,
     e0: u32,
+    part: u32,
     tokens: u32,
     hidden: u32,
     experts: u32,
@@ -3147,7 +3197,10 @@ fn router_logits(
     let t0 = b * 128;
     let w = w_router.local();
     let xs = x.local();
-    let acc = tile_product(
+    let part_steps = MOE_ROUTER_DEPTH / 64;
+    let first = part * part_steps;
+    let steps = min((hidden + 63) / 64 - first, part_steps);
+    let acc = tile_product_steps(
         stages,
         xs,
         w,
@@ -3160,17 +3213,29 @@ fn router_logits(
         1,
         0,
         tile_groups,
+        first,
+        steps,
     );
     // Only f32 is stored: `x` stands in for the bf16 result. The tile is the first two
-    // groups'.
+    // groups'; the parts' matrices lie one after another, rows of one `tokens` apart.
     if subgroup_id() < 8 {
         let lt = logits.local();
-        store_slab(lt, xs, 0, acc, slab_row(t0), e0, tokens, experts);
+        let rows = part * tokens;
+        store_slab(
+            lt,
+            xs,
+            0,
+            acc,
+            rows + slab_row(t0),
+            e0,
+            rows + tokens,
+            experts,
+        );
     }
 }
 
 /// Router task of [`moe_forward`]'s picks: tokens `t0..t0 + MOE_ROUTE_TOKENS` (their
-/// logits in place), a subgroup each ([`route_token`]; other workgroups take the next
+/// logits' `parts` in place), a subgroup each ([`route_token`]; other workgroups take the next
 /// tokens at once).
 #[device]
 #[allow(clippy::too_many_arguments)]
@@ -3181,6 +3246,7 @@ fn route_tokens(
     routing: &Sym<[u32]>,
     logits: &Sym<[f32]>,
     t0: u32,
+    parts: u32,
     tokens: u32,
     experts: u32,
     topk: u32,
@@ -3201,6 +3267,7 @@ fn route_tokens(
             routing,
             logits,
             t0 + i,
+            parts,
             tokens,
             experts,
             topk,
@@ -3230,6 +3297,7 @@ fn route_token(
     routing: &Sym<[u32]>,
     logits: &Sym<[f32]>,
     t: u32,
+    parts: u32,
     tokens: u32,
     experts: u32,
     topk: u32,
@@ -3243,19 +3311,24 @@ fn route_token(
     let lanes = subgroup_size();
     let lt = logits.local();
     let bs = bias.local();
-    // Softmax: the largest logit and the sum of the exponentials; sigmoid: the sigmoids.
+    // The logits: the parts summed in depth order, into the first part's row. Softmax: the
+    // largest logit and the sum of the exponentials; sigmoid: the sigmoids, in place too.
     let mut top = f32::NEG_INFINITY;
     let mut sum = 0.0f32;
     // SAFETY (every unchecked access below): `t < tokens` and `e < experts` index the
-    // router's `tokens x experts` logits and scores.
+    // router's `tokens x experts` logits (of each of the `parts`) and scores.
     for e in (lane..experts).step_by(lanes) {
         unsafe {
-            let v = *lt.get_unchecked(t * experts + e);
+            let mut v = *lt.get_unchecked(t * experts + e);
+            for part in 1..parts {
+                v += *lt.get_unchecked((part * tokens + t) * experts + e);
+            }
             if sigmoid == 1 {
-                *lt.get_unchecked_mut(t * experts + e) = 1.0 / (1.0 + exp(-v));
+                v = 1.0 / (1.0 + exp(-v));
             } else {
                 top = max(top, v);
             }
+            *lt.get_unchecked_mut(t * experts + e) = v;
         }
     }
     top = subgroup_max(top);
@@ -3265,7 +3338,7 @@ fn route_token(
         }
         sum = subgroup_sum(sum);
     }
-    // Every lane reads the others' sigmoids below.
+    // Every lane reads the others' sums (or sigmoids) below.
     subgroup_barrier();
     let none = subgroup_shuffle(experts, 0);
     // The eligible groups, one bit each: each pick the best group below the previous one

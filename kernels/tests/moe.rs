@@ -347,6 +347,21 @@ fn moe_forward_cuts_wide_tiles_at_every_edge() {
     check_forward(2, shape, SIGMOID, true, None, seed());
 }
 
+/// A deep router: `hidden` past twice `ops::MOE_ROUTER_DEPTH`, so that each block's logits
+/// are the sum of three partial tiles, the last one ragged.
+#[test]
+fn moe_forward_sums_the_router_over_parts_of_its_depth() {
+    let hidden = 2 * kernels::ops::MOE_ROUTER_DEPTH as usize + 264;
+    let shape = MoeShape {
+        experts: EXPERTS,
+        topk: TOPK,
+        tokens: 24,
+        hidden,
+        ffn: FFN,
+    };
+    check_forward(2, shape, SOFTMAX, false, None, seed());
+}
+
 /// Many experts: 128, in two groups of 64 (wider than a subgroup, so each lane ranks several
 /// of a group's experts before the lanes' best are merged); picks identical to the
 /// reference. The routers are skewed (`reference::skewed_router`: the hot experts' logits
