@@ -2876,7 +2876,10 @@ fn moe_plan(
     let layout_task = count_tasks + blocks;
     // A counter per block: its logits tiles, then its pick tasks, signal it.
     let block_counters = MOE_SYNC_HEAD_WORDS + experts / world_size() + max_tiles;
-    dispatch(
+    // By ticket: a claim is one atomic add. Claiming only a ready head (a CAS every free
+    // workgroup retries) handed out these few-microsecond tasks about one per microsecond
+    // (bench/RESULTS.md, thirty-seventh batch).
+    dispatch_by_ticket(
         &heads[MOE_NEVER],
         0,
         &heads[0],
@@ -3397,10 +3400,10 @@ fn route_token(
         prev_e = e;
     }
     let norm = if normalize == 1 { scale / total } else { scale };
-    if lane == 0 {
-        for pick in 0..topk {
-            wl[t * topk + pick] = wl[t * topk + pick] * norm;
-        }
+    // Lane 0's weights, scaled a pick per lane (a chain of reads after writes otherwise).
+    subgroup_barrier();
+    for pick in (lane..topk).step_by(lanes) {
+        wl[t * topk + pick] = wl[t * topk + pick] * norm;
     }
     let s = scores.local();
     for e in (lane..experts).step_by(lanes) {
@@ -3517,10 +3520,17 @@ fn group_score(
     if hi - lo > 1 { k1 + k2 } else { k1 }
 }
 
+/// Experts whose token masks [`count_block`] keeps at once: four words each in the
+/// smallest ring of the MoE kernels (`2 STEP_WORDS` words).
+const MASKED_EXPERTS: u32 = 2 * STEP_WORDS / 4;
+
 /// Router task of [`moe_forward`]'s counts, once block `b`'s picks are in: each expert's
-/// lane counts the block's picks of it (staged in `stages` first: every lane reads them all)
-/// into `plan` (at `o_blocks + b experts + e`) and numbers them, in token order, in the
-/// second half of `routing`.
+/// count of the block's picks into `plan` (at `o_blocks + b experts + e`), and each pick
+/// numbered among the block's picks of its expert in token order, in the second half of
+/// `routing`. A token picks an expert at most once, so a pick's number is how many earlier
+/// tokens of the block picked its expert: each expert gets a mask of the block's tokens
+/// (four words in `stages`, set by shared atomics in any order) and a pick counts the bits
+/// below its token's. Every lane takes a few picks: no lane walks the whole block.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn count_block(
@@ -3538,23 +3548,60 @@ fn count_block(
     let picks = tokens * topk;
     let rl = routing.local();
     let p = plan.local();
-    // At most 128 tokens x 128 picks.
-    for i in (workitem_id_x()..rows * topk).step_by(workgroup_size_x()) {
-        stages[i] = rl[t0 * topk + i];
-    }
-    barrier();
-    for e in (workitem_id_x()..experts).step_by(workgroup_size_x()) {
-        let mut count = 0u32;
-        for i in 0..rows * topk {
-            if stages[i] == e {
-                rl[picks + t0 * topk + i] = count;
-                count += 1;
+    let lane = workitem_id_x();
+    let lanes = workgroup_size_x();
+    // Experts in windows whose masks fit the smallest ring (`2 STEP_WORDS` words).
+    for e0 in (0..experts).step_by(MASKED_EXPERTS) {
+        let e1 = min(experts, e0 + MASKED_EXPERTS);
+        for i in (lane..(e1 - e0) * 4).step_by(lanes) {
+            stages[i] = 0;
+        }
+        barrier();
+        for i in (lane..rows * topk).step_by(lanes) {
+            let e = rl[t0 * topk + i];
+            let t = i / topk;
+            if e >= e0 && e < e1 {
+                atomic_or(
+                    &stages[(e - e0) * 4 + t / 32],
+                    1u32 << (t % 32),
+                    Ordering::Relaxed,
+                    Scope::Workgroup,
+                );
             }
         }
-        p[o_blocks + b * experts + e] = count;
+        barrier();
+        for i in (lane..rows * topk).step_by(lanes) {
+            let e = rl[t0 * topk + i];
+            let t = i / topk;
+            if e >= e0 && e < e1 {
+                let mask = (e - e0) * 4;
+                let mut number = ones(stages[mask + t / 32] & ((1u32 << (t % 32)) - 1));
+                for w in 0..t / 32 {
+                    number += ones(stages[mask + w]);
+                }
+                rl[picks + t0 * topk + i] = number;
+            }
+        }
+        for e in (e0 + lane..e1).step_by(lanes) {
+            let mask = (e - e0) * 4;
+            let count = ones(stages[mask])
+                + ones(stages[mask + 1])
+                + ones(stages[mask + 2])
+                + ones(stages[mask + 3]);
+            p[o_blocks + b * experts + e] = count;
+        }
+        // Every lane is done with the masks before they are zeroed or the next task
+        // overwrites them.
+        barrier();
     }
-    // Every lane is done with the picks before the next task overwrites them.
-    barrier();
+}
+
+/// The number of set bits of `x`, by halves, nibbles and bytes.
+#[device]
+fn ones(x: u32) -> u32 {
+    let pairs = x - ((x >> 1) & 0x5555_5555);
+    let nibbles = (pairs & 0x3333_3333) + ((pairs >> 2) & 0x3333_3333);
+    (((nibbles + (nibbles >> 4)) & 0x0f0f_0f0f) * 0x0101_0101) >> 24
 }
 
 /// The layout task of [`moe_forward`] on rank `s` (one workgroup, once every router task of
@@ -3566,6 +3613,10 @@ fn count_block(
 /// picks of it start: owners keep their experts' rows in expert order, each expert's by
 /// source rank), this rank's expert rows and row tiles (the shared expert's first, at row
 /// `capacity`), and the status; an owner whose rows pass `capacity` reports it.
+///
+/// Every running sum is a workgroup scan ([`workgroup_scan`]), a lane per expert: `stages`
+/// holds the all-ranks totals' exclusive sums (`experts + 1` words) and the scan's words
+/// after them.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn lay_out(
@@ -3590,104 +3641,184 @@ fn lay_out(
     let local = experts / ranks;
     let blocks = (tokens + 127) / 128;
     let p = plan.local();
-    for e in (lane..experts).step_by(lanes) {
+    let scan = experts + 1;
+    let total_at = scan + workgroup_size_x() / subgroup_size();
+    // Lane `u` of a round takes the `u`-th expert of the send order (local expert `j`, owner
+    // `q` places round the ring from the next rank): its blocks' counts become offsets, its
+    // rank total goes to every rank's table, and its send offset is the scan's.
+    let mut carry = 0u32;
+    for base in (0..experts).step_by(lanes) {
+        let u = base + lane;
         let mut run = 0u32;
-        for b in 0..blocks {
-            let count = p[o_blocks + b * experts + e];
-            p[o_blocks + b * experts + e] = run;
-            run += count;
+        let mut e = 0u32;
+        if u < experts {
+            e = (s + 1 + u % ranks) % ranks * local + u / ranks;
+            run = block_offsets(p, o_blocks, e, experts, blocks);
+            for d in 0..ranks {
+                plan.peer(d)[s * experts + e] = run;
+            }
         }
-        stages[e] = run;
-        for d in 0..ranks {
-            plan.peer(d)[s * experts + e] = run;
+        let first = carry + workgroup_scan(run, stages, scan);
+        if u < experts {
+            p[o_send + e] = first;
         }
+        carry += stages[total_at];
     }
     for d in 0..ranks {
         signal(&sync.peer(d)[MOE_COUNTED], 1, Scope::System);
     }
-    if lane == 0 {
-        let mut run = 0u32;
-        for j in 0..local {
-            for q in 0..ranks {
-                let e = (s + 1 + q) % ranks * local + j;
-                p[o_send + e] = run;
-                run += stages[e];
-            }
-        }
-    }
     signal(&sync.local()[MOE_LAID_OUT], 1, Scope::Agent);
     wait(&sync.local()[MOE_COUNTED], ranks, Scope::System, 0);
-    // Totals per expert in `stages`, then each expert's first row on its owner.
-    for e in (lane..experts).step_by(lanes) {
+    // Every rank's picks of each expert, their exclusive sums in expert order into
+    // `stages[e]` (the sum of all at `stages[experts]`): expert `e`'s rows on its owner
+    // start at `stages[e]` less the sum at the owner's first expert.
+    carry = 0;
+    for base in (0..experts).step_by(lanes) {
+        let e = base + lane;
         let mut total = 0u32;
-        for r in 0..ranks {
-            total += p[r * experts + e];
-        }
-        stages[e] = total;
-    }
-    barrier();
-    if lane == 0 {
-        let mut run = 0u32;
-        for e in 0..experts {
-            if e % local == 0 {
-                run = 0;
+        if e < experts {
+            for r in 0..ranks {
+                total += p[r * experts + e];
             }
-            stages[experts + e] = run;
-            run += stages[e];
         }
+        let first = carry + workgroup_scan(total, stages, scan);
+        if e < experts {
+            stages[e] = first;
+        }
+        carry += stages[total_at];
+    }
+    if lane == 0 {
+        stages[experts] = carry;
     }
     barrier();
     for e in (lane..experts).step_by(lanes) {
-        let mut first = stages[experts + e];
+        let mut first = stages[e] - stages[e / local * local];
         for r in 0..s {
             first += p[r * experts + e];
         }
         p[o_dest + e] = first;
     }
-    if lane == 0 {
-        let mut ok = 1u32;
-        for d in 0..ranks {
-            let last = d * local + local - 1;
-            if stages[experts + last] + stages[last] > capacity {
-                ok = 0;
-            }
+    // Every owner's rows within the capacity, else no rank dispatches anything.
+    let mut ok = 1u32;
+    for d in 0..ranks {
+        if stages[(d + 1) * local] - stages[d * local] > capacity {
+            ok = 0;
         }
-        // Row tiles: the shared expert's (rows `capacity..`), then the experts' in order.
-        let mut g = 0u32;
-        p[o_local + 3 * local] = capacity;
-        p[o_local + 3 * local + 1] = tokens;
-        p[o_local + 3 * local + 2] = 0;
-        if shared == 1 {
-            for i in 0..blocks {
-                p[o_tiles + i] = local;
-            }
-            g = blocks;
+    }
+    // Row tiles: the shared expert's (rows `capacity..`), then the experts' in order, each
+    // local expert's first tile a scan of the tiles before it.
+    let shared_tiles = shared * blocks;
+    for i in (lane..shared_tiles).step_by(lanes) {
+        p[o_tiles + i] = local;
+    }
+    let own = s * local;
+    carry = shared_tiles;
+    for base in (0..local).step_by(lanes) {
+        let j = base + lane;
+        let mut tiles = 0u32;
+        if j < local {
+            tiles = (stages[own + j + 1] - stages[own + j] + 127) / 128;
         }
-        for j in 0..local {
-            let e = s * local + j;
-            let rows = stages[e];
-            p[o_local + 3 * j] = stages[experts + e];
-            p[o_local + 3 * j + 1] = rows;
+        let g = carry + workgroup_scan(tiles, stages, scan);
+        if j < local {
+            p[o_local + 3 * j] = stages[own + j] - stages[own];
+            p[o_local + 3 * j + 1] = stages[own + j + 1] - stages[own + j];
             p[o_local + 3 * j + 2] = g;
             // Past the capacity, the table could not hold the tiles (none will run).
             if ok == 1 {
-                for i in 0..(rows + 127) / 128 {
+                for i in 0..tiles {
                     p[o_tiles + g + i] = j;
                 }
             }
-            g += (rows + 127) / 128;
         }
-        p[o_status] = if ok == 1 { g } else { 0 };
+        carry += stages[total_at];
+    }
+    if lane == 0 {
+        p[o_local + 3 * local] = capacity;
+        p[o_local + 3 * local + 1] = tokens;
+        p[o_local + 3 * local + 2] = 0;
+        p[o_status] = if ok == 1 { carry } else { 0 };
         p[o_status + 1] = ok;
     }
-    barrier();
     // Every rank sees every overflow in the same table (and so dispatches nothing); the
     // owner reports its own.
-    let last = s * local + local - 1;
-    let needed = stages[experts + last] + stages[last];
+    let needed = stages[own + local] - stages[own];
     if needed > capacity {
         report_overflow(capacity, needed);
     }
+    // Every lane is done with `stages` before the next task overwrites it.
+    barrier();
+}
+
+/// Expert `e`'s counts of the rank's blocks in `p` (at `o_blocks + b experts + e`) replaced
+/// by their exclusive sums in block order; returns their total. Four counts are read before
+/// their offsets are written, so that four reads are in flight at a time (a read past the
+/// last block reads the last one again, and its offset is not written).
+#[device]
+fn block_offsets(p: &mut [u32], o_blocks: u32, e: u32, experts: u32, blocks: u32) -> u32 {
+    let mut run = 0u32;
+    let mut b = 0u32;
+    while b < blocks {
+        let last = blocks - 1;
+        let c0 = p[o_blocks + b * experts + e];
+        let c1 = p[o_blocks + min(b + 1, last) * experts + e];
+        let c2 = p[o_blocks + min(b + 2, last) * experts + e];
+        let c3 = p[o_blocks + min(b + 3, last) * experts + e];
+        p[o_blocks + b * experts + e] = run;
+        run += c0;
+        if b + 1 < blocks {
+            p[o_blocks + (b + 1) * experts + e] = run;
+            run += c1;
+        }
+        if b + 2 < blocks {
+            p[o_blocks + (b + 2) * experts + e] = run;
+            run += c2;
+        }
+        if b + 3 < blocks {
+            p[o_blocks + (b + 3) * experts + e] = run;
+            run += c3;
+        }
+        b += 4;
+    }
+    run
+}
+
+/// The exclusive sum of the workgroup's `x` in lane order (every lane calls it, in uniform
+/// control flow), with the sum of all left in `scratch[at + subgroups]`: each subgroup's
+/// inclusive sums by shuffles, then the subgroups' totals through `scratch[at..]`.
+#[device]
+fn workgroup_scan(x: u32, scratch: &mut [u32], at: u32) -> u32 {
+    let lane = subgroup_lane();
+    let sg = subgroup_id();
+    let subgroups = workgroup_size_x() / subgroup_size();
+    let mut v = x;
+    let mut offset = 1u32;
+    while offset < subgroup_size() {
+        let other = subgroup_shuffle(v, if lane >= offset { lane - offset } else { lane });
+        if lane >= offset {
+            v += other;
+        }
+        offset *= 2;
+    }
+    if lane == subgroup_size() - 1 {
+        scratch[at + sg] = v;
+    }
+    barrier();
+    let mut before = 0u32;
+    for i in 0..sg {
+        before += scratch[at + i];
+    }
+    if workitem_id_x() == 0 {
+        let mut total = 0u32;
+        for i in 0..subgroups {
+            total += scratch[at + i];
+        }
+        scratch[at + subgroups] = total;
+    }
+    // The total is in place, and every lane has read the subgroups' sums before a next
+    // call overwrites them.
+    barrier();
+    before + v - x
 }
 
 /// Fill task `b` of [`moe_forward`]: the picks of tokens `128 b..` take their places in the
