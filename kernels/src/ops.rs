@@ -2111,6 +2111,7 @@ pub fn moe_forward(
     phases: u32,
 ) {
     let stages = shared_array::<u32, { 2 * STEP_WORDS }>();
+    let keys = shared_view::<f32, { 2 * STEP_WORDS }>(stages);
     start_barrier();
     let rank = team_rank();
     let local = experts / world_size();
@@ -2118,6 +2119,7 @@ pub fn moe_forward(
     let heads = sync.local();
     moe_plan(
         stages,
+        keys,
         x,
         w_router,
         bias,
@@ -2349,6 +2351,7 @@ pub fn moe_pipeline(
     phases: u32,
 ) {
     let stages = shared_array::<u32, FUSED_RING_WORDS>();
+    let keys = shared_view::<f32, { 2 * STEP_WORDS }>(stages);
     let full = shared_array::<u64, FUSED_STAGES>();
     let empty = shared_array::<u64, FUSED_STAGES>();
     let tasks = shared_array::<u32, { TASK_SLOTS * TASK_WORDS }>();
@@ -2362,6 +2365,7 @@ pub fn moe_pipeline(
     let heads = sync.local();
     moe_plan(
         stages,
+        keys,
         x,
         w_router,
         bias,
@@ -2831,6 +2835,7 @@ fn sigmoid_fast(x: f32) -> f32 {
 #[allow(clippy::too_many_arguments)]
 fn moe_plan(
     stages: &mut [u32],
+    keys: &mut [f32],
     x: &Sym<[bf16]>,
     w_router: &Sym<[bf16]>,
     bias: &Sym<[f32]>,
@@ -2937,6 +2942,7 @@ fn moe_plan(
             } else if t < count_tasks {
                 let b = (t - pick_tasks) / splits;
                 route_tokens(
+                    keys,
                     bias,
                     scores,
                     weights,
@@ -3239,10 +3245,12 @@ fn router_logits(
 
 /// Router task of [`moe_forward`]'s picks: tokens `t0..t0 + MOE_ROUTE_TOKENS` (their
 /// logits' `parts` in place), a subgroup each ([`route_token`]; other workgroups take the next
-/// tokens at once).
+/// tokens at once), each subgroup's token's keys in its own `experts` words of `keys` (as
+/// many subgroups route at once as have room there).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn route_tokens(
+    keys: &mut [f32],
     bias: &Sym<[f32]>,
     scores: &Sym<[f32]>,
     weights: &Sym<[f32]>,
@@ -3261,31 +3269,42 @@ fn route_tokens(
 ) {
     // A block's last pick tasks may lie past the last token.
     let rows = min(max(tokens, t0) - t0, MOE_ROUTE_TOKENS);
-    let subgroups = workgroup_size_x() / subgroup_size();
-    for i in (subgroup_id()..rows).step_by(subgroups) {
-        route_token(
-            bias,
-            scores,
-            weights,
-            routing,
-            logits,
-            t0 + i,
-            parts,
-            tokens,
-            experts,
-            topk,
-            sigmoid,
-            groups,
-            topk_groups,
-            normalize,
-            scale,
-        );
+    let routers = min(
+        workgroup_size_x() / subgroup_size(),
+        2 * STEP_WORDS / experts,
+    );
+    let sg = subgroup_id();
+    if sg < routers {
+        for i in (sg..rows).step_by(routers) {
+            route_token(
+                keys,
+                sg * experts,
+                bias,
+                scores,
+                weights,
+                routing,
+                logits,
+                t0 + i,
+                parts,
+                tokens,
+                experts,
+                topk,
+                sigmoid,
+                groups,
+                topk_groups,
+                normalize,
+                scale,
+            );
+        }
     }
 }
 
 /// Token `t`'s routing by the calling subgroup, each lane the experts `e` with `e % lanes`
-/// its own: with sigmoid routing the token's column of `logits` turned into sigmoids in
-/// place; its `topk` experts (eligible: the `topk_groups` best of `groups` expert groups by
+/// its own: the token's logits (its parts summed in depth order, into the first part's row
+/// of `logits`) or, with sigmoid routing, their sigmoids (there too) into `keys` from `at`,
+/// where every later pass reads them (reading them back from `logits` waited on the
+/// cache's next level at every pass: a lane's writes leave its first-level cache); its
+/// `topk` experts (eligible: the `topk_groups` best of `groups` expert groups by
 /// the sum of their two best keys, see [`route_key`]), each the first below the previous
 /// pick in the order (key descending, index ascending: [`subgroup_first`]), into `routing`
 /// with their weights (the probabilities or sigmoids, normalized if `normalize`, times
@@ -3294,6 +3313,8 @@ fn route_tokens(
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn route_token(
+    keys: &mut [f32],
+    at: u32,
     bias: &Sym<[f32]>,
     scores: &Sym<[f32]>,
     weights: &Sym<[f32]>,
@@ -3314,12 +3335,15 @@ fn route_token(
     let lanes = subgroup_size();
     let lt = logits.local();
     let bs = bias.local();
-    // The logits: the parts summed in depth order, into the first part's row. Softmax: the
-    // largest logit and the sum of the exponentials; sigmoid: the sigmoids, in place too.
+    // The subgroup's previous token is done with `keys` (its picks read other lanes' keys).
+    subgroup_barrier();
+    // The logits: the parts summed in depth order. Softmax: the largest logit and the sum of
+    // the exponentials; sigmoid: the sigmoids.
     let mut top = f32::NEG_INFINITY;
     let mut sum = 0.0f32;
     // SAFETY (every unchecked access below): `t < tokens` and `e < experts` index the
-    // router's `tokens x experts` logits (of each of the `parts`) and scores.
+    // router's `tokens x experts` logits (of each of the `parts`) and scores, and `at + e`
+    // the subgroup's keys (`route_tokens` gives each subgroup `experts` words).
     for e in (lane..experts).step_by(lanes) {
         unsafe {
             let mut v = *lt.get_unchecked(t * experts + e);
@@ -3332,16 +3356,17 @@ fn route_token(
                 top = max(top, v);
             }
             *lt.get_unchecked_mut(t * experts + e) = v;
+            *keys.get_unchecked_mut(at + e) = v;
         }
     }
     top = subgroup_max(top);
     if sigmoid == 0 {
         for e in (lane..experts).step_by(lanes) {
-            sum += exp(unsafe { *lt.get_unchecked(t * experts + e) } - top);
+            sum += exp(unsafe { *keys.get_unchecked(at + e) } - top);
         }
         sum = subgroup_sum(sum);
     }
-    // Every lane reads the others' sums (or sigmoids) below.
+    // Every lane reads the others' keys below.
     subgroup_barrier();
     let none = subgroup_shuffle(experts, 0);
     // The eligible groups, one bit each: each pick the best group below the previous one
@@ -3352,7 +3377,7 @@ fn route_token(
         let mut mine = f32::NEG_INFINITY;
         for g in 0..groups {
             let lo = g * per_group;
-            let score = group_score(lt, bs, t * experts, lo, lo + per_group, sigmoid, none);
+            let score = group_score(keys, bs, at, lo, lo + per_group, sigmoid, none);
             if lane == g {
                 mine = score;
             }
@@ -3381,7 +3406,7 @@ fn route_token(
         let mut best = f32::NEG_INFINITY;
         let mut best_e = none;
         for e in (lane..experts).step_by(lanes) {
-            let key = route_key(lt, bs, t * experts, e, sigmoid, eligible, per_group);
+            let key = route_key(keys, bs, at, e, sigmoid, eligible, per_group);
             let below = pick == 0 || key < prev || (key == prev && e > prev_e);
             if below && (best_e == none || key > best) {
                 best = key;
@@ -3389,14 +3414,14 @@ fn route_token(
             }
         }
         let e = subgroup_first(best, best_e);
-        let v = unsafe { *lt.get_unchecked(t * experts + e) };
+        let v = unsafe { *keys.get_unchecked(at + e) };
         let w = if sigmoid == 1 { v } else { exp(v - top) / sum };
         if lane == 0 {
             rl[t * topk + pick] = e;
             wl[t * topk + pick] = w;
         }
         total += w;
-        prev = route_key(lt, bs, t * experts, e, sigmoid, eligible, per_group);
+        prev = route_key(keys, bs, at, e, sigmoid, eligible, per_group);
         prev_e = e;
     }
     let norm = if normalize == 1 { scale / total } else { scale };
@@ -3408,7 +3433,7 @@ fn route_token(
     let s = scores.local();
     for e in (lane..experts).step_by(lanes) {
         unsafe {
-            let v = *lt.get_unchecked(t * experts + e);
+            let v = *keys.get_unchecked(at + e);
             *s.get_unchecked_mut(t * experts + e) =
                 if sigmoid == 1 { v } else { exp(v - top) / sum };
         }
