@@ -1023,7 +1023,15 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
             let rows = min(shard_rows - block * 128, 128);
             let from = x.peer(src);
             let gathered = x.local();
-            copy_chunks(from, gathered, first * k, rows * k / 8, lane, lanes);
+            copy_chunks(
+                from,
+                gathered,
+                first * k,
+                first * k,
+                rows * k / 8,
+                lane,
+                lanes,
+            );
             // A planted missing signal goes to the spare counter, which nobody waits on.
             let slot = if rank * 65536 + t == missing {
                 ranks * blocks
@@ -1693,7 +1701,15 @@ fn pull_block(
     let rows = min(shard_rows - block * 128, 128);
     let from = x.peer(src);
     let gathered = x.local();
-    copy_chunks(from, gathered, first * k, rows * k / 8, subgroup_lane(), 32);
+    copy_chunks(
+        from,
+        gathered,
+        first * k,
+        first * k,
+        rows * k / 8,
+        subgroup_lane(),
+        32,
+    );
     // The tensor copies that read these rows are of another proxy.
     fence_proxy_async();
     let slot = if rank * 65536 + t == missing {
@@ -1705,39 +1721,46 @@ fn pull_block(
     subgroup_trace(Role::Comm, t, since);
 }
 
-/// Copies `chunks` 16-byte chunks (8 elements each) from element `at` of `from` to the same
-/// place in `to`, lane `lane` of `lanes` taking chunks `lane, lane + lanes, ...`: four per
-/// pass, all loaded before any is stored (past the last chunk a lane copies its pass's first
-/// one again: the same bytes). `from` and `to` must hold every chunk (unchecked).
+/// Copies `chunks` 16-byte chunks (8 elements each) from element `from_at` of `from` to
+/// element `to_at` of `to`, lane `lane` of `lanes` taking chunks `lane, lane + lanes, ...`:
+/// four per pass, all loaded before any is stored (past the last chunk a lane copies its
+/// pass's first one again: the same bytes). `from` and `to` must hold every chunk
+/// (unchecked).
 #[device]
-fn copy_chunks(from: &[bf16], to: &mut [bf16], at: u32, chunks: u32, lane: u32, lanes: u32) {
+#[allow(clippy::too_many_arguments)]
+fn copy_chunks(
+    from: &[bf16],
+    to: &mut [bf16],
+    from_at: u32,
+    to_at: u32,
+    chunks: u32,
+    lane: u32,
+    lanes: u32,
+) {
     for i in (lane..chunks).step_by(lanes * 4) {
-        let at0 = at + i * 8;
-        let at1 = if i + lanes < chunks {
-            at0 + lanes * 8
+        let d1 = if i + lanes < chunks { lanes * 8 } else { 0 };
+        let d2 = if i + 2 * lanes < chunks {
+            lanes * 16
         } else {
-            at0
+            0
         };
-        let at2 = if i + 2 * lanes < chunks {
-            at0 + lanes * 16
+        let d3 = if i + 3 * lanes < chunks {
+            lanes * 24
         } else {
-            at0
+            0
         };
-        let at3 = if i + 3 * lanes < chunks {
-            at0 + lanes * 24
-        } else {
-            at0
-        };
+        let src = from_at + i * 8;
+        let dst = to_at + i * 8;
         // SAFETY: every chunk lies in `from` and `to` (the caller's bound).
         unsafe {
-            let v0 = load_vec8(from.get_unchecked(at0));
-            let v1 = load_vec8(from.get_unchecked(at1));
-            let v2 = load_vec8(from.get_unchecked(at2));
-            let v3 = load_vec8(from.get_unchecked(at3));
-            store_vec8(to.get_unchecked_mut(at0), v0);
-            store_vec8(to.get_unchecked_mut(at1), v1);
-            store_vec8(to.get_unchecked_mut(at2), v2);
-            store_vec8(to.get_unchecked_mut(at3), v3);
+            let v0 = load_vec8(from.get_unchecked(src));
+            let v1 = load_vec8(from.get_unchecked(src + d1));
+            let v2 = load_vec8(from.get_unchecked(src + d2));
+            let v3 = load_vec8(from.get_unchecked(src + d3));
+            store_vec8(to.get_unchecked_mut(dst), v0);
+            store_vec8(to.get_unchecked_mut(dst + d1), v1);
+            store_vec8(to.get_unchecked_mut(dst + d2), v2);
+            store_vec8(to.get_unchecked_mut(dst + d3), v3);
         }
     }
 }
@@ -1988,7 +2011,7 @@ pub fn peer_copy(team: &Team, src: &Sym<[bf16]>, dst: &Sym<[bf16]>, groups: u32)
     let chunks = (min(from.len(), to.len()) / 8) as u32;
     let lanes = groups * workgroup_size_x();
     let lane = team_workgroup() * workgroup_size_x() + workitem_id_x();
-    copy_chunks(from, to, 0, chunks, lane, lanes);
+    copy_chunks(from, to, 0, 0, chunks, lane, lanes);
 }
 
 /// Words of [`moe_forward`]'s `sync` buffer before the per-expert counters: queue heads
@@ -3913,14 +3936,17 @@ fn send_rows(
         let row = p[o_dest + e] + rl[picks + pick];
         let t = pick / topk;
         let to = recv.peer(e / local);
-        for c in (subgroup_lane()..chunks).step_by(subgroup_size()) {
-            // SAFETY: the host checked that `x` holds `tokens x hidden` elements and `recv`
-            // `capacity x hidden`; rows are below `capacity` (nothing is sent otherwise).
-            unsafe {
-                let v = load_vec8(xs.get_unchecked(t * hidden + c * 8));
-                store_vec8(to.get_unchecked_mut(row * hidden + c * 8), v);
-            }
-        }
+        // The host checked that `x` holds `tokens x hidden` elements and `recv` `capacity x
+        // hidden`; rows are below `capacity` (nothing is sent otherwise).
+        copy_chunks(
+            xs,
+            to,
+            t * hidden,
+            row * hidden,
+            chunks,
+            subgroup_lane(),
+            subgroup_size(),
+        );
     }
     // The owner's tensor copies (another proxy) read these rows.
     fence_proxy_async();
