@@ -56,7 +56,7 @@ impl Default for CpuConfig {
     fn default() -> CpuConfig {
         CpuConfig {
             max_resident_workgroups: 64,
-            watchdog: Duration::from_secs(2),
+            watchdog: Duration::from_secs(8),
             time_limit: Duration::from_secs(300),
             subgroup_size: 32,
         }

@@ -39,8 +39,10 @@ pub use join::Exchange;
 pub use peer::{copy_from_peer, copy_range_from_peer};
 
 /// Default poll bound of waits on the CPU device, where a poll backs off to ~1.3 ms: about
-/// a second, under the CPU device's 2 s watchdog.
-pub const CPU_WAIT_BOUND: u32 = 800;
+/// four seconds, under the CPU device's 8 s watchdog. A second was too short for a 2-core
+/// machine running tests side by side: a workgroup with most of a launch's tiles could reach
+/// a team barrier more than a second after the others.
+pub const CPU_WAIT_BOUND: u32 = 3000;
 /// Default poll bound of waits on GPUs: a few seconds of polling.
 pub const GPU_WAIT_BOUND: u32 = 1 << 22;
 /// Default bound of the host's wait for a world launch, that of the CPU device's

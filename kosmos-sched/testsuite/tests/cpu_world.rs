@@ -92,7 +92,7 @@ fn a_missing_signal_times_out_naming_rank_workgroup_and_task() {
 #[test]
 fn the_host_stops_waiting_for_a_launch_at_its_bound() {
     // A missing signal with an in-kernel wait bound no launch reaches: only the host's
-    // bound ends the launch, well before the CPU device's 2 s deadlock watchdog would.
+    // bound ends the launch, well before the CPU device's 8 s deadlock watchdog would.
     let device = Device::cpu_with_resident_limit(16);
     let module = load(&device).unwrap();
     let seed = seed();
