@@ -112,7 +112,8 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// its scheduling state. `moe_pipeline` (168 registers at 384 lanes; its consumers take 200
 /// from the producer group, as `tp_pipeline`'s) spills in the router, layout and fold code
 /// beside its expert tiles' two accumulators, and in their epilogues, none in the consumers'
-/// step loop; `moe_backward_pipeline` likewise, with six kinds of tile epilogue beside the
+/// step loop (the router's token masks, the layout's scans, the picks' key slabs and the
+/// fold's two picks a pass added about 0.3 KB of it there, as to `moe_forward`'s); `moe_backward_pipeline` likewise, with six kinds of tile epilogue beside the
 /// accumulators (its consumers' step loop reloads one word a step). `moe_backward__staged0`
 /// (gfx942's instance, which stores its bf16 tiles from the accumulators: never chosen on
 /// CUDA, where the staged one fits) spills about 10 KB here.
@@ -122,8 +123,8 @@ const SM90A_SPILL_ALLOWED: [(&str, u64); 10] = [
     ("ag_gemm", 160),
     ("tp_pipeline", 768),
     ("gemm_rs", 128),
-    ("moe_forward", 3072),
-    ("moe_pipeline", 3840),
+    ("moe_forward", 3584),
+    ("moe_pipeline", 4608),
     ("moe_backward_pipeline", 6400),
     ("moe_backward__staged0", 10240),
     ("moe_backward", 4352),
@@ -165,13 +166,14 @@ fn ptx_assembles_without_spills(module: &'static EmbeddedModule) {
 /// Kernels (by name prefix) that may use a little scratch on AMD targets, and the most
 /// bytes each may use: the fused tensor-parallel ops keep the scheduling loop's state next
 /// to the 8-wave tile mainloop of `gemm_group`, whose 256 registers (two waves per SIMD) it
-/// already fills (on gfx942 `gemm_rs`'s f32 instances spill 148 bytes, none on gfx950).
+/// already fills (on gfx942 `gemm_rs`'s f32 instances spill 148 bytes, none on gfx950;
+/// `moe_forward` 560 bytes there, its router and layout code beside the tiles).
 /// Their own AMD tile configuration (fewer waves) is open work; until then this bounds the
 /// spill.
 const AMD_SCRATCH_ALLOWED: [(&str, u64); 4] = [
     ("ag_gemm", 128),
     ("gemm_rs", 160),
-    ("moe_forward", 384),
+    ("moe_forward", 640),
     ("moe_backward", 2304),
 ];
 
