@@ -3325,8 +3325,8 @@ fn route_tokens(
 /// Token `t`'s routing by the calling subgroup, each lane the experts `e` with `e % lanes`
 /// its own: the token's logits (its parts summed in depth order, into the first part's row
 /// of `logits`) or, with sigmoid routing, their sigmoids (there too) into `keys` from `at`,
-/// where every later pass reads them (reading them back from `logits` waited on the
-/// cache's next level at every pass: a lane's writes leave its first-level cache); its
+/// where every later pass reads them (read back from `logits`, every pass was a chain of
+/// global loads, one expert a lane after another); its
 /// `topk` experts (eligible: the `topk_groups` best of `groups` expert groups by
 /// the sum of their two best keys, see [`route_key`]), each the first below the previous
 /// pick in the order (key descending, index ascending: [`subgroup_first`]), into `routing`
