@@ -2964,24 +2964,40 @@ fn moe_plan(
                 signal(&sync.local()[block_counters + b], 1, Scope::Agent);
             } else if t < count_tasks {
                 let b = (t - pick_tasks) / splits;
-                route_tokens(
-                    keys,
-                    bias,
-                    scores,
-                    weights,
-                    routing,
-                    logits,
-                    b * 128 + (t - pick_tasks) % splits * MOE_ROUTE_TOKENS,
-                    parts,
-                    tokens,
-                    experts,
-                    topk,
-                    sigmoid,
-                    groups,
-                    topk_groups,
-                    normalize,
-                    scale,
+                // Tokens t0..t0 + MOE_ROUTE_TOKENS (a block's last pick tasks may lie past
+                // the last token), a subgroup each, each subgroup's token's keys in its own
+                // `experts` words of `keys`: as many subgroups route at once as have room
+                // there; other workgroups take the next tokens at once.
+                let t0 = b * 128 + (t - pick_tasks) % splits * MOE_ROUTE_TOKENS;
+                let rows = min(max(tokens, t0) - t0, MOE_ROUTE_TOKENS);
+                let routers = min(
+                    workgroup_size_x() / subgroup_size(),
+                    2 * STEP_WORDS / experts,
                 );
+                let sg = subgroup_id();
+                if sg < routers {
+                    for i in (sg..rows).step_by(routers) {
+                        route_token(
+                            keys,
+                            sg * experts,
+                            bias,
+                            scores,
+                            weights,
+                            routing,
+                            logits,
+                            t0 + i,
+                            parts,
+                            tokens,
+                            experts,
+                            topk,
+                            sigmoid,
+                            groups,
+                            topk_groups,
+                            normalize,
+                            scale,
+                        );
+                    }
+                }
                 signal(&sync.local()[block_counters + b], 1, Scope::Agent);
             } else if t < layout_task {
                 count_block(
@@ -3266,62 +3282,6 @@ fn router_logits(
     }
 }
 
-/// Router task of [`moe_forward`]'s picks: tokens `t0..t0 + MOE_ROUTE_TOKENS` (their
-/// logits' `parts` in place), a subgroup each ([`route_token`]; other workgroups take the next
-/// tokens at once), each subgroup's token's keys in its own `experts` words of `keys` (as
-/// many subgroups route at once as have room there).
-#[device]
-#[allow(clippy::too_many_arguments)]
-fn route_tokens(
-    keys: &mut [f32],
-    bias: &Sym<[f32]>,
-    scores: &Sym<[f32]>,
-    weights: &Sym<[f32]>,
-    routing: &Sym<[u32]>,
-    logits: &Sym<[f32]>,
-    t0: u32,
-    parts: u32,
-    tokens: u32,
-    experts: u32,
-    topk: u32,
-    sigmoid: u32,
-    groups: u32,
-    topk_groups: u32,
-    normalize: u32,
-    scale: f32,
-) {
-    // A block's last pick tasks may lie past the last token.
-    let rows = min(max(tokens, t0) - t0, MOE_ROUTE_TOKENS);
-    let routers = min(
-        workgroup_size_x() / subgroup_size(),
-        2 * STEP_WORDS / experts,
-    );
-    let sg = subgroup_id();
-    if sg < routers {
-        for i in (sg..rows).step_by(routers) {
-            route_token(
-                keys,
-                sg * experts,
-                bias,
-                scores,
-                weights,
-                routing,
-                logits,
-                t0 + i,
-                parts,
-                tokens,
-                experts,
-                topk,
-                sigmoid,
-                groups,
-                topk_groups,
-                normalize,
-                scale,
-            );
-        }
-    }
-}
-
 /// Token `t`'s routing by the calling subgroup, each lane the experts `e` with `e % lanes`
 /// its own: the token's logits (its parts summed in depth order, into the first part's row
 /// of `logits`) or, with sigmoid routing, their sigmoids (there too) into `keys` from `at`,
@@ -3366,7 +3326,7 @@ fn route_token(
     let mut sum = 0.0f32;
     // SAFETY (every unchecked access below): `t < tokens` and `e < experts` index the
     // router's `tokens x experts` logits (of each of the `parts`) and scores, and `at + e`
-    // the subgroup's keys (`route_tokens` gives each subgroup `experts` words).
+    // the subgroup's keys (`moe_plan` gives each subgroup `experts` words).
     for e in (lane..experts).step_by(lanes) {
         unsafe {
             let mut v = *lt.get_unchecked(t * experts + e);
