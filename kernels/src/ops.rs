@@ -1556,17 +1556,49 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             if go {
                 let m0 = src * shard_rows + block * 128;
                 let own = maps.local();
-                for step in 0..steps {
-                    let s = (it + step) % ring;
-                    // A fresh barrier counts its previous round as complete: the first
-                    // round passes.
-                    mbar_wait(&empty[s], (((it + step) / ring) & 1) ^ 1);
-                    let base = s * stage_words;
-                    let b_boxes = 2 << wide;
-                    let k0 = step * 64;
-                    copy_step(
-                        &own[0], &own[16], stages, full, s, base, m0, n0, k0, 0, TB, b_boxes,
-                    );
+                // A loop for each width, as the consumers'.
+                if wide == 1 {
+                    for step in 0..steps {
+                        let s = (it + step) % ring;
+                        // A fresh barrier counts its previous round as complete: the first
+                        // round passes.
+                        mbar_wait(&empty[s], (((it + step) / ring) & 1) ^ 1);
+                        let base = s * stage_words;
+                        copy_step(
+                            &own[0],
+                            &own[16],
+                            stages,
+                            full,
+                            s,
+                            base,
+                            m0,
+                            n0,
+                            step * 64,
+                            0,
+                            TB,
+                            4,
+                        );
+                    }
+                } else {
+                    for step in 0..steps {
+                        let s = (it + step) % ring;
+                        mbar_wait(&empty[s], (((it + step) / ring) & 1) ^ 1);
+                        let base = s * stage_words;
+                        copy_step(
+                            &own[0],
+                            &own[16],
+                            stages,
+                            full,
+                            s,
+                            base,
+                            m0,
+                            n0,
+                            step * 64,
+                            0,
+                            TB,
+                            2,
+                        );
+                    }
                 }
                 it += steps;
             }
@@ -1614,52 +1646,78 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             let since = clock();
             taken += 1;
             if t != NO_TASK {
-                let mut left = wide_zero();
-                let mut right = wide_zero();
-                for step in 0..steps {
-                    let s = (it + step) % ring;
-                    mbar_wait(&full[s], ((it + step) / ring) & 1);
-                    let base = s * stage_words;
-                    let a = base + rows * 32;
-                    left = multiply_async(stages, a, base + 4096, left, 0, TB);
-                    if wide == 1 {
-                        right = multiply_async(stages, a, base + 8192, right, 0, TB);
-                        left = mma_wait(2, left);
-                        right = mma_wait(2, right);
-                    } else {
-                        left = mma_wait(1, left);
-                    }
-                    // The products of the previous step have finished: its stage goes back.
-                    if step > 0 && first_lane {
-                        mbar_arrive(&empty[(it + step + ring - 1) % ring]);
-                    }
-                }
-                left = mma_wait(0, left);
-                if wide == 1 {
-                    right = mma_wait(0, right);
-                }
-                if first_lane {
-                    mbar_arrive(&empty[(it + steps + ring - 1) % ring]);
-                }
-                it += steps;
                 let row0 = src * shard_rows + block * 128 + rows + (sg & 3) * 16;
                 // Rows past the shard's end belong to the next shard: not written.
                 let end = (src + 1) * shard_rows;
-                if direct {
-                    store_slab(out, out16, BF16, left, row0, n0, end, n);
-                    if wide == 1 && n0 + 128 < n {
-                        store_slab(out, out16, BF16, right, row0, n0 + 128, end, n);
+                let counter = block * reduced_n + n0 / 128;
+                // A path for each width, each with its own accumulators: with the width
+                // tested in the step, the mixed instance's steps took convergence barriers
+                // and register moves (bench/RESULTS.md, thirty-eighth batch).
+                let mut left = wide_zero();
+                if wide == 1 {
+                    let mut right = wide_zero();
+                    for step in 0..steps {
+                        let s = (it + step) % ring;
+                        mbar_wait(&full[s], ((it + step) / ring) & 1);
+                        let base = s * stage_words;
+                        let a = base + rows * 32;
+                        left = multiply_async(stages, a, base + 4096, left, 0, TB);
+                        right = multiply_async(stages, a, base + 8192, right, 0, TB);
+                        left = mma_wait(2, left);
+                        right = mma_wait(2, right);
+                        // The previous step's products have finished: its stage goes back.
+                        if step > 0 && first_lane {
+                            mbar_arrive(&empty[(it + step + ring - 1) % ring]);
+                        }
+                    }
+                    left = mma_wait(0, left);
+                    right = mma_wait(0, right);
+                    if first_lane {
+                        mbar_arrive(&empty[(it + steps + ring - 1) % ring]);
+                    }
+                    store_tp_slab(
+                        out, out16, partials, ready, left, direct, BF16, src, row0, end, n0, n,
+                        counter,
+                    );
+                    if n0 + 128 < n {
+                        store_tp_slab(
+                            out,
+                            out16,
+                            partials,
+                            ready,
+                            right,
+                            direct,
+                            BF16,
+                            src,
+                            row0,
+                            end,
+                            n0 + 128,
+                            n,
+                            counter + 1,
+                        );
                     }
                 } else {
-                    let owner = ready.peer(src);
-                    let counter = block * reduced_n + n0 / 128;
-                    store_slab(partials, out16, 0, left, row0, n0, end, n);
-                    subgroup_signal(&owner[counter], 1, Scope::System);
-                    if wide == 1 && n0 + 128 < n {
-                        store_slab(partials, out16, 0, right, row0, n0 + 128, end, n);
-                        subgroup_signal(&owner[counter + 1], 1, Scope::System);
+                    for step in 0..steps {
+                        let s = (it + step) % ring;
+                        mbar_wait(&full[s], ((it + step) / ring) & 1);
+                        let base = s * stage_words;
+                        let a = base + rows * 32;
+                        left = multiply_async(stages, a, base + 4096, left, 0, TB);
+                        left = mma_wait(1, left);
+                        if step > 0 && first_lane {
+                            mbar_arrive(&empty[(it + step + ring - 1) % ring]);
+                        }
                     }
+                    left = mma_wait(0, left);
+                    if first_lane {
+                        mbar_arrive(&empty[(it + steps + ring - 1) % ring]);
+                    }
+                    store_tp_slab(
+                        out, out16, partials, ready, left, direct, BF16, src, row0, end, n0, n,
+                        counter,
+                    );
                 }
+                it += steps;
                 // One record per tile, from its first consumer subgroup.
                 if sg == 4 {
                     subgroup_trace(Role::Compute, t, since);
@@ -1674,6 +1732,34 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
         blocks * reduced_n
     };
     rearm(ready, counters, queues, 2);
+}
+
+/// A [`tp_pipeline`] consumer subgroup's 16 x 128 slab of a tile at (`row0`, `col`) of rank
+/// `src`'s rows (those up to `end`): to the result when `direct`, else to this rank's
+/// `partial`, then the owner's counter `counter` signalled.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn store_tp_slab(
+    out: &mut [f32],
+    out16: &mut [bf16],
+    partials: &mut [f32],
+    ready: &Sym<[u32]>,
+    acc: WideAcc,
+    direct: bool,
+    to_bf16: u32,
+    src: u32,
+    row0: u32,
+    end: u32,
+    col: u32,
+    n: u32,
+    counter: u32,
+) {
+    if direct {
+        store_slab(out, out16, to_bf16, acc, row0, col, end, n);
+    } else {
+        store_slab(partials, out16, 0, acc, row0, col, end, n);
+        subgroup_signal(&ready.peer(src)[counter], 1, Scope::System);
+    }
 }
 
 /// The all-gather's pull `t` of rank `team_rank()` by the calling subgroup: a peer's block of
