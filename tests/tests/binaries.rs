@@ -114,7 +114,9 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// beside its expert tiles' two accumulators, and in their epilogues, none in the consumers'
 /// step loop (the router's token masks, the layout's scans, the picks' key slabs and the
 /// fold's two picks a pass added about 0.3 KB of it there, as to `moe_forward`'s); `moe_backward_pipeline` likewise, with six kinds of tile epilogue beside the
-/// accumulators (its consumers' step loop reloads one word a step). `moe_backward__staged0`
+/// accumulators (its consumers' step loop reloads one word a step; with the products'
+/// descriptors built from 32-bit words its tile loops hold fewer spill instructions, 77 stores
+/// and 40 loads before, 53 and 36 after, and the whole 0.2 KB more). `moe_backward__staged0`
 /// (gfx942's instance, which stores its bf16 tiles from the accumulators: never chosen on
 /// CUDA, where the staged one fits) spills about 10 KB here.
 const SM90A_SPILL_ALLOWED: [(&str, u64); 10] = [
@@ -125,7 +127,7 @@ const SM90A_SPILL_ALLOWED: [(&str, u64); 10] = [
     ("gemm_rs", 128),
     ("moe_forward", 3584),
     ("moe_pipeline", 4608),
-    ("moe_backward_pipeline", 6400),
+    ("moe_backward_pipeline", 6656),
     ("moe_backward__staged0", 10240),
     ("moe_backward", 4352),
 ];

@@ -549,29 +549,35 @@ impl Target for Nvptx {
         wait: bool,
     ) -> Result<Option<VectorValue<'ctx>>, Fail> {
         let bld = &cx.builder;
-        let i64t = cx.ctx.i64_type();
+        let (i32t, i64t) = (cx.ctx.i32_type(), cx.ctx.i64_type());
         let n = acc.get_type().get_size();
         // Descriptor: start address >> 4 (bits 0-13), leading byte offset >> 4 (16-29),
-        // stride byte offset >> 4 (32-45), swizzle mode 1 = 128 bytes (62-63).
-        let desc = |p: PointerValue<'ctx>, lbo: u64, sbo: u64| -> Result<IntValue<'ctx>, Fail> {
-            let addr = bld.build_ptr_to_int(p, i64t, "")?;
-            let addr = bld.build_and(addr, i64t.const_int(0x3ffff, false), "")?;
-            let start = bld.build_right_shift(addr, i64t.const_int(4, false), false, "")?;
-            let fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (1 << 62);
-            Ok(bld.build_or(start, i64t.const_int(fixed, false), "")?)
+        // stride byte offset >> 4 (32-45), swizzle mode 1 = 128 bytes (62-63). Built as
+        // its low word, where a step's offset goes (it stays below bit 16), and a constant
+        // high word: in 64-bit math every step's descriptor took a carry and two moves to
+        // uniform registers.
+        let low = |p: PointerValue<'ctx>, lbo: u64| -> Result<IntValue<'ctx>, Fail> {
+            let addr = bld.build_ptr_to_int(p, i32t, "")?;
+            let addr = bld.build_and(addr, i32t.const_int(0x3ffff, false), "")?;
+            let start = bld.build_right_shift(addr, i32t.const_int(4, false), false, "")?;
+            Ok(bld.build_or(start, i32t.const_int((lbo >> 4) << 16, false), "")?)
         };
+        // Either major: 8-row atoms 1024 bytes apart (the stride byte offset).
+        let high = i64t.const_int(((1024 >> 4) | (1 << 30)) << 32, false);
         let (a_major, b_major) = (
             Major::of(layout.a == ATile::MK),
             Major::of(layout.b == BTile::NK),
         );
-        let (da, db) = (a_major.desc(&desc, a)?, b_major.desc(&desc, b)?);
+        let (da, db) = (a_major.desc(&low, a)?, b_major.desc(&low, b)?);
         let mut args = vector_elements(cx, &[acc])?;
         let steps = kosmos_ir::GROUP_K / 16;
         for k in 0..steps as u64 {
             for (d, major) in [(da, a_major), (db, b_major)] {
                 // Descriptor addresses count 16-byte units.
-                let step = i64t.const_int((k * major.step_bytes()) >> 4, false);
-                args.push(bld.build_int_add(d, step, "")?.into());
+                let step = i32t.const_int((k * major.step_bytes()) >> 4, false);
+                let lo = bld.build_int_nuw_add(d, step, "")?;
+                let lo = bld.build_int_z_extend(lo, i64t, "")?;
+                args.push(bld.build_or(lo, high, "")?.into());
             }
         }
         args.push(cx.ctx.i32_type().const_int(1, false).into());
@@ -662,18 +668,17 @@ impl Major {
         if k_major { Major::K } else { Major::MN }
     }
 
-    /// The descriptor of the tile at `p`, made by `desc(p, leading byte offset, stride byte
-    /// offset)`. K-major: 8-row atoms 1024 bytes apart, the leading offset unused inside one
-    /// swizzle atom. MN-major: 8-row (k) atoms 1024 bytes apart, 64-column blocks 8192 bytes
-    /// apart.
+    /// The low word of the descriptor of the tile at `p`, made by `low(p, leading byte
+    /// offset)`. K-major: the leading offset unused inside one swizzle atom. MN-major:
+    /// 64-column blocks 8192 bytes apart.
     fn desc<'ctx>(
         self,
-        desc: &dyn Fn(PointerValue<'ctx>, u64, u64) -> Result<IntValue<'ctx>, Fail>,
+        low: &dyn Fn(PointerValue<'ctx>, u64) -> Result<IntValue<'ctx>, Fail>,
         p: PointerValue<'ctx>,
     ) -> Result<IntValue<'ctx>, Fail> {
         match self {
-            Major::K => desc(p, 16, 1024),
-            Major::MN => desc(p, 8192, 1024),
+            Major::K => low(p, 16),
+            Major::MN => low(p, 8192),
         }
     }
 
