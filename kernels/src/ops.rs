@@ -4252,13 +4252,12 @@ fn block_products(
     barrier();
 }
 
-/// `acc` plus token `t0 + j`'s pick `k` in the fold, then its pick `next` when `both`: each
-/// pick's expert output at columns `c..c + 4` (row and owner as [`fold_tokens`] looked them
-/// up into `stages`; one 8-byte load, both loads issued before either is added), times its
-/// weight if `weighted` is 1.
+/// `acc` plus token `t0 + j`'s pick `k` in the fold: its expert's output at columns `c..c +
+/// 4` (row and owner as [`fold_tokens`] looked them up into `stages`; one 8-byte load),
+/// times its weight if `weighted` is 1.
 #[device]
 #[allow(clippy::too_many_arguments)]
-fn fold_terms(
+fn fold_term(
     stages: &[u32],
     weights: &Sym<[f32]>,
     y: &Sym<[bf16]>,
@@ -4266,49 +4265,33 @@ fn fold_terms(
     topk: u32,
     j: u32,
     k: u32,
-    next: u32,
-    both: bool,
     c: u32,
     hidden: u32,
     weighted: u32,
     acc: Vec4<f32>,
 ) -> Vec4<f32> {
     let i = j * topk + k;
-    let i2 = j * topk + next;
     let wl = weights.local();
-    // SAFETY: `i` and `i2` are below 1024 (8 tokens of at most 128 picks); the picks'
-    // weights lie in `weights` (`tokens x topk`) and their rows below the owners' `capacity
-    // + tokens` rows of `y` (`hidden` wide, a multiple of 8, so `c` is 8-byte aligned), as
-    // the host sized them. Unchecked, the loads of the eight tokens carry no branches between
-    // them and are all in flight at once.
+    // SAFETY: `i` is below 1024 (8 tokens of at most 128 picks); the pick's weight lies in
+    // `weights` (`tokens x topk`) and its row below the owner's `capacity + tokens` rows of
+    // `y` (`hidden` wide, a multiple of 8, so `c` is 8-byte aligned), as the host sized
+    // them. Unchecked, the loads of the eight tokens carry no branches between them and are
+    // all in flight at once.
     let row = unsafe { *stages.get_unchecked(i) };
-    let row2 = unsafe { *stages.get_unchecked(i2) };
     let ys = y.peer(unsafe { *stages.get_unchecked(1024 + i) });
-    let ys2 = y.peer(unsafe { *stages.get_unchecked(1024 + i2) });
     let v = unsafe { load_vec4(ys.get_unchecked(row * hidden + c)) };
-    let v2 = unsafe { load_vec4(ys2.get_unchecked(row2 * hidden + c)) };
     // Unweighted terms are times 1, exactly themselves.
-    let mut w = 1.0f32;
-    let mut w2 = 1.0f32;
-    if weighted == 1 {
-        w = unsafe { *wl.get_unchecked(t0 * topk + i) };
-        w2 = unsafe { *wl.get_unchecked(t0 * topk + i2) };
-    }
-    let mut sum = vec4(
+    let w = if weighted == 1 {
+        unsafe { *wl.get_unchecked(t0 * topk + i) }
+    } else {
+        1.0f32
+    };
+    vec4(
         extract(acc, 0) + w * extract(v, 0) as f32,
         extract(acc, 1) + w * extract(v, 1) as f32,
         extract(acc, 2) + w * extract(v, 2) as f32,
         extract(acc, 3) + w * extract(v, 3) as f32,
-    );
-    if both {
-        sum = vec4(
-            extract(sum, 0) + w2 * extract(v2, 0) as f32,
-            extract(sum, 1) + w2 * extract(v2, 1) as f32,
-            extract(sum, 2) + w2 * extract(v2, 2) as f32,
-            extract(sum, 3) + w2 * extract(v2, 3) as f32,
-        );
-    }
-    sum
+    )
 }
 
 /// Writes token `t`'s folded columns `c..c + 4` (`sum`) to `out` in bf16, after adding the
@@ -4410,14 +4393,9 @@ fn fold_tokens(
         let mut s5 = s0;
         let mut s6 = s0;
         let mut s7 = s0;
-        // Two picks a pass: sixteen loads in flight.
-        for k in (0..topk).step_by(2) {
-            let next = min(k + 1, topk - 1);
-            let both = k + 1 < topk;
-            s0 = fold_terms(
-                stages, weights, y, t0, topk, 0, k, next, both, c, hidden, weighted, s0,
-            );
-            s1 = fold_terms(
+        for k in 0..topk {
+            s0 = fold_term(stages, weights, y, t0, topk, 0, k, c, hidden, weighted, s0);
+            s1 = fold_term(
                 stages,
                 weights,
                 y,
@@ -4425,14 +4403,12 @@ fn fold_tokens(
                 topk,
                 min(1, last),
                 k,
-                next,
-                both,
                 c,
                 hidden,
                 weighted,
                 s1,
             );
-            s2 = fold_terms(
+            s2 = fold_term(
                 stages,
                 weights,
                 y,
@@ -4440,14 +4416,12 @@ fn fold_tokens(
                 topk,
                 min(2, last),
                 k,
-                next,
-                both,
                 c,
                 hidden,
                 weighted,
                 s2,
             );
-            s3 = fold_terms(
+            s3 = fold_term(
                 stages,
                 weights,
                 y,
@@ -4455,14 +4429,12 @@ fn fold_tokens(
                 topk,
                 min(3, last),
                 k,
-                next,
-                both,
                 c,
                 hidden,
                 weighted,
                 s3,
             );
-            s4 = fold_terms(
+            s4 = fold_term(
                 stages,
                 weights,
                 y,
@@ -4470,14 +4442,12 @@ fn fold_tokens(
                 topk,
                 min(4, last),
                 k,
-                next,
-                both,
                 c,
                 hidden,
                 weighted,
                 s4,
             );
-            s5 = fold_terms(
+            s5 = fold_term(
                 stages,
                 weights,
                 y,
@@ -4485,14 +4455,12 @@ fn fold_tokens(
                 topk,
                 min(5, last),
                 k,
-                next,
-                both,
                 c,
                 hidden,
                 weighted,
                 s5,
             );
-            s6 = fold_terms(
+            s6 = fold_term(
                 stages,
                 weights,
                 y,
@@ -4500,14 +4468,12 @@ fn fold_tokens(
                 topk,
                 min(6, last),
                 k,
-                next,
-                both,
                 c,
                 hidden,
                 weighted,
                 s6,
             );
-            s7 = fold_terms(
+            s7 = fold_term(
                 stages,
                 weights,
                 y,
@@ -4515,8 +4481,6 @@ fn fold_tokens(
                 topk,
                 min(7, last),
                 k,
-                next,
-                both,
                 c,
                 hidden,
                 weighted,
