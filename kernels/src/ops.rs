@@ -1718,8 +1718,9 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                     );
                 }
                 it += steps;
-                // One record per tile, from its first consumer subgroup.
-                if sg == 4 {
+                // One record per tile, from its first consumer subgroup (its work-items
+                // 128..160: `sg` was spilled, and its reload waited behind the tile's stores).
+                if workitem_id_x() - 128 < 32 {
                     subgroup_trace(Role::Compute, t, since);
                 }
             }
