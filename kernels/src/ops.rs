@@ -1718,9 +1718,8 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                     );
                 }
                 it += steps;
-                // One record per tile, from its first consumer subgroup (its work-items
-                // 128..160: `sg` was spilled, and its reload waited behind the tile's stores).
-                if workitem_id_x() - 128 < 32 {
+                // One record per tile, from its first consumer subgroup.
+                if first_consumer() {
                     subgroup_trace(Role::Compute, t, since);
                 }
             }
@@ -1733,6 +1732,16 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
         blocks * reduced_n
     };
     rearm(ready, counters, queues, 2);
+}
+
+/// Whether the caller is a pipeline's first consumer subgroup (subgroup 4), which writes
+/// the tiles' trace records. From the work-item id rather than a subgroup id kept in a
+/// variable: the consumers' registers hold their accumulators, so that variable was
+/// spilled, and its reload after a tile waited behind the tile's stores (bench/RESULTS.md,
+/// thirty-eighth batch).
+#[device]
+fn first_consumer() -> bool {
+    workitem_id_x() - 4 * subgroup_size() < subgroup_size()
 }
 
 /// A [`tp_pipeline`] consumer subgroup's 16 x 128 slab of a tile at (`row0`, `col`) of rank
@@ -2740,7 +2749,7 @@ pub fn moe_pipeline(
                     }
                 }
                 // One record per tile, from its first consumer subgroup.
-                if sg == 4 {
+                if first_consumer() {
                     subgroup_trace(Role::Compute, t, since);
                 }
             }
@@ -5972,7 +5981,7 @@ pub fn moe_backward_pipeline(
                     }
                 }
                 // One record per task, from its first consumer subgroup.
-                if sg == 4 {
+                if first_consumer() {
                     subgroup_trace(Role::Compute, MOE_TILE_TRACE + t, since);
                 }
             }
