@@ -1556,49 +1556,17 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             if go {
                 let m0 = src * shard_rows + block * 128;
                 let own = maps.local();
-                // A loop for each width, as the consumers'.
-                if wide == 1 {
-                    for step in 0..steps {
-                        let s = (it + step) % ring;
-                        // A fresh barrier counts its previous round as complete: the first
-                        // round passes.
-                        mbar_wait(&empty[s], (((it + step) / ring) & 1) ^ 1);
-                        let base = s * stage_words;
-                        copy_step(
-                            &own[0],
-                            &own[16],
-                            stages,
-                            full,
-                            s,
-                            base,
-                            m0,
-                            n0,
-                            step * 64,
-                            0,
-                            TB,
-                            4,
-                        );
-                    }
-                } else {
-                    for step in 0..steps {
-                        let s = (it + step) % ring;
-                        mbar_wait(&empty[s], (((it + step) / ring) & 1) ^ 1);
-                        let base = s * stage_words;
-                        copy_step(
-                            &own[0],
-                            &own[16],
-                            stages,
-                            full,
-                            s,
-                            base,
-                            m0,
-                            n0,
-                            step * 64,
-                            0,
-                            TB,
-                            2,
-                        );
-                    }
+                let b_boxes = 2 << wide;
+                for step in 0..steps {
+                    let s = (it + step) % ring;
+                    // A fresh barrier counts its previous round as complete: the first
+                    // round passes.
+                    mbar_wait(&empty[s], (((it + step) / ring) & 1) ^ 1);
+                    let base = s * stage_words;
+                    let k0 = step * 64;
+                    copy_step(
+                        &own[0], &own[16], stages, full, s, base, m0, n0, k0, 0, TB, b_boxes,
+                    );
                 }
                 it += steps;
             }
