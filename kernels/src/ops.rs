@@ -1643,10 +1643,6 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                     if first_lane {
                         mbar_arrive(&empty[(it + steps + ring - 1) % ring]);
                     }
-                    store_tp_slab(
-                        out, out16, partials, ready, left, direct, BF16, src, row0, end, n0, n,
-                        counter,
-                    );
                     if n0 + 128 < n {
                         store_tp_slab(
                             out,
@@ -1680,11 +1676,10 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                     if first_lane {
                         mbar_arrive(&empty[(it + steps + ring - 1) % ring]);
                     }
-                    store_tp_slab(
-                        out, out16, partials, ready, left, direct, BF16, src, row0, end, n0, n,
-                        counter,
-                    );
                 }
+                store_tp_slab(
+                    out, out16, partials, ready, left, direct, BF16, src, row0, end, n0, n, counter,
+                );
                 it += steps;
                 // One record per tile, from its first consumer subgroup.
                 if first_consumer() {
