@@ -2661,55 +2661,75 @@ pub fn moe_pipeline(
                 // rows by its half of the columns (`left` only), rather than one group
                 // multiplying padding.
                 let half = end - tile_row <= 64;
-                let a_rows = if half { 0 } else { rows };
-                let b_first = if half { 4096 * group } else { 4096 };
-                let row0 = tile_row + a_rows + (sg & 3) * 16;
+                // A path for each kind of tile, each with its own accumulators (as
+                // `tp_pipeline`'s for its widths): no test of `half` in the steps.
                 let mut left = wide_zero();
-                let mut right = wide_zero();
-                for step in 0..steps {
-                    let s = (it + step) % MOE_RING;
-                    mbar_wait(&full[s], ((it + step) / MOE_RING) & 1);
-                    let base = s * MOE_STAGE_WORDS;
-                    let a = base + a_rows * 32;
-                    left = multiply_async(stages, a, base + b_first, left, 0, 1);
-                    if half {
+                if half {
+                    let row0 = tile_row + (sg & 3) * 16;
+                    let b_first = 4096 * group;
+                    for step in 0..steps {
+                        let s = (it + step) % MOE_RING;
+                        mbar_wait(&full[s], ((it + step) / MOE_RING) & 1);
+                        let base = s * MOE_STAGE_WORDS;
+                        left = multiply_async(stages, base, base + b_first, left, 0, 1);
                         left = mma_wait(1, left);
+                        // The products of the previous step have finished: its stage goes
+                        // back.
+                        if step > 0 && first_lane {
+                            mbar_arrive(&empty[(it + step + MOE_RING - 1) % MOE_RING]);
+                        }
+                    }
+                    left = mma_wait(0, left);
+                    if first_lane {
+                        mbar_arrive(&empty[(it + steps + MOE_RING - 1) % MOE_RING]);
+                    }
+                    // Each group's half of the columns.
+                    if up {
+                        let f1 = c * 128 + (group - 1) * 64;
+                        if f1 < ffn {
+                            swiglu_slabs(spare, z, h, left, left, row0, end, f1, ffn, 1);
+                        }
                     } else {
+                        let n1 = c * 256 + (group - 1) * 128;
+                        if n1 < hidden {
+                            store_slab(spare, outputs, 1, left, row0, n1, end, hidden);
+                        }
+                    }
+                } else {
+                    let row0 = tile_row + rows + (sg & 3) * 16;
+                    let mut right = wide_zero();
+                    for step in 0..steps {
+                        let s = (it + step) % MOE_RING;
+                        mbar_wait(&full[s], ((it + step) / MOE_RING) & 1);
+                        let base = s * MOE_STAGE_WORDS;
+                        let a = base + rows * 32;
+                        left = multiply_async(stages, a, base + 4096, left, 0, 1);
                         right = multiply_async(stages, a, base + 8192, right, 0, 1);
                         left = mma_wait(2, left);
                         right = mma_wait(2, right);
+                        if step > 0 && first_lane {
+                            mbar_arrive(&empty[(it + step + MOE_RING - 1) % MOE_RING]);
+                        }
                     }
-                    // The products of the previous step have finished: its stage goes back.
-                    if step > 0 && first_lane {
-                        mbar_arrive(&empty[(it + step + MOE_RING - 1) % MOE_RING]);
+                    left = mma_wait(0, left);
+                    right = mma_wait(0, right);
+                    if first_lane {
+                        mbar_arrive(&empty[(it + steps + MOE_RING - 1) % MOE_RING]);
                     }
-                }
-                left = mma_wait(0, left);
-                right = mma_wait(0, right);
-                if first_lane {
-                    mbar_arrive(&empty[(it + steps + MOE_RING - 1) % MOE_RING]);
+                    // Only bf16 is stored: `scores` stands in for the f32 result.
+                    if up {
+                        swiglu_slabs(spare, z, h, left, right, row0, end, c * 128, ffn, 2);
+                    } else {
+                        let n0 = c * 256;
+                        store_slab(spare, outputs, 1, left, row0, n0, end, hidden);
+                        if n0 + 128 < hidden {
+                            store_slab(spare, outputs, 1, right, row0, n0 + 128, end, hidden);
+                        }
+                    }
                 }
                 it += steps;
-                // Only bf16 is stored: `scores` stands in for the f32 result.
                 if up {
-                    let f0 = c * 128;
-                    let f1 = f0 + (group - 1) * 64;
-                    if half && f1 < ffn {
-                        swiglu_slabs(spare, z, h, left, left, row0, end, f1, ffn, 1);
-                    }
-                    if !half {
-                        swiglu_slabs(spare, z, h, left, right, row0, end, f0, ffn, 2);
-                    }
                     subgroup_signal(&counters[MOE_SYNC_HEAD_WORDS + local + g], 1, Scope::Agent);
-                } else {
-                    let n0 = c * 256;
-                    let n_left = if half { n0 + (group - 1) * 128 } else { n0 };
-                    if n_left < hidden {
-                        store_slab(spare, outputs, 1, left, row0, n_left, end, hidden);
-                    }
-                    if !half && n0 + 128 < hidden {
-                        store_slab(spare, outputs, 1, right, row0, n0 + 128, end, hidden);
-                    }
                 }
                 // One record per tile, from its first consumer subgroup.
                 if first_consumer() {
