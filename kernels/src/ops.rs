@@ -1503,9 +1503,8 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
         let mut it = 0;
         let mut posted = 0;
         let mut more = true;
-        let mut ticket = ticket_ahead(heads);
         while more {
-            let t = min(subgroup_shuffle(ticket, 0), tiles);
+            let t = subgroup_claim(&heads[0], tiles);
             let src = tp_tile(by_shard, t, rank, ranks, blocks, wide_blocks, n, 0);
             let block = tp_tile(by_shard, t, rank, ranks, blocks, wide_blocks, n, 1);
             let mut go = t < tiles;
@@ -1555,7 +1554,6 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             );
             posted += 1;
             if go {
-                ticket = ticket_ahead(heads);
                 let m0 = src * shard_rows + block * 128;
                 let own = maps.local();
                 let b_boxes = 2 << wide;
@@ -1697,21 +1695,6 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
         blocks * reduced_n
     };
     rearm(ready, counters, queues, 2);
-}
-
-/// The producer's next ticket of the compute queue (`heads[0]`), in lane 0 (the other lanes
-/// hold 0; the ticket is `subgroup_shuffle(ticket, 0)`, those past the tiles meaning none
-/// left): taken before the current tile's copies, so that the add's round trip — two with
-/// `subgroup_claim`'s load before it, each a microsecond or more behind the tiles' stores —
-/// overlaps them instead of standing between a tile's last copy and the next tile's task.
-/// The head may pass the tiles by one a workgroup; the launch's end zeroes it.
-#[device]
-fn ticket_ahead(heads: &mut [u32]) -> u32 {
-    if subgroup_lane() == 0 {
-        atomic_add(&heads[0], 1, Ordering::Relaxed, Scope::Agent)
-    } else {
-        0
-    }
 }
 
 /// Whether the caller is a pipeline's first consumer subgroup (subgroup 4), which writes
