@@ -2083,6 +2083,11 @@ const MOE_COUNTED: u32 = 5;
 const MOE_PLANNED: u32 = 6;
 const MOE_NEVER: u32 = 7;
 const MOE_LAID_OUT: u32 = 8;
+/// Row tiles a round of [`moe_pipeline`]'s expert tasks holds: an expert's chunk of row
+/// tiles has its up-projection tiles together, not parted by other tiles' down-projections,
+/// so the tiles that read the same activation rows run close together too (the weights
+/// are shared within a chunk's column).
+const MOE_ROUND_ROWS: u32 = 4;
 /// Tokens per fold task.
 pub const MOE_FOLD_TOKENS: u32 = 8;
 /// Tokens per router task that picks experts (a subgroup each).
@@ -2489,9 +2494,14 @@ pub fn moe_pipeline(
     // Tiles of 128 rows by 256 columns: 128 features' gate and up values, or 256 outputs.
     let up_tiles = (ffn + 127) / 128;
     let down_tiles = (hidden + 255) / 256;
-    let round = up_tiles + down_tiles;
+    // Rounds of `MOE_ROUND_ROWS` row tiles' worth: a chunk of an expert's row tiles (at
+    // most that many) then has its up-projection tiles in at most two rounds, its down-
+    // projection tiles `lag_rounds` (two at least) later.
+    let round_rows = MOE_ROUND_ROWS;
+    let lag_rounds = (lag + round_rows - 1) / round_rows + 1;
+    let round = round_rows * (up_tiles + down_tiles);
     let expert_tasks = if row_tiles > 0 && (phases & 4) == 4 {
-        (row_tiles + lag) * round
+        ((row_tiles + round_rows - 1) / round_rows + lag_rounds) * round
     } else {
         0
     };
@@ -2529,10 +2539,18 @@ pub fn moe_pipeline(
                 let t = subgroup_claim(&heads[2], expert_tasks);
                 let r = t / round;
                 let i = t % round;
-                let up = i < up_tiles;
+                let up = i < round_rows * up_tiles;
                 let mut go = t < expert_tasks;
                 // The first rounds' down slots and the last rounds' up slots are empty.
-                let live = go && if up { r < row_tiles } else { r >= lag };
+                let live = go
+                    && if up {
+                        r * round_rows * up_tiles + i < row_tiles * up_tiles
+                    } else {
+                        r >= lag_rounds
+                            && (r - lag_rounds) * round_rows * down_tiles + i
+                                - round_rows * up_tiles
+                                < row_tiles * down_tiles
+                    };
                 // The tile's place: row tile `g` (of local expert `j`), tile column `c`, its
                 // first row and the end of its expert's rows.
                 let mut g = 0;
@@ -2541,8 +2559,15 @@ pub fn moe_pipeline(
                 let mut tile_row = 0;
                 let mut end = 0;
                 if live {
-                    g = pipeline_tile(plan, t, 0, up_tiles, down_tiles, lag, o_local, o_tiles);
-                    c = pipeline_tile(plan, t, 1, up_tiles, down_tiles, lag, o_local, o_tiles);
+                    let chunk = min(lag, 4);
+                    g = pipeline_tile(
+                        plan, t, 0, up_tiles, down_tiles, round_rows, lag_rounds, chunk, o_local,
+                        o_tiles,
+                    );
+                    c = pipeline_tile(
+                        plan, t, 1, up_tiles, down_tiles, round_rows, lag_rounds, chunk, o_local,
+                        o_tiles,
+                    );
                     let p = plan.local();
                     j = p[o_tiles + g];
                     let first = p[o_local + 3 * j];
@@ -2651,7 +2676,7 @@ pub fn moe_pipeline(
             let since = clock();
             taken += 1;
             if t != NO_TASK {
-                let up = t % round < up_tiles;
+                let up = t % round < round_rows * up_tiles;
                 let steps = if up {
                     (hidden + 63) / 64
                 } else {
@@ -2746,11 +2771,11 @@ pub fn moe_pipeline(
 }
 
 /// The row tile (`part` 0) or tile column (`part` 1) of live expert task `t` of
-/// [`moe_pipeline`]: round `t / round` holds the up-projection slots of one row tile's worth,
-/// then the down-projection slots of the row tile's worth `lag` rounds before, each slot a
-/// tile as [`chunked_tile`] orders them in chunks of up to `lag` row tiles (`lag` at most,
-/// so that every up-projection tile of a row tile is claimed before its first
-/// down-projection tile: the waits always end).
+/// [`moe_pipeline`] (or of [`moe_backward_pipeline`]'s two passes): round `t / round` holds
+/// the up-projection slots of `rows` row tiles' worth, then the down-projection slots of
+/// the `rows` row tiles' worth `lag` rounds before, each slot a tile as [`chunked_tile`]
+/// orders them in chunks of up to `chunk` row tiles (so few that every up-projection tile of
+/// a row tile is claimed before its first down-projection tile: the waits always end).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn pipeline_tile(
@@ -2759,18 +2784,19 @@ fn pipeline_tile(
     part: u32,
     up_tiles: u32,
     down_tiles: u32,
+    rows: u32,
     lag: u32,
+    chunk: u32,
     o_local: u32,
     o_tiles: u32,
 ) -> u32 {
-    let round = up_tiles + down_tiles;
+    let round = rows * (up_tiles + down_tiles);
     let r = t / round;
     let i = t % round;
-    let chunk = min(lag, 4);
-    if i < up_tiles {
+    if i < rows * up_tiles {
         chunked_tile(
             plan,
-            r * up_tiles + i,
+            r * rows * up_tiles + i,
             up_tiles,
             chunk,
             part,
@@ -2778,7 +2804,7 @@ fn pipeline_tile(
             o_tiles,
         )
     } else {
-        let slot = (r - lag) * down_tiles + i - up_tiles;
+        let slot = (r - lag) * rows * down_tiles + i - rows * up_tiles;
         chunked_tile(plan, slot, down_tiles, chunk, part, o_local, o_tiles)
     }
 }
@@ -5614,8 +5640,13 @@ pub fn moe_backward_pipeline(
                     let first_pass = i < dh_tiles;
                     live = if first_pass { r < row_tiles } else { r >= lag };
                     if live {
-                        g = pipeline_tile(plan, t, 0, dh_tiles, x_tiles, lag, o_local, o_tiles);
-                        let c = pipeline_tile(plan, t, 1, dh_tiles, x_tiles, lag, o_local, o_tiles);
+                        let chunk = min(lag, 4);
+                        g = pipeline_tile(
+                            plan, t, 0, dh_tiles, x_tiles, 1, lag, chunk, o_local, o_tiles,
+                        );
+                        let c = pipeline_tile(
+                            plan, t, 1, dh_tiles, x_tiles, 1, lag, chunk, o_local, o_tiles,
+                        );
                         j = p[o_tiles + g];
                         m0 = p[o_local + 3 * j] + (g - p[o_local + 3 * j + 2]) * 128;
                         m = p[o_local + 3 * j] + p[o_local + 3 * j + 1];
