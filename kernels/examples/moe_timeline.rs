@@ -165,9 +165,15 @@ fn summarize(events: &[TraceEvent], ranks: u32, s: MoeShape, pipeline: bool) {
     let blocks = s.tokens.div_ceil(128);
     let folds = s.tokens.div_ceil(8);
     let cols = if pipeline { 256 } else { 128 };
-    // An up-projection tile covers the gate and up columns of half as many features.
-    let up_tiles = s.ffn.div_ceil(cols / 2);
-    let round = up_tiles + s.hidden.div_ceil(cols);
+    // An up-projection tile covers the gate and up columns of half as many features; the
+    // pipeline's rounds hold several row tiles' worth.
+    let rows = if pipeline {
+        kernels::ops::MOE_ROUND_ROWS as usize
+    } else {
+        1
+    };
+    let up_tiles = rows * s.ffn.div_ceil(cols / 2);
+    let round = up_tiles + rows * s.hidden.div_ceil(cols);
     // Router tasks (logits tiles, picks, counts), the layout and the fill tasks, in the
     // order of the planning queue (`ops::moe_plan`).
     let splits = 128 / kernels::ops::MOE_ROUTE_TOKENS as usize;

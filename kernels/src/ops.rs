@@ -2083,11 +2083,12 @@ const MOE_COUNTED: u32 = 5;
 const MOE_PLANNED: u32 = 6;
 const MOE_NEVER: u32 = 7;
 const MOE_LAID_OUT: u32 = 8;
-/// Row tiles a round of [`moe_pipeline`]'s expert tasks holds: an expert's chunk of row
-/// tiles has its up-projection tiles together, not parted by other tiles' down-projections,
-/// so the tiles that read the same activation rows run close together too (the weights
-/// are shared within a chunk's column).
-const MOE_ROUND_ROWS: u32 = 4;
+/// Row tiles a round of [`moe_pipeline`]'s expert tasks holds: an expert's chunk of (at most
+/// four) row tiles then has its up-projection tiles in one or two rounds, not parted by
+/// other row tiles' down-projections, so that the tiles reading the same rows run close
+/// together as well as those reading the same weights (the layer is bound by its DRAM
+/// bytes: bench/RESULTS.md, thirty-ninth batch).
+pub const MOE_ROUND_ROWS: u32 = 4;
 /// Tokens per fold task.
 pub const MOE_FOLD_TOKENS: u32 = 8;
 /// Tokens per router task that picks experts (a subgroup each).
@@ -2682,74 +2683,40 @@ pub fn moe_pipeline(
                 } else {
                     (ffn + 63) / 64
                 };
-                // A tile of at most 64 rows (an expert's last): each group multiplies those
-                // rows by its half of the columns (`left` only), rather than one group
-                // multiplying padding.
-                let half = end - tile_row <= 64;
-                // A path for each kind of tile, each with its own accumulators (as
-                // `tp_pipeline`'s for its widths): no test of `half` in the steps.
+                // Every tile takes the full path, an expert's last one of at most 64 rows too
+                // (the second group's rows then padding): a path that gave each group half
+                // its columns ran ahead of the tiles that read the same weights, whose reads
+                // then missed the cache (bench/RESULTS.md, thirty-ninth batch).
+                let row0 = tile_row + rows + (sg & 3) * 16;
                 let mut left = wide_zero();
-                if half {
-                    let row0 = tile_row + (sg & 3) * 16;
-                    let b_first = 4096 * group;
-                    for step in 0..steps {
-                        let s = (it + step) % MOE_RING;
-                        mbar_wait(&full[s], ((it + step) / MOE_RING) & 1);
-                        let base = s * MOE_STAGE_WORDS;
-                        left = multiply_async(stages, base, base + b_first, left, 0, 1);
-                        left = mma_wait(1, left);
-                        // The products of the previous step have finished: its stage goes
-                        // back.
-                        if step > 0 && first_lane {
-                            mbar_arrive(&empty[(it + step + MOE_RING - 1) % MOE_RING]);
-                        }
+                let mut right = wide_zero();
+                for step in 0..steps {
+                    let s = (it + step) % MOE_RING;
+                    mbar_wait(&full[s], ((it + step) / MOE_RING) & 1);
+                    let base = s * MOE_STAGE_WORDS;
+                    let a = base + rows * 32;
+                    left = multiply_async(stages, a, base + 4096, left, 0, 1);
+                    right = multiply_async(stages, a, base + 8192, right, 0, 1);
+                    left = mma_wait(2, left);
+                    right = mma_wait(2, right);
+                    // The products of the previous step have finished: its stage goes back.
+                    if step > 0 && first_lane {
+                        mbar_arrive(&empty[(it + step + MOE_RING - 1) % MOE_RING]);
                     }
-                    left = mma_wait(0, left);
-                    if first_lane {
-                        mbar_arrive(&empty[(it + steps + MOE_RING - 1) % MOE_RING]);
-                    }
-                    // Each group's half of the columns.
-                    if up {
-                        let f1 = c * 128 + (group - 1) * 64;
-                        if f1 < ffn {
-                            swiglu_slabs(spare, z, h, left, left, row0, end, f1, ffn, 1);
-                        }
-                    } else {
-                        let n1 = c * 256 + (group - 1) * 128;
-                        if n1 < hidden {
-                            store_slab(spare, outputs, 1, left, row0, n1, end, hidden);
-                        }
-                    }
+                }
+                left = mma_wait(0, left);
+                right = mma_wait(0, right);
+                if first_lane {
+                    mbar_arrive(&empty[(it + steps + MOE_RING - 1) % MOE_RING]);
+                }
+                // Only bf16 is stored: `scores` stands in for the f32 result.
+                if up {
+                    swiglu_slabs(spare, z, h, left, right, row0, end, c * 128, ffn);
                 } else {
-                    let row0 = tile_row + rows + (sg & 3) * 16;
-                    let mut right = wide_zero();
-                    for step in 0..steps {
-                        let s = (it + step) % MOE_RING;
-                        mbar_wait(&full[s], ((it + step) / MOE_RING) & 1);
-                        let base = s * MOE_STAGE_WORDS;
-                        let a = base + rows * 32;
-                        left = multiply_async(stages, a, base + 4096, left, 0, 1);
-                        right = multiply_async(stages, a, base + 8192, right, 0, 1);
-                        left = mma_wait(2, left);
-                        right = mma_wait(2, right);
-                        if step > 0 && first_lane {
-                            mbar_arrive(&empty[(it + step + MOE_RING - 1) % MOE_RING]);
-                        }
-                    }
-                    left = mma_wait(0, left);
-                    right = mma_wait(0, right);
-                    if first_lane {
-                        mbar_arrive(&empty[(it + steps + MOE_RING - 1) % MOE_RING]);
-                    }
-                    // Only bf16 is stored: `scores` stands in for the f32 result.
-                    if up {
-                        swiglu_slabs(spare, z, h, left, right, row0, end, c * 128, ffn, 2);
-                    } else {
-                        let n0 = c * 256;
-                        store_slab(spare, outputs, 1, left, row0, n0, end, hidden);
-                        if n0 + 128 < hidden {
-                            store_slab(spare, outputs, 1, right, row0, n0 + 128, end, hidden);
-                        }
+                    let n0 = c * 256;
+                    store_slab(spare, outputs, 1, left, row0, n0, end, hidden);
+                    if n0 + 128 < hidden {
+                        store_slab(spare, outputs, 1, right, row0, n0 + 128, end, hidden);
                     }
                 }
                 it += steps;
@@ -2811,10 +2778,9 @@ fn pipeline_tile(
 
 /// A subgroup's 16-row slabs of an up-projection tile of [`moe_pipeline`] at row `row0`,
 /// rows below `end`: `left` (columns 0..64 the gate values of features `f0..`, 64..128 their
-/// up values) and, with `blocks` 2, `right` (the same of features `f0 + 64..`; with
-/// `blocks` 1 only `left`'s 64 features). Both go to `z` rounded to bf16 as [`up_tile`]
-/// stores them, then `h = silu(gate) up` of the rounded values, each lane two or four
-/// features of all 16 rows ([`swiglu_column`]; the accumulators are free by then), made
+/// up values) and `right` (the same of features `f0 + 64..`, those below `ffn`). Both go to
+/// `z` rounded to bf16 as [`up_tile`] stores them, then `h = silu(gate) up` of the rounded
+/// values, each lane four features of all 16 rows ([`swiglu_column`]; the accumulators are free by then), made
 /// visible to tensor copies. `f0` is below `ffn`.
 #[device]
 #[allow(clippy::too_many_arguments)]
@@ -2828,12 +2794,11 @@ fn swiglu_slabs(
     end: u32,
     f0: u32,
     ffn: u32,
-    blocks: u32,
 ) {
     let z_cols = (ffn + 63) / 64 * 128;
     let zl = z.local();
     store_slab(spare, zl, 1, left, row0, 2 * f0, end, z_cols);
-    if blocks == 2 && f0 + 64 < ffn {
+    if f0 + 64 < ffn {
         store_slab(spare, zl, 1, right, row0, 2 * f0 + 128, end, z_cols);
     }
     // The subgroup's lanes read what the others stored.
@@ -2843,8 +2808,8 @@ fn swiglu_slabs(
         let hl = h.local();
         let lane = subgroup_lane();
         // Past the last feature, a lane forms the last one again (the same value).
-        let last = min(ffn - f0, 64 * blocks) - 1;
-        for c in (lane..64 * blocks).step_by(32) {
+        let last = min(ffn - f0, 128) - 1;
+        for c in (lane..128).step_by(32) {
             let col = min(c, last);
             // Columns of `z` past the first 64 features are the right slab's.
             let at = 2 * f0 + col + (col >> 6) * 64;
