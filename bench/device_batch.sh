@@ -19,6 +19,9 @@
 #              bench/moe_h200.sh: world sizes $KOSMOS_BENCH_RANKS, default 1,8, forward and
 #              training step against PyTorch)
 #   timelines  the fused TP MLP's and the MoE layer's timelines (SVGs in OUT)
+#   bytes      each hot kernel's time and memory traffic under Nsight Compute (one launch
+#              after warm-up, clocks left alone): the fused TP ops against our gemm at QKV's
+#              and out-proj's shapes, the MoE forward at both proxies (EP=1)
 #   links      the signal round trip and pulls by workgroups against the driver's peer copy
 #              (bench/benches/links.rs; on one GPU, two emulated ranks; JSON to OUT/links.json)
 #   bench-tp-multi  on a machine of several GPUs: the links between them, then the fused TP
@@ -95,6 +98,19 @@ step() {
         t ./bin/tp_timeline "$out/tp-timeline.svg" &&
             t ./bin/moe_timeline "$out/moe-timeline.svg" &&
             t ./bin/moe_timeline "$out/moe-backward-timeline.svg" backward ;;
+    bytes)
+        local metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+        metrics+=,lts__t_sector_hit_rate.pct
+        # Our gemm at QKV's shape is two launches (wide and narrow tiles).
+        for run in "tp qkv tp_pipeline 1" "tp qkv gemm_pipeline 2" \
+            "tp out-proj tp_pipeline 1" "tp out-proj gemm_pipeline 1" \
+            "moe qwen moe_pipeline 1" "moe deepseek moe_pipeline 1"; do
+            set -- $run
+            echo "-- $1 $2 $3"
+            KOSMOS_BENCH_SHAPE=$2 KOSMOS_BENCH_RANKS=1 t ncu --clock-control none \
+                -k "regex:$3" -s 2 -c "$4" --metrics "$metrics" "./bin/$1" |
+                grep -E "^  [a-z_]+ \(|gpu__|dram__|lts__" || return 1
+        done ;;
     ab-*)
         local bench=${1#ab-} label f
         [ -x "bin/$bench" ] || { echo "no benchmark bin/$bench in the bundle" >&2; return 2; }
