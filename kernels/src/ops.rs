@@ -2780,8 +2780,8 @@ fn pipeline_tile(
 /// rows below `end`: `left` (columns 0..64 the gate values of features `f0..`, 64..128 their
 /// up values) and `right` (the same of features `f0 + 64..`, those below `ffn`). Both go to
 /// `z` rounded to bf16 as [`up_tile`] stores them, then `h = silu(gate) up` of the rounded
-/// values, each lane four features of all 16 rows ([`swiglu_column`]; the accumulators are free by then), made
-/// visible to tensor copies. `f0` is below `ffn`.
+/// values, each lane four features of all 16 rows ([`swiglu_column`]; the accumulators are
+/// free by then), made visible to tensor copies. `f0` is below `ffn`.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn swiglu_slabs(
