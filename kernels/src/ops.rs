@@ -2538,20 +2538,10 @@ pub fn moe_pipeline(
             let mut more = true;
             while more {
                 let t = subgroup_claim(&heads[2], expert_tasks);
-                let r = t / round;
-                let i = t % round;
-                let up = i < round_rows * up_tiles;
+                let up = t % round < round_rows * up_tiles;
                 let mut go = t < expert_tasks;
-                // The first rounds' down slots and the last rounds' up slots are empty.
                 let live = go
-                    && if up {
-                        r * round_rows * up_tiles + i < row_tiles * up_tiles
-                    } else {
-                        r >= lag_rounds
-                            && (r - lag_rounds) * round_rows * down_tiles + i
-                                - round_rows * up_tiles
-                                < row_tiles * down_tiles
-                    };
+                    && expert_slot_live(t, up_tiles, down_tiles, round_rows, lag_rounds, row_tiles);
                 // The tile's place: row tile `g` (of local expert `j`), tile column `c`, its
                 // first row and the end of its expert's rows.
                 let mut g = 0;
@@ -2735,6 +2725,22 @@ pub fn moe_pipeline(
         stages, routing, weights, plan, out, y, scores, sync, tokens, hidden, experts, topk,
         capacity, shared, o_dest, ok, max_tiles, phases,
     );
+}
+
+/// Whether expert slot `t` of [`pipeline_tile`]'s rounds (of `rows` row tiles' worth: `first`
+/// tiles of each, then `second` tiles of each of the row tiles `lag` rounds before) holds a
+/// tile of one of the `row_tiles` row tiles: the first rounds' second-pass slots and the
+/// last rounds' first-pass slots are empty.
+#[device]
+fn expert_slot_live(t: u32, first: u32, second: u32, rows: u32, lag: u32, row_tiles: u32) -> bool {
+    let round = rows * (first + second);
+    let r = t / round;
+    let i = t % round;
+    if i < rows * first {
+        r * rows * first + i < row_tiles * first
+    } else {
+        r >= lag && (r - lag) * rows * second + i - rows * first < row_tiles * second
+    }
 }
 
 /// The row tile (`part` 0) or tile column (`part` 1) of live expert task `t` of
@@ -5600,10 +5606,8 @@ pub fn moe_backward_pipeline(
                 let mut count = 0;
                 let mut live = go;
                 if go && t < expert_rounds {
-                    let r = t / round;
-                    let i = t % round;
-                    let first_pass = i < dh_tiles;
-                    live = if first_pass { r < row_tiles } else { r >= lag };
+                    let first_pass = t % round < dh_tiles;
+                    live = expert_slot_live(t, dh_tiles, x_tiles, 1, lag, row_tiles);
                     if live {
                         let chunk = min(lag, 4);
                         g = pipeline_tile(

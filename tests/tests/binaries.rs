@@ -112,13 +112,13 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// its scheduling state. `moe_pipeline` (168 registers at 384 lanes; its consumers take 200
 /// from the producer group, as `tp_pipeline`'s) spills in the router, layout and fold code
 /// beside its expert tiles' two accumulators, and in their epilogues, none in the consumers'
-/// step loop (the router's token masks, the layout's scans and the picks' key slabs added
-/// about 0.3 KB of it there, as to `moe_forward`'s); `moe_backward_pipeline` likewise, with
-/// six kinds of tile epilogue beside the accumulators (its consumers' step loop reloads one word a step; with the products'
-/// descriptors built from 32-bit words its tile loops hold fewer spill instructions, 77 stores
-/// and 40 loads before, 53 and 36 after, and the whole 0.2 KB more). `moe_backward__staged0`
-/// (gfx942's instance, which stores its bf16 tiles from the accumulators: never chosen on
-/// CUDA, where the staged one fits) spills about 10 KB here.
+/// step loop (the router's token masks, the layout's scans and the picks' key slabs added about
+/// 0.3 KB of it there, as to `moe_forward`'s); `moe_backward_pipeline` likewise, with six kinds
+/// of tile epilogue beside the accumulators (its consumers' step loop reloads one word a step;
+/// with the products' descriptors built from 32-bit words its tile loops hold fewer spill
+/// instructions, 77 stores and 40 loads before, 53 and 36 after, and the whole 0.2 KB more).
+/// `moe_backward__staged0` (gfx942's instance, which stores its bf16 tiles from the
+/// accumulators: never chosen on CUDA, where the staged one fits) spills about 10 KB here.
 const SM90A_SPILL_ALLOWED: [(&str, u64); 10] = [
     ("gemm__persistent1", 64),
     ("gemm_group__persistent1", 8),
