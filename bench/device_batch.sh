@@ -101,7 +101,9 @@ step() {
     bytes)
         local metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
         metrics+=,lts__t_sector_hit_rate.pct
-        # Our gemm at QKV's shape is two launches (wide and narrow tiles).
+        # Our gemm at QKV's shape is two launches (wide and narrow tiles). The third launch
+        # of each kernel: the moe benchmark times its fused forward first (one launch a
+        # pass), before the unfused passes' launches of the same kernel by phase.
         for run in "tp qkv tp_pipeline 1" "tp qkv gemm_pipeline 2" \
             "tp out-proj tp_pipeline 1" "tp out-proj gemm_pipeline 1" \
             "moe qwen moe_pipeline 1" "moe deepseek moe_pipeline 1"; do
