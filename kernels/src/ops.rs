@@ -2744,7 +2744,7 @@ fn expert_slot_live(t: u32, first: u32, second: u32, rows: u32, lag: u32, row_ti
 }
 
 /// The row tile (`part` 0) or tile column (`part` 1) of live expert task `t` of
-/// [`moe_pipeline`] (or of [`moe_backward_pipeline`]'s two passes): round `t / round` holds
+/// [`moe_pipeline`] (or of the two passes of [`moe_backward_pipeline`] and [`moe_backward`]): round `t / round` holds
 /// the up-projection slots of `rows` row tiles' worth, then the down-projection slots of
 /// the `rows` row tiles' worth `lag` rounds before, each slot a tile as [`chunked_tile`]
 /// orders them in chunks of up to `chunk` row tiles (so few that every up-projection tile of
@@ -4613,11 +4613,12 @@ pub const MOE_ROUTER_GRAD_TOKENS: u32 = 16;
 ///    `dlogits` (bf16); behind the expert rounds in the queue (by then long ready),
 ///    `dx_router = dlogits w_router` (f32) and this rank's part of `dw_router = dlogits^T x`
 ///    (f32; the world's gradient is the sum over the ranks, as for any replicated weight);
-/// 3. expert tasks in rounds (as the forward's): the `dh` tiles of row tile `g` (`dy w2`,
-///    128 features, into `dh` in f32; then the SwiGLU backward into `dz`: gate gradients,
-///    then up gradients, `2 ffn` columns, bf16), gated on all of their expert's gradient
-///    rows; the `dx` tiles of row tile `g - lag` (`dz w1` into `dxe`, bf16), gated on their
-///    row tile's `dh` tiles. Then per expert the weight gradients (bf16), a task per block of
+/// 3. expert tasks in rounds of [`MOE_ROUND_ROWS`] row tiles' worth, ordered as
+///    [`moe_pipeline`]'s: the `dh` tiles of the round's row tiles (`dy w2`, 128 features,
+///    into `dh` in f32; then the SwiGLU backward into `dz`: gate gradients, then up
+///    gradients, `2 ffn` columns, bf16), gated on all of their expert's gradient rows; the
+///    `dx` tiles of the row tiles `lag / 4 + 1` rounds before, rounded up (`dz w1` into
+///    `dxe`, bf16), gated on their row tile's `dh` tiles. Then per expert the weight gradients (bf16), a task per block of
 ///    128 rows ([`block_products`]): `dw2 = dy^T h`, gated like `dh`, and `dw1 = dz^T x_e`,
 ///    gated on all of the expert's `dh` tiles. The
 ///    shared expert's gradient rows are `dout` itself (nothing to wait for); its weights'
@@ -4709,7 +4710,12 @@ pub fn moe_backward<const STAGED: u32>(
     };
     let dh_tiles = (ffn + 127) / 128;
     let h_tiles = (hidden + 127) / 128;
-    let round = dh_tiles + h_tiles;
+    // Rounds of `MOE_ROUND_ROWS` row tiles' worth, as `moe_pipeline`'s: the `dh` tiles of an
+    // expert's row tiles go column by column, so that those reading the same columns of
+    // `w2` run at once, and the `dx` tiles `lag_rounds` later likewise.
+    let round_rows = MOE_ROUND_ROWS;
+    let lag_rounds = (lag + round_rows - 1) / round_rows + 1;
+    let round = round_rows * (dh_tiles + h_tiles);
     // Compute tasks, in queue order: the router's gradient blocks, the expert rounds, the
     // router's tiles (by then long ready), the weight gradients.
     let grad_blocks = (tokens + MOE_ROUTER_GRAD_TOKENS - 1) / MOE_ROUTER_GRAD_TOKENS;
@@ -4721,7 +4727,7 @@ pub fn moe_backward<const STAGED: u32>(
         0
     };
     let expert_rounds = if ok == 1 && (phases & 4) == 4 && row_tiles > 0 {
-        (row_tiles + lag) * round
+        ((row_tiles + round_rows - 1) / round_rows + lag_rounds) * round
     } else {
         0
     };
@@ -4754,8 +4760,8 @@ pub fn moe_backward<const STAGED: u32>(
                     (picks + 127) / 128,
                     row_tiles,
                     dh_tiles,
-                    round,
-                    lag,
+                    h_tiles,
+                    lag_rounds,
                     local,
                     max_tiles,
                     per_expert,
@@ -4774,8 +4780,8 @@ pub fn moe_backward<const STAGED: u32>(
                     (picks + 127) / 128,
                     row_tiles,
                     dh_tiles,
-                    round,
-                    lag,
+                    h_tiles,
+                    lag_rounds,
                     local,
                     max_tiles,
                     per_expert,
@@ -4805,18 +4811,32 @@ pub fn moe_backward<const STAGED: u32>(
                 );
                 signal(&sync.local()[MOE_BW_ROUTED], 1, Scope::Agent);
             } else if t < grad_tasks + expert_rounds {
-                let r = (t - grad_tasks) / round;
-                let i = (t - grad_tasks) % round;
-                let first_pass = i < dh_tiles;
-                let live = if first_pass { r < row_tiles } else { r >= lag };
+                let e = t - grad_tasks;
+                let first_pass = e % round < round_rows * dh_tiles;
+                let live =
+                    expert_slot_live(e, dh_tiles, h_tiles, round_rows, lag_rounds, row_tiles);
+                // The slot's row tile `g` and tile column `c` (chunks of up to a round's row
+                // tiles: `lag_rounds`, two at least, keeps a chunk's `dx` tiles after its `dh`
+                // tiles in the queue).
+                let mut g = 0;
+                let mut c = 0;
+                if live {
+                    g = pipeline_tile(
+                        plan, e, 0, dh_tiles, h_tiles, round_rows, lag_rounds, round_rows, o_local,
+                        o_tiles,
+                    );
+                    c = pipeline_tile(
+                        plan, e, 1, dh_tiles, h_tiles, round_rows, lag_rounds, round_rows, o_local,
+                        o_tiles,
+                    );
+                }
                 let p = plan.local();
-                let g = if first_pass || !live { r } else { r - lag };
                 let j = if live { p[o_tiles + g] } else { local };
                 let first = p[o_local + 3 * j];
                 let end = first + p[o_local + 3 * j + 1];
                 let m0 = first + (g - p[o_local + 3 * j + 2]) * 128;
                 if live && first_pass {
-                    let f0 = i * 128;
+                    let f0 = c * 128;
                     if j == local {
                         // The shared expert's gradient rows are `dout`'s.
                         let a = dout.local();
@@ -4860,7 +4880,7 @@ pub fn moe_backward<const STAGED: u32>(
                     signal(&sync.local()[expert_counted + j], 1, Scope::Agent);
                 }
                 if live && !first_pass {
-                    let n0 = (i - dh_tiles) * 128;
+                    let n0 = c * 128;
                     let o = dxe.local();
                     if j == local {
                         let w = ws1.local();
@@ -5053,7 +5073,8 @@ pub fn moe_backward<const STAGED: u32>(
 /// pushes, the router's tiles for its blocks; a `dh` tile and a `dw2` block of a routed
 /// expert for all of the expert's gradient rows, a `dx` tile for its row tile's `dh` tiles,
 /// a `dw1` block for all of its expert's; the shared expert's `dh` and `dw2` tasks and the
-/// empty slots of the first and last rounds wait for nothing.
+/// empty slots of the first and last rounds wait for nothing. `lag` counts rounds of
+/// [`MOE_ROUND_ROWS`] row tiles' worth.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn backward_gate(
@@ -5067,7 +5088,7 @@ fn backward_gate(
     pushes: u32,
     row_tiles: u32,
     dh_tiles: u32,
-    round: u32,
+    h_tiles: u32,
     lag: u32,
     local: u32,
     max_tiles: u32,
@@ -5084,11 +5105,13 @@ fn backward_gate(
         counter = MOE_BW_PUSHED;
         expected = pushes;
     } else if t < grad_tasks + expert_rounds {
-        let r = (t - grad_tasks) / round;
-        let first_pass = (t - grad_tasks) % round < dh_tiles;
-        let live = if first_pass { r < row_tiles } else { r >= lag };
-        if live {
-            let g = if first_pass { r } else { r - lag };
+        let e = t - grad_tasks;
+        let rows = MOE_ROUND_ROWS;
+        let first_pass = e % (rows * (dh_tiles + h_tiles)) < rows * dh_tiles;
+        if expert_slot_live(e, dh_tiles, h_tiles, rows, lag, row_tiles) {
+            let g = pipeline_tile(
+                plan, e, 0, dh_tiles, h_tiles, rows, lag, rows, o_local, o_tiles,
+            );
             let j = p[o_tiles + g];
             if first_pass && j != local {
                 counter = MOE_BACKWARD_SYNC_HEAD_WORDS + j;
