@@ -2122,10 +2122,11 @@ pub const MOE_ROUTER_DEPTH: u32 = 1024;
 ///    into the send list once the offsets are known;
 /// 3. one dispatch loop: communication tasks push 128 send-list rows each into the owners'
 ///    `recv` and count them on the owner's per-expert counter; compute tasks are the expert
-///    tiles in rounds: the up-projection tiles of row tile `g`, then the down-projection
-///    tiles of row tile `g - lag`, whose inputs the tiles claimed `lag` rounds earlier are
-///    finishing (the host sets `lag` so that twice the workgroups lie in between: free
-///    workgroups rarely meet a head that waits). Up-projection tiles (gate and up features paired by
+///    tiles in rounds of [`MOE_ROUND_ROWS`] row tiles' worth, ordered as [`moe_pipeline`]'s:
+///    the up-projection tiles of the round's row tiles, then the down-projection tiles of
+///    those `lag / 4 + 1` rounds before (rounded up), whose inputs are finishing (the host
+///    sets `lag` so that twice the workgroups' tasks lie in between: free workgroups rarely
+///    meet a head that waits). Up-projection tiles (gate and up features paired by
 ///    [`tile_product`], into `z`, then `h = silu(gate) up`) gated on all of their expert's
 ///    rows, down-projection tiles (into `y`) gated on their row tile's up-projection tiles.
 ///    The shared expert's tiles (rows of `x`) come first and wait for nothing;
@@ -2248,9 +2249,12 @@ pub fn moe_forward(
     };
     let up_tiles = (ffn + 63) / 64;
     let down_tiles = (hidden + 127) / 128;
-    let round = up_tiles + down_tiles;
+    // Rounds of `MOE_ROUND_ROWS` row tiles' worth, ordered as `moe_pipeline`'s.
+    let round_rows = MOE_ROUND_ROWS;
+    let lag_rounds = (lag + round_rows - 1) / round_rows + 1;
+    let round = round_rows * (up_tiles + down_tiles);
     let expert_tasks = if row_tiles > 0 && (phases & 4) == 4 {
-        (row_tiles + lag) * round
+        ((row_tiles + round_rows - 1) / round_rows + lag_rounds) * round
     } else {
         0
     };
@@ -2264,10 +2268,12 @@ pub fn moe_forward(
         |t| {
             (
                 &sync.local()[expert_gate(
-                    plan, t, 0, row_tiles, up_tiles, round, lag, local, o_local, o_tiles,
+                    plan, t, 0, row_tiles, up_tiles, down_tiles, lag_rounds, local, o_local,
+                    o_tiles,
                 )],
                 expert_gate(
-                    plan, t, 1, row_tiles, up_tiles, round, lag, local, o_local, o_tiles,
+                    plan, t, 1, row_tiles, up_tiles, down_tiles, lag_rounds, local, o_local,
+                    o_tiles,
                 ),
             )
         },
@@ -2278,16 +2284,30 @@ pub fn moe_forward(
             );
         },
         |t| {
-            let r = t / round;
-            let i = t % round;
-            let up = i < up_tiles;
-            if up && r < row_tiles {
+            let up = t % round < round_rows * up_tiles;
+            let live = expert_slot_live(t, up_tiles, down_tiles, round_rows, lag_rounds, row_tiles);
+            // The slot's row tile `g` and tile column `c` (chunks of up to a round's row
+            // tiles: `lag_rounds`, two at least, keeps a chunk's down-projection tiles after
+            // its up-projection tiles in the queue).
+            let mut g = 0;
+            let mut c = 0;
+            if live {
+                g = pipeline_tile(
+                    plan, t, 0, up_tiles, down_tiles, round_rows, lag_rounds, round_rows, o_local,
+                    o_tiles,
+                );
+                c = pipeline_tile(
+                    plan, t, 1, up_tiles, down_tiles, round_rows, lag_rounds, round_rows, o_local,
+                    o_tiles,
+                );
+            }
+            if live && up {
                 let p = plan.local();
-                let j = p[o_tiles + r];
+                let j = p[o_tiles + g];
                 let first = p[o_local + 3 * j];
                 let end = first + p[o_local + 3 * j + 1];
-                let m0 = first + (r - p[o_local + 3 * j + 2]) * 128;
-                let f0 = i * 64;
+                let m0 = first + (g - p[o_local + 3 * j + 2]) * 128;
+                let f0 = c * 64;
                 if j == local {
                     // The shared expert: rows of `x`, kept after the `capacity` routed rows.
                     let a = x.local();
@@ -2317,19 +2337,18 @@ pub fn moe_forward(
                     );
                 }
                 signal(
-                    &sync.local()[MOE_SYNC_HEAD_WORDS + local + r],
+                    &sync.local()[MOE_SYNC_HEAD_WORDS + local + g],
                     1,
                     Scope::Agent,
                 );
             }
-            if !up && r >= lag {
-                let g = r - lag;
+            if live && !up {
                 let p = plan.local();
                 let j = p[o_tiles + g];
                 let first = p[o_local + 3 * j];
                 let end = first + p[o_local + 3 * j + 1];
                 let m0 = first + (g - p[o_local + 3 * j + 2]) * 128;
-                let n0 = (i - up_tiles) * 128;
+                let n0 = c * 128;
                 let a = h.local();
                 // Only bf16 is stored: `scores` stands in for the f32 result.
                 let spare = scores.local();
@@ -3173,7 +3192,8 @@ fn moe_fold(
 
 /// What expert task `t` of [`moe_forward`] waits for: the index of its counter in `sync`
 /// (`part` 0) or the count it waits for (`part` 1), as [`row_tile_gate`] says; the empty
-/// slots of the first and last rounds wait for nothing.
+/// slots of the first and last rounds wait for nothing. `lag` counts rounds of
+/// [`MOE_ROUND_ROWS`] row tiles' worth.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn expert_gate(
@@ -3182,23 +3202,22 @@ fn expert_gate(
     part: u32,
     row_tiles: u32,
     up_tiles: u32,
-    round: u32,
+    down_tiles: u32,
     lag: u32,
     local: u32,
     o_local: u32,
     o_tiles: u32,
 ) -> u32 {
-    let r = t / round;
-    let up = t % round < up_tiles;
-    let live = if up { r < row_tiles } else { r >= lag };
+    let rows = MOE_ROUND_ROWS;
+    let up = t % (rows * (up_tiles + down_tiles)) < rows * up_tiles;
+    let live = expert_slot_live(t, up_tiles, down_tiles, rows, lag, row_tiles);
     // An empty slot reads the first row tile's plan (there is one: else no task).
-    let g = if !live {
-        0
-    } else if up {
-        r
-    } else {
-        r - lag
-    };
+    let mut g = 0;
+    if live {
+        g = pipeline_tile(
+            plan, t, 0, up_tiles, down_tiles, rows, lag, rows, o_local, o_tiles,
+        );
+    }
     let gate = row_tile_gate(plan, g, up, part, up_tiles, local, o_local, o_tiles);
     if live {
         gate
