@@ -5454,16 +5454,16 @@ const SLAB_ELEMENTS: u32 = 2048;
 /// [`MOE_BACKWARD_MAP_WORDS`] words of maps of its own tensors), the same work and results,
 /// bitwise. The pushes and router blocks run on whole workgroups first; then every GEMM tile
 /// runs as [`moe_pipeline`]'s do, 128 rows x 256 columns, in one queue: the expert rounds
-/// (`dh` tiles of row tile `g`, `dx` tiles of row tile `g - lag`, ordered as the forward's),
+/// (`dh` tiles of [`MOE_ROUND_ROWS`] row tiles, `dx` tiles of those `lag / 4 + 1` rounds
+/// before, ordered as the forward's),
 /// the router's tiles, the weight gradients (a task per 128-row block of an expert's `dw2`
 /// or `dw1`, its tiles one after the other). Subgroup 0 claims a task by ticket, waits
 /// (bounded) for its gate, hands it to the consumers with what they need (a task slot of
 /// [`BW_TASK_WORDS`]) and copies its steps into a ring of four 48 KiB stages; groups 1 and 2
 /// multiply 64 rows each and store their slabs (bf16 through a slab of shared memory per
 /// subgroup: the weight gradients by tensor stores that run on while the subgroup takes its
-/// next tile, the rest whole rows at a time); an expert tile of at most 64 rows (an
-/// expert's last) is split by columns instead, each group multiplying those rows by its
-/// 128. Where a tile's last step reaches past its expert's rows
+/// next tile, the rest whole rows at a time; an expert's last tile of at most 64 rows too,
+/// its second group multiplying padding). Where a tile's last step reaches past its expert's rows
 /// (the weight gradients, summed over one expert's rows) or weights (`dh`, `dx` when
 /// `hidden` or `2 ffn` is not a multiple of 64), the consumers zero those rows of the stage
 /// before multiplying, where a tensor copy would have read the next expert's. A `dh`
@@ -5583,10 +5583,13 @@ pub fn moe_backward_pipeline(
     // weight gradients' blocks.
     let dh_tiles = (ffn + 255) / 256;
     let x_tiles = (hidden + 255) / 256;
-    let round = dh_tiles + x_tiles;
+    // Rounds of `MOE_ROUND_ROWS` row tiles' worth, as the forward's.
+    let round_rows = MOE_ROUND_ROWS;
+    let lag_rounds = (lag + round_rows - 1) / round_rows + 1;
+    let round = round_rows * (dh_tiles + x_tiles);
     let experts_on = ok == 1 && (phases & 4) == 4;
     let expert_rounds = if experts_on && row_tiles > 0 {
-        (row_tiles + lag) * round
+        ((row_tiles + round_rows - 1) / round_rows + lag_rounds) * round
     } else {
         0
     };
@@ -5648,15 +5651,18 @@ pub fn moe_backward_pipeline(
                 let mut count = 0;
                 let mut live = go;
                 if go && t < expert_rounds {
-                    let first_pass = t % round < dh_tiles;
-                    live = expert_slot_live(t, dh_tiles, x_tiles, 1, lag, row_tiles);
+                    let first_pass = t % round < round_rows * dh_tiles;
+                    live =
+                        expert_slot_live(t, dh_tiles, x_tiles, round_rows, lag_rounds, row_tiles);
                     if live {
                         let chunk = min(lag, 4);
                         g = pipeline_tile(
-                            plan, t, 0, dh_tiles, x_tiles, 1, lag, chunk, o_local, o_tiles,
+                            plan, t, 0, dh_tiles, x_tiles, round_rows, lag_rounds, chunk, o_local,
+                            o_tiles,
                         );
                         let c = pipeline_tile(
-                            plan, t, 1, dh_tiles, x_tiles, 1, lag, chunk, o_local, o_tiles,
+                            plan, t, 1, dh_tiles, x_tiles, round_rows, lag_rounds, chunk, o_local,
+                            o_tiles,
                         );
                         j = p[o_tiles + g];
                         m0 = p[o_local + 3 * j] + (g - p[o_local + 3 * j + 2]) * 128;
@@ -5867,13 +5873,7 @@ pub fn moe_backward_pipeline(
             taken += 1;
             if t != NO_TASK {
                 let ta = if kind >= BW_ROUTER_DW { 1 } else { 0 };
-                // An expert tile of at most 64 rows (an expert's last): each group
-                // multiplies those rows by its half of the columns (`left` only), rather than
-                // one group multiplying padding.
-                let half = kind <= BW_DX && m - m0 <= 64;
-                let a_rows = if half { 0 } else { rows };
-                let b_first = if half { 4096 * group } else { 4096 };
-                let row0 = m0 + a_rows + (sg & 3) * 16;
+                let row0 = m0 + rows + (sg & 3) * 16;
                 for tile in 0..tiles {
                     let col = n0 + tile * 256;
                     let mut left = wide_zero();
@@ -5888,21 +5888,16 @@ pub fn moe_backward_pipeline(
                             mbar_wait(&zeroed[0], zeroings & 1);
                             zeroings += 1;
                         }
-                        let a = base + a_rows * 32;
+                        let a = base + rows * 32;
                         if ta == 1 {
                             left = multiply_async(stages, a, base + 4096, left, 1, 0);
                             right = multiply_async(stages, a, base + 8192, right, 1, 0);
-                            left = mma_wait(2, left);
-                            right = mma_wait(2, right);
-                        } else if half {
-                            left = multiply_async(stages, a, base + b_first, left, 0, 0);
-                            left = mma_wait(1, left);
                         } else {
                             left = multiply_async(stages, a, base + 4096, left, 0, 0);
                             right = multiply_async(stages, a, base + 8192, right, 0, 0);
-                            left = mma_wait(2, left);
-                            right = mma_wait(2, right);
                         }
+                        left = mma_wait(2, left);
+                        right = mma_wait(2, right);
                         // The products of the previous step have finished: its stage goes
                         // back.
                         if step > 0 && first_lane {
@@ -5915,23 +5910,14 @@ pub fn moe_backward_pipeline(
                         mbar_arrive(&empty[(it + steps + MOE_RING - 1) % MOE_RING]);
                     }
                     it += steps;
-                    // A half tile's columns: this group's 128.
-                    let own = col + (group - 1) * 128;
-                    if kind == BW_DH && half && own < ffn {
-                        swiglu_backward_slabs(z, dh, dz, left, left, row0, m, own, ffn, 1);
-                    }
-                    if kind == BW_DH && !half {
-                        swiglu_backward_slabs(z, dh, dz, left, right, row0, m, col, ffn, 2);
+                    if kind == BW_DH {
+                        swiglu_backward_slabs(z, dh, dz, left, right, row0, m, col, ffn);
                     }
                     if kind == BW_DH {
                         subgroup_signal(&sync.local()[counted + g], 1, Scope::Agent);
                         subgroup_signal(&sync.local()[expert_counted + j], 1, Scope::Agent);
                     }
-                    if kind == BW_DX && half && own < n {
-                        let o = dxe.local();
-                        store_slab_staged(&mut slabs[slab..], left, o, row0, own, m, n);
-                    }
-                    if kind == BW_DX && !half {
+                    if kind == BW_DX {
                         let o = dxe.local();
                         store_slabs_bf16(&mut slabs[slab..], left, right, o, row0, col, m, n);
                     }
@@ -6225,7 +6211,7 @@ fn store_slabs_f32(
 }
 
 /// A `dh` subgroup's 16-row slabs of [`moe_backward_pipeline`] at row `row0`, rows below
-/// `end`: `left` (features `f0..f0 + 128`) and, with `blocks` 2, `right` (the next 128) into
+/// `end`: `left` (features `f0..f0 + 128`) and `right` (the next 128, those below `ffn`) into
 /// `dh` (f32), then the SwiGLU backward of those features of its rows into `dz`, as
 /// [`swiglu_backward_tile`] forms it (the same values, bitwise), made visible to tensor
 /// copies. `f0` is below `ffn`.
@@ -6241,19 +6227,18 @@ fn swiglu_backward_slabs(
     end: u32,
     f0: u32,
     ffn: u32,
-    blocks: u32,
 ) {
     let dhl = dh.local();
     let dzl = dz.local();
     store_slab(dhl, dzl, 0, left, row0, f0, end, ffn);
-    if blocks == 2 && f0 + 128 < ffn {
+    if f0 + 128 < ffn {
         store_slab(dhl, dzl, 0, right, row0, f0 + 128, end, ffn);
     }
     // The subgroup's lanes read what the others stored.
     subgroup_barrier();
     let rows = subgroup_shuffle(if row0 < end { min(end - row0, 16) } else { 0 }, 0);
     let zl = z.local();
-    let cols = min(ffn - f0, 128 * blocks);
+    let cols = min(ffn - f0, 256);
     if rows > 0 {
         let last_row = row0 + rows - 1;
         for c in (subgroup_lane()..cols).step_by(32) {
