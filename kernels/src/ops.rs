@@ -2763,11 +2763,12 @@ fn expert_slot_live(t: u32, first: u32, second: u32, rows: u32, lag: u32, row_ti
 }
 
 /// The row tile (`part` 0) or tile column (`part` 1) of live expert task `t` of
-/// [`moe_pipeline`] (or of the two passes of [`moe_backward_pipeline`] and [`moe_backward`]): round `t / round` holds
-/// the up-projection slots of `rows` row tiles' worth, then the down-projection slots of
-/// the `rows` row tiles' worth `lag` rounds before, each slot a tile as [`chunked_tile`]
-/// orders them in chunks of up to `chunk` row tiles (so few that every up-projection tile of
-/// a row tile is claimed before its first down-projection tile: the waits always end).
+/// [`moe_pipeline`] (or of [`moe_forward`], or of the two passes of [`moe_backward`] and
+/// [`moe_backward_pipeline`]): round `t / round` holds the up-projection slots of `rows` row
+/// tiles' worth, then the down-projection slots of the `rows` row tiles' worth `lag` rounds
+/// before, each slot a tile as [`chunked_tile`] orders them in chunks of up to `chunk` row
+/// tiles (so few that every up-projection tile of a row tile is claimed before its first
+/// down-projection tile: the waits always end).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn pipeline_tile(
