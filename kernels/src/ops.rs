@@ -2286,21 +2286,12 @@ pub fn moe_forward(
         |t| {
             let up = t % round < round_rows * up_tiles;
             let live = expert_slot_live(t, up_tiles, down_tiles, round_rows, lag_rounds, row_tiles);
-            // The slot's row tile `g` and tile column `c` (chunks of up to a round's row
-            // tiles: `lag_rounds`, two at least, keeps a chunk's down-projection tiles after
-            // its up-projection tiles in the queue).
-            let mut g = 0;
-            let mut c = 0;
-            if live {
-                g = pipeline_tile(
-                    plan, t, 0, up_tiles, down_tiles, round_rows, lag_rounds, round_rows, o_local,
-                    o_tiles,
-                );
-                c = pipeline_tile(
-                    plan, t, 1, up_tiles, down_tiles, round_rows, lag_rounds, round_rows, o_local,
-                    o_tiles,
-                );
-            }
+            let g = round_tile(
+                plan, t, 0, up_tiles, down_tiles, lag_rounds, row_tiles, o_local, o_tiles,
+            );
+            let c = round_tile(
+                plan, t, 1, up_tiles, down_tiles, lag_rounds, row_tiles, o_local, o_tiles,
+            );
             if live && up {
                 let p = plan.local();
                 let j = p[o_tiles + g];
@@ -2802,6 +2793,33 @@ fn pipeline_tile(
     }
 }
 
+/// [`pipeline_tile`] of expert slot `t` of a group mainloop ([`moe_forward`],
+/// [`moe_backward`]): rounds of [`MOE_ROUND_ROWS`] row tiles' worth, chunks of as many (a
+/// chunk's tiles then span two rounds at most, and `lag`, two rounds at least, keeps its
+/// second-pass tiles after its first-pass tiles in the queue); 0 for an empty slot.
+#[device]
+#[allow(clippy::too_many_arguments)]
+fn round_tile(
+    plan: &Sym<[u32]>,
+    t: u32,
+    part: u32,
+    first: u32,
+    second: u32,
+    lag: u32,
+    row_tiles: u32,
+    o_local: u32,
+    o_tiles: u32,
+) -> u32 {
+    let rows = MOE_ROUND_ROWS;
+    if expert_slot_live(t, first, second, rows, lag, row_tiles) {
+        pipeline_tile(
+            plan, t, part, first, second, rows, lag, rows, o_local, o_tiles,
+        )
+    } else {
+        0
+    }
+}
+
 /// A subgroup's 16-row slabs of an up-projection tile of [`moe_pipeline`] at row `row0`,
 /// rows below `end`: `left` (columns 0..64 the gate values of features `f0..`, 64..128 their
 /// up values) and `right` (the same of features `f0 + 64..`, those below `ffn`). Both go to
@@ -3213,12 +3231,9 @@ fn expert_gate(
     let up = t % (rows * (up_tiles + down_tiles)) < rows * up_tiles;
     let live = expert_slot_live(t, up_tiles, down_tiles, rows, lag, row_tiles);
     // An empty slot reads the first row tile's plan (there is one: else no task).
-    let mut g = 0;
-    if live {
-        g = pipeline_tile(
-            plan, t, 0, up_tiles, down_tiles, rows, lag, rows, o_local, o_tiles,
-        );
-    }
+    let g = round_tile(
+        plan, t, 0, up_tiles, down_tiles, lag, row_tiles, o_local, o_tiles,
+    );
     let gate = row_tile_gate(plan, g, up, part, up_tiles, local, o_local, o_tiles);
     if live {
         gate
@@ -4835,21 +4850,12 @@ pub fn moe_backward<const STAGED: u32>(
                 let first_pass = e % round < round_rows * dh_tiles;
                 let live =
                     expert_slot_live(e, dh_tiles, h_tiles, round_rows, lag_rounds, row_tiles);
-                // The slot's row tile `g` and tile column `c` (chunks of up to a round's row
-                // tiles: `lag_rounds`, two at least, keeps a chunk's `dx` tiles after its `dh`
-                // tiles in the queue).
-                let mut g = 0;
-                let mut c = 0;
-                if live {
-                    g = pipeline_tile(
-                        plan, e, 0, dh_tiles, h_tiles, round_rows, lag_rounds, round_rows, o_local,
-                        o_tiles,
-                    );
-                    c = pipeline_tile(
-                        plan, e, 1, dh_tiles, h_tiles, round_rows, lag_rounds, round_rows, o_local,
-                        o_tiles,
-                    );
-                }
+                let g = round_tile(
+                    plan, e, 0, dh_tiles, h_tiles, lag_rounds, row_tiles, o_local, o_tiles,
+                );
+                let c = round_tile(
+                    plan, e, 1, dh_tiles, h_tiles, lag_rounds, row_tiles, o_local, o_tiles,
+                );
                 let p = plan.local();
                 let j = if live { p[o_tiles + g] } else { local };
                 let first = p[o_local + 3 * j];
@@ -5129,8 +5135,8 @@ fn backward_gate(
         let rows = MOE_ROUND_ROWS;
         let first_pass = e % (rows * (dh_tiles + h_tiles)) < rows * dh_tiles;
         if expert_slot_live(e, dh_tiles, h_tiles, rows, lag, row_tiles) {
-            let g = pipeline_tile(
-                plan, e, 0, dh_tiles, h_tiles, rows, lag, rows, o_local, o_tiles,
+            let g = round_tile(
+                plan, e, 0, dh_tiles, h_tiles, lag, row_tiles, o_local, o_tiles,
             );
             let j = p[o_tiles + g];
             if first_pass && j != local {
