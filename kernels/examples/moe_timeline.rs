@@ -165,13 +165,9 @@ fn summarize(events: &[TraceEvent], ranks: u32, s: MoeShape, pipeline: bool) {
     let blocks = s.tokens.div_ceil(128);
     let folds = s.tokens.div_ceil(8);
     let cols = if pipeline { 256 } else { 128 };
-    // An up-projection tile covers the gate and up columns of half as many features; the
-    // pipeline's rounds hold several row tiles' worth.
-    let rows = if pipeline {
-        kernels::ops::MOE_ROUND_ROWS as usize
-    } else {
-        1
-    };
+    // An up-projection tile covers the gate and up columns of half as many features; a
+    // round holds several row tiles' worth.
+    let rows = kernels::ops::MOE_ROUND_ROWS as usize;
     let up_tiles = rows * s.ffn.div_ceil(cols / 2);
     let round = up_tiles + rows * s.hidden.div_ceil(cols);
     // Router tasks (logits tiles, picks, counts), the layout and the fill tasks, in the
@@ -224,8 +220,10 @@ fn summarize_backward(events: &[TraceEvent], ranks: u32, s: MoeShape, pipeline: 
     let blocks = s.tokens.div_ceil(128);
     let combines = s.tokens.div_ceil(8);
     let cols = if pipeline { 256 } else { 128 };
+    // A round holds several row tiles' worth of `dh` tiles, then of `dx` tiles.
+    let rows = kernels::ops::MOE_ROUND_ROWS as usize;
     let (dh_tiles, x_tiles) = (s.ffn.div_ceil(cols), s.hidden.div_ceil(cols));
-    let round = dh_tiles + x_tiles;
+    let round = rows * (dh_tiles + x_tiles);
     // On the pipeline the tile queue is apart: no router blocks before its rounds.
     let grad_blocks = if pipeline {
         0
@@ -275,7 +273,7 @@ fn summarize_backward(events: &[TraceEvent], ranks: u32, s: MoeShape, pipeline: 
                 }
             } else if t < grad_blocks || t + wgrad + router_tiles >= total {
                 1
-            } else if (t - grad_blocks) % round < dh_tiles {
+            } else if (t - grad_blocks) % round < rows * dh_tiles {
                 2
             } else {
                 3
