@@ -21,7 +21,7 @@
 #   timelines  the fused TP MLP's and the MoE layer's timelines (SVGs in OUT)
 #   bytes      each hot kernel's time and memory traffic under Nsight Compute (one launch
 #              after warm-up, clocks left alone): the fused TP ops against our gemm at QKV's
-#              and out-proj's shapes, the MoE forward at both proxies (EP=1)
+#              and out-proj's shapes, the MoE forward and backward at both proxies (EP=1)
 #   links      the signal round trip and pulls by workgroups against the driver's peer copy
 #              (bench/benches/links.rs; on one GPU, two emulated ranks; JSON to OUT/links.json)
 #   bench-tp-multi  on a machine of several GPUs: the links between them, then the fused TP
@@ -111,6 +111,15 @@ step() {
             echo "-- $1 $2 $3"
             KOSMOS_BENCH_SHAPE=$2 KOSMOS_BENCH_RANKS=1 t ncu --clock-control none \
                 -k "regex:$3" -s 2 -c "$4" --metrics "$metrics" "./bin/$1" |
+                grep -E "^  [a-z_]+ \(|gpu__|dram__|lts__" || return 1
+        done
+        # The backward pass (the group mainloop at EP=1): four unfused launches by phase and
+        # the checked fused one come first; the seventh is a timed fused launch.
+        for shape in qwen deepseek; do
+            echo "-- moe $shape moe_backward"
+            KOSMOS_BENCH_SHAPE=$shape KOSMOS_BENCH_RANKS=1 KOSMOS_BENCH_BACKWARD=1 t ncu \
+                --clock-control none -k regex:moe_backward__staged -s 6 -c 1 \
+                --metrics "$metrics" ./bin/moe |
                 grep -E "^  [a-z_]+ \(|gpu__|dram__|lts__" || return 1
         done ;;
     ab-*)
