@@ -543,7 +543,8 @@ impl MoeLayer {
     /// Workgroups per rank and the launch's block of kernel `op` (a pipeline's if `pipeline`),
     /// and the `lag` of expert tiles whose round is `round` tasks: twice the tasks the
     /// workgroups hold in between (a pipeline's workgroup holds one in its consumers' hands
-    /// and one in a slot; the second pass of a row tile trails its first by `lag` rounds).
+    /// and one in a slot; counted in rounds of one row tile's worth, from which the kernels'
+    /// rounds of `ops::MOE_ROUND_ROWS` row tiles take how far their second pass trails).
     fn workgroups_and_lag(
         &self,
         world: &World,

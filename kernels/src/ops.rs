@@ -2083,8 +2083,8 @@ const MOE_COUNTED: u32 = 5;
 const MOE_PLANNED: u32 = 6;
 const MOE_NEVER: u32 = 7;
 const MOE_LAID_OUT: u32 = 8;
-/// Row tiles a round of [`moe_pipeline`]'s expert tasks holds: an expert's chunk of (at most
-/// four) row tiles then has its up-projection tiles in one or two rounds, not parted by
+/// Row tiles a round of expert tasks holds ([`round_tile`]: every expert mainloop's order):
+/// an expert's chunk of (at most four) row tiles then has its up-projection tiles in one or two rounds, not parted by
 /// other row tiles' down-projections, so that the tiles reading the same rows run close
 /// together as well as those reading the same weights (the layer is bound by its DRAM
 /// bytes: bench/RESULTS.md, thirty-ninth batch).
@@ -2251,10 +2251,10 @@ pub fn moe_forward(
     let down_tiles = (hidden + 127) / 128;
     // Rounds of `MOE_ROUND_ROWS` row tiles' worth, ordered as `moe_pipeline`'s.
     let round_rows = MOE_ROUND_ROWS;
-    let lag_rounds = (lag + round_rows - 1) / round_rows + 1;
+    let lag_rounds = round_lag(lag);
     let round = round_rows * (up_tiles + down_tiles);
     let expert_tasks = if row_tiles > 0 && (phases & 4) == 4 {
-        ((row_tiles + round_rows - 1) / round_rows + lag_rounds) * round
+        round_slots(row_tiles, up_tiles, down_tiles, lag_rounds)
     } else {
         0
     };
@@ -2509,10 +2509,10 @@ pub fn moe_pipeline(
     // most that many) then has its up-projection tiles in at most two rounds, its down-
     // projection tiles `lag_rounds` (two at least) later.
     let round_rows = MOE_ROUND_ROWS;
-    let lag_rounds = (lag + round_rows - 1) / round_rows + 1;
+    let lag_rounds = round_lag(lag);
     let round = round_rows * (up_tiles + down_tiles);
     let expert_tasks = if row_tiles > 0 && (phases & 4) == 4 {
-        ((row_tiles + round_rows - 1) / round_rows + lag_rounds) * round
+        round_slots(row_tiles, up_tiles, down_tiles, lag_rounds)
     } else {
         0
     };
@@ -2560,14 +2560,11 @@ pub fn moe_pipeline(
                 let mut tile_row = 0;
                 let mut end = 0;
                 if live {
-                    let chunk = min(lag, 4);
-                    g = pipeline_tile(
-                        plan, t, 0, up_tiles, down_tiles, round_rows, lag_rounds, chunk, o_local,
-                        o_tiles,
+                    g = round_tile(
+                        plan, t, 0, up_tiles, down_tiles, lag_rounds, row_tiles, o_local, o_tiles,
                     );
-                    c = pipeline_tile(
-                        plan, t, 1, up_tiles, down_tiles, round_rows, lag_rounds, chunk, o_local,
-                        o_tiles,
+                    c = round_tile(
+                        plan, t, 1, up_tiles, down_tiles, lag_rounds, row_tiles, o_local, o_tiles,
                     );
                     let p = plan.local();
                     j = p[o_tiles + g];
@@ -2737,7 +2734,7 @@ pub fn moe_pipeline(
     );
 }
 
-/// Whether expert slot `t` of [`pipeline_tile`]'s rounds (of `rows` row tiles' worth: `first`
+/// Whether expert slot `t` of [`round_tile`]'s rounds (of `rows` row tiles' worth: `first`
 /// tiles of each, then `second` tiles of each of the row tiles `lag` rounds before) holds a
 /// tile of one of the `row_tiles` row tiles: the first rounds' second-pass slots and the
 /// last rounds' first-pass slots are empty.
@@ -2753,50 +2750,30 @@ fn expert_slot_live(t: u32, first: u32, second: u32, rows: u32, lag: u32, row_ti
     }
 }
 
-/// The row tile (`part` 0) or tile column (`part` 1) of live expert task `t` of
-/// [`moe_pipeline`] (or of [`moe_forward`], or of the two passes of [`moe_backward`] and
-/// [`moe_backward_pipeline`]): round `t / round` holds the up-projection slots of `rows` row
-/// tiles' worth, then the down-projection slots of the `rows` row tiles' worth `lag` rounds
-/// before, each slot a tile as [`chunked_tile`] orders them in chunks of up to `chunk` row
-/// tiles (so few that every up-projection tile of a row tile is claimed before its first
-/// down-projection tile: the waits always end).
+/// The number of rounds by which an expert round's second-pass tiles trail its first-pass
+/// tiles, from the host's `lag` (counted in rounds of one row tile's worth): at least two,
+/// so that a chunk's first-pass tiles (two rounds at most) all come before its second-pass
+/// tiles in the queue.
 #[device]
-#[allow(clippy::too_many_arguments)]
-fn pipeline_tile(
-    plan: &Sym<[u32]>,
-    t: u32,
-    part: u32,
-    up_tiles: u32,
-    down_tiles: u32,
-    rows: u32,
-    lag: u32,
-    chunk: u32,
-    o_local: u32,
-    o_tiles: u32,
-) -> u32 {
-    let round = rows * (up_tiles + down_tiles);
-    let r = t / round;
-    let i = t % round;
-    if i < rows * up_tiles {
-        chunked_tile(
-            plan,
-            r * rows * up_tiles + i,
-            up_tiles,
-            chunk,
-            part,
-            o_local,
-            o_tiles,
-        )
-    } else {
-        let slot = (r - lag) * rows * down_tiles + i - rows * up_tiles;
-        chunked_tile(plan, slot, down_tiles, chunk, part, o_local, o_tiles)
-    }
+fn round_lag(lag: u32) -> u32 {
+    (lag + MOE_ROUND_ROWS - 1) / MOE_ROUND_ROWS + 1
 }
 
-/// [`pipeline_tile`] of expert slot `t` of a group mainloop ([`moe_forward`],
-/// [`moe_backward`]): rounds of [`MOE_ROUND_ROWS`] row tiles' worth, chunks of as many (a
-/// chunk's tiles then span two rounds at most, and `lag`, two rounds at least, keeps its
-/// second-pass tiles after its first-pass tiles in the queue); 0 for an empty slot.
+/// Slots of the expert rounds over `row_tiles` row tiles with `first` first-pass and
+/// `second` second-pass tiles each, the second pass `lag` ([`round_lag`]) rounds behind.
+#[device]
+fn round_slots(row_tiles: u32, first: u32, second: u32, lag: u32) -> u32 {
+    ((row_tiles + MOE_ROUND_ROWS - 1) / MOE_ROUND_ROWS + lag) * MOE_ROUND_ROWS * (first + second)
+}
+
+/// The row tile (`part` 0) or tile column (`part` 1) of expert slot `t` of [`moe_pipeline`],
+/// [`moe_forward`] and the two passes of [`moe_backward`] and [`moe_backward_pipeline`]; 0
+/// for an empty slot. Round `t / round` holds the first-pass slots (up-projection, `dh`) of
+/// [`MOE_ROUND_ROWS`] row tiles' worth, then the second-pass slots of those `lag`
+/// ([`round_lag`]) rounds before, each slot a tile as [`chunked_tile`] orders them in chunks
+/// of up to a round's row tiles: a chunk's tiles span two rounds at most, so every
+/// first-pass tile of a row tile is claimed before its first second-pass tile (the waits
+/// always end).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn round_tile(
@@ -2811,12 +2788,24 @@ fn round_tile(
     o_tiles: u32,
 ) -> u32 {
     let rows = MOE_ROUND_ROWS;
-    if expert_slot_live(t, first, second, rows, lag, row_tiles) {
-        pipeline_tile(
-            plan, t, part, first, second, rows, lag, rows, o_local, o_tiles,
+    let round = rows * (first + second);
+    let r = t / round;
+    let i = t % round;
+    if !expert_slot_live(t, first, second, rows, lag, row_tiles) {
+        0
+    } else if i < rows * first {
+        chunked_tile(
+            plan,
+            r * rows * first + i,
+            first,
+            rows,
+            part,
+            o_local,
+            o_tiles,
         )
     } else {
-        0
+        let slot = (r - lag) * rows * second + i - rows * first;
+        chunked_tile(plan, slot, second, rows, part, o_local, o_tiles)
     }
 }
 
@@ -4749,7 +4738,7 @@ pub fn moe_backward<const STAGED: u32>(
     // expert's row tiles go column by column, so that those reading the same columns of
     // `w2` run at once, and the `dx` tiles `lag_rounds` later likewise.
     let round_rows = MOE_ROUND_ROWS;
-    let lag_rounds = (lag + round_rows - 1) / round_rows + 1;
+    let lag_rounds = round_lag(lag);
     let round = round_rows * (dh_tiles + h_tiles);
     // Compute tasks, in queue order: the router's gradient blocks, the expert rounds, the
     // router's tiles (by then long ready), the weight gradients.
@@ -4762,7 +4751,7 @@ pub fn moe_backward<const STAGED: u32>(
         0
     };
     let expert_rounds = if ok == 1 && (phases & 4) == 4 && row_tiles > 0 {
-        ((row_tiles + round_rows - 1) / round_rows + lag_rounds) * round
+        round_slots(row_tiles, dh_tiles, h_tiles, lag_rounds)
     } else {
         0
     };
@@ -5592,11 +5581,11 @@ pub fn moe_backward_pipeline(
     let x_tiles = (hidden + 255) / 256;
     // Rounds of `MOE_ROUND_ROWS` row tiles' worth, as the forward's.
     let round_rows = MOE_ROUND_ROWS;
-    let lag_rounds = (lag + round_rows - 1) / round_rows + 1;
+    let lag_rounds = round_lag(lag);
     let round = round_rows * (dh_tiles + x_tiles);
     let experts_on = ok == 1 && (phases & 4) == 4;
     let expert_rounds = if experts_on && row_tiles > 0 {
-        ((row_tiles + round_rows - 1) / round_rows + lag_rounds) * round
+        round_slots(row_tiles, dh_tiles, x_tiles, lag_rounds)
     } else {
         0
     };
@@ -5662,14 +5651,11 @@ pub fn moe_backward_pipeline(
                     live =
                         expert_slot_live(t, dh_tiles, x_tiles, round_rows, lag_rounds, row_tiles);
                     if live {
-                        let chunk = min(lag, 4);
-                        g = pipeline_tile(
-                            plan, t, 0, dh_tiles, x_tiles, round_rows, lag_rounds, chunk, o_local,
-                            o_tiles,
+                        g = round_tile(
+                            plan, t, 0, dh_tiles, x_tiles, lag_rounds, row_tiles, o_local, o_tiles,
                         );
-                        let c = pipeline_tile(
-                            plan, t, 1, dh_tiles, x_tiles, round_rows, lag_rounds, chunk, o_local,
-                            o_tiles,
+                        let c = round_tile(
+                            plan, t, 1, dh_tiles, x_tiles, lag_rounds, row_tiles, o_local, o_tiles,
                         );
                         j = p[o_tiles + g];
                         m0 = p[o_local + 3 * j] + (g - p[o_local + 3 * j + 2]) * 128;
@@ -5919,8 +5905,6 @@ pub fn moe_backward_pipeline(
                     it += steps;
                     if kind == BW_DH {
                         swiglu_backward_slabs(z, dh, dz, left, right, row0, m, col, ffn);
-                    }
-                    if kind == BW_DH {
                         subgroup_signal(&sync.local()[counted + g], 1, Scope::Agent);
                         subgroup_signal(&sync.local()[expert_counted + j], 1, Scope::Agent);
                     }
