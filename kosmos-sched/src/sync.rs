@@ -7,7 +7,7 @@
 //! queue needs (tasks are workgroup-sized), and one poller per workgroup keeps waiting
 //! workgroups from flooding memory.
 
-use crate::abi::{CapacityRecord, Role, WaitKind, control};
+use crate::abi::{CapacityRecord, Role, WaitKind, apart, control};
 use crate::team::Team;
 use kosmos_ir::{CmpPred, Dim, KernelBuilder, Ordering, RmwOp, ScalarType, Scope, Type, Value};
 
@@ -539,8 +539,10 @@ impl Sched {
     /// wait that polls, sees the abort flag, where the barrier used to end it at once:
     /// either way its results are void and the failure is reported.
     pub fn start_barrier(&self, b: &mut KernelBuilder) {
+        let start = b.const_u32(apart::START);
+        let apart = b.and(self.team.apart(), start);
         let zero = b.const_u32(0);
-        let apart = b.cmp(CmpPred::Ne, self.team.apart(), zero);
+        let apart = b.cmp(CmpPred::Ne, apart, zero);
         b.if_then(apart, |b| self.team_barrier(b));
     }
 
@@ -716,40 +718,41 @@ impl Sched {
         start: Value,
     ) {
         let end = b.clock();
-        b.if_then(first, |b| {
-            // A world without trace capacity (the default) costs a load per task here.
+        // The world's trace bit first: a world without a trace costs no load here.
+        let bit = b.const_u32(apart::TRACE);
+        let traced = b.and(self.team.apart(), bit);
+        let zero = b.const_u32(0);
+        let traced = b.cmp(CmpPred::Ne, traced, zero);
+        let records = b.and(first, traced);
+        b.if_then(records, |b| {
             let cap_ptr = word(b, self.control, control::TRACE_CAPACITY);
             let cap = b.load(cap_ptr, Type::U32);
-            let zero = b.const_u32(0);
-            let tracing = b.cmp(CmpPred::Gt, cap, zero);
-            b.if_then(tracing, |b| {
-                let count = word(b, self.control, control::TRACE_COUNT);
-                let one = b.const_u32(1);
-                let slot = b.atomic_rmw(RmwOp::Add, count, one, Ordering::Relaxed, Scope::Agent);
-                let fits = b.cmp(CmpPred::Lt, slot, cap);
-                b.if_then(fits, |b| {
-                    let words = b.const_u32(control::TRACE_WORDS);
-                    let first = b.const_u32(control::TRACE_BASE);
-                    let off = b.mul(slot, words);
-                    let at = b.add(first, off);
-                    let rec = b.ptr_offset(self.control, at, Type::U32);
-                    let role = b.const_u32(role.code());
-                    for (i, v) in [
-                        (0, self.team.workgroup()),
-                        (1, self.team.rank()),
-                        (2, role),
-                        (3, task),
-                    ] {
-                        let p = word(b, rec, i);
-                        b.store(p, v);
-                    }
-                    // Words 4-7 as two u64 clocks (the record is 8-byte aligned).
-                    for (i, v) in [(2, start), (3, end)] {
-                        let i = b.const_u32(i);
-                        let p = b.ptr_offset(rec, i, Type::U64);
-                        b.store(p, v);
-                    }
-                });
+            let count = word(b, self.control, control::TRACE_COUNT);
+            let one = b.const_u32(1);
+            let slot = b.atomic_rmw(RmwOp::Add, count, one, Ordering::Relaxed, Scope::Agent);
+            let fits = b.cmp(CmpPred::Lt, slot, cap);
+            b.if_then(fits, |b| {
+                let words = b.const_u32(control::TRACE_WORDS);
+                let first = b.const_u32(control::TRACE_BASE);
+                let off = b.mul(slot, words);
+                let at = b.add(first, off);
+                let rec = b.ptr_offset(self.control, at, Type::U32);
+                let role = b.const_u32(role.code());
+                for (i, v) in [
+                    (0, self.team.workgroup()),
+                    (1, self.team.rank()),
+                    (2, role),
+                    (3, task),
+                ] {
+                    let p = word(b, rec, i);
+                    b.store(p, v);
+                }
+                // Words 4-7 as two u64 clocks (the record is 8-byte aligned).
+                for (i, v) in [(2, start), (3, end)] {
+                    let i = b.const_u32(i);
+                    let p = b.ptr_offset(rec, i, Type::U64);
+                    b.store(p, v);
+                }
             });
         });
     }

@@ -72,7 +72,8 @@ impl Team {
     /// How the world's workgroups run (`u32`, bits of [`crate::abi::apart`]): `START` where
     /// they may start far apart — its ranks run in several launches, or on the CPU device,
     /// whose threads start as the host schedules them (a kernel's start barrier makes them
-    /// meet first) —, and `LAUNCHES` too for the former.
+    /// meet first) —, and `LAUNCHES` too for the former; `TRACE` where the world keeps
+    /// trace records.
     pub fn apart(&self) -> Value {
         self.apart
     }

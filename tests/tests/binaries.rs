@@ -119,13 +119,16 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// instructions, 77 stores and 40 loads before, 53 and 36 after, and the whole 0.2 KB more).
 /// `moe_backward__staged0` (gfx942's instance, which stores its bf16 tiles from the
 /// accumulators: never chosen on CUDA, where the staged one fits) spills about 10 KB here.
+/// `moe_forward` (the group mainloop: HIP's forward, on CUDA a baseline) 3.6 KB: its trace
+/// records' test of the world's trace bit, a parameter where a control word was loaded,
+/// moved ptxas's choices by 50 bytes.
 const SM90A_SPILL_ALLOWED: [(&str, u64); 10] = [
     ("gemm__persistent1", 64),
     ("gemm_group__persistent1", 8),
     ("ag_gemm", 160),
     ("tp_pipeline", 768),
     ("gemm_rs", 128),
-    ("moe_forward", 3584),
+    ("moe_forward", 3712),
     ("moe_pipeline", 4608),
     ("moe_backward_pipeline", 6656),
     ("moe_backward__staged0", 10240),

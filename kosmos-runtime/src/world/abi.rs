@@ -30,6 +30,11 @@ pub mod apart {
     /// The world runs in several launches (a GPU or a process per rank): one rank's launch
     /// must not end while peers still use its buffers.
     pub const LAUNCHES: u32 = 2;
+    /// The world keeps trace records (`WorldOptions::trace_capacity` is not 0). A task's
+    /// record tests this bit of a parameter first: where it read the capacity from the
+    /// control buffer instead, that load waited behind the task's stores before the next
+    /// task could start.
+    pub const TRACE: u32 = 4;
 }
 
 /// Symmetric buffer 0 of every world: each rank's control buffer (`u32` words).

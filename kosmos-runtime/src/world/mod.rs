@@ -946,6 +946,10 @@ impl World {
                 (true, _) => apart::START | apart::LAUNCHES,
                 (false, DeviceKind::Cpu) => apart::START,
                 (false, _) => 0,
+            } | if self.options.trace_capacity > 0 {
+                apart::TRACE
+            } else {
+                0
             };
             let mut all: Vec<KernelArg<'_>> = vec![
                 KernelArg::from(&s.table),
