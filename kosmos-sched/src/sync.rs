@@ -497,17 +497,13 @@ impl Sched {
         expected: Value,
         seen: Value,
     ) {
-        let count = word(b, self.control, control::ERROR_COUNT);
-        let one = b.const_u32(1);
-        let slot = b.atomic_rmw(RmwOp::Add, count, one, Ordering::Relaxed, Scope::Agent);
         let cap = b.const_u32(control::ERROR_CAPACITY);
-        let fits = b.cmp(CmpPred::Lt, slot, cap);
-        b.if_then(fits, |b| {
-            let words = b.const_u32(control::ERROR_WORDS);
-            let first = b.const_u32(control::ERROR_BASE);
-            let off = b.mul(slot, words);
-            let at = b.add(first, off);
-            let rec = b.ptr_offset(self.control, at, Type::U32);
+        let (count, base, words) = (
+            control::ERROR_COUNT,
+            control::ERROR_BASE,
+            control::ERROR_WORDS,
+        );
+        self.append_record(b, count, cap, base, words, |b, rec| {
             let kind = b.const_u32(kind);
             let fields = [
                 (0, kind),
@@ -524,7 +520,35 @@ impl Sched {
             }
         });
         let flag = word(b, self.root, control::ABORT);
+        let one = b.const_u32(1);
         b.atomic_store(flag, one, Ordering::Relaxed, Scope::System);
+    }
+
+    /// Takes the next of the `cap` records of `words` words from word `base` of this rank's
+    /// control buffer (counted by word `count`, which goes on counting past `cap`: the
+    /// records dropped) and, if it fits, fills it with `fill` (given the record's first
+    /// word).
+    fn append_record(
+        &self,
+        b: &mut KernelBuilder,
+        count: u32,
+        cap: Value,
+        base: u32,
+        words: u32,
+        fill: impl FnOnce(&mut KernelBuilder, Value),
+    ) {
+        let count = word(b, self.control, count);
+        let one = b.const_u32(1);
+        let slot = b.atomic_rmw(RmwOp::Add, count, one, Ordering::Relaxed, Scope::Agent);
+        let fits = b.cmp(CmpPred::Lt, slot, cap);
+        b.if_then(fits, |b| {
+            let words = b.const_u32(words);
+            let first = b.const_u32(base);
+            let off = b.mul(slot, words);
+            let at = b.add(first, off);
+            let rec = b.ptr_offset(self.control, at, Type::U32);
+            fill(b, rec);
+        });
     }
 
     /// The start barrier: [`Sched::team_barrier`] at the top of a kernel where the world's
@@ -727,16 +751,12 @@ impl Sched {
         b.if_then(records, |b| {
             let cap_ptr = word(b, self.control, control::TRACE_CAPACITY);
             let cap = b.load(cap_ptr, Type::U32);
-            let count = word(b, self.control, control::TRACE_COUNT);
-            let one = b.const_u32(1);
-            let slot = b.atomic_rmw(RmwOp::Add, count, one, Ordering::Relaxed, Scope::Agent);
-            let fits = b.cmp(CmpPred::Lt, slot, cap);
-            b.if_then(fits, |b| {
-                let words = b.const_u32(control::TRACE_WORDS);
-                let first = b.const_u32(control::TRACE_BASE);
-                let off = b.mul(slot, words);
-                let at = b.add(first, off);
-                let rec = b.ptr_offset(self.control, at, Type::U32);
+            let (count, base, words) = (
+                control::TRACE_COUNT,
+                control::TRACE_BASE,
+                control::TRACE_WORDS,
+            );
+            self.append_record(b, count, cap, base, words, |b, rec| {
                 let role = b.const_u32(role.code());
                 for (i, v) in [
                     (0, self.team.workgroup()),
