@@ -2084,10 +2084,10 @@ const MOE_PLANNED: u32 = 6;
 const MOE_NEVER: u32 = 7;
 const MOE_LAID_OUT: u32 = 8;
 /// Row tiles a round of expert tasks holds ([`round_tile`]: every expert mainloop's order):
-/// an expert's chunk of (at most eight) row tiles then has its up-projection tiles in one or two rounds, not parted by
-/// other row tiles' down-projections, so that the tiles reading the same rows run close
-/// together as well as those reading the same weights (the layer is bound by its DRAM
-/// bytes: bench/RESULTS.md, thirty-ninth batch).
+/// an expert's chunk of (at most eight) row tiles then has its up-projection tiles in one or
+/// two rounds, not parted by other row tiles' down-projections, so that the tiles reading
+/// the same rows run close together as well as those reading the same weights (the layer is
+/// bound by its DRAM bytes: bench/RESULTS.md, thirty-ninth and forty-first batches).
 pub const MOE_ROUND_ROWS: u32 = 8;
 /// Tokens per fold task.
 pub const MOE_FOLD_TOKENS: u32 = 8;
@@ -2124,11 +2124,12 @@ pub const MOE_ROUTER_DEPTH: u32 = 1024;
 ///    `recv` and count them on the owner's per-expert counter; compute tasks are the expert
 ///    tiles in rounds of [`MOE_ROUND_ROWS`] row tiles' worth, ordered as [`moe_pipeline`]'s:
 ///    the up-projection tiles of the round's row tiles, then the down-projection tiles of
-///    those `lag / MOE_ROUND_ROWS + 1` rounds before (rounded up), whose inputs are finishing (the host
-///    sets `lag` so that twice the workgroups' tasks lie in between: free workgroups rarely
-///    meet a head that waits). Up-projection tiles (gate and up features paired by
-///    [`tile_product`], into `z`, then `h = silu(gate) up`) gated on all of their expert's
-///    rows, down-projection tiles (into `y`) gated on their row tile's up-projection tiles.
+///    those `lag / MOE_ROUND_ROWS + 1` rounds before (rounded up), whose inputs are
+///    finishing (the host sets `lag` so that twice the workgroups' tasks lie in between:
+///    free workgroups rarely meet a head that waits). Up-projection tiles (gate and up
+///    features paired by [`tile_product`], into `z`, then `h = silu(gate) up`) gated on all
+///    of their expert's rows, down-projection tiles (into `y`) gated on their row tile's
+///    up-projection tiles.
 ///    The shared expert's tiles (rows of `x`) come first and wait for nothing;
 /// 4. after a team barrier, fold tasks: `out[t]` = the picks' weighted outputs, read from
 ///    their owners, summed in pick order (then the shared expert's), rounded to bf16.
@@ -4641,12 +4642,12 @@ pub const MOE_ROUTER_GRAD_TOKENS: u32 = 16;
 ///    [`moe_pipeline`]'s: the `dh` tiles of the round's row tiles (`dy w2`, 128 features,
 ///    into `dh` in f32; then the SwiGLU backward into `dz`: gate gradients, then up
 ///    gradients, `2 ffn` columns, bf16), gated on all of their expert's gradient rows; the
-///    `dx` tiles of the row tiles `lag / MOE_ROUND_ROWS + 1` rounds before, rounded up (`dz w1` into
-///    `dxe`, bf16), gated on their row tile's `dh` tiles. Then per expert the weight gradients (bf16), a task per block of
-///    128 rows ([`block_products`]): `dw2 = dy^T h`, gated like `dh`, and `dw1 = dz^T x_e`,
-///    gated on all of the expert's `dh` tiles. The
-///    shared expert's gradient rows are `dout` itself (nothing to wait for); its weights'
-///    gradients (`dws1`, `dws2`) are this rank's part, like the router's;
+///    `dx` tiles of the row tiles `lag / MOE_ROUND_ROWS + 1` rounds before, rounded up
+///    (`dz w1` into `dxe`, bf16), gated on their row tile's `dh` tiles. Then per expert the
+///    weight gradients (bf16), a task per block of 128 rows ([`block_products`]): `dw2 =
+///    dy^T h`, gated like `dh`, and `dw1 = dz^T x_e`, gated on all of the expert's `dh`
+///    tiles. The shared expert's gradient rows are `dout` itself (nothing to wait for);
+///    its weights' gradients (`dws1`, `dws2`) are this rank's part, like the router's;
 /// 4. after a team barrier, the combine: `dx[t]` = its picks' `dxe` rows read from their
 ///    owners, summed in pick order, then the shared expert's, then `dx_router`, in bf16.
 /// Every sum has a fixed order: the results do not depend on timing or workgroup counts.
@@ -5450,8 +5451,8 @@ const SLAB_ELEMENTS: u32 = 2048;
 /// [`MOE_BACKWARD_MAP_WORDS`] words of maps of its own tensors), the same work and results,
 /// bitwise. The pushes and router blocks run on whole workgroups first; then every GEMM tile
 /// runs as [`moe_pipeline`]'s do, 128 rows x 256 columns, in one queue: the expert rounds
-/// (`dh` tiles of [`MOE_ROUND_ROWS`] row tiles, `dx` tiles of those `lag / MOE_ROUND_ROWS + 1` rounds
-/// before, ordered as the forward's),
+/// (`dh` tiles of [`MOE_ROUND_ROWS`] row tiles, `dx` tiles of those `lag / MOE_ROUND_ROWS +
+/// 1` rounds before, ordered as the forward's),
 /// the router's tiles, the weight gradients (a task per 128-row block of an expert's `dw2`
 /// or `dw1`, its tiles one after the other). Subgroup 0 claims a task by ticket, waits
 /// (bounded) for its gate, hands it to the consumers with what they need (a task slot of

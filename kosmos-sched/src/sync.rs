@@ -563,10 +563,7 @@ impl Sched {
     /// wait that polls, sees the abort flag, where the barrier used to end it at once:
     /// either way its results are void and the failure is reported.
     pub fn start_barrier(&self, b: &mut KernelBuilder) {
-        let start = b.const_u32(apart::START);
-        let apart = b.and(self.team.apart(), start);
-        let zero = b.const_u32(0);
-        let apart = b.cmp(CmpPred::Ne, apart, zero);
+        let apart = self.team.apart_has(b, apart::START);
         b.if_then(apart, |b| self.team_barrier(b));
     }
 
@@ -576,10 +573,9 @@ impl Sched {
     /// resets what the ranks shared; otherwise a rank's launch must not end while peers
     /// still use its buffers (its host may reuse them then): the team barrier ends it.
     pub fn one_launch(&self, b: &mut KernelBuilder) -> Value {
-        let launches = b.const_u32(crate::abi::apart::LAUNCHES);
-        let several = b.and(self.team.apart(), launches);
-        let zero = b.const_u32(0);
-        b.cmp(CmpPred::Eq, several, zero)
+        let several = self.team.apart_has(b, apart::LAUNCHES);
+        let yes = b.const_bool(true);
+        b.xor(several, yes)
     }
 
     /// A barrier of every workgroup of the world, reusable any number of times in a launch
@@ -743,10 +739,7 @@ impl Sched {
     ) {
         let end = b.clock();
         // The world's trace bit first: a world without a trace costs no load here.
-        let bit = b.const_u32(apart::TRACE);
-        let traced = b.and(self.team.apart(), bit);
-        let zero = b.const_u32(0);
-        let traced = b.cmp(CmpPred::Ne, traced, zero);
+        let traced = self.team.apart_has(b, apart::TRACE);
         let records = b.and(first, traced);
         b.if_then(records, |b| {
             let cap_ptr = word(b, self.control, control::TRACE_CAPACITY);

@@ -2,7 +2,7 @@
 //! symmetric buffers, all read from the team parameters (see [`crate::abi::TEAM_PARAMS`]).
 
 use crate::abi::{CONTROL_BUFFER, TEAM_PARAMS};
-use kosmos_ir::{Dim, KernelBuilder, ScalarType, Type, Value};
+use kosmos_ir::{CmpPred, Dim, KernelBuilder, ScalarType, Type, Value};
 
 /// IR values describing the calling workgroup's team. Build it first thing in a kernel with
 /// [`Team::params`], which declares the team parameters.
@@ -76,6 +76,14 @@ impl Team {
     /// trace records.
     pub fn apart(&self) -> Value {
         self.apart
+    }
+
+    /// Whether `team_apart` has `bit`, one of [`crate::abi::apart`]'s (`i1`).
+    pub fn apart_has(&self, b: &mut KernelBuilder, bit: u32) -> Value {
+        let bit = b.const_u32(bit);
+        let set = b.and(self.apart, bit);
+        let zero = b.const_u32(0);
+        b.cmp(CmpPred::Ne, set, zero)
     }
 
     /// Polls a bounded wait makes before giving up (`u32`).

@@ -31,9 +31,8 @@ pub mod apart {
     /// must not end while peers still use its buffers.
     pub const LAUNCHES: u32 = 2;
     /// The world keeps trace records (`WorldOptions::trace_capacity` is not 0). A task's
-    /// record tests this bit of a parameter first: where it read the capacity from the
-    /// control buffer instead, that load waited behind the task's stores before the next
-    /// task could start.
+    /// record tests this bit of a parameter before it touches the control buffer: a load of
+    /// the capacity there, at every task's end, may wait behind the task's stores.
     pub const TRACE: u32 = 4;
 }
 
