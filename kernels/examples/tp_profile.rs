@@ -1,15 +1,17 @@
-//! Where a fused tensor-parallel op's time goes at world size 1, at the Llama-3-70B TP=8
-//! shapes: one traced call of each op, then, from the records of its tiles, when the
-//! workgroups started their first tile and ended their last (min / median / max over the
-//! workgroups, microseconds after the first tile's start), the tiles' times and each
-//! workgroup's time between its tiles, beside the call's time between two events of the
-//! world's stream (the rest of which is the host's work of the call, the launch itself
-//! and the world's barriers). Then the host's time of a
+//! Where a fused tensor-parallel op's time goes, at the Llama-3-70B TP=8 shapes on a world
+//! of one rank (or of the ranks the first argument names, emulated on the device): one
+//! traced call of each op, then, from the records of its tiles, when the workgroups started
+//! their first tile and ended their last (min / median / max over the workgroups,
+//! microseconds after the first record's start), the tiles' times and each workgroup's time
+//! between its tiles, beside the call's time between two events of the world's stream (the
+//! rest of which is the host's work of the call, the launch itself and the world's
+//! barriers); over several ranks, the same of the reductions and the pulls, and the
+//! subgroups' waits. Then the host's time of a
 //! call (from the call until it returns, the device idle before it), against a launch of our
 //! `gemm` of the same shape: what a single call between two events counts on top of the
 //! device's work.
 //!
-//! `cargo run --release -p kernels --example tp_profile` on the first GPU; on the CPU device
+//! `cargo run --release -p kernels --example tp_profile [ranks]` on the first GPU; on the CPU device
 //! (`KOSMOS_DEVICE=cpu`, or no GPU) at a 32nd of each dimension, a check of the program only.
 
 use kernels::{Layout, Ops, TpOps};
@@ -21,8 +23,8 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
-/// Each workgroup's (start, end) records, in time order.
-type Records = BTreeMap<u32, Vec<(u64, u64)>>;
+/// Each (rank, workgroup)'s (start, end) records of one role, in time order.
+type Records = BTreeMap<(u32, u32), Vec<(u64, u64)>>;
 
 /// `min / median / max` of nanosecond times, in microseconds.
 fn spread(mut ns: Vec<u64>) -> String {
@@ -36,11 +38,13 @@ fn spread(mut ns: Vec<u64>) -> String {
     )
 }
 
-/// Each workgroup's tile records, in time order.
-fn tiles_by_workgroup(events: &[TraceEvent]) -> Records {
+/// Each workgroup's records of `role`, in time order.
+fn by_workgroup(events: &[TraceEvent], role: Role) -> Records {
     let mut out = Records::new();
-    for e in events.iter().filter(|e| e.role == Role::Compute) {
-        out.entry(e.workgroup).or_default().push((e.start, e.end));
+    for e in events.iter().filter(|e| e.role == role) {
+        out.entry((e.rank, e.workgroup))
+            .or_default()
+            .push((e.start, e.end));
     }
     out.values_mut().for_each(|v| v.sort_unstable());
     out
@@ -52,11 +56,12 @@ fn column(of: &Records, f: impl Fn(&[(u64, u64)]) -> u64) -> String {
 }
 
 fn report(name: &str, launch_ms: f32, events: &[TraceEvent]) {
-    let tiles = tiles_by_workgroup(events);
-    let Some(first) = tiles.values().map(|v| v[0].0).min() else {
+    let tiles = by_workgroup(events, Role::Compute);
+    if tiles.is_empty() {
         println!("{name}: no tile records (is the trace full?)");
         return;
-    };
+    }
+    let first = events.iter().map(|e| e.start).min().unwrap_or(0);
     let after = |t: u64| t.saturating_sub(first);
     let durations: Vec<u64> = tiles.values().flatten().map(|(s, e)| e - s).collect();
     let count = durations.len();
@@ -78,6 +83,25 @@ fn report(name: &str, launch_ms: f32, events: &[TraceEvent]) {
         "  between tiles       {} (a workgroup's sum)",
         column(&tiles, gaps)
     );
+    // Over several ranks: the reductions or pulls (`Role::Comm`) and the waits.
+    for (role, what) in [(Role::Comm, "reductions / pulls"), (Role::Wait, "waits")] {
+        let of = by_workgroup(events, role);
+        if of.is_empty() {
+            continue;
+        }
+        let durations: Vec<u64> = of.values().flatten().map(|(s, e)| e - s).collect();
+        println!("  {what}: {}", durations.len());
+        println!("    first started     {}", column(&of, |v| after(v[0].0)));
+        println!(
+            "    last ended        {}",
+            column(&of, |v| after(v[v.len() - 1].1))
+        );
+        println!("    each              {}", spread(durations));
+        println!(
+            "    a workgroup's sum {}",
+            column(&of, |v| v.iter().map(|(s, e)| e - s).sum())
+        );
+    }
 }
 
 /// Median microseconds of the host's time of `call(on)`, each call after `idle(on)` has
@@ -110,12 +134,18 @@ fn main() -> Result<()> {
         trace_capacity: 1 << 16,
         ..WorldOptions::default()
     };
-    let mut world = World::emulated(&device, 1, options)?;
+    let ranks: u32 = match std::env::args().nth(1) {
+        Some(arg) => arg
+            .parse()
+            .map_err(|_| format!("ranks: not a number: {arg}"))?,
+        None => 1,
+    };
+    let mut world = World::emulated(&device, ranks, options)?;
     let mut ops = TpOps::new(&world)?;
     let local = Ops::new(&device)?;
     let stream = device.stream()?;
     println!(
-        "on {device}: min / median / max over the workgroups, us after the first tile started"
+        "on {device}, {ranks} rank(s): min / median / max over the workgroups, us after the first record started"
     );
     for (name, m, n, k) in [
         ("qkv ag_gemm", 8192, 1280, 8192),
@@ -125,10 +155,17 @@ fn main() -> Result<()> {
     ] {
         let (m, n, k) = (m / scale, n / scale, k / scale);
         let x = world.alloc_symmetric::<bf16>(m * k)?;
-        x.ranks()[0].upload(&random_bf16(1, m * k))?;
         let w = world.alloc_symmetric::<bf16>(k * n)?;
-        w.ranks()[0].upload(&random_bf16(2, k * n))?;
-        let y = world.alloc_symmetric::<f32>(m * n)?;
+        for r in 0..ranks as usize {
+            x.ranks()[r].upload(&random_bf16(1, m * k))?;
+            w.ranks()[r].upload(&random_bf16(2 + r as u64, k * n))?;
+        }
+        let rows = if name.ends_with("gemm_rs") {
+            m / ranks as usize
+        } else {
+            m
+        };
+        let y = world.alloc_symmetric::<f32>(rows * n)?;
         // Three calls to warm up (their records dropped), then the traced one.
         let mut fused = |world: &mut World| -> Result<()> {
             if name.ends_with("ag_gemm") {

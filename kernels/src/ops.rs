@@ -1861,7 +1861,9 @@ fn reduce_tiles(
                 sleep(256);
             }
             go = subgroup_wait(&counter[t], ranks * 8, Scope::System, t);
+            subgroup_trace(Role::Wait, t, since);
             if go {
+                let since = clock();
                 let block = t / reduced_n;
                 let n0 = t % reduced_n * 128;
                 reduce_tile(
