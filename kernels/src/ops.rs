@@ -1101,8 +1101,9 @@ fn add4(a: Vec4<f32>, b: Vec4<f32>, add: u32) -> Vec4<f32> {
 /// (`ceil(shard_rows / 128) * ceil(n / 128)`), `queues` the two queue heads, all zero.
 ///
 /// Partial tiles (128 x 128 of `X_r W_r`, into this rank's `partial`) are computed in the
-/// order their owners reduce them: block row by block row, within one the owners from the
-/// next rank round the ring, so every owner's first tiles are complete early. Each partial
+/// order their owners reduce them: block row by block row, within one column by column, at a
+/// column the owners from the next rank round the ring, so every owner's first tiles are
+/// complete early. Each partial
 /// tile adds 1 to its owner's counter (system scope: the owner may be another device). The
 /// owner's reduction tasks take a tile once all `ranks` partials are in and sum them in rank
 /// order 0, 1, ..., so the result does not depend on timing or workgroup count. Launch with
@@ -1155,8 +1156,9 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
         |t| (&ready.local()[t], ranks),
         |t| {
             let block = t / (ranks * tiles_n);
-            let owner = (rank + 1 + t / tiles_n % ranks) % ranks;
-            let col = t % tiles_n;
+            // Column by column, every owner's tile at a column (as `tp_tile` orders them).
+            let owner = (rank + 1 + t % ranks) % ranks;
+            let col = t / ranks % tiles_n;
             let m0 = owner * shard_rows + block * 128;
             let end = (owner + 1) * shard_rows;
             let operand = x.local();
@@ -1307,8 +1309,11 @@ fn task_taken(tasks: &[u32], task_empty: &mut [u64], taken: u32) -> u32 {
 /// With `by_shard` 1 (the all-gather, and every op of one rank) the tiles go shard by
 /// shard, this rank's first, then the next ones round the ring as they arrive, each shard's
 /// wide tiles then its narrow ones in the grouped order of [`tile_row`] (as our gemm's); with
-/// 0 (the reductions over several ranks) block row by block row (the wide ones first), the
-/// owners of a block from the next rank round the ring, as they reduce.
+/// 0 (the reductions over several ranks) block row by block row (the wide ones first), in a
+/// block row column by column, at a column every owner's tile from the next rank round the
+/// ring: the order the owners reduce in, which reads each column of `w` once a block row
+/// while the owners' rows stay in the L2 (owner by owner, every owner's block row read all
+/// of `w`, which on 8 emulated ranks did not stay in the L2: bench/RESULTS.md, 42nd batch).
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn tp_tile(
@@ -1352,7 +1357,7 @@ fn tp_tile(
         if by_shard == 1 {
             (rank + t / per_shard) % ranks
         } else {
-            (rank + 1 + q / cols % ranks) % ranks
+            (rank + 1 + q % ranks) % ranks
         }
     } else if part == 1 {
         if by_shard == 1 {
@@ -1364,7 +1369,7 @@ fn tp_tile(
         if by_shard == 1 {
             tile_col(q, rows, cols) * width
         } else {
-            q % cols * width
+            q / ranks % cols * width
         }
     } else {
         wide as u32
