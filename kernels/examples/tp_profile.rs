@@ -55,6 +55,25 @@ fn column(of: &Records, f: impl Fn(&[(u64, u64)]) -> u64) -> String {
     spread(of.values().map(|v| f(v)).collect())
 }
 
+/// Prints `label` after `indent`, padded to one column, then `value`.
+fn line(indent: &str, label: &str, value: String) {
+    let width = 24usize.saturating_sub(indent.len());
+    println!("{indent}{label:<width$}{value}");
+}
+
+/// When the workgroups' records of `of` started first and ended last (`after` gives a
+/// time's offset), and their durations, each line after `indent`.
+fn spans(of: &Records, after: impl Fn(u64) -> u64, indent: &str) {
+    let durations = of.values().flatten().map(|(s, e)| e - s).collect();
+    line(indent, "first started", column(of, |v| after(v[0].0)));
+    line(
+        indent,
+        "last ended",
+        column(of, |v| after(v[v.len() - 1].1)),
+    );
+    line(indent, "each", spread(durations));
+}
+
 fn report(name: &str, launch_ms: f32, events: &[TraceEvent]) {
     let tiles = by_workgroup(events, Role::Compute);
     if tiles.is_empty() {
@@ -63,25 +82,18 @@ fn report(name: &str, launch_ms: f32, events: &[TraceEvent]) {
     }
     let first = events.iter().map(|e| e.start).min().unwrap_or(0);
     let after = |t: u64| t.saturating_sub(first);
-    let durations: Vec<u64> = tiles.values().flatten().map(|(s, e)| e - s).collect();
-    let count = durations.len();
+    let count: usize = tiles.values().map(Vec::len).sum();
     let gaps = |v: &[(u64, u64)]| v.windows(2).map(|p| p[1].0.saturating_sub(p[0].1)).sum();
     println!(
         "{name}: {:.1} us between the call's events, {count} tiles",
         launch_ms * 1e3
     );
-    println!(
-        "  first tile started  {}",
-        column(&tiles, |v| after(v[0].0))
-    );
-    println!(
-        "  last tile ended     {}",
-        column(&tiles, |v| after(v[v.len() - 1].1))
-    );
-    println!("  tile time           {}", spread(durations));
-    println!(
-        "  between tiles       {} (a workgroup's sum)",
-        column(&tiles, gaps)
+    spans(&tiles, after, "  tile ");
+    let between = column(&tiles, gaps);
+    line(
+        "  ",
+        "between tiles",
+        format!("{between} (a workgroup's sum)"),
     );
     // Over several ranks: the reductions or pulls (`Role::Comm`) and the waits.
     for (role, what) in [(Role::Comm, "reductions / pulls"), (Role::Wait, "waits")] {
@@ -89,18 +101,10 @@ fn report(name: &str, launch_ms: f32, events: &[TraceEvent]) {
         if of.is_empty() {
             continue;
         }
-        let durations: Vec<u64> = of.values().flatten().map(|(s, e)| e - s).collect();
-        println!("  {what}: {}", durations.len());
-        println!("    first started     {}", column(&of, |v| after(v[0].0)));
-        println!(
-            "    last ended        {}",
-            column(&of, |v| after(v[v.len() - 1].1))
-        );
-        println!("    each              {}", spread(durations));
-        println!(
-            "    a workgroup's sum {}",
-            column(&of, |v| v.iter().map(|(s, e)| e - s).sum())
-        );
+        println!("  {what}: {}", of.values().map(Vec::len).sum::<usize>());
+        spans(&of, after, "    ");
+        let busy = column(&of, |v| v.iter().map(|(s, e)| e - s).sum());
+        line("    ", "a workgroup's sum", busy);
     }
 }
 
