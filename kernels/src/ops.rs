@@ -1103,11 +1103,11 @@ fn add4(a: Vec4<f32>, b: Vec4<f32>, add: u32) -> Vec4<f32> {
 /// Partial tiles (128 x 128 of `X_r W_r`, into this rank's `partial`) are computed in the
 /// order their owners reduce them: block row by block row, within one column by column, at a
 /// column the owners from the next rank round the ring, so every owner's first tiles are
-/// complete early. Each partial
-/// tile adds 1 to its owner's counter (system scope: the owner may be another device). The
-/// owner's reduction tasks take a tile once all `ranks` partials are in and sum them in rank
-/// order 0, 1, ..., so the result does not depend on timing or workgroup count. Launch with
-/// 8 subgroups; two workgroups share a processor, as in [`ag_gemm`].
+/// complete early. Each partial tile adds 1 to its owner's counter (system scope: the owner
+/// may be another device). The owner's reduction tasks take a tile once all `ranks` partials
+/// are in and sum them in rank order 0, 1, ..., so the result does not depend on timing or
+/// workgroup count. Launch with 8 subgroups; two workgroups share a processor, as in
+/// [`ag_gemm`].
 #[kernel(
     max_workgroup_size = 512,
     max_subgroups = 8,
