@@ -5,10 +5,10 @@
 //!    our plain gemm (`GemmPlan`, the pipelined kernel), the group gemm the fused ops'
 //!    tiles come from (`gemm_persistent`) and cuBLAS, on the Llama-3-70B TP=8 GEMM each op
 //!    serves (f32 output).
-//! 2. An emulated world of 8 ranks on the one GPU (every rank's workgroups share it): each
-//!    op against the unfused sequence on the same GPU — driver peer copies of the peers'
-//!    rows then a gemm per rank (all-gather), or a gemm per rank then a reduce-scatter
-//!    kernel (`ops::reduce_scatter_rows`) — at the same per-rank shapes.
+//! 2. An emulated world of 8 ranks (or of 2 or 4) on the one GPU (every rank's workgroups
+//!    share it): each op against the unfused sequence on the same GPU — driver peer copies
+//!    of the peers' rows then a gemm per rank (all-gather), or a gemm per rank then a
+//!    reduce-scatter kernel (`ops::reduce_scatter_rows`) — at the same per-rank shapes.
 //!
 //! 3. With `KOSMOS_BENCH_GPUS=N` instead: one rank per GPU on N GPUs, at N-way tensor
 //!    parallelism, bf16 output; each result first compared bitwise with the same op on N
@@ -19,7 +19,7 @@
 //! with code 2. Prints a table, writes JSON to `KOSMOS_BENCH_JSON` when set;
 //! `KOSMOS_BENCH_SHAPE` keeps the cases whose name contains it; `KOSMOS_BENCH_TOKENS` (a
 //! comma-separated list, default 8192) sweeps the tokens, the GEMMs' `m`; `KOSMOS_BENCH_RANKS`
-//! (`1`, `8` or `1,8`, the default) the parts to run by their world sizes. Each op runs `WARMUP`
+//! (world sizes among 1, 2, 4 and 8, comma-separated; `1,8` the default) the parts to run. Each op runs `WARMUP`
 //! times, then `TIMED` times between events on the world's stream; medians are reported.
 //! The "queued" columns time the fused op and its baseline (our gemm, the unfused sequence)
 //! over calls queued back to back instead (`gemm::queued_ms`): the device's time, without
@@ -474,18 +474,18 @@ fn run() -> Result<ExitCode> {
     {
         return multi_gpu(gpus, &cases_at(gpus));
     }
-    const RANKS: u32 = 8;
     let worlds = std::env::var("KOSMOS_BENCH_RANKS").unwrap_or_else(|_| "1,8".into());
-    let parts: Vec<&str> = worlds.split(',').map(str::trim).collect();
-    if parts.iter().any(|p| !["1", "8"].contains(p)) {
-        return Err(kosmos_bench::BenchError::Invalid {
+    let parts: Vec<u32> = worlds
+        .split(',')
+        .map(|p| p.trim().parse().ok().filter(|r| [1, 2, 4, 8].contains(r)))
+        .collect::<Option<_>>()
+        .ok_or_else(|| kosmos_bench::BenchError::Invalid {
             what: "KOSMOS_BENCH_RANKS".into(),
-            detail: format!("{worlds:?}: the world sizes are 1 and {RANKS}"),
-        });
-    }
+            detail: format!("{worlds:?}: world sizes among 1, 2, 4 and 8"),
+        })?;
     let cases = cases_at(TP);
     let (mut table, mut json, mut wrong) = (Vec::new(), Vec::new(), false);
-    for c in cases.iter().filter(|_| parts.contains(&"1")) {
+    for c in cases.iter().filter(|_| parts.contains(&1)) {
         let f = single_case(&device, &cublas, *c)?;
         wrong |= f.diff > TOLERANCE;
         table.push(vec![
@@ -514,13 +514,14 @@ fn run() -> Result<ExitCode> {
             ("max_rel_diff", Field::Num(f.diff)),
         ]));
     }
-    for c in cases.iter().filter(|_| parts.contains(&"8")) {
-        let f = emulated_case(&device, RANKS, *c)?;
+    let emulated = parts.iter().filter(|&&r| r > 1);
+    for (ranks, c) in emulated.flat_map(|&r| cases.iter().map(move |c| (r, c))) {
+        let f = emulated_case(&device, ranks, *c)?;
         wrong |= f.diff > TOLERANCE;
         // Every rank runs the per-rank GEMM on the one GPU.
         let all = Case {
             shape: Shape {
-                m: c.shape.m * RANKS as usize,
+                m: c.shape.m * ranks as usize,
                 ..c.shape
             },
             ..*c
@@ -528,7 +529,7 @@ fn run() -> Result<ExitCode> {
         table.push(vec![
             c.name.to_string(),
             c.shape.m.to_string(),
-            RANKS.to_string(),
+            ranks.to_string(),
             format!("{:.1}", tflops(&all, f.fused_ms)),
             "-".into(),
             "-".into(),
@@ -541,7 +542,7 @@ fn run() -> Result<ExitCode> {
         json.push(report::object(&[
             ("case", Field::Str(c.name.into())),
             ("m", Field::Int(c.shape.m as u64)),
-            ("ranks", Field::Int(RANKS.into())),
+            ("ranks", Field::Int(ranks.into())),
             ("fused_ms", Field::Num(f.fused_ms)),
             ("unfused_ms", Field::Num(f.unfused_ms)),
             ("fused_queued_ms", Field::Num(f.fused_queued_ms)),
