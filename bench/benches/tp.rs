@@ -19,8 +19,9 @@
 //! with code 2. Prints a table, writes JSON to `KOSMOS_BENCH_JSON` when set;
 //! `KOSMOS_BENCH_SHAPE` keeps the cases whose name contains it; `KOSMOS_BENCH_TOKENS` (a
 //! comma-separated list, default 8192) sweeps the tokens, the GEMMs' `m`; `KOSMOS_BENCH_RANKS`
-//! (world sizes among 1, 2, 4 and 8, comma-separated; `1,8` the default) the parts to run. Each op runs `WARMUP`
-//! times, then `TIMED` times between events on the world's stream; medians are reported.
+//! (world sizes among 1, 2, 4 and 8, comma-separated; `1,8` the default) the parts to run.
+//! Each op runs `WARMUP` times, then `TIMED` times between events on the world's stream;
+//! medians are reported.
 //! The "queued" columns time the fused op and its baseline (our gemm, the unfused sequence)
 //! over calls queued back to back instead (`gemm::queued_ms`): the device's time, without
 //! the host's launch work that a single call between two events also counts.
