@@ -11,8 +11,9 @@
 //! `gemm` of the same shape: what a single call between two events counts on top of the
 //! device's work.
 //!
-//! `cargo run --release -p kernels --example tp_profile [ranks]` on the first GPU; on the CPU device
-//! (`KOSMOS_DEVICE=cpu`, or no GPU) at a 32nd of each dimension, a check of the program only.
+//! `cargo run --release -p kernels --example tp_profile [ranks]` on the first GPU; on the
+//! CPU device (`KOSMOS_DEVICE=cpu`, or no GPU) at a 32nd of each dimension, a check of the
+//! program only.
 
 use kernels::{Layout, Ops, TpOps};
 use kosmos::bf16;
