@@ -20,6 +20,7 @@ of the script itself where no GPU is present, not a baseline.
 import argparse
 import json
 import os
+import sys
 import time
 
 import torch
@@ -170,6 +171,12 @@ def main():
     # whose peer tears it down first).
     dist.barrier()
     dist.destroy_process_group()
+    # Past the group's end, leave without the interpreter's finalisation: gloo's worker
+    # threads can still hold tensors then, and destroying them there aborts the process
+    # now and again ("terminate called without an active exception").
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
