@@ -1402,7 +1402,8 @@ fn tp_tile(
 ///   which the producer joins once it has handed out its tiles;
 /// - groups 1 and 2 consume: each multiplies 64 rows of the tile and stores them — to the
 ///   result, or (reductions over several ranks) to this rank's `partial`, each subgroup then
-///   signalling the owner's counter of each 16 x 128 slab.
+///   signalling the owner's counter of each 16 x 128 slab — and join the reductions once no
+///   tile is left.
 ///
 /// So every workgroup moves data and multiplies at once, without a split of processors or
 /// anything else to tune. A wait that gives up ends the producer's tiles with [`NO_TASK`]
@@ -1692,6 +1693,14 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                 }
             }
             more = t != NO_TASK;
+        }
+        // No tile left: the consumers join the reductions too, where only the reducing
+        // subgroups worked after the last tile (on 8 emulated ranks the out-proj's last
+        // 550 us of 3.9 ms; bench/RESULTS.md, forty-second and forty-third batches).
+        if !direct {
+            reduce_tiles(
+                partial, y, y16, ready, heads, BF16, all, shard_rows, n, comm, tiles,
+            );
         }
     }
     let counters = if gather == 1 {
@@ -2091,11 +2100,12 @@ const MOE_PLANNED: u32 = 6;
 const MOE_NEVER: u32 = 7;
 const MOE_LAID_OUT: u32 = 8;
 /// Row tiles a round of expert tasks holds ([`round_tile`]: every expert mainloop's order):
-/// an expert's chunk of (at most eight) row tiles then has its up-projection tiles in one or
+/// an expert's chunk of (at most sixteen) row tiles then has its up-projection tiles in one or
 /// two rounds, not parted by other row tiles' down-projections, so that the tiles reading
 /// the same rows run close together as well as those reading the same weights (the layer is
-/// bound by its DRAM bytes: bench/RESULTS.md, thirty-ninth and forty-first batches).
-pub const MOE_ROUND_ROWS: u32 = 8;
+/// bound by its DRAM bytes: bench/RESULTS.md, thirty-ninth, forty-first and forty-third
+/// batches).
+pub const MOE_ROUND_ROWS: u32 = 16;
 /// Tokens per fold task.
 pub const MOE_FOLD_TOKENS: u32 = 8;
 /// Tokens per router task that picks experts (a subgroup each).
