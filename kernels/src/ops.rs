@@ -1402,8 +1402,7 @@ fn tp_tile(
 ///   which the producer joins once it has handed out its tiles;
 /// - groups 1 and 2 consume: each multiplies 64 rows of the tile and stores them — to the
 ///   result, or (reductions over several ranks) to this rank's `partial`, each subgroup then
-///   signalling the owner's counter of each 16 x 128 slab — and join the reductions once no
-///   tile is left.
+///   signalling the owner's counter of each 16 x 128 slab.
 ///
 /// So every workgroup moves data and multiplies at once, without a split of processors or
 /// anything else to tune. A wait that gives up ends the producer's tiles with [`NO_TASK`]
@@ -1693,14 +1692,6 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                 }
             }
             more = t != NO_TASK;
-        }
-        // No tile left: the consumers join the reductions too, where only the reducing
-        // subgroups worked after the last tile (on 8 emulated ranks the out-proj's last
-        // 550 us of 3.9 ms; bench/RESULTS.md, forty-second and forty-third batches).
-        if !direct {
-            reduce_tiles(
-                partial, y, y16, ready, heads, BF16, all, shard_rows, n, comm, tiles,
-            );
         }
     }
     let counters = if gather == 1 {
