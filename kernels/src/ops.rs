@@ -1399,7 +1399,8 @@ fn tp_tile(
 /// - subgroups 1-3 communicate, each on its own: the all-gather's pulls of a peer's block of
 ///   rows (signalling its counter), or this rank's reductions of 128 x 128 tiles once all
 ///   `8 ranks` signals of their partials are in (summed in rank order: [`reduce_tiles`]),
-///   which the producer joins once it has handed out its tiles;
+///   which the producer joins once it has handed out its tiles, the consumers once no
+///   tile is left (one rank, which has nothing to reduce, runs the all-gather's instance);
 /// - groups 1 and 2 consume: each multiplies 64 rows of the tile and stores them — to the
 ///   result, or (reductions over several ranks) to this rank's `partial`, each subgroup then
 ///   signalling the owner's counter of each 16 x 128 slab.
@@ -1552,8 +1553,10 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                 task_empty,
                 posted,
                 if go { t } else { NO_TASK },
-                src,
-                block,
+                // The last post (no task) carries the reductions' and the tiles' counts
+                // for the consumers' join.
+                if go { src } else { comm },
+                if go { block } else { tiles },
                 n0,
                 wide,
             );
@@ -1692,6 +1695,29 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
                 }
             }
             more = t != NO_TASK;
+        }
+        // No tile left: the consumers join the reductions too. Their counts come from the
+        // producer's last post and `heads` is read again, rather than kept across the tile
+        // loop (which made ptxas spill in it and one rank's out-proj 3% slower:
+        // bench/RESULTS.md, forty-third batch).
+        if !direct {
+            let at = (taken - 1) % TASK_SLOTS * TASK_WORDS;
+            let left = tasks[at + 1];
+            let all_tiles = tasks[at + 2];
+            let queue_heads = queues.local();
+            reduce_tiles(
+                partial,
+                y,
+                y16,
+                ready,
+                queue_heads,
+                BF16,
+                all,
+                shard_rows,
+                n,
+                left,
+                all_tiles,
+            );
         }
     }
     let counters = if gather == 1 {

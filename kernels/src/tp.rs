@@ -330,16 +330,22 @@ impl TpOps {
             m / world.ranks().max(1) as usize
         };
         let d = operands(op, world, x, w, (&y, y_rows), (m, n, k))?;
-        let tiles = d.shard.div_ceil(128) * d.n.div_ceil(128);
-        self.ensure_workspace(world, tiles as usize, m * n)?;
         let (tb, bf16_out, ar) = (w_layout.bit(), y.bf16_bit(), all as u32);
+        let tiles = d.shard.div_ceil(128) * d.n.div_ceil(128);
         if self.pipeline {
-            let op = match all {
-                false => ops::TP_REDUCE_SCATTER,
-                true => ops::TP_ALL_REDUCE,
+            // One rank has nothing to reduce: `Y = X op(W)`, which the all-gather's instance
+            // computes alike (tiles, order and stores: bitwise the same) with no reduction
+            // code in its consumers' function, where that code, though never run on one
+            // rank, cost the tile loop 3% (bench/RESULTS.md, forty-fourth batch).
+            let (op, counters, partial) = match (world.ranks(), all) {
+                (1, _) => (ops::TP_ALL_GATHER, d.shard.div_ceil(128) + 1, 0),
+                (_, false) => (ops::TP_REDUCE_SCATTER, tiles, m * n),
+                (_, true) => (ops::TP_ALL_REDUCE, tiles, m * n),
             };
+            self.ensure_workspace(world, counters as usize, partial)?;
             return self.launch_pipeline(world, op, x, w, tb, &y, (m, n, k), u32::MAX);
         }
+        self.ensure_workspace(world, tiles as usize, m * n)?;
         let name = ops::gemm_rs::name_of(tb, bf16_out, ar);
         let (per_rank, block) = self.grid(world, &name)?;
         let ws = self.workspace.as_ref().expect("allocated above");
