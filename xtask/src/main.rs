@@ -617,8 +617,12 @@ fn venv_dir() -> PathBuf {
     root().join("target/tools/cuda-nvcc")
 }
 
+/// The workspace root: from the `CARGO_MANIFEST_DIR` that `cargo run` sets, else the one this
+/// binary was built in (checkouts sharing one target directory share this binary too).
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    manifest
         .parent()
         .expect("xtask lives one level below the workspace root")
         .to_path_buf()
