@@ -1698,8 +1698,9 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
         }
         // No tile left: the consumers join the reductions too. Their counts come from the
         // producer's last post and `heads` is read again, rather than kept across the tile
-        // loop (which made ptxas spill in it and one rank's out-proj 3% slower:
-        // bench/RESULTS.md, forty-third batch).
+        // loop (where they made ptxas spill more: bench/RESULTS.md, forty-third batch). The
+        // code still costs one rank's tile loop 3%, so one rank runs the all-gather's
+        // instance (`TpOps`; forty-fourth batch).
         if !direct {
             let at = (taken - 1) % TASK_SLOTS * TASK_WORDS;
             let left = tasks[at + 1];
