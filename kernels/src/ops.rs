@@ -449,11 +449,14 @@ fn tile_product(
         tile_groups,
         0,
         steps,
+        2,
     )
 }
 
 /// [`tile_product`] over `steps` of its 64-deep steps from step `first_step` only (columns
-/// `64 first_step..` of `op(A)`'s rows, as many rows of `op(B)`): a part of the sum over `k`.
+/// `64 first_step..` of `op(A)`'s rows, as many rows of `op(B)`): a part of the sum over `k`,
+/// through `ring` stages (a constant: 2, or 3 where `stages` has room for a third from word
+/// `2 * STEP_WORDS`), the copies of `ring - 1` steps in flight while a step multiplies.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn tile_product_steps(
@@ -471,6 +474,7 @@ fn tile_product_steps(
     tile_groups: u32,
     first_step: u32,
     steps: u32,
+    ring: u32,
 ) -> WideAcc {
     let group = subgroup_id() >> 2;
     let mine = tile_groups == 2 || group < 2;
@@ -478,15 +482,22 @@ fn tile_product_steps(
     // zeros to multiply: its accumulator stays zero, and the other group has the tensor
     // cores to itself.
     let multiplies = mine && m0 + 64 * group < m;
+    let lead = ring - 1;
     let mut acc = wide_zero();
-    for s in 0..steps + 1 {
-        if s > 0 {
-            // Step `s - 1` has landed; every lane is done with step `s - 2`.
-            async_wait(0);
+    for s in 0..steps + lead {
+        if s >= lead {
+            // Step `s - lead` has landed (with three stages, step `s - 1` may still fly,
+            // unless it was the last); every lane is done with step `s - ring`, whose stage
+            // step `s` takes.
+            if ring == 3 && s <= steps {
+                async_wait(1);
+            } else {
+                async_wait(0);
+            }
             barrier();
         }
         if s < steps {
-            let base = (s & 1) * STEP_WORDS;
+            let base = s % ring * STEP_WORDS;
             let k0 = (first_step + s) * 64;
             if mine {
                 if ta == 0 {
@@ -502,8 +513,8 @@ fn tile_product_steps(
             }
             async_commit();
         }
-        if s > 0 && multiplies {
-            let base = ((s - 1) & 1) * STEP_WORDS;
+        if s >= lead && multiplies {
+            let base = (s - lead) % ring * STEP_WORDS;
             // SAFETY: both tiles lie inside the stage at `base`.
             unsafe {
                 acc = mma_group_trans(
@@ -3399,6 +3410,7 @@ fn router_logits(
         tile_groups,
         first,
         steps,
+        2,
     );
     // Only f32 is stored: `x` stands in for the bf16 result. The tile is the first two
     // groups'; the parts' matrices lie one after another, rows of one `tokens` apart.
@@ -4179,7 +4191,8 @@ fn slab_row(m0: u32) -> u32 {
 /// The 128 x 128 tile at row `m0`, column `n0` of `op(A) op(B)` ([`tile_product`]'s
 /// arguments), stored into the `m x n` row-major matrix `C`: in `c` (f32), or in `c16`
 /// (rounded to bf16, through `staging` by [`store_tile_bf16`]) when `to_bf16` is 1 (the
-/// other one is not touched).
+/// other one is not touched). Where `staged` is 1, the staging tile serves the product as
+/// a third stage first.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn product_tile(
@@ -4199,7 +4212,25 @@ fn product_tile(
     staging: &mut [bf16],
     staged: u32,
 ) {
-    let acc = tile_product(stages, a, b, m0, n0, m, n, k, ta, tb, 0, 2);
+    // The staging tile holds a third stage until the product is done.
+    let steps = (k + 63) / 64;
+    let acc = tile_product_steps(
+        stages,
+        a,
+        b,
+        m0,
+        n0,
+        m,
+        n,
+        k,
+        ta,
+        tb,
+        0,
+        2,
+        0,
+        steps,
+        2 + staged,
+    );
     store_tile(staging, staged, acc, c, c16, to_bf16, m0, n0, m, n);
 }
 
@@ -4690,9 +4721,10 @@ pub const MOE_ROUTER_GRAD_TOKENS: u32 = 16;
 /// [`moe_forward`]'s does (15: the whole pass; one bit per launch, in order: the unfused
 /// baseline). `sync` is zero at launch and zeroed again at the end. Launch with 8 subgroups.
 /// `STAGED = 1` stores bf16 tiles through a padded staging tile beside the ring (16-byte
-/// stores, [`store_tile_bf16`]); `STAGED = 0` stores them from the accumulators and has the
-/// ring alone, the 64 KiB of LDS gfx942 gives a workgroup (the scheduler's words lent by
-/// the ring's end).
+/// stores, [`store_tile_bf16`]), which serves the `dh` and `dx` tiles' long products as a
+/// third stage before it stages their results; `STAGED = 0` stores them from the
+/// accumulators and has the ring alone, the 64 KiB of LDS gfx942 gives a workgroup (the
+/// scheduler's words lent by the ring's end).
 #[kernel(
     max_workgroup_size = 512,
     max_subgroups = 8,
@@ -4906,6 +4938,7 @@ pub fn moe_backward<const STAGED: u32>(
                             f0,
                             ffn,
                             hidden,
+                            STAGED,
                         );
                     } else {
                         let a = dy.local();
@@ -4925,6 +4958,7 @@ pub fn moe_backward<const STAGED: u32>(
                             f0,
                             ffn,
                             hidden,
+                            STAGED,
                         );
                     }
                     signal(&sync.local()[counted + g], 1, Scope::Agent);
@@ -5398,7 +5432,7 @@ fn router_gradient(
 /// expert's output gradients `a`) times `w` (`w2`: `hidden x ffn`), features `f0..f0 +
 /// 128`, into `dh` (f32); then the SwiGLU backward of those features from the forward's `z`:
 /// `dgate = dh up silu'(gate)` into `dz` column `f`, `dup = dh silu(gate)` into column `ffn +
-/// f`, rounded to bf16.
+/// f`, rounded to bf16. `staged` as [`product_tile`]'s: 1 gives the product a third stage.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn swiglu_backward_tile(
@@ -5415,8 +5449,26 @@ fn swiglu_backward_tile(
     f0: u32,
     ffn: u32,
     hidden: u32,
+    staged: u32,
 ) {
-    let acc = tile_product(stages, a, w, a_m0, f0, a_rows, ffn, hidden, 0, 0, 0, 2);
+    let steps = (hidden + 63) / 64;
+    let acc = tile_product_steps(
+        stages,
+        a,
+        w,
+        a_m0,
+        f0,
+        a_rows,
+        ffn,
+        hidden,
+        0,
+        0,
+        0,
+        2,
+        0,
+        steps,
+        2 + staged,
+    );
     let row0 = slab_row(m0);
     let dhl = dh.local();
     let dzl = dz.local();
