@@ -4287,6 +4287,10 @@ fn block_products(
     // At least one step a tile: an empty sum stores zeros.
     let steps = max((k + 63) / 64, 1);
     let total = steps * tiles;
+    // Up to two steps deep, the block's `op(A)` stays where its steps land (the `a` part of
+    // stage `s`) for the whole row of tiles and only `op(B)` is copied per step: half the
+    // bytes of a step, where these short products are bound by what they read.
+    let resident = steps <= 2;
     let mut acc = wide_zero();
     for s in 0..total + 1 {
         if s > 0 {
@@ -4298,10 +4302,12 @@ fn block_products(
             let base = (s & 1) * STEP_WORDS;
             let k0 = s % steps * 64;
             let n0 = s / steps * 128;
-            if ta == 0 {
-                stage_rows(stages, base, a, m0, k0, m, k, 0, 2);
-            } else {
-                stage_columns(stages, base, a, k0, m0, k, m, 2);
+            if !resident || s < steps {
+                if ta == 0 {
+                    stage_rows(stages, base, a, m0, k0, m, k, 0, 2);
+                } else {
+                    stage_columns(stages, base, a, k0, m0, k, m, 2);
+                }
             }
             if tb == 0 {
                 stage_columns(stages, base + 4096, b, k0, n0, k, n, 2);
@@ -4312,10 +4318,15 @@ fn block_products(
         }
         if s > 0 {
             let base = ((s - 1) & 1) * STEP_WORDS;
-            // SAFETY: both tiles lie inside the stage at `base`.
+            let a_base = if resident {
+                (s - 1) % steps * STEP_WORDS
+            } else {
+                base
+            };
+            // SAFETY: both tiles lie inside the stages.
             unsafe {
                 acc = mma_group_trans(
-                    stages.get_unchecked(base + group * 2048),
+                    stages.get_unchecked(a_base + group * 2048),
                     stages.get_unchecked(base + 4096),
                     acc,
                     ta,
