@@ -370,7 +370,7 @@ pub fn gemm_group<const PERSISTENT: u32>(
     while tile < tiles {
         let m0 = tile_row(tile, tiles_m, tiles_n) * 128;
         let n0 = tile_col(tile, tiles_m, tiles_n) * 128;
-        let acc = tile_product(stages, a, b, m0, n0, m, n, k, 0, 0, 0, 2);
+        let acc = tile_product(stages, a, b, m0, n0, m, n, k, 0, 0, 0, 2, 2);
 
         let row0 = m0 + group * 64 + (sg & 3) * 16;
         if m0 + 128 <= m && n0 + 128 <= n {
@@ -406,9 +406,10 @@ pub const STEP_WORDS: u32 = 8192;
 /// `op(A) op(B)` over all of `k` for the 128 x 128 output tile at row `m0`, column `n0`:
 /// the 64 x 128 accumulator of the caller's group (`subgroup_id() / 4`: rows `64 g..`).
 /// Rows at or past `m` and columns at or past `n` read as zeros (a group whose rows all lie
-/// there keeps a zero accumulator without multiplying). The steps go through two
-/// stages of [`STEP_WORDS`] in `stages`, each step's copies in flight while the previous
-/// one multiplies. `ta = 0`: `a` is `m x k` row-major, 1: `a` holds `A^T` (`k x m`); `tb =
+/// there keeps a zero accumulator without multiplying). The steps go through `ring`
+/// stages of [`STEP_WORDS`] in `stages` (a constant: 2, or 3 where `stages` has room for a
+/// third from word `2 * STEP_WORDS`), the copies of `ring - 1` steps in flight while a
+/// step multiplies. `ta = 0`: `a` is `m x k` row-major, 1: `a` holds `A^T` (`k x m`); `tb =
 /// 0`: `b` is `k x n`, 1: `b` holds `B^T` (`n x k`); the row lengths these give must be
 /// multiples of 8 (16-byte chunks), and `a`, `b` must hold every chunk a step reads.
 /// `pair` (with `tb = 1`; 0 otherwise) pairs rows of `B^T` instead: output columns 0..64
@@ -432,6 +433,7 @@ fn tile_product(
     tb: u32,
     pair: u32,
     tile_groups: u32,
+    ring: u32,
 ) -> WideAcc {
     let steps = (k + 63) / 64;
     tile_product_steps(
@@ -449,14 +451,12 @@ fn tile_product(
         tile_groups,
         0,
         steps,
-        2,
+        ring,
     )
 }
 
 /// [`tile_product`] over `steps` of its 64-deep steps from step `first_step` only (columns
-/// `64 first_step..` of `op(A)`'s rows, as many rows of `op(B)`): a part of the sum over `k`,
-/// through `ring` stages (a constant: 2, or 3 where `stages` has room for a third from word
-/// `2 * STEP_WORDS`), the copies of `ring - 1` steps in flight while a step multiplies.
+/// `64 first_step..` of `op(A)`'s rows, as many rows of `op(B)`): a part of the sum over `k`.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn tile_product_steps(
@@ -1060,7 +1060,7 @@ pub fn ag_gemm<const TB: u32, const BF16: u32>(
             let end = (src + 1) * shard_rows;
             let gathered = x.local();
             let weights = w.local();
-            let acc = tile_product(stages, gathered, weights, m0, n0, end, n, k, 0, TB, 0, 2);
+            let acc = tile_product(stages, gathered, weights, m0, n0, end, n, k, 0, TB, 0, 2, 2);
             let row0 = slab_row(m0);
             let out = y.local();
             let out16 = y16.local();
@@ -1186,6 +1186,7 @@ pub fn gemm_rs<const TB: u32, const BF16: u32, const AR: u32>(
                 0,
                 TB,
                 0,
+                2,
                 2,
             );
             let row0 = slab_row(m0);
@@ -4132,7 +4133,7 @@ fn up_tile(
     ffn: u32,
     hidden: u32,
 ) {
-    let acc = tile_product(stages, a, w, a_m0, f0, a_rows, ffn, hidden, 0, 1, ffn, 2);
+    let acc = tile_product(stages, a, w, a_m0, f0, a_rows, ffn, hidden, 0, 1, ffn, 2, 2);
     let z_cols = (ffn + 63) / 64 * 128;
     let row0 = slab_row(m0);
     let zl = z.local();
@@ -4178,7 +4179,7 @@ fn down_tile(
     hidden: u32,
     ffn: u32,
 ) {
-    let acc = tile_product(stages, a, w, m0, n0, end, hidden, ffn, 0, 1, 0, 2);
+    let acc = tile_product(stages, a, w, m0, n0, end, hidden, ffn, 0, 1, 0, 2, 2);
     store_slab(spare, y, 1, acc, slab_row(m0), n0, end, hidden);
 }
 
@@ -4213,24 +4214,7 @@ fn product_tile(
     staged: u32,
 ) {
     // The staging tile holds a third stage until the product is done.
-    let steps = (k + 63) / 64;
-    let acc = tile_product_steps(
-        stages,
-        a,
-        b,
-        m0,
-        n0,
-        m,
-        n,
-        k,
-        ta,
-        tb,
-        0,
-        2,
-        0,
-        steps,
-        2 + staged,
-    );
+    let acc = tile_product(stages, a, b, m0, n0, m, n, k, ta, tb, 0, 2, 2 + staged);
     store_tile(staging, staged, acc, c, c16, to_bf16, m0, n0, m, n);
 }
 
@@ -5462,8 +5446,7 @@ fn swiglu_backward_tile(
     hidden: u32,
     staged: u32,
 ) {
-    let steps = (hidden + 63) / 64;
-    let acc = tile_product_steps(
+    let acc = tile_product(
         stages,
         a,
         w,
@@ -5476,8 +5459,6 @@ fn swiglu_backward_tile(
         0,
         0,
         2,
-        0,
-        steps,
         2 + staged,
     );
     let row0 = slab_row(m0);
