@@ -880,14 +880,13 @@ fn store_slab(
     }
 }
 
-/// Elements of a row of [`store_tile_bf16`]'s staging tile: 128 and 8 of padding, so that the
-/// rows a subgroup's fragment store writes at once fall in different banks.
-pub const STAGED_ROW: u32 = 136;
-
 /// Stores the 128 x 128 output tile `acc` (every subgroup's 16 x 128 slab, as
 /// [`store_slab`] places them) at row `m0`, column `n0` of the `m x n` bf16 matrix `c16`,
-/// the part inside it: rounded to bf16 into `tile` (128 rows of [`STAGED_ROW`]) first, then
-/// copied out in 16-byte chunks, each row's 256 bytes written whole. A fragment store
+/// the part inside it: rounded to bf16 into `tile` first (32 KiB: each subgroup's slab as
+/// two 16 x 64 boxes of 128-byte rows whose 16-byte chunks are swizzled, chunk `j` of row
+/// `r` at `j ^ r % 8`, so that the rows a fragment store writes at once fall in different
+/// banks without padding), then copied out in 16-byte chunks, each row's 256 bytes written
+/// whole. A fragment store
 /// straight to memory writes 4-byte pieces of eight rows at once, which caps a tile's store
 /// at about a quarter of the memory's bandwidth: the cost of a tile with a short `k` (a
 /// weight gradient over one expert's rows). `n` must be a multiple of 8.
@@ -902,7 +901,7 @@ fn store_tile_bf16(
     m: u32,
     n: u32,
 ) {
-    frag_store(&tile[slab_row(0) * STAGED_ROW], acc, STAGED_ROW);
+    frag_store_swizzled(&tile[subgroup_id() * 2048], acc, 16);
     barrier();
     let rows = min(m - m0, 128);
     let chunks = min(n - n0, 128) / 8;
@@ -913,7 +912,8 @@ fn store_tile_bf16(
             // SAFETY: row `r` and chunk `ch` lie in the staging tile, and row `m0 + r`,
             // columns `n0 + 8 ch..` in `c16`'s `m x n` (the caller's bound).
             unsafe {
-                let v = load_vec8(tile.get_unchecked(r * STAGED_ROW + ch * 8));
+                let at = (r >> 4) * 2048 + (ch >> 3) * 1024 + (r & 15) * 64;
+                let v = load_vec8(tile.get_unchecked(at + ((ch & 7) ^ (r & 7)) * 8));
                 store_vec8(c16.get_unchecked_mut((m0 + r) * n + n0 + ch * 8), v);
             }
         }
@@ -4271,10 +4271,11 @@ fn block_products(
     // At least one step a tile: an empty sum stores zeros.
     let steps = max((k + 63) / 64, 1);
     let total = steps * tiles;
-    // Up to two steps deep, the block's `op(A)` stays where its steps land (the `a` part of
-    // stage `s`) for the whole row of tiles and only `op(B)` is copied per step: half the
-    // bytes of a step, where these short products are bound by what they read.
-    let resident = steps <= 2;
+    // Up to two steps deep (three with `staged`), the block's `op(A)` stays where its steps
+    // land (the `a` part of stage `s`, the third past the staging tile) for the whole row of
+    // tiles and only `op(B)` is copied per step: half the bytes of a step, where these short
+    // products are bound by what they read.
+    let resident = steps <= 2 + staged;
     let mut acc = wide_zero();
     for s in 0..total + 1 {
         if s > 0 {
@@ -4287,10 +4288,15 @@ fn block_products(
             let k0 = s % steps * 64;
             let n0 = s / steps * 128;
             if !resident || s < steps {
-                if ta == 0 {
-                    stage_rows(stages, base, a, m0, k0, m, k, 0, 2);
+                let to = if s == 2 && resident {
+                    3 * STEP_WORDS
                 } else {
-                    stage_columns(stages, base, a, k0, m0, k, m, 2);
+                    base
+                };
+                if ta == 0 {
+                    stage_rows(stages, to, a, m0, k0, m, k, 0, 2);
+                } else {
+                    stage_columns(stages, to, a, k0, m0, k, m, 2);
                 }
             }
             if tb == 0 {
@@ -4302,10 +4308,13 @@ fn block_products(
         }
         if s > 0 {
             let base = ((s - 1) & 1) * STEP_WORDS;
-            let a_base = if resident {
-                (s - 1) % steps * STEP_WORDS
-            } else {
+            let q = (s - 1) % steps;
+            let a_base = if !resident {
                 base
+            } else if q == 2 {
+                3 * STEP_WORDS
+            } else {
+                q * STEP_WORDS
             };
             // SAFETY: both tiles lie inside the stages.
             unsafe {
@@ -4715,9 +4724,10 @@ pub const MOE_ROUTER_GRAD_TOKENS: u32 = 16;
 /// `phases` (bits: 1 pushes, 2 router, 4 experts, 8 combine) selects what the launch runs, as
 /// [`moe_forward`]'s does (15: the whole pass; one bit per launch, in order: the unfused
 /// baseline). `sync` is zero at launch and zeroed again at the end. Launch with 8 subgroups.
-/// `STAGED = 1` stores bf16 tiles through a padded staging tile beside the ring (16-byte
-/// stores, [`store_tile_bf16`]), which serves the `dh` and `dx` tiles' long products as a
-/// third stage before it stages their results; `STAGED = 0` stores them from the
+/// `STAGED = 1` stores bf16 tiles through a staging tile beside the ring (16-byte stores,
+/// [`store_tile_bf16`]), which serves the `dh` and `dx` tiles' long products as a third
+/// stage before it stages their results, and keeps a weight-gradient block's `op(A)` in
+/// place up to three steps deep ([`block_products`]); `STAGED = 0` stores them from the
 /// accumulators and has the ring alone, the 64 KiB of LDS gfx942 gives a workgroup (the
 /// scheduler's words lent by the ring's end).
 #[kernel(
@@ -4780,9 +4790,11 @@ pub fn moe_backward<const STAGED: u32>(
     scale: f32,
     phases: u32,
 ) {
-    // The ring, then (`STAGED = 1`) the bf16 staging tile from word `2 * STEP_WORDS`.
-    let stages = shared_array::<u32, { 2 * STEP_WORDS + STAGED * 64 * STAGED_ROW }>();
-    let staging = shared_view::<bf16, { 4 * STEP_WORDS + STAGED * 128 * STAGED_ROW }>(stages);
+    // The ring, then (`STAGED = 1`) the bf16 staging tile from word `2 * STEP_WORDS` and a
+    // third step of a weight-gradient block's `op(A)` from word `3 * STEP_WORDS`: 112 KiB,
+    // two workgroups to a processor.
+    let stages = shared_array::<u32, { 2 * STEP_WORDS + STAGED * 3 * STEP_WORDS / 2 }>();
+    let staging = shared_view::<bf16, { 4 * STEP_WORDS + STAGED * 3 * STEP_WORDS }>(stages);
     start_barrier();
     let local = experts / world_size();
     let blocks = (tokens + 127) / 128;
