@@ -886,10 +886,10 @@ fn store_slab(
 /// two 16 x 64 boxes of 128-byte rows whose 16-byte chunks are swizzled, chunk `j` of row
 /// `r` at `j ^ r % 8`, so that the rows a fragment store writes at once fall in different
 /// banks without padding), then copied out in 16-byte chunks, each row's 256 bytes written
-/// whole. A fragment store
-/// straight to memory writes 4-byte pieces of eight rows at once, which caps a tile's store
-/// at about a quarter of the memory's bandwidth: the cost of a tile with a short `k` (a
-/// weight gradient over one expert's rows). `n` must be a multiple of 8.
+/// whole. A fragment store straight to memory writes 4-byte pieces of eight rows at once,
+/// which caps a tile's store at about a quarter of the memory's bandwidth: the cost of a
+/// tile with a short `k` (a weight gradient over one expert's rows). `n` must be a multiple
+/// of 8.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn store_tile_bf16(
@@ -4213,7 +4213,6 @@ fn product_tile(
     staging: &mut [bf16],
     staged: u32,
 ) {
-    // The staging tile holds a third stage until the product is done.
     let acc = tile_product(stages, a, b, m0, n0, m, n, k, ta, tb, 0, 2, 2 + staged);
     store_tile(staging, staged, acc, c, c16, to_bf16, m0, n0, m, n);
 }
@@ -4288,11 +4287,7 @@ fn block_products(
             let k0 = s % steps * 64;
             let n0 = s / steps * 128;
             if !resident || s < steps {
-                let to = if s == 2 && resident {
-                    3 * STEP_WORDS
-                } else {
-                    base
-                };
+                let to = if resident { resident_step(s) } else { base };
                 if ta == 0 {
                     stage_rows(stages, to, a, m0, k0, m, k, 0, 2);
                 } else {
@@ -4308,13 +4303,10 @@ fn block_products(
         }
         if s > 0 {
             let base = ((s - 1) & 1) * STEP_WORDS;
-            let q = (s - 1) % steps;
-            let a_base = if !resident {
-                base
-            } else if q == 2 {
-                3 * STEP_WORDS
+            let a_base = if resident {
+                resident_step((s - 1) % steps)
             } else {
-                q * STEP_WORDS
+                base
             };
             // SAFETY: both tiles lie inside the stages.
             unsafe {
@@ -4335,6 +4327,17 @@ fn block_products(
     }
     // Every lane is done with the stages before the next task overwrites them.
     barrier();
+}
+
+/// Where step `q` of [`block_products`]' resident `op(A)` lies in `stages`: the `a` part of
+/// stages 0 and 1, the third past the staging tile.
+#[device]
+fn resident_step(q: u32) -> u32 {
+    if q == 2 {
+        3 * STEP_WORDS
+    } else {
+        q * STEP_WORDS
+    }
 }
 
 /// `acc` plus token `t0 + j`'s pick `k` in the fold: its expert's output at columns `c..c +
