@@ -912,14 +912,22 @@ fn store_tile_bf16(
             // SAFETY: row `r` and chunk `ch` lie in the staging tile, and row `m0 + r`,
             // columns `n0 + 8 ch..` in `c16`'s `m x n` (the caller's bound).
             unsafe {
-                let at = (r >> 4) * 2048 + (ch >> 3) * 1024 + (r & 15) * 64;
-                let v = load_vec8(tile.get_unchecked(at + ((ch & 7) ^ (r & 7)) * 8));
+                let at = (r >> 4) * 2048 + slab_chunk(r & 15, ch);
+                let v = load_vec8(tile.get_unchecked(at));
                 store_vec8(c16.get_unchecked_mut((m0 + r) * n + n0 + ch * 8), v);
             }
         }
     }
     // Every lane has copied its chunks before the next tile is staged.
     barrier();
+}
+
+/// Where the 16-byte chunk `ch` (0..16) of row `r` (0..16) of a subgroup's 16 x 128 bf16 slab
+/// lies, in elements from the slab's start, as `frag_store_swizzled` writes it (rows of 16):
+/// two 16 x 64 boxes of 128-byte rows, chunk `j` of a box's row `r` at `j ^ r % 8`.
+#[device]
+fn slab_chunk(r: u32, ch: u32) -> u32 {
+    (ch >> 3) * 1024 + r * 64 + ((ch & 7) ^ (r & 7)) * 8
 }
 
 /// The end of a fused op: the ranks' first `count` readiness counters and first
@@ -6217,8 +6225,7 @@ fn store_slab_staged(
         let r = i >> 4;
         let ch = i & 15;
         if ch < chunks {
-            // Chunk `ch % 8` of row `r` of box `ch / 8`, swizzled.
-            let at = (ch >> 3) * 1024 + r * 64 + ((ch & 7) ^ (r & 7)) * 8;
+            let at = slab_chunk(r, ch);
             // SAFETY: `at` lies in the slab, and row `row0 + r`, columns `n0 + 8 ch..` in
             // `c16`'s `m x n` (the caller's bound).
             unsafe {
