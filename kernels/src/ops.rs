@@ -1310,12 +1310,17 @@ fn task_slot(task_full: &mut [u64], taken: u32) -> u32 {
     slot * TASK_WORDS
 }
 
-/// The task of the consumer subgroup's `taken`-th slot ([`task_slot`]), once its lanes have
-/// met after reading the slot (at a shuffle of the task); the slot goes back to the producer.
+/// The task of the consumer subgroup's `taken`-th slot ([`task_slot`]; slots of `words`
+/// words), once its lanes have read what they need of the slot; the slot goes back to the
+/// producer. The lanes meet at a subgroup barrier first, which orders every lane's reads
+/// of the slot before the first lane's arrive (an arrive releases only its own lane's
+/// accesses; the shuffle alone would order none), so the producer's next stores to the
+/// slot cannot overtake a lane's read.
 #[device]
-fn task_taken(tasks: &[u32], task_empty: &mut [u64], taken: u32) -> u32 {
+fn task_taken(tasks: &[u32], task_empty: &mut [u64], taken: u32, words: u32) -> u32 {
     let slot = taken % TASK_SLOTS;
-    let t = subgroup_shuffle(tasks[slot * TASK_WORDS], 0);
+    let t = subgroup_shuffle(tasks[slot * words], 0);
+    subgroup_barrier();
     if subgroup_lane() == 0 {
         mbar_arrive(&task_empty[slot]);
     }
@@ -1638,7 +1643,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             let block = tasks[at + 2];
             let n0 = tasks[at + 3];
             let wide = if WIDE == 2 { tasks[at + 4] } else { WIDE };
-            let t = task_taken(tasks, task_empty, taken);
+            let t = task_taken(tasks, task_empty, taken, TASK_WORDS);
             let since = clock();
             taken += 1;
             if t != NO_TASK {
@@ -2726,7 +2731,7 @@ pub fn moe_pipeline(
             let c = tasks[at + 2];
             let tile_row = tasks[at + 3];
             let end = tasks[at + 4];
-            let t = task_taken(tasks, task_empty, taken);
+            let t = task_taken(tasks, task_empty, taken, TASK_WORDS);
             let since = clock();
             taken += 1;
             if t != NO_TASK {
@@ -5960,11 +5965,7 @@ pub fn moe_backward_pipeline(
             let steps = info[at + 8];
             let keep = info[at + 9];
             let g = info[at + 10];
-            // The lanes meet after reading the slot, then give it back.
-            let t = subgroup_shuffle(info[at], 0);
-            if first_lane {
-                mbar_arrive(&task_empty[slot]);
-            }
+            let t = task_taken(info, task_empty, taken, BW_TASK_WORDS);
             let since = clock();
             taken += 1;
             if t != NO_TASK {
