@@ -1308,8 +1308,8 @@ fn host_wait_limit(options: WorldOptions) -> Duration {
 }
 
 /// Polls `stream` until the work queued on it has finished (`true`) or `deadline` has
-/// passed (`false`). The first [`SPIN`] polls back to back, so that a short launch is seen
-/// done within about a microsecond (a caller that synchronises after each call would
+/// passed (`false`). For its first `SPIN` it polls back to back, so that a short launch is
+/// seen done within about a microsecond (a caller that synchronises after each call would
 /// otherwise wait up to twice its kernel's time); after that it sleeps a sixteenth of the
 /// time waited so far between polls (at most a millisecond), late by at most about 6%.
 fn wait_for(stream: &Stream, deadline: Instant) -> Result<bool, Error> {
