@@ -1308,12 +1308,8 @@ fn host_wait_limit(options: WorldOptions) -> Duration {
 }
 
 /// Polls `stream` until the work queued on it has finished (`true`) or `deadline` has
-/// passed (`false`). For its first `SPIN` it polls back to back, so that a short launch is
-/// seen done within about a microsecond (a caller that synchronises after each call would
-/// otherwise wait up to twice its kernel's time); after that it sleeps a sixteenth of the
-/// time waited so far between polls (at most a millisecond), late by at most about 6%.
+/// passed (`false`), pausing between polls as [`poll_pause`] says.
 fn wait_for(stream: &Stream, deadline: Instant) -> Result<bool, Error> {
-    const SPIN: Duration = Duration::from_millis(2);
     let begun = Instant::now();
     loop {
         if stream.is_complete()? {
@@ -1323,17 +1319,21 @@ fn wait_for(stream: &Stream, deadline: Instant) -> Result<bool, Error> {
         if now >= deadline {
             return Ok(false);
         }
-        let waited = now - begun;
-        if waited < SPIN {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(
-                (waited / 16)
-                    .min(Duration::from_millis(1))
-                    .min(deadline - now),
-            );
+        match poll_pause(now - begun) {
+            None => std::thread::yield_now(),
+            Some(pause) => std::thread::sleep(pause.min(deadline - now)),
         }
     }
+}
+
+/// How long [`wait_for`] sleeps before its next poll, having waited `waited`: not at all
+/// (`None`: it yields and polls again) for the first 2 ms, so that a short launch is seen
+/// done within about a microsecond (a caller that synchronises after each call would
+/// otherwise wait up to twice its kernel's time); after that a sixteenth of the time waited
+/// (at most a millisecond), so that it is late by at most about 6%.
+fn poll_pause(waited: Duration) -> Option<Duration> {
+    const SPIN: Duration = Duration::from_millis(2);
+    (waited >= SPIN).then(|| (waited / 16).min(Duration::from_millis(1)))
 }
 
 fn not_co_resident(kernel: &str, site: &Site, per_rank: u32, resident: u32) -> WorldError {
@@ -1344,5 +1344,23 @@ fn not_co_resident(kernel: &str, site: &Site, per_rank: u32, resident: u32) -> W
         per_rank,
         needed: site.ranks as u64 * per_rank as u64,
         resident,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::poll_pause;
+    use std::time::Duration;
+
+    #[test]
+    fn synchronize_polls_back_to_back_then_sleeps_a_sixteenth_of_the_wait() {
+        let us = Duration::from_micros;
+        assert_eq!(poll_pause(us(0)), None);
+        assert_eq!(poll_pause(us(1999)), None);
+        assert_eq!(poll_pause(us(2000)), Some(us(125)));
+        assert_eq!(poll_pause(us(8000)), Some(us(500)));
+        // Long waits sleep a millisecond at most.
+        assert_eq!(poll_pause(us(16000)), Some(us(1000)));
+        assert_eq!(poll_pause(Duration::from_secs(60)), Some(us(1000)));
     }
 }
