@@ -3,6 +3,10 @@
 # device-bundle DIR`, next to this script) and runs the named steps, each logged to
 # OUT/<step>.log, then prints a line per step with its exit status and seconds.
 #   bash DIR/device_batch.sh OUT [step...]
+# KOSMOS_BATCH_SECONDS: a step starts only while the batch has run less than that many
+# seconds (the rest are listed as skipped), so that a device command ends inside its limit.
+# KOSMOS_BATCH_PACK=1: the steps' logs and JSON go into one archive, OUT/batch.tgz, beside
+# OUT/summary.txt (the device machine gives back only a few files of OUT).
 # Steps (default: tests python bench-gemm bench-tp; one device command has ten minutes, so
 # a batch is usually several calls):
 #   tests      the GPU tests: fused TP ops on emulated worlds, every op, the runtime's CUDA
@@ -39,11 +43,15 @@
 set -uo pipefail
 out=${1:?output folder}
 shift
+final=$out
+if [ "${KOSMOS_BATCH_PACK:-0}" = 1 ]; then
+    out=$(mktemp -d /tmp/kosmos-batch.XXXXXX)
+fi
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(tests python bench-gemm bench-tp)
 here=$(cd "$(dirname "$0")" && pwd)
 work=/tmp/kosmos-bundle
-mkdir -p "$out" "$work"
+mkdir -p "$out" "$final" "$work"
 [ -x "$work/bin/demo" ] || tar xJf "$here/bundle.tar.xz" -C "$work" || exit 1
 cd "$work"
 export KOSMOS_DEVICE=${KOSMOS_DEVICE:-cuda:0}
@@ -149,10 +157,17 @@ step() {
 summary=()
 for s in "${steps[@]}"; do
     start=$SECONDS
+    if [ -n "${KOSMOS_BATCH_SECONDS:-}" ] && [ "$SECONDS" -ge "$KOSMOS_BATCH_SECONDS" ]; then
+        summary+=("$(printf '%-11s skipped at %ss' "$s" "$SECONDS")")
+        continue
+    fi
     echo "== $s" >&2
     step "$s" > "$out/$s.log" 2>&1
     rc=$?
     tail -25 "$out/$s.log"
     summary+=("$(printf '%-11s rc=%-3s %4ss' "$s" "$rc" $((SECONDS - start)))")
 done
-printf '%s\n' "${summary[@]}"
+printf '%s\n' "${summary[@]}" | tee "$final/summary.txt"
+if [ "$out" != "$final" ]; then
+    tar czf "$final/batch.tgz" -C "$out" . && rm -rf "$out"
+fi
