@@ -1301,13 +1301,13 @@ fn post_task(
 }
 
 /// Waits for a consumer subgroup's `taken`-th task from the producer ([`post_task`]) and
-/// returns the index of its slot's first word in `tasks`; the subgroup reads the words it
-/// needs, then gives the slot back ([`task_taken`]).
+/// returns the index of its slot's first word in the task slots (of `words` words each);
+/// the subgroup reads the words it needs, then gives the slot back ([`task_taken`]).
 #[device]
-fn task_slot(task_full: &mut [u64], taken: u32) -> u32 {
+fn task_slot(task_full: &mut [u64], taken: u32, words: u32) -> u32 {
     let slot = taken % TASK_SLOTS;
     mbar_wait(&task_full[slot], (taken / TASK_SLOTS) & 1);
-    slot * TASK_WORDS
+    slot * words
 }
 
 /// The task of the consumer subgroup's `taken`-th slot ([`task_slot`]; slots of `words`
@@ -1638,7 +1638,7 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
         let mut taken = 0;
         let mut more = true;
         while more {
-            let at = task_slot(task_full, taken);
+            let at = task_slot(task_full, taken, TASK_WORDS);
             let src = tasks[at + 1];
             let block = tasks[at + 2];
             let n0 = tasks[at + 3];
@@ -2726,7 +2726,7 @@ pub fn moe_pipeline(
         let mut taken = 0;
         let mut more = true;
         while more {
-            let at = task_slot(task_full, taken);
+            let at = task_slot(task_full, taken, TASK_WORDS);
             let g = tasks[at + 1];
             let c = tasks[at + 2];
             let tile_row = tasks[at + 3];
@@ -5952,9 +5952,7 @@ pub fn moe_backward_pipeline(
         let mut zeroings = 0u32;
         let mut more = true;
         while more {
-            let slot = taken % TASK_SLOTS;
-            mbar_wait(&task_full[slot], (taken / TASK_SLOTS) & 1);
-            let at = slot * BW_TASK_WORDS;
+            let at = task_slot(task_full, taken, BW_TASK_WORDS);
             let kind = info[at + 1];
             let j = info[at + 2];
             let m0 = info[at + 3];
