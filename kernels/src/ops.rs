@@ -889,7 +889,7 @@ fn store_slab(
 /// whole. A fragment store straight to memory writes 4-byte pieces of eight rows at once,
 /// which caps a tile's store at about a quarter of the memory's bandwidth: the cost of a
 /// tile with a short `k` (a weight gradient over one expert's rows). `n` must be a multiple
-/// of 8.
+/// of 8. Collective over a workgroup of eight subgroups.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn store_tile_bf16(
@@ -905,17 +905,26 @@ fn store_tile_bf16(
     barrier();
     let rows = min(m - m0, 128);
     let chunks = min(n - n0, 128) / 8;
-    for i in (workitem_id_x()..rows * 16).step_by(workgroup_size_x()) {
-        let r = i >> 4;
-        let ch = i & 15;
-        if ch < chunks {
-            // SAFETY: row `r` and chunk `ch` lie in the staging tile, and row `m0 + r`,
-            // columns `n0 + 8 ch..` in `c16`'s `m x n` (the caller's bound).
+    // A lane keeps one chunk column and one row of every slab it copies, and moves a whole
+    // number of slabs a pass (the workgroup is a multiple of 256 lanes): its addresses
+    // advance by constants, where working out row and chunk of every chunk index cost a
+    // dozen instructions a 16-byte chunk.
+    let tid = workitem_id_x();
+    let ch = tid & 15;
+    let row = (tid >> 4) & 15;
+    let slab_step = workgroup_size_x() >> 8;
+    if ch < chunks {
+        let from = slab_chunk(row, ch);
+        let mut slab = tid >> 8;
+        while slab * 16 + row < rows {
+            // SAFETY: row `16 slab + row` and chunk `ch` lie in the staging tile, and that
+            // row of `m0..`, columns `n0 + 8 ch..` in `c16`'s `m x n` (the caller's bound).
             unsafe {
-                let at = (r >> 4) * 2048 + slab_chunk(r & 15, ch);
-                let v = load_vec8(tile.get_unchecked(at));
-                store_vec8(c16.get_unchecked_mut((m0 + r) * n + n0 + ch * 8), v);
+                let v = load_vec8(tile.get_unchecked(slab * 2048 + from));
+                let r = m0 + slab * 16 + row;
+                store_vec8(c16.get_unchecked_mut(r * n + n0 + ch * 8), v);
             }
+            slab += slab_step;
         }
     }
     // Every lane has copied its chunks before the next tile is staged.
@@ -1243,7 +1252,7 @@ pub const TP_ALL_REDUCE: u32 = 2;
 /// Sets up the barrier objects of a fused pipeline (one thread), before a workgroup barrier:
 /// each stage's `full` (the producer's arrival with the copies' bytes) and `empty` (one
 /// arrival per consumer subgroup), each task slot's `task_full` (the producer's) and
-/// `task_empty` (one per consumer subgroup).
+/// `task_empty` (one per lane of the eight consumer subgroups: [`task_taken`]).
 #[device]
 fn init_fused_ring(
     full: &mut [u64],
@@ -1258,7 +1267,7 @@ fn init_fused_ring(
         }
         for s in 0..TASK_SLOTS {
             mbar_init(&task_full[s], 1);
-            mbar_init(&task_empty[s], 8);
+            mbar_init(&task_empty[s], 8 * subgroup_size());
         }
     }
     barrier();
@@ -1312,18 +1321,16 @@ fn task_slot(task_full: &mut [u64], taken: u32, words: u32) -> u32 {
 
 /// The task of the consumer subgroup's `taken`-th slot ([`task_slot`]; slots of `words`
 /// words), once its lanes have read what they need of the slot; the slot goes back to the
-/// producer. The lanes meet at a subgroup barrier first, which orders every lane's reads
-/// of the slot before the first lane's arrive (an arrive releases only its own lane's
-/// accesses; the shuffle alone would order none), so the producer's next stores to the
-/// slot cannot overtake a lane's read.
+/// producer. Every lane arrives: an arrive releases only its own lane's reads, so the
+/// producer's next stores to the slot cannot overtake any lane's. (One lane arriving after
+/// a subgroup barrier is not enough in practice: ptxas drops a `bar.warp.sync` of a
+/// converged subgroup, and compute-sanitizer's racecheck then sees the other lanes' reads
+/// unordered.)
 #[device]
 fn task_taken(tasks: &[u32], task_empty: &mut [u64], taken: u32, words: u32) -> u32 {
     let slot = taken % TASK_SLOTS;
-    let t = subgroup_shuffle(tasks[slot * words], 0);
-    subgroup_barrier();
-    if subgroup_lane() == 0 {
-        mbar_arrive(&task_empty[slot]);
-    }
+    let t = tasks[slot * words];
+    mbar_arrive(&task_empty[slot]);
     t
 }
 
@@ -4289,6 +4296,12 @@ fn block_products(
     // products are bound by what they read.
     let resident = steps <= 2 + staged;
     let mut acc = wide_zero();
+    // Step `s` is step `q` of the tile at column `n0`; step `s - 1` step `q_prev` of the
+    // tile at `n_prev` (counted along, not divided out: `steps` is not a constant).
+    let mut q = 0;
+    let mut n0 = 0;
+    let mut q_prev = 0;
+    let mut n_prev = 0;
     for s in 0..total + 1 {
         if s > 0 {
             // Step `s - 1` has landed; every lane is done with step `s - 2`.
@@ -4297,8 +4310,7 @@ fn block_products(
         }
         if s < total {
             let base = (s & 1) * STEP_WORDS;
-            let k0 = s % steps * 64;
-            let n0 = s / steps * 128;
+            let k0 = q * 64;
             if !resident || s < steps {
                 let to = if resident { resident_step(s) } else { base };
                 if ta == 0 {
@@ -4317,7 +4329,7 @@ fn block_products(
         if s > 0 {
             let base = ((s - 1) & 1) * STEP_WORDS;
             let a_base = if resident {
-                resident_step((s - 1) % steps)
+                resident_step(q_prev)
             } else {
                 base
             };
@@ -4331,11 +4343,17 @@ fn block_products(
                     tb,
                 );
             }
-            if s % steps == 0 {
-                let n0 = (s / steps - 1) * 128;
-                store_tile(staging, staged, acc, c, c16, to_bf16, m0, n0, m, n);
+            if q_prev + 1 == steps {
+                store_tile(staging, staged, acc, c, c16, to_bf16, m0, n_prev, m, n);
                 acc = wide_zero();
             }
+        }
+        q_prev = q;
+        n_prev = n0;
+        q += 1;
+        if q == steps {
+            q = 0;
+            n0 += 128;
         }
     }
     // Every lane is done with the stages before the next task overwrites them.

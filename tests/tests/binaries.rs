@@ -118,7 +118,10 @@ fn assert_has(text: &str, needles: &[&str], what: &str) {
 /// with the products' descriptors built from 32-bit words its tile loops hold fewer spill
 /// instructions, 77 stores and 40 loads before, 53 and 36 after, and the whole 0.2 KB more).
 /// `moe_backward__staged0` (gfx942's instance, which stores its bf16 tiles from the
-/// accumulators: never chosen on CUDA, where the staged one fits) spills about 10 KB here.
+/// accumulators: never chosen on CUDA, where the staged one fits) spills about 10 KB here
+/// (0.4 KB more since a weight-gradient block counts its steps and columns along instead of
+/// dividing by a step count that is no constant: with the bf16 tile store's lanes moving by
+/// constants, the backward on an H100 went 2-3% faster).
 /// `moe_forward` (the group mainloop: HIP's forward, on CUDA a baseline) 3.6 KB: its trace
 /// records' test of the world's trace bit, a parameter where a control word was loaded,
 /// moved ptxas's choices by 50 bytes.
@@ -131,7 +134,7 @@ const SM90A_SPILL_ALLOWED: [(&str, u64); 10] = [
     ("moe_forward", 3712),
     ("moe_pipeline", 4608),
     ("moe_backward_pipeline", 6656),
-    ("moe_backward__staged0", 10240),
+    ("moe_backward__staged0", 10752),
     ("moe_backward", 4352),
 ];
 
