@@ -16,6 +16,9 @@
 #              worlds of the GPU (KOSMOS_TEST_DEVICE), one test at a time
 #   sanitize   compute-sanitizer's memcheck, racecheck and synccheck on the MoE layer's
 #              wide-tile backward test (both passes, both mainloops) on the GPU
+#   profile    the MoE backward at EP=1 under Nsight Compute: throughput, memory and
+#              warp-state sections, and the warp-state samples per SASS instruction
+#              (OUT/profile_<shape>_sass.csv; KOSMOS_PROFILE_SHAPE qwen or deepseek)
 #   demo       the demo (every op against its reference)
 #   python     the wheel installed beside the machine's torch; the Python tests; kosmos.gemm
 #              against torch.matmul (python/benches/gemm.py, JSON to OUT/python_gemm.json)
@@ -78,12 +81,14 @@ step() {
         KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_moe --test-threads=1 &&
             KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_tp --test-threads=1 ;;
     sanitize)
+        local failed=0
         for tool in memcheck racecheck synccheck; do
             echo "-- $tool"
             KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t compute-sanitizer --tool "$tool" \
                 --error-exitcode 1 ./bin/test_moe --test-threads=1 \
-                moe_backward_cuts_wide_tiles_at_every_edge || return 1
-        done ;;
+                moe_backward_cuts_wide_tiles_at_every_edge || failed=1
+        done
+        return $failed ;;
     demo) t ./bin/demo ;;
     python)
         rm -rf /tmp/kpkg &&
@@ -130,6 +135,19 @@ step() {
                 --metrics "$metrics" ./bin/moe |
                 grep -E "^  [a-z_]+ \(|gpu__|dram__|lts__" || return 1
         done ;;
+    profile)
+        # Where the MoE backward's (EP=1, the group mainloop) warps wait, per SASS
+        # instruction: Nsight Compute's warp-state samples (KOSMOS_PROFILE_SHAPE: qwen or
+        # deepseek, default qwen; the seventh launch, a timed fused one).
+        local shape=${KOSMOS_PROFILE_SHAPE:-qwen}
+        KOSMOS_BENCH_SHAPE=$shape KOSMOS_BENCH_RANKS=1 KOSMOS_BENCH_BACKWARD=1 t ncu \
+            --clock-control none -k regex:moe_backward__staged -s 6 -c 1 \
+            --section SpeedOfLight --section MemoryWorkloadAnalysis \
+            --section WarpStateStats --section SourceCounters -f -o /tmp/profile ./bin/moe \
+            > /dev/null &&
+            ncu -i /tmp/profile.ncu-rep --page details &&
+            ncu -i /tmp/profile.ncu-rep --page source --csv --print-source sass \
+                > "$out/profile_${shape}_sass.csv" ;;
     ab-*)
         local bench=${1#ab-} label f
         [ -x "bin/$bench" ] || { echo "no benchmark bin/$bench in the bundle" >&2; return 2; }
