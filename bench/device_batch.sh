@@ -14,8 +14,9 @@
 #              emulated worlds
 #   tests-worlds  the MoE layer's and the fused TP ops' test suites (those of CI) on emulated
 #              worlds of the GPU (KOSMOS_TEST_DEVICE), one test at a time
-#   sanitize   compute-sanitizer's memcheck, racecheck and synccheck on the MoE layer's
-#              wide-tile backward test (both passes, both mainloops) on the GPU
+#   sanitize   compute-sanitizer's memcheck, racecheck and synccheck on the GPU: the MoE
+#              layer's wide-tile backward test (both passes, both mainloops) and the fused
+#              TP MLP's forward and backward (all-gather and reduce-scatter pipelines)
 #   profile    the MoE backward at EP=1 under Nsight Compute: throughput, memory and
 #              warp-state sections, and the warp-state samples per SASS instruction
 #              (OUT/profile_<shape>_sass.csv; KOSMOS_PROFILE_SHAPE qwen or deepseek)
@@ -81,12 +82,15 @@ step() {
         KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_moe --test-threads=1 &&
             KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_tp --test-threads=1 ;;
     sanitize)
-        local failed=0
+        local failed=0 test
         for tool in memcheck racecheck synccheck; do
-            echo "-- $tool"
-            KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t compute-sanitizer --tool "$tool" \
-                --error-exitcode 1 ./bin/test_moe --test-threads=1 \
-                moe_backward_cuts_wide_tiles_at_every_edge || failed=1
+            for test in "test_moe moe_backward_cuts_wide_tiles_at_every_edge" \
+                "test_tp tp_mlp_forward_and_backward_match_the_reference"; do
+                set -- $test
+                echo "-- $tool $2"
+                KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t compute-sanitizer --tool "$tool" \
+                    --error-exitcode 1 "./bin/$1" --test-threads=1 "$2" || failed=1
+            done
         done
         return $failed ;;
     demo) t ./bin/demo ;;
