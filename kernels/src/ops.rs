@@ -1321,11 +1321,11 @@ fn task_slot(task_full: &mut [u64], taken: u32, words: u32) -> u32 {
 
 /// The task of the consumer subgroup's `taken`-th slot ([`task_slot`]; slots of `words`
 /// words), once its lanes have read what they need of the slot; the slot goes back to the
-/// producer. Every lane arrives: an arrive releases only its own lane's reads, so the
+/// producer. Every lane arrives: an arrive releases its own lane's reads, so the
 /// producer's next stores to the slot cannot overtake any lane's. (One lane arriving after
-/// a subgroup barrier is not enough in practice: ptxas drops a `bar.warp.sync` of a
-/// converged subgroup, and compute-sanitizer's racecheck then sees the other lanes' reads
-/// unordered.)
+/// a subgroup barrier is ordered as well by the PTX memory model, but ptxas drops the
+/// `bar.warp.sync` of a converged subgroup, and compute-sanitizer's racecheck, which reads
+/// the SASS, then sees the other lanes' reads unordered.)
 #[device]
 fn task_taken(tasks: &[u32], task_empty: &mut [u64], taken: u32, words: u32) -> u32 {
     let slot = taken % TASK_SLOTS;
