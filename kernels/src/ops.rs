@@ -1319,19 +1319,15 @@ fn task_slot(task_full: &mut [u64], taken: u32, words: u32) -> u32 {
     slot * words
 }
 
-/// The task of the consumer subgroup's `taken`-th slot ([`task_slot`]; slots of `words`
-/// words), once its lanes have read what they need of the slot; the slot goes back to the
-/// producer. Every lane arrives: an arrive releases its own lane's reads, so the
-/// producer's next stores to the slot cannot overtake any lane's. (One lane arriving after
-/// a subgroup barrier is ordered as well by the PTX memory model, but ptxas drops the
-/// `bar.warp.sync` of a converged subgroup, and compute-sanitizer's racecheck, which reads
-/// the SASS, then sees the other lanes' reads unordered.)
+/// Gives the consumer subgroup's `taken`-th slot ([`task_slot`]) back to the producer, once
+/// its lanes have read what they need of it. Every lane arrives: an arrive releases its own
+/// lane's reads, so the producer's next stores to the slot cannot overtake any lane's. (One
+/// lane arriving after a subgroup barrier is ordered as well by the PTX memory model, but
+/// ptxas drops the `bar.warp.sync` of a converged subgroup, and compute-sanitizer's
+/// racecheck, which reads the SASS, then sees the other lanes' reads unordered.)
 #[device]
-fn task_taken(tasks: &[u32], task_empty: &mut [u64], taken: u32, words: u32) -> u32 {
-    let slot = taken % TASK_SLOTS;
-    let t = tasks[slot * words];
-    mbar_arrive(&task_empty[slot]);
-    t
+fn task_taken(task_empty: &mut [u64], taken: u32) {
+    mbar_arrive(&task_empty[taken % TASK_SLOTS]);
 }
 
 /// Part `part` of compute task `t` of rank `rank`'s [`tp_pipeline`]: 0 the rank whose rows
@@ -1650,7 +1646,8 @@ pub fn tp_pipeline<const OP: u32, const TB: u32, const BF16: u32, const WIDE: u3
             let block = tasks[at + 2];
             let n0 = tasks[at + 3];
             let wide = if WIDE == 2 { tasks[at + 4] } else { WIDE };
-            let t = task_taken(tasks, task_empty, taken, TASK_WORDS);
+            let t = tasks[at];
+            task_taken(task_empty, taken);
             let since = clock();
             taken += 1;
             if t != NO_TASK {
@@ -2738,7 +2735,8 @@ pub fn moe_pipeline(
             let c = tasks[at + 2];
             let tile_row = tasks[at + 3];
             let end = tasks[at + 4];
-            let t = task_taken(tasks, task_empty, taken, TASK_WORDS);
+            let t = tasks[at];
+            task_taken(task_empty, taken);
             let since = clock();
             taken += 1;
             if t != NO_TASK {
@@ -5981,7 +5979,8 @@ pub fn moe_backward_pipeline(
             let steps = info[at + 8];
             let keep = info[at + 9];
             let g = info[at + 10];
-            let t = task_taken(info, task_empty, taken, BW_TASK_WORDS);
+            let t = info[at];
+            task_taken(task_empty, taken);
             let since = clock();
             taken += 1;
             if t != NO_TASK {
