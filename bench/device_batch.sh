@@ -82,14 +82,14 @@ step() {
         KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_moe --test-threads=1 &&
             KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t ./bin/test_tp --test-threads=1 ;;
     sanitize)
-        local failed=0 test
+        local failed=0 test bin name
         for tool in memcheck racecheck synccheck; do
             for test in "test_moe moe_backward_cuts_wide_tiles_at_every_edge" \
                 "test_tp tp_mlp_forward_and_backward_match_the_reference"; do
-                set -- $test
-                echo "-- $tool $2"
+                read -r bin name <<<"$test"
+                echo "-- $tool $name"
                 KOSMOS_TEST_DEVICE=$KOSMOS_DEVICE t compute-sanitizer --tool "$tool" \
-                    --error-exitcode 1 "./bin/$1" --test-threads=1 "$2" || failed=1
+                    --error-exitcode 1 "./bin/$bin" --test-threads=1 "$name" || failed=1
             done
         done
         return $failed ;;
