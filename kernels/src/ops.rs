@@ -2461,8 +2461,9 @@ const MOE_STAGE_WORDS: u32 = 12288;
 /// rounds, waits (bounded) for its gate — an up-projection tile for its expert's rows, a
 /// down-projection tile for the eight slab signals of each of its row tile's up-projection
 /// tiles — and copies its 64-deep steps into the ring, up to a ring ahead of the products;
-/// groups 1 and 2 multiply 64 rows each and store their slabs (an up-projection subgroup then
-/// forms `h` of its 16 rows and signals). A workgroup takes expert tiles once no push is
+/// groups 1 and 2 multiply 64 rows each and store their slabs, each subgroup's through its
+/// own 4 KiB of shared memory, whole rows at a time (an up-projection subgroup forms `h` of
+/// its 16 rows from the staged `z` and signals). A workgroup takes expert tiles once no push is
 /// left to claim (the pushes' rows gate the tiles). One workgroup of 12 subgroups per
 /// processor; for the tiles the producer group gives registers to the consumer groups
 /// (104 / 200).
@@ -2514,6 +2515,7 @@ pub fn moe_pipeline(
     phases: u32,
 ) {
     let stages = shared_array::<u32, FUSED_RING_WORDS>();
+    let slabs = shared_array::<bf16, { 8 * SLAB_ELEMENTS }>();
     let keys = shared_view::<f32, { 2 * STEP_WORDS }>(stages);
     let full = shared_array::<u64, FUSED_STAGES>();
     let empty = shared_array::<u64, FUSED_STAGES>();
@@ -2774,13 +2776,31 @@ pub fn moe_pipeline(
                 }
                 // Only bf16 is stored: `scores` stands in for the f32 result.
                 if up {
-                    swiglu_slabs(spare, z, h, left, right, row0, end, c * 128, ffn);
+                    let slab = (sg - 4) * SLAB_ELEMENTS;
+                    swiglu_slabs(
+                        &mut slabs[slab..],
+                        z,
+                        h,
+                        left,
+                        right,
+                        row0,
+                        end,
+                        c * 128,
+                        ffn,
+                    );
                 } else {
+                    let slab = (sg - 4) * SLAB_ELEMENTS;
                     let n0 = c * 256;
-                    store_slab(spare, outputs, 1, left, row0, n0, end, hidden);
-                    if n0 + 128 < hidden {
-                        store_slab(spare, outputs, 1, right, row0, n0 + 128, end, hidden);
-                    }
+                    store_slabs_bf16(
+                        &mut slabs[slab..],
+                        left,
+                        right,
+                        outputs,
+                        row0,
+                        n0,
+                        end,
+                        hidden,
+                    );
                 }
                 it += steps;
                 if up {
@@ -2877,14 +2897,15 @@ fn round_tile(
 
 /// A subgroup's 16-row slabs of an up-projection tile of [`moe_pipeline`] at row `row0`,
 /// rows below `end`: `left` (columns 0..64 the gate values of features `f0..`, 64..128 their
-/// up values) and `right` (the same of features `f0 + 64..`, those below `ffn`). Both go to
-/// `z` rounded to bf16 as [`up_tile`] stores them, then `h = silu(gate) up` of the rounded
-/// values, each lane four features of all 16 rows ([`swiglu_column`]; the accumulators are
-/// free by then), made visible to tensor copies. `f0` is below `ffn`.
+/// up values) and `right` (the same of features `f0 + 64..`, those below `ffn`). Each goes
+/// through the subgroup's `slab` of shared memory rounded to bf16, to `z` as [`up_tile`]
+/// stores it ([`store_slab_staged`]: whole rows, 16 bytes a lane) and to `h = silu(gate)
+/// up` of the rounded values ([`swiglu_chunks`]), made visible to tensor copies. `f0` is
+/// below `ffn`, a multiple of 8.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn swiglu_slabs(
-    spare: &mut [f32],
+    slab: &mut [bf16],
     z: &Sym<[bf16]>,
     h: &Sym<[bf16]>,
     left: WideAcc,
@@ -2896,112 +2917,48 @@ fn swiglu_slabs(
 ) {
     let z_cols = (ffn + 63) / 64 * 128;
     let zl = z.local();
-    store_slab(spare, zl, 1, left, row0, 2 * f0, end, z_cols);
+    let hl = h.local();
+    store_slab_staged(slab, left, zl, row0, 2 * f0, end, z_cols);
+    swiglu_chunks(slab, hl, row0, end, f0, ffn);
     if f0 + 64 < ffn {
-        store_slab(spare, zl, 1, right, row0, 2 * f0 + 128, end, z_cols);
-    }
-    // The subgroup's lanes read what the others stored.
-    subgroup_barrier();
-    let last_row = subgroup_shuffle(min(row0 + 15, end - 1), 0);
-    if row0 < end {
-        let hl = h.local();
-        let lane = subgroup_lane();
-        // Past the last feature, a lane forms the last one again (the same value).
-        let last = min(ffn - f0, 128) - 1;
-        for c in (lane..128).step_by(32) {
-            let col = min(c, last);
-            // Columns of `z` past the first 64 features are the right slab's.
-            let at = 2 * f0 + col + (col >> 6) * 64;
-            swiglu_column(zl, hl, row0, last_row, at, f0 + col, ffn);
-        }
+        store_slab_staged(slab, right, zl, row0, 2 * f0 + 128, end, z_cols);
+        swiglu_chunks(slab, hl, row0, end, f0 + 64, ffn);
     }
     // The down-projection tiles read `h` by tensor copies.
     fence_proxy_async();
 }
 
-/// `h = silu(gate) up` of feature `f` for rows `row0..row0 + 16`, its gate value at column
-/// `at` of `z` and its up value 64 columns on (rows past `last_row` form the last one
-/// again): the 32 loads are all issued before the first store (a store to `h` could alias a
-/// later load of `z`, so a loop would wait for each row's loads in turn).
+/// `h = silu(gate) up` of features `f0..f0 + 64` (those below `ffn`, a multiple of 8) for
+/// the rows `row0..` below `end`, from a slab [`stage_slab`] wrote (the gate values in its
+/// first box, the up values in its second): a lane takes eight features of a row, two
+/// 16-byte loads and one 16-byte store.
 #[device]
-#[allow(clippy::too_many_arguments)]
-fn swiglu_column(
-    zl: &[bf16],
-    hl: &mut [bf16],
-    row0: u32,
-    last_row: u32,
-    at: u32,
-    f: u32,
-    ffn: u32,
-) {
-    let z_cols = (ffn + 63) / 64 * 128;
-    let r0 = min(row0, last_row);
-    let r1 = min(row0 + 1, last_row);
-    let r2 = min(row0 + 2, last_row);
-    let r3 = min(row0 + 3, last_row);
-    let r4 = min(row0 + 4, last_row);
-    let r5 = min(row0 + 5, last_row);
-    let r6 = min(row0 + 6, last_row);
-    let r7 = min(row0 + 7, last_row);
-    let r8 = min(row0 + 8, last_row);
-    let r9 = min(row0 + 9, last_row);
-    let r10 = min(row0 + 10, last_row);
-    let r11 = min(row0 + 11, last_row);
-    let r12 = min(row0 + 12, last_row);
-    let r13 = min(row0 + 13, last_row);
-    let r14 = min(row0 + 14, last_row);
-    let r15 = min(row0 + 15, last_row);
-    // SAFETY: rows up to `last_row` lie within the `z` and `h` rows the host sized; column
-    // `at + 64` is below `z_cols`, `f` below `ffn`.
-    unsafe {
-        let g0 = *zl.get_unchecked(r0 * z_cols + at) as f32;
-        let u0 = *zl.get_unchecked(r0 * z_cols + at + 64) as f32;
-        let g1 = *zl.get_unchecked(r1 * z_cols + at) as f32;
-        let u1 = *zl.get_unchecked(r1 * z_cols + at + 64) as f32;
-        let g2 = *zl.get_unchecked(r2 * z_cols + at) as f32;
-        let u2 = *zl.get_unchecked(r2 * z_cols + at + 64) as f32;
-        let g3 = *zl.get_unchecked(r3 * z_cols + at) as f32;
-        let u3 = *zl.get_unchecked(r3 * z_cols + at + 64) as f32;
-        let g4 = *zl.get_unchecked(r4 * z_cols + at) as f32;
-        let u4 = *zl.get_unchecked(r4 * z_cols + at + 64) as f32;
-        let g5 = *zl.get_unchecked(r5 * z_cols + at) as f32;
-        let u5 = *zl.get_unchecked(r5 * z_cols + at + 64) as f32;
-        let g6 = *zl.get_unchecked(r6 * z_cols + at) as f32;
-        let u6 = *zl.get_unchecked(r6 * z_cols + at + 64) as f32;
-        let g7 = *zl.get_unchecked(r7 * z_cols + at) as f32;
-        let u7 = *zl.get_unchecked(r7 * z_cols + at + 64) as f32;
-        let g8 = *zl.get_unchecked(r8 * z_cols + at) as f32;
-        let u8 = *zl.get_unchecked(r8 * z_cols + at + 64) as f32;
-        let g9 = *zl.get_unchecked(r9 * z_cols + at) as f32;
-        let u9 = *zl.get_unchecked(r9 * z_cols + at + 64) as f32;
-        let g10 = *zl.get_unchecked(r10 * z_cols + at) as f32;
-        let u10 = *zl.get_unchecked(r10 * z_cols + at + 64) as f32;
-        let g11 = *zl.get_unchecked(r11 * z_cols + at) as f32;
-        let u11 = *zl.get_unchecked(r11 * z_cols + at + 64) as f32;
-        let g12 = *zl.get_unchecked(r12 * z_cols + at) as f32;
-        let u12 = *zl.get_unchecked(r12 * z_cols + at + 64) as f32;
-        let g13 = *zl.get_unchecked(r13 * z_cols + at) as f32;
-        let u13 = *zl.get_unchecked(r13 * z_cols + at + 64) as f32;
-        let g14 = *zl.get_unchecked(r14 * z_cols + at) as f32;
-        let u14 = *zl.get_unchecked(r14 * z_cols + at + 64) as f32;
-        let g15 = *zl.get_unchecked(r15 * z_cols + at) as f32;
-        let u15 = *zl.get_unchecked(r15 * z_cols + at + 64) as f32;
-        *hl.get_unchecked_mut(r0 * ffn + f) = swiglu(g0, u0);
-        *hl.get_unchecked_mut(r1 * ffn + f) = swiglu(g1, u1);
-        *hl.get_unchecked_mut(r2 * ffn + f) = swiglu(g2, u2);
-        *hl.get_unchecked_mut(r3 * ffn + f) = swiglu(g3, u3);
-        *hl.get_unchecked_mut(r4 * ffn + f) = swiglu(g4, u4);
-        *hl.get_unchecked_mut(r5 * ffn + f) = swiglu(g5, u5);
-        *hl.get_unchecked_mut(r6 * ffn + f) = swiglu(g6, u6);
-        *hl.get_unchecked_mut(r7 * ffn + f) = swiglu(g7, u7);
-        *hl.get_unchecked_mut(r8 * ffn + f) = swiglu(g8, u8);
-        *hl.get_unchecked_mut(r9 * ffn + f) = swiglu(g9, u9);
-        *hl.get_unchecked_mut(r10 * ffn + f) = swiglu(g10, u10);
-        *hl.get_unchecked_mut(r11 * ffn + f) = swiglu(g11, u11);
-        *hl.get_unchecked_mut(r12 * ffn + f) = swiglu(g12, u12);
-        *hl.get_unchecked_mut(r13 * ffn + f) = swiglu(g13, u13);
-        *hl.get_unchecked_mut(r14 * ffn + f) = swiglu(g14, u14);
-        *hl.get_unchecked_mut(r15 * ffn + f) = swiglu(g15, u15);
+fn swiglu_chunks(slab: &[bf16], hl: &mut [bf16], row0: u32, end: u32, f0: u32, ffn: u32) {
+    let rows = subgroup_shuffle(if row0 < end { min(end - row0, 16) } else { 0 }, 0);
+    let ch = subgroup_lane() & 7;
+    let step = subgroup_size() >> 3;
+    if f0 + ch * 8 < ffn {
+        let mut r = subgroup_lane() >> 3;
+        while r < rows {
+            // SAFETY: chunks `ch` and `ch + 8` of row `r` lie in the slab; row `row0 + r`,
+            // features `f0 + 8 ch..` (below `ffn`) in the `h` rows the host sized.
+            unsafe {
+                let g = load_vec8(slab.get_unchecked(slab_chunk(r, ch)));
+                let u = load_vec8(slab.get_unchecked(slab_chunk(r, ch + 8)));
+                let v = vec8(
+                    swiglu(extract(g, 0) as f32, extract(u, 0) as f32),
+                    swiglu(extract(g, 1) as f32, extract(u, 1) as f32),
+                    swiglu(extract(g, 2) as f32, extract(u, 2) as f32),
+                    swiglu(extract(g, 3) as f32, extract(u, 3) as f32),
+                    swiglu(extract(g, 4) as f32, extract(u, 4) as f32),
+                    swiglu(extract(g, 5) as f32, extract(u, 5) as f32),
+                    swiglu(extract(g, 6) as f32, extract(u, 6) as f32),
+                    swiglu(extract(g, 7) as f32, extract(u, 7) as f32),
+                );
+                store_vec8(hl.get_unchecked_mut((row0 + r) * ffn + f0 + ch * 8), v);
+            }
+            r += step;
+        }
     }
 }
 

@@ -111,10 +111,10 @@
 //! `rows` x `cols`: ragged edges), `frag_store_swizzled(&c[i], acc, box_rows);` (bf16, as
 //! the 128-byte-swizzled boxes of 64 columns and `box_rows` rows a tensor map lays out:
 //! what `copy_tensor_store` reads); vectors of 8 lanes of 8- or 16-bit elements
-//! `let v = load_vec8(&a[i]);`, `store_vec8(&tile[i], v);`, `splat8(x)`, and of 4 lanes of
-//! up to 32 bits `load_vec4`, `store_vec4`, `vec4(a, b, c, d)`, each access aligned to the
-//! vector's size; `extract(v, lane)` reads a lane (a constant). An `if` whose branches end
-//! in tiles of one type makes a tile. Groups of four
+//! `let v = load_vec8(&a[i]);`, `store_vec8(&tile[i], v);`, `splat8(x)`, `vec8(a, .., h)`,
+//! and of 4 lanes of up to 32 bits `load_vec4`, `store_vec4`, `vec4(a, b, c, d)`, each
+//! access aligned to the vector's size; `extract(v, lane)` reads a lane (a constant). An
+//! `if` whose branches end in tiles of one type makes a tile. Groups of four
 //! subgroups share one product: `let mut acc = wide_zero();` (a 16x128 slab per subgroup,
 //! stored by the same `frag_store`s) and `acc = mma_group(&a_tile[i], &b_tile[j], acc);`,
 //! whose 64x64 and 64x128 bf16 tiles start at elements of `shared_array`s, swizzled and

@@ -418,6 +418,59 @@ fn four_lane_vectors_move_32_bit_elements_whole() {
     );
 }
 
+/// `vec8` puts eight 16-bit scalars together (lane 0 first), each lane's from whatever
+/// makes one (a vector's lane, a conversion, a literal); eight 32-bit lanes are refused.
+#[test]
+fn vec8_puts_eight_16_bit_lanes_together() {
+    let src = r#"
+        #[kernel(max_workgroup_size = 32)]
+        fn k(a: &[bf16], out: &mut [bf16], x: f32) {
+            let lane = workitem_id_x();
+            let v = load_vec8(&a[lane * 8]);
+            let w = vec8(
+                extract(v, 7),
+                extract(v, 6),
+                extract(v, 5),
+                extract(v, 4),
+                (extract(v, 3) as f32 * x) as bf16,
+                extract(v, 2),
+                2.5 as bf16,
+                extract(v, 0),
+            );
+            store_vec8(&out[lane * 8], w);
+        }
+    "#;
+    let (device, module, _) = load_on_cpu(src);
+    let lanes = 4usize;
+    let a: Vec<half::bf16> = (0..8 * lanes)
+        .map(|i| half::bf16::from_f32(i as f32 - 9.0))
+        .collect();
+    let da = Buffer::from_slice(&device, &a).unwrap();
+    let out = Buffer::from_slice(&device, &vec![half::bf16::NAN; 8 * lanes]).unwrap();
+    let stream = device.stream().unwrap();
+    let args = [
+        KernelArg::from(&da),
+        KernelArg::from(&out),
+        KernelArg::from(-0.5f32),
+    ];
+    module
+        .launch(&stream, "k", LaunchConfig::linear(1, lanes as u32), &args)
+        .and_then(|()| stream.synchronize())
+        .unwrap();
+    let got = out.download().unwrap();
+    for lane in 0..lanes {
+        let v = &a[8 * lane..8 * lane + 8];
+        let scaled = half::bf16::from_f32(v[3].to_f32() * -0.5);
+        let two_and_a_half = half::bf16::from_f32(2.5);
+        let want = [v[7], v[6], v[5], v[4], scaled, v[2], two_and_a_half, v[0]];
+        assert_eq!(got[8 * lane..8 * lane + 8], want[..], "lane {lane}");
+    }
+    let (e, ..) = error(
+        "#[kernel] fn k(a: &mut [f32]) { let x = a[0]; store_vec8(&a[0], vec8(x, x, x, x, x, x, x, x)); }",
+    );
+    assert!(e.contains("vectors of 8 take 8- or 16-bit elements"), "{e}");
+}
+
 /// An `if` whose branches make tiles: a tile bound inside a branch, an `else if` chain, an
 /// unchecked load in `unsafe`, and an outer variable the branch assigns, carried out.
 #[test]

@@ -284,7 +284,7 @@ impl Walk<'_> {
         Some(match call.name.as_str() {
             "load_vec8" | "load_vec4" => self.elem_ref(first),
             "splat8" => self.expr(first),
-            "vec4" => {
+            "vec4" | "vec8" => {
                 let terms: Vec<Term> = call.args.iter().map(|a| self.expr(a)).collect();
                 terms
                     .into_iter()

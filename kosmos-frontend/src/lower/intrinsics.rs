@@ -339,7 +339,14 @@ const INTRINSICS: &[Intrinsic] = &[
     def(
         "vec4",
         &["lane 0", "lane 1", "lane 2", "lane 3"],
-        Tile(Lower::vec4),
+        Tile(Lower::vector_of),
+    ),
+    def(
+        "vec8",
+        &[
+            "lane 0", "lane 1", "lane 2", "lane 3", "lane 4", "lane 5", "lane 6", "lane 7",
+        ],
+        Tile(Lower::vector_of),
     ),
     def(
         "extract",

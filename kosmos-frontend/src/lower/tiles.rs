@@ -235,6 +235,7 @@ impl Lower {
                     }
                     "splat8" => vector(self.static_ty(first?), 8),
                     "vec4" => vector(self.static_ty(first?), 4),
+                    "vec8" => vector(self.static_ty(first?), 8),
                     _ => None,
                 }
             }
@@ -441,24 +442,24 @@ impl Lower {
         ))
     }
 
-    /// `vec4(a, b, c, d)`: a vector of four scalars of one type, `a` in lane 0.
-    pub(super) fn vec4(&mut self, b: &mut KernelBuilder, call: &Call) -> Result<(Value, TileTy)> {
+    /// `vec4(a, b, c, d)` or `vec8(a, .., h)`: a vector of four or eight scalars of one type,
+    /// `a` in lane 0.
+    pub(super) fn vector_of(
+        &mut self,
+        b: &mut KernelBuilder,
+        call: &Call,
+    ) -> Result<(Value, TileTy)> {
         let first = call.args[0];
+        let lanes = call.args.len() as u32;
         let t = self.infer(first);
         let v0 = self.value(b, first, t)?;
-        check_vector_elem(first, v0.ty, 4)?;
-        let mut v = b.splat(v0.v, 4);
+        check_vector_elem(first, v0.ty, lanes)?;
+        let mut v = b.splat(v0.v, lanes);
         for (lane, x) in (1..).zip(&call.args[1..]) {
             let x = self.value(b, x, Some(v0.ty))?;
             v = b.insert(v, lane, x.v);
         }
-        Ok((
-            v,
-            TileTy::Vector {
-                elem: v0.ty,
-                lanes: 4,
-            },
-        ))
+        Ok((v, TileTy::Vector { elem: v0.ty, lanes }))
     }
 
     /// `extract(v, lane)`: lane `lane` (a constant) of vector `v`.
