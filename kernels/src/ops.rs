@@ -4218,11 +4218,10 @@ fn store_tile(
 }
 
 /// Every 128 x 128 tile of the 128-row block at row `m0` of `op(A) op(B)` ([`tile_product`]'s
-/// arguments), left to right, stored as [`product_tile`] stores one (bf16 with `staged` 1:
-/// each subgroup through its own slab of the staging tile, [`store_slab_staged`]). For a
-/// short `k` (a weight gradient summed over one expert's rows) the copies of a tile's first
-/// step are in flight while the tile before finishes and stores: one pipeline over the whole
-/// block rather than a fill and a drain per tile.
+/// arguments), left to right, stored as [`product_tile`] stores one. For a short `k` (a
+/// weight gradient summed over one expert's rows) the copies of a tile's first step are in
+/// flight while the tile before finishes and stores: one pipeline over the whole block
+/// rather than a fill and a drain per tile.
 #[device]
 #[allow(clippy::too_many_arguments)]
 fn block_products(
@@ -4300,15 +4299,7 @@ fn block_products(
                 );
             }
             if q_prev + 1 == steps {
-                if staged == 1 && to_bf16 == 1 {
-                    // Each subgroup its own slab: nothing else uses the staging tile until
-                    // the block ends, so no barrier of the workgroup.
-                    let slab = 4 * STEP_WORDS + subgroup_id() * SLAB_ELEMENTS;
-                    let row0 = m0 + subgroup_id() * 16;
-                    store_slab_staged(&mut staging[slab..], acc, c16, row0, n_prev, m, n);
-                } else {
-                    store_tile(staging, staged, acc, c, c16, to_bf16, m0, n_prev, m, n);
-                }
+                store_tile(staging, staged, acc, c, c16, to_bf16, m0, n_prev, m, n);
                 acc = wide_zero();
             }
         }
@@ -6203,20 +6194,17 @@ fn store_slab_staged(
     subgroup_barrier();
     let rows = subgroup_shuffle(if row0 < m { min(m - row0, 16) } else { 0 }, 0);
     let chunks = subgroup_shuffle(min(n - n0, 128) / 8, 0);
-    // A lane keeps one chunk column and moves a whole number of rows a pass, so that its
-    // addresses advance by constants.
-    let ch = subgroup_lane() & 15;
-    let step = subgroup_size() >> 4;
-    if ch < chunks {
-        let mut r = subgroup_lane() >> 4;
-        while r < rows {
-            // SAFETY: chunk `ch` of row `r` lies in the slab, and row `row0 + r`, columns
-            // `n0 + 8 ch..` in `c16`'s `m x n` (the caller's bound).
+    for i in (subgroup_lane()..rows * 16).step_by(32) {
+        let r = i >> 4;
+        let ch = i & 15;
+        if ch < chunks {
+            let at = slab_chunk(r, ch);
+            // SAFETY: `at` lies in the slab, and row `row0 + r`, columns `n0 + 8 ch..` in
+            // `c16`'s `m x n` (the caller's bound).
             unsafe {
-                let v = load_vec8(slab.get_unchecked(slab_chunk(r, ch)));
+                let v = load_vec8(slab.get_unchecked(at));
                 store_vec8(c16.get_unchecked_mut((row0 + r) * n + n0 + ch * 8), v);
             }
-            r += step;
         }
     }
 }
