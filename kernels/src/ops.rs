@@ -2725,7 +2725,6 @@ pub fn moe_pipeline(
         let rows = (group - 1) * 64;
         let first_lane = subgroup_lane() == 0;
         // Read once, as `tp_pipeline`'s consumers do.
-        let spare = scores.local();
         let outputs = y.local();
         let counters = sync.local();
         let mut it = 0;
@@ -2774,9 +2773,8 @@ pub fn moe_pipeline(
                 if first_lane {
                     mbar_arrive(&empty[(it + steps + MOE_RING - 1) % MOE_RING]);
                 }
-                // Only bf16 is stored: `scores` stands in for the f32 result.
+                let slab = (sg - 4) * SLAB_ELEMENTS;
                 if up {
-                    let slab = (sg - 4) * SLAB_ELEMENTS;
                     swiglu_slabs(
                         &mut slabs[slab..],
                         z,
@@ -2789,7 +2787,6 @@ pub fn moe_pipeline(
                         ffn,
                     );
                 } else {
-                    let slab = (sg - 4) * SLAB_ELEMENTS;
                     let n0 = c * 256;
                     store_slabs_bf16(
                         &mut slabs[slab..],
