@@ -4242,84 +4242,129 @@ fn block_products(
     // At least one step a tile: an empty sum stores zeros.
     let steps = max((k + 63) / 64, 1);
     let total = steps * tiles;
-    // Up to two steps deep (three with `staged`), the block's `op(A)` stays where its steps
-    // land (the `a` part of stage `s`, the third past the staging tile) for the whole row of
-    // tiles and only `op(B)` is copied per step: half the bytes of a step, where these short
-    // products are bound by what they read.
-    let resident = steps <= 2 + staged;
+    // Up to two steps deep (five with `staged`), the block's `op(A)` stays where its steps
+    // land ([`resident_step`]) for the whole row of tiles and only `op(B)` is copied per
+    // step: half the bytes of a step, where these short products are bound by what they
+    // read. Steps 3 and 4 lie in the staging tile, which each tile's store overwrites: they
+    // are copied again for every tile, and the store waits for every group's last product.
+    let resident = steps <= 2 + 3 * staged;
+    // With `op(A)` in two steps, the third step's place holds a third `op(B)` step: two
+    // steps' copies in flight, where a tile's second step otherwise waited for its copy
+    // issued only one short product before.
+    let ring = if staged == 1 && steps <= 2 { 3 } else { 2 };
+    let lead = ring - 1;
     let mut acc = wide_zero();
-    // Step `s` is step `q` of the tile at column `n0`; step `s - 1` step `q_prev` of the
-    // tile at `n_prev` (counted along, not divided out: `steps` is not a constant).
+    // Step `s` is step `q` of the tile at column `n0`, copied into `op(B)` place `slot`;
+    // step `s - lead` step `q_mul` of the tile at `n_mul`, in place `slot_mul` (counted
+    // along, not divided out: `steps` is not a constant).
     let mut q = 0;
     let mut n0 = 0;
-    let mut q_prev = 0;
-    let mut n_prev = 0;
-    for s in 0..total + 1 {
-        if s > 0 {
-            // Step `s - 1` has landed; every lane is done with step `s - 2`.
-            async_wait(0);
+    let mut slot = 0;
+    let mut q_mul = 0;
+    let mut n_mul = 0;
+    let mut slot_mul = 0;
+    for s in 0..total + lead {
+        if s >= lead {
+            // Step `s - lead` has landed (with three places, step `s - 1` may still fly,
+            // unless it was the last); every lane is done with step `s - ring`, whose place
+            // step `s` takes.
+            if ring == 3 && s <= total {
+                async_wait(1);
+            } else {
+                async_wait(0);
+            }
             barrier();
         }
         if s < total {
-            let base = (s & 1) * STEP_WORDS;
             let k0 = q * 64;
-            if !resident || s < steps {
-                let to = if resident { resident_step(s) } else { base };
+            if !resident || s < steps || q >= 3 {
+                let to = if resident {
+                    resident_step(q)
+                } else {
+                    (s & 1) * STEP_WORDS
+                };
                 if ta == 0 {
                     stage_rows(stages, to, a, m0, k0, m, k, 0, 2);
                 } else {
                     stage_columns(stages, to, a, k0, m0, k, m, 2);
                 }
             }
+            let to = operand_b_place(slot);
             if tb == 0 {
-                stage_columns(stages, base + 4096, b, k0, n0, k, n, 2);
+                stage_columns(stages, to, b, k0, n0, k, n, 2);
             } else {
-                stage_rows(stages, base + 4096, b, n0, k0, n, k, 0, 2);
+                stage_rows(stages, to, b, n0, k0, n, k, 0, 2);
             }
             async_commit();
+            q += 1;
+            if q == steps {
+                q = 0;
+                n0 += 128;
+            }
+            slot += 1;
+            if slot == ring {
+                slot = 0;
+            }
         }
-        if s > 0 {
-            let base = ((s - 1) & 1) * STEP_WORDS;
+        if s >= lead {
             let a_base = if resident {
-                resident_step(q_prev)
+                resident_step(q_mul)
             } else {
-                base
+                ((s - lead) & 1) * STEP_WORDS
             };
             // SAFETY: both tiles lie inside the stages.
             unsafe {
                 acc = mma_group_trans(
                     stages.get_unchecked(a_base + group * 2048),
-                    stages.get_unchecked(base + 4096),
+                    stages.get_unchecked(operand_b_place(slot_mul)),
                     acc,
                     ta,
                     tb,
                 );
             }
-            if q_prev + 1 == steps {
-                store_tile(staging, staged, acc, c, c16, to_bf16, m0, n_prev, m, n);
+            if q_mul + 1 == steps {
+                if resident && steps > 3 {
+                    barrier();
+                }
+                store_tile(staging, staged, acc, c, c16, to_bf16, m0, n_mul, m, n);
                 acc = wide_zero();
             }
-        }
-        q_prev = q;
-        n_prev = n0;
-        q += 1;
-        if q == steps {
-            q = 0;
-            n0 += 128;
+            q_mul += 1;
+            if q_mul == steps {
+                q_mul = 0;
+                n_mul += 128;
+            }
+            slot_mul += 1;
+            if slot_mul == ring {
+                slot_mul = 0;
+            }
         }
     }
     // Every lane is done with the stages before the next task overwrites them.
     barrier();
 }
 
-/// Where step `q` of [`block_products`]' resident `op(A)` lies in `stages`: the `a` part of
-/// stages 0 and 1, the third past the staging tile.
+/// Where [`block_products`]' `op(B)` place `slot` lies in `stages`: the `b` part of stage
+/// 0 or 1, or (slot 2, when `op(A)` takes two steps) the third `op(A)` step's place.
 #[device]
-fn resident_step(q: u32) -> u32 {
-    if q == 2 {
+fn operand_b_place(slot: u32) -> u32 {
+    if slot == 2 {
         3 * STEP_WORDS
     } else {
+        slot * STEP_WORDS + 4096
+    }
+}
+
+/// Where step `q` of [`block_products`]' resident `op(A)` lies in `stages`: the `a` part of
+/// stages 0 and 1, the third past the staging tile, then the staging tile's two halves.
+#[device]
+fn resident_step(q: u32) -> u32 {
+    if q < 2 {
         q * STEP_WORDS
+    } else if q == 2 {
+        3 * STEP_WORDS
+    } else {
+        2 * STEP_WORDS + (q - 3) * 4096
     }
 }
 
