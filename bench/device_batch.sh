@@ -40,7 +40,8 @@
 #              <bench>_<label>.xz beside this script (the same benchmark built at another
 #              commit: `cargo xtask bench-at DIR <bench> REV...` makes them),
 #              alternating, AB_ROUNDS rounds (default 2), its environment passed through
-#              (e.g. KOSMOS_BENCH_RANKS); JSON to OUT/ab_<bench>_<label>_<round>.json
+#              (e.g. KOSMOS_BENCH_RANKS); a run that fails or outlives KOSMOS_STEP_SECONDS
+#              is logged and the others go on; JSON to OUT/ab_<bench>_<label>_<round>.json
 #   bench-moe-multi  on a machine of several GPUs: the MoE layer on all of them, a rank each,
 #              forward and training step, against PyTorch's expert-parallel path
 #              (bench/moe_multi_gpu.sh; JSON to OUT/moe_multi.json and OUT/moe_ep_torch.json)
@@ -169,7 +170,7 @@ step() {
             for label in "${labels[@]}"; do
                 echo "== $bench $label, round $round"
                 KOSMOS_BENCH_JSON="$out/ab_${bench}_${label}_$round.json" \
-                    t "/tmp/ab_${bench}_$label" || return 1
+                    t "/tmp/ab_${bench}_$label" || echo "== $label failed: rc=$?"
             done
         done ;;
     *) echo "unknown step $1" >&2; return 2 ;;

@@ -4758,7 +4758,7 @@ pub const MOE_ROUTER_GRAD_TOKENS: u32 = 16;
 /// `STAGED = 1` stores bf16 tiles through a staging tile beside the ring (16-byte stores,
 /// [`store_tile_bf16`]), which serves the `dh` and `dx` tiles' long products as a third
 /// stage before it stages their results, and keeps a weight-gradient block's `op(A)` in
-/// place up to three steps deep ([`block_products`]); `STAGED = 0` stores them from the
+/// place up to five steps deep ([`block_products`]); `STAGED = 0` stores them from the
 /// accumulators and has the ring alone, the 64 KiB of LDS gfx942 gives a workgroup (the
 /// scheduler's words lent by the ring's end).
 #[kernel(
