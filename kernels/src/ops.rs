@@ -486,15 +486,7 @@ fn tile_product_steps(
     let mut acc = wide_zero();
     for s in 0..steps + lead {
         if s >= lead {
-            // Step `s - lead` has landed (with three stages, step `s - 1` may still fly,
-            // unless it was the last); every lane is done with step `s - ring`, whose stage
-            // step `s` takes.
-            if ring == 3 && s <= steps {
-                async_wait(1);
-            } else {
-                async_wait(0);
-            }
-            barrier();
+            await_ring_step(s, steps, ring);
         }
         if s < steps {
             let base = s % ring * STEP_WORDS;
@@ -530,6 +522,20 @@ fn tile_product_steps(
     // Every lane is done with the stages before the next tile overwrites them.
     barrier();
     acc
+}
+
+/// Before step `s - (ring - 1)` of a product of `steps` steps through `ring` places (2 or 3)
+/// multiplies: waits until that step has landed (with three places, step `s - 1` may still
+/// fly, unless it was the last) and every lane is done with step `s - ring`, whose place
+/// step `s` takes.
+#[device]
+fn await_ring_step(s: u32, steps: u32, ring: u32) {
+    if ring == 3 && s <= steps {
+        async_wait(1);
+    } else {
+        async_wait(0);
+    }
+    barrier();
 }
 
 /// Starts copying 128 rows x 64 columns of the row-major `rows x cols` matrix `src` from row
@@ -4265,15 +4271,7 @@ fn block_products(
     let mut slot_mul = 0;
     for s in 0..total + lead {
         if s >= lead {
-            // Step `s - lead` has landed (with three places, step `s - 1` may still fly,
-            // unless it was the last); every lane is done with step `s - ring`, whose place
-            // step `s` takes.
-            if ring == 3 && s <= total {
-                async_wait(1);
-            } else {
-                async_wait(0);
-            }
-            barrier();
+            await_ring_step(s, total, ring);
         }
         if s < total {
             let k0 = q * 64;
